@@ -1,4 +1,8 @@
-//! prism-tools-native: the napi exports. Each concern lives in its own module.
+//! prism-tools-native: the tool harness of `@arnilo/prism` as a Node.js addon.
+//! Each concern is its own module of plain Rust; `js` holds every napi export.
+
+mod js;
+
 #[napi_derive::napi]
 pub fn native_version() -> &'static str {
     env!("CARGO_PKG_VERSION")
