@@ -2,7 +2,56 @@
 // The package entry (CommonJS). It re-exports the napi-generated loader (`binding.js`) and the few
 // small JS pieces the language requires (Error subclasses, the await driver). No decisions live here.
 const native = require('./binding.js')
+const glue = require('./lib/glue.js')
+const { drive } = require('./lib/driver.js')
+const errors = require('./lib/errors.js')
+
+native.bindGlue({
+  ...glue,
+  guardrailError: (message, record) => new errors.GuardrailError(message, { record }),
+})
+
+// ----- dispatch ---------------------------------------------------------------------------------
+
+const { dispatchStart, dispatchResume, dispatcherCreate, dispatcherStart } = native
+
+function dispatchToolCall(options) {
+  let out
+  try {
+    out = dispatchStart(options)
+  } catch (e) {
+    return Promise.reject(e)
+  }
+  return drive(out, dispatchResume)
+}
+
+function createToolDispatcher(options) {
+  const bound = dispatcherCreate(options)
+  return {
+    dispatch(call, context) {
+      let out
+      try {
+        out = dispatcherStart(bound, call, context)
+      } catch (e) {
+        return Promise.reject(e)
+      }
+      return drive(out, dispatchResume)
+    },
+  }
+}
 
 module.exports = {
   nativeVersion: native.nativeVersion,
+  // registry and filters
+  createToolRegistry: native.createToolRegistry,
+  filterTools: native.filterTools,
+  // dispatch
+  dispatchToolCall,
+  createToolDispatcher,
+  GuardrailError: errors.GuardrailError,
+  // redaction
+  redactSecrets: native.redactSecrets,
+  createSecretRedactor: native.createSecretRedactor,
+  errorToErrorInfo: native.errorToErrorInfo,
+  redactRunLedgerRecord: native.redactRunLedgerRecord,
 }

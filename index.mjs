@@ -3,5 +3,17 @@ import cjs from './index.js'
 
 export const {
   nativeVersion,
+  // registry and filters
+  createToolRegistry,
+  filterTools,
+  // dispatch
+  dispatchToolCall,
+  createToolDispatcher,
+  GuardrailError,
+  // redaction
+  redactSecrets,
+  createSecretRedactor,
+  errorToErrorInfo,
+  redactRunLedgerRecord,
 } = cjs
 export default cjs

@@ -1,17 +1,19 @@
 //! prism-tools-native: the tool harness of `@arnilo/prism` as a Node.js addon.
 //! Each concern is its own module of plain Rust; `js` holds every napi export.
 
+mod dispatch;
+mod filter;
 mod js;
+mod redact;
+mod registry;
 
-#[napi_derive::napi]
-pub fn native_version() -> &'static str {
-    env!("CARGO_PKG_VERSION")
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn version_is_the_crate_version() {
-        assert_eq!(super::native_version(), env!("CARGO_PKG_VERSION"));
-    }
+/// Registers the raw Node-API exports (the dispatch machine, registry, filters, redaction).
+#[napi_derive::napi(module_exports)]
+pub fn register_exports(exports: napi::bindgen_prelude::Object, env: napi::Env) -> napi::Result<()> {
+    use napi::bindgen_prelude::JsValue;
+    let js = js::raw::Js::new(env.raw());
+    js::register(&js, exports.raw()).map_err(|fail| {
+        js.raise(fail);
+        napi::Error::from_status(napi::Status::PendingException)
+    })
 }

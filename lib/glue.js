@@ -1,0 +1,27 @@
+'use strict'
+// Object shapes the native dispatch asks for. A JS literal builds an object cheaper than setting its
+// properties one by one from Rust (see bench/RESULTS.md); these functions assemble, never decide.
+
+const noop = () => {}
+
+// The context a tool receives: the caller's context with this call's id and a wrapped progress.
+// A caller-supplied idempotencyKey never reaches the tool; a derived one does.
+function toolContext(ctx, toolCallId, idempotencyKey, sink, hooks, args, name, startedAt) {
+  const progress =
+    sink === undefined
+      ? noop
+      : (value, metadata) => sink(hooks, ctx, toolCallId, name, args, startedAt, value, metadata)
+  const out = { ...ctx, toolCallId, progress }
+  if (idempotencyKey !== undefined) out.idempotencyKey = idempotencyKey
+  else if (out.idempotencyKey !== undefined) delete out.idempotencyKey
+  return out
+}
+
+// One AbortController per guardrail stage, following the caller's signal when there is one.
+function guardrailSignal(callerSignal) {
+  const controller = new AbortController()
+  const signal = callerSignal ? AbortSignal.any([callerSignal, controller.signal]) : controller.signal
+  return [controller, signal]
+}
+
+module.exports = { noop, toolContext, guardrailSignal }

@@ -1,0 +1,89 @@
+//! Blocked reasons and the public strings and codes that go with them (SPEC sections 3 and 6).
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BlockedReason {
+    UnknownTool,
+    ToolDenied,
+    InvalidArguments,
+    PermissionDenied,
+    ValidationFailed,
+    ExecutionDenied,
+    GuardrailBlocked,
+}
+
+impl BlockedReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BlockedReason::UnknownTool => "unknown_tool",
+            BlockedReason::ToolDenied => "tool_denied",
+            BlockedReason::InvalidArguments => "invalid_arguments",
+            BlockedReason::PermissionDenied => "permission_denied",
+            BlockedReason::ValidationFailed => "validation_failed",
+            BlockedReason::ExecutionDenied => "execution_denied",
+            BlockedReason::GuardrailBlocked => "guardrail_blocked",
+        }
+    }
+}
+
+pub fn unknown_tool(name: &str) -> String {
+    format!("Unknown tool: {name}")
+}
+pub fn tool_denied(name: &str) -> String {
+    format!("Tool denied: {name}")
+}
+pub const ARGUMENTS_NOT_OBJECT: &str = "Tool arguments must be a JSON object";
+pub fn permission_denied(name: &str) -> String {
+    format!("Permission denied for tool:{name}:execute")
+}
+pub fn untrusted(name: &str) -> String {
+    format!("Untrusted tool: {name}")
+}
+pub const INPUT_GUARDRAIL_BLOCKED: &str = "Tool call blocked by guardrail";
+pub const OUTPUT_GUARDRAIL_BLOCKED: &str = "Tool result blocked by guardrail";
+/// The most a guardrail's block message may take, in bytes.
+pub const GUARDRAIL_MESSAGE_BYTES: usize = 200;
+
+/// `Blocked by guardrail rule pack:<pack>/<rule>` plus `: <reason>`, cut to 200 bytes.
+pub fn rule_pack_message(pack: &str, rule: &str, reason: Option<&str>) -> String {
+    let mut m = format!("Blocked by guardrail rule pack:{pack}/{rule}");
+    if let Some(r) = reason.filter(|r| !r.is_empty()) {
+        m.push_str(": ");
+        m.push_str(r);
+    }
+    crate::redact::truncate_utf8(&m, GUARDRAIL_MESSAGE_BYTES).to_owned()
+}
+
+pub const CODE_INVALID_ARGUMENTS: &str = "invalid_arguments";
+pub const CODE_PERMISSION_DENIED: &str = "ERR_PRISM_PERMISSION_DENIED";
+pub const CODE_UNTRUSTED: &str = "ERR_PRISM_UNTRUSTED";
+pub const CODE_GUARDRAIL_BLOCKED: &str = "ERR_PRISM_GUARDRAIL_BLOCKED";
+pub const CODE_EXECUTION_DENIED: &str = "ERR_PRISM_EXECUTION_DENIED";
+pub const CODE_ABORTED: &str = "ERR_PRISM_ABORTED";
+pub const CODE_VALIDATION_FAILED: &str = "validation_failed";
+pub const CODE_UNKNOWN_TOOL: &str = "unknown_tool";
+pub const CODE_TOOL_DENIED: &str = "tool_denied";
+pub const CODE_INVALID_RESULT: &str = "invalid_tool_result";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn public_strings() {
+        assert_eq!(unknown_tool("x"), "Unknown tool: x");
+        assert_eq!(tool_denied("x"), "Tool denied: x");
+        assert_eq!(permission_denied("x"), "Permission denied for tool:x:execute");
+        assert_eq!(untrusted("x"), "Untrusted tool: x");
+        assert_eq!(BlockedReason::GuardrailBlocked.as_str(), "guardrail_blocked");
+    }
+
+    #[test]
+    fn rule_pack_messages_are_bounded() {
+        assert_eq!(rule_pack_message("pii", "email", None), "Blocked by guardrail rule pack:pii/email");
+        assert_eq!(rule_pack_message("pii", "email", Some("looks like an address")), "Blocked by guardrail rule pack:pii/email: looks like an address");
+        let long = "é".repeat(300);
+        let m = rule_pack_message("p", "r", Some(&long));
+        assert!(m.len() <= GUARDRAIL_MESSAGE_BYTES);
+        assert!(m.starts_with("Blocked by guardrail rule pack:p/r: é"));
+    }
+}

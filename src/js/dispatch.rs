@@ -1,0 +1,1185 @@
+//! The dispatch state machine (SPEC section 3), run against host objects on the JS thread.
+//!
+//! `dispatchStart(options)` runs the steps synchronously as far as host callbacks answer with plain
+//! values. When one answers with a thenable, the machine parks itself in a frame array
+//! `[state, thenable, signal, ...values]` and returns it; the JS driver (`lib/driver.js`) awaits the
+//! thenable and calls `dispatchResume(frame, value, mode)`. A finished call returns the result
+//! object; a call that must reject (tripwire, a middleware under `errorPolicy: "throw"`) throws.
+
+use std::rc::Rc;
+use std::time::Instant;
+
+use super::guardrails::{GuardOutcome, GuardRun, Stage};
+use super::hooks::{self, Bound, Compiled, Hook, Source, HOOKS};
+use super::raw::{cb_args, error, type_error, Fail, Js, Ty, R, V};
+use super::realm::{is_plain_object, Realm};
+use super::redact::{error_to_error_info, redact_value};
+use super::registry::native_registry;
+use crate::dispatch::clock::{iso8601, now_millis, row_id};
+use crate::dispatch::reasons::{self, BlockedReason};
+use crate::dispatch::steps::Step;
+use crate::raw_fn;
+
+// Frame value slots (after the three header slots).
+pub const S_OPTIONS: usize = 0;
+pub const S_CALL: usize = 1;
+pub const S_CTX: usize = 2;
+pub const S_TOOL: usize = 3;
+pub const S_ARGS: usize = 4;
+pub const S_TOOL_CTX: usize = 5;
+pub const S_RESULT: usize = 6;
+pub const S_AUX: usize = 7;
+pub const S_SAFE_ARGS: usize = 8;
+pub const S_SAFE_CALL: usize = 9;
+pub const S_SIGNAL: usize = 10;
+pub const S_REGISTRY: usize = 11;
+pub const NVALS: usize = 12;
+const HEADER: u32 = 3;
+
+/// How a parked machine is resumed.
+pub enum Input {
+    Value(V),
+    Threw(V),
+    Aborted,
+}
+
+/// What a host callback gave.
+pub enum Answer {
+    Value(V),
+    Threw(V),
+    Aborted,
+    Park(V),
+}
+
+enum Flow {
+    Continue,
+    Park(V),
+    Done(V),
+    Reject(V),
+}
+
+/// The terminal phase: an event and a row to write, then resolve or reject.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Terminal {
+    Finished,
+    Error,
+    Blocked(BlockedReason),
+}
+
+pub struct Machine {
+    step: Step,
+    sub: u32,
+    source: Source,
+    compiled: Rc<Compiled>,
+    hv: [V; 13],
+    session_id: String,
+    run_id: String,
+    tool_call_id: String,
+    name: String,
+    t0: Instant,
+    dispatch_at: String,
+    started_at: Option<String>,
+    guard: Option<GuardRun>,
+    terminal: Option<(Terminal, u32)>,
+    /// Set when the call must reject after its terminal row is written.
+    reject_after: bool,
+    native_registry: bool,
+}
+
+pub struct Vals(pub [V; NVALS]);
+
+impl Machine {
+    pub fn hook_value(&self, h: Hook) -> V {
+        self.hv[h as usize]
+    }
+    pub fn has_hook(&self, h: Hook) -> bool {
+        self.compiled.present.has(h)
+    }
+    pub fn session_id(&self) -> &str {
+        &self.session_id
+    }
+    pub fn run_id(&self) -> &str {
+        &self.run_id
+    }
+    pub fn tool_call_id(&self) -> &str {
+        &self.tool_call_id
+    }
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+    pub fn secrets(&self) -> &crate::redact::Secrets {
+        &self.compiled.secrets
+    }
+    pub fn redact_value(&self, js: &Js, realm: &Realm, v: V) -> R<V> {
+        self.redact(js, realm, v)
+    }
+
+    fn hook(&self, h: Hook) -> V {
+        self.hv[h as usize]
+    }
+    fn has(&self, h: Hook) -> bool {
+        self.compiled.present.has(h)
+    }
+
+    fn refresh_hooks(&mut self, js: &Js, options: V) -> R<()> {
+        let present = self.compiled.present;
+        for (h, _) in HOOKS.iter() {
+            if present.has(*h) {
+                self.hv[*h as usize] = self.source.hook(js, options, *h)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn duration_ms(&self) -> f64 {
+        self.t0.elapsed().as_secs_f64() * 1000.0
+    }
+
+    /// Calls a host function, or hands back the answer the machine was resumed with.
+    fn ask(&self, js: &Js, input: &mut Option<Input>, this: V, f: V, args: &[V]) -> R<Answer> {
+        if let Some(i) = input.take() {
+            return Ok(match i {
+                Input::Value(v) => Answer::Value(v),
+                Input::Threw(e) => Answer::Threw(e),
+                Input::Aborted => Answer::Aborted,
+            });
+        }
+        match js.call_catch(this, f, args)? {
+            Err(thrown) => Ok(Answer::Threw(thrown)),
+            Ok(v) => {
+                if js.is_thenable(v)? {
+                    Ok(Answer::Park(v))
+                } else {
+                    Ok(Answer::Value(v))
+                }
+            }
+        }
+    }
+
+    // ----- redaction ------------------------------------------------------------------------
+
+    /// A value with every secret removed: the native secrets in Rust, then a host redactor.
+    fn redact(&self, js: &Js, realm: &Realm, v: V) -> R<V> {
+        if !self.compiled.any_redaction {
+            return Ok(v);
+        }
+        let mut out = v;
+        if !self.compiled.secrets.is_empty() {
+            out = redact_value(js, realm, &self.compiled.secrets, out)?;
+        }
+        if self.compiled.host_redactor {
+            let r = self.hook(Hook::Redactor);
+            let f = js.get(r, c"redact")?;
+            out = match js.call_catch(r, f, &[out])? {
+                Ok(v) => v,
+                // A redactor that fails must not let the unredacted value through.
+                Err(_) => js.string(crate::redact::REDACTED)?,
+            };
+        }
+        Ok(out)
+    }
+
+    fn error_info(&self, js: &Js, realm: &Realm, thrown: V) -> R<V> {
+        let info = error_to_error_info(js, &self.compiled.secrets, thrown)?;
+        if self.compiled.host_redactor { self.redact(js, realm, info) } else { Ok(info) }
+    }
+
+    fn make_error(&self, js: &Js, realm: &Realm, name: &str, message: &str, code: &str, cause: Option<&str>) -> R<V> {
+        let e = js.object()?;
+        js.set(e, c"name", js.string(name)?)?;
+        js.set(e, c"message", js.string(&self.compiled.secrets.redact(message))?)?;
+        js.set(e, c"code", js.string(code)?)?;
+        if let Some(c) = cause {
+            js.set(e, c"cause", js.string(&self.compiled.secrets.redact(c))?)?;
+        }
+        if self.compiled.host_redactor { self.redact(js, realm, e) } else { Ok(e) }
+    }
+
+    // ----- objects ---------------------------------------------------------------------------
+
+    fn result_with_error(&self, js: &Js, error: V) -> R<V> {
+        let r = js.object()?;
+        js.set(r, c"toolCallId", js.string(&self.tool_call_id)?)?;
+        js.set(r, c"name", js.string(&self.name)?)?;
+        js.set(r, c"error", error)?;
+        Ok(r)
+    }
+
+    fn event_head(&self, js: &Js, ty: &str) -> R<V> {
+        let e = js.object()?;
+        js.set(e, c"type", js.string(ty)?)?;
+        js.set(e, c"sessionId", js.string(&self.session_id)?)?;
+        js.set(e, c"runId", js.string(&self.run_id)?)?;
+        Ok(e)
+    }
+
+    fn metadata(&self, js: &Js, status: &str) -> R<V> {
+        let m = js.object()?;
+        js.set(m, c"durationMs", js.number(self.duration_ms())?)?;
+        js.set(m, c"status", js.string(status)?)?;
+        Ok(m)
+    }
+
+    /// A `ToolCallRecord` with the common fields; the caller adds the status fields.
+    fn row(&self, js: &Js, vals: &Vals, status: &str) -> R<V> {
+        build_row(
+            js,
+            &RowFields {
+                session_id: &self.session_id,
+                run_id: &self.run_id,
+                tool_call_id: &self.tool_call_id,
+                name: &self.name,
+                args: vals.0[S_SAFE_ARGS],
+                started_at: self.started_at.as_deref().unwrap_or(&self.dispatch_at),
+                redacted: self.has(Hook::Redactor),
+                ownership: if self.has(Hook::Ownership) { Some(self.hook(Hook::Ownership)) } else { None },
+            },
+            status,
+        )
+    }
+
+    /// Arguments as they may appear in rows and events: redacted once, reused.
+    fn safe_args(&self, js: &Js, realm: &Realm, vals: &mut Vals) -> R<V> {
+        let cur = vals.0[S_SAFE_ARGS];
+        if js.ty(cur)? != Ty::Undefined {
+            return Ok(cur);
+        }
+        let args = vals.0[S_ARGS];
+        let args = if js.ty(args)? == Ty::Undefined { js.object()? } else { args };
+        let safe = self.redact(js, realm, args)?;
+        vals.0[S_SAFE_ARGS] = safe;
+        Ok(safe)
+    }
+
+    fn safe_call(&self, js: &Js, realm: &Realm, vals: &mut Vals) -> R<V> {
+        let cur = vals.0[S_SAFE_CALL];
+        if js.ty(cur)? != Ty::Undefined {
+            return Ok(cur);
+        }
+        let safe = self.redact(js, realm, vals.0[S_CALL])?;
+        vals.0[S_SAFE_CALL] = safe;
+        Ok(safe)
+    }
+
+    // ----- notifications ---------------------------------------------------------------------
+
+    /// Calls `emit(event)`; a failing observer never changes the call's outcome.
+    fn emit(&self, js: &Js, input: &mut Option<Input>, event: impl FnOnce() -> R<V>) -> R<Option<V>> {
+        if !self.has(Hook::Emit) {
+            return Ok(None);
+        }
+        let f = self.hook(Hook::Emit);
+        if input.is_some() {
+            input.take();
+            return Ok(None);
+        }
+        if js.ty(f)? != Ty::Function {
+            return Ok(None);
+        }
+        let ev = event()?;
+        match js.call_catch(js.undefined(), f, &[ev])? {
+            Ok(v) if js.is_thenable(v)? => Ok(Some(v)),
+            _ => Ok(None),
+        }
+    }
+
+    /// `ledger.appendToolCall(redactRunLedgerRecord(row, redactor))`.
+    fn append(&self, js: &Js, input: &mut Option<Input>, row: impl FnOnce() -> R<V>) -> R<Option<V>> {
+        if !self.has(Hook::Ledger) {
+            return Ok(None);
+        }
+        if input.is_some() {
+            input.take();
+            return Ok(None);
+        }
+        let ledger = self.hook(Hook::Ledger);
+        let f = js.get_opt(ledger, c"appendToolCall")?;
+        if js.ty(f)? != Ty::Function {
+            return Ok(None);
+        }
+        let mut row = row()?;
+        if self.compiled.host_redactor {
+            // redactRunLedgerRecord(record, redactor): the whole row through the host's redactor.
+            let r = self.hook(Hook::Redactor);
+            let redact = js.get(r, c"redact")?;
+            row = match js.call_catch(r, redact, &[row])? {
+                Ok(v) => v,
+                Err(_) => return Ok(None),
+            };
+        }
+        match js.call_catch(ledger, f, &[row])? {
+            Ok(v) if js.is_thenable(v)? => Ok(Some(v)),
+            _ => Ok(None),
+        }
+    }
+
+    // ----- the steps -------------------------------------------------------------------------
+
+    fn block(&mut self, reason: BlockedReason, js: &Js, vals: &mut Vals, error: V) -> R<Flow> {
+        vals.0[S_RESULT] = self.result_with_error(js, error)?;
+        self.terminal = Some((Terminal::Blocked(reason), 0));
+        Ok(Flow::Continue)
+    }
+
+    fn fail(&mut self, js: &Js, realm: &Realm, vals: &mut Vals, thrown: V) -> R<Flow> {
+        let info = self.error_info(js, realm, thrown)?;
+        self.fail_with(js, vals, info)
+    }
+
+    fn fail_with(&mut self, js: &Js, vals: &mut Vals, info: V) -> R<Flow> {
+        vals.0[S_RESULT] = self.result_with_error(js, info)?;
+        self.terminal = Some((Terminal::Error, 0));
+        Ok(Flow::Continue)
+    }
+
+    /// Reads the call's id and name and its arguments (after `tool_call` middleware).
+    fn read_call(&mut self, js: &Js, vals: &mut Vals) -> R<()> {
+        let call = vals.0[S_CALL];
+        if js.ty(call)? != Ty::Object {
+            return Err(type_error("dispatchToolCall: call must be a tool_call object", "ERR_PRISM_INVALID_CALL"));
+        }
+        let id = js.get(call, c"id")?;
+        self.tool_call_id = if js.is_nullish(id)? { String::new() } else { js.to_js_string(id)? };
+        let name = js.get(call, c"name")?;
+        self.name = if js.is_nullish(name)? { String::new() } else { js.to_js_string(name)? };
+        vals.0[S_ARGS] = js.get(call, c"arguments")?;
+        vals.0[S_SAFE_ARGS] = js.undefined();
+        vals.0[S_SAFE_CALL] = js.undefined();
+        Ok(())
+    }
+
+    fn run(&mut self, js: &Js, vals: &mut Vals, mut input: Option<Input>) -> R<Flow> {
+        let realm = Realm::get(js)?;
+        loop {
+            if let Some((kind, sub)) = self.terminal {
+                return self.terminal_phase(js, realm, vals, kind, sub, &mut input);
+            }
+            let flow = match self.step {
+                Step::CallMiddleware => self.step_middleware(js, vals, &mut input, "tool_call")?,
+                Step::InputGuardrails => self.step_guardrails(js, realm, vals, &mut input, Stage::Input)?,
+                Step::Lookup => self.step_lookup(js, realm, vals, &mut input)?,
+                Step::Filter => self.step_filter(js, realm, vals)?,
+                Step::Arguments => self.step_arguments(js, realm, vals)?,
+                Step::Identity => self.step_identity(js, realm, vals)?,
+                Step::Trust => self.step_trust(js, realm, vals, &mut input)?,
+                Step::Permission => self.step_permission(js, realm, vals, &mut input)?,
+                Step::Validate => self.step_validate(js, realm, vals, &mut input)?,
+                Step::Effect => self.step_effect(js, realm, vals)?,
+                Step::BeforeExecute => self.step_before_execute(js, realm, vals, &mut input)?,
+                Step::Started => self.step_started(js, realm, vals, &mut input)?,
+                Step::Execute => self.step_execute(js, realm, vals, &mut input)?,
+                Step::ResultMiddleware => self.step_middleware(js, vals, &mut input, "tool_result")?,
+                Step::OutputGuardrails => self.step_guardrails(js, realm, vals, &mut input, Stage::Output)?,
+                Step::Finish => {
+                    let safe = self.redact(js, realm, vals.0[S_RESULT])?;
+                    vals.0[S_RESULT] = safe;
+                    self.terminal = Some((Terminal::Finished, 0));
+                    Flow::Continue
+                }
+            };
+            match flow {
+                Flow::Continue => {}
+                other => return Ok(other),
+            }
+        }
+    }
+
+    fn advance(&mut self) -> Flow {
+        self.sub = 0;
+        if let Some(n) = self.step.next() {
+            self.step = n;
+        }
+        Flow::Continue
+    }
+
+    fn step_middleware(&mut self, js: &Js, vals: &mut Vals, input: &mut Option<Input>, hook: &str) -> R<Flow> {
+        let is_call = hook == "tool_call";
+        if !self.has(Hook::Middleware) {
+            if is_call {
+                self.read_call(js, vals)?;
+            }
+            return Ok(self.advance());
+        }
+        let mw = self.hook(Hook::Middleware);
+        let slot = if is_call { S_CALL } else { S_RESULT };
+        let run = {
+            let sync = js.get_opt(mw, c"runSync")?;
+            if js.ty(sync)? == Ty::Function { sync } else { js.get_opt(mw, c"run")? }
+        };
+        if js.ty(run)? != Ty::Function && input.is_none() {
+            return Err(type_error("middleware must be a MiddlewareRegistry with run(hook, value)", "ERR_PRISM_INVALID_OPTION"));
+        }
+        let hook_v = js.string(hook)?;
+        match self.ask(js, input, mw, run, &[hook_v, vals.0[slot]])? {
+            Answer::Park(p) => return Ok(Flow::Park(p)),
+            Answer::Value(v) => {
+                if !js.is_nullish(v)? {
+                    vals.0[slot] = v;
+                }
+            }
+            Answer::Threw(e) => {
+                // errorPolicy "throw": the host asked for the failure to surface. The call still
+                // gets its terminal row first.
+                if is_call {
+                    let _ = self.read_call(js, vals);
+                }
+                let realm = Realm::get(js)?;
+                let info = self.error_info(js, realm, e)?;
+                vals.0[S_AUX] = e;
+                self.reject_after = true;
+                return if is_call {
+                    self.block(BlockedReason::ExecutionDenied, js, vals, info)
+                } else {
+                    self.fail_with(js, vals, info)
+                };
+            }
+            Answer::Aborted => {
+                if is_call {
+                    self.read_call(js, vals)?;
+                }
+                return self.aborted(js, Realm::get(js)?, vals);
+            }
+        }
+        if is_call {
+            self.read_call(js, vals)?;
+        }
+        Ok(self.advance())
+    }
+
+    fn aborted(&mut self, js: &Js, realm: &Realm, vals: &mut Vals) -> R<Flow> {
+        if self.step.after_execute() {
+            let e = self.make_error(js, realm, "AbortError", &format!("Tool call aborted: {}", self.name), reasons::CODE_ABORTED, None)?;
+            self.fail_with(js, vals, e)
+        } else {
+            let e = self.make_error(
+                js,
+                realm,
+                "AbortError",
+                &format!("Tool call aborted before execution: {}", self.name),
+                reasons::CODE_ABORTED,
+                None,
+            )?;
+            self.block(BlockedReason::ExecutionDenied, js, vals, e)
+        }
+    }
+
+    fn step_guardrails(&mut self, js: &Js, realm: &Realm, vals: &mut Vals, input: &mut Option<Input>, stage: Stage) -> R<Flow> {
+        if !self.has(Hook::Guardrails) {
+            return Ok(self.advance());
+        }
+        if self.guard.is_none() {
+            match GuardRun::new(js, self.hook(Hook::Guardrails), stage)? {
+                Some(g) => self.guard = Some(g),
+                None => return Ok(self.advance()),
+            }
+            vals.0[S_AUX] = js.undefined();
+        }
+        let value = if stage == Stage::Input { vals.0[S_CALL] } else { vals.0[S_RESULT] };
+        let mut guard = self.guard.take().ok_or_else(|| error("guardrail state lost", "ERR_PRISM_INTERNAL"))?;
+        let outcome = guard.run(js, realm, self, vals, value, input);
+        let outcome = match outcome {
+            Ok(o) => o,
+            Err(e) => {
+                self.guard = Some(guard);
+                return Err(e);
+            }
+        };
+        match outcome {
+            GuardOutcome::Park(p) => {
+                self.guard = Some(guard);
+                Ok(Flow::Park(p))
+            }
+            GuardOutcome::Allow => Ok(self.advance()),
+            GuardOutcome::Block { message } => {
+                let e = self.make_error(js, realm, "GuardrailError", &message, reasons::CODE_GUARDRAIL_BLOCKED, None)?;
+                self.block(BlockedReason::GuardrailBlocked, js, vals, e)
+            }
+            GuardOutcome::Tripwire { message, error } => {
+                let e = self.make_error(js, realm, "GuardrailError", &message, reasons::CODE_GUARDRAIL_BLOCKED, None)?;
+                vals.0[S_AUX] = error;
+                self.reject_after = true;
+                self.block(BlockedReason::GuardrailBlocked, js, vals, e)
+            }
+        }
+    }
+
+    fn step_lookup(&mut self, js: &Js, realm: &Realm, vals: &mut Vals, input: &mut Option<Input>) -> R<Flow> {
+        let registry = vals.0[S_REGISTRY];
+        let call_name = js.get(vals.0[S_CALL], c"name")?;
+        let name_is_string = js.ty(call_name)? == Ty::String;
+        let found = if !name_is_string {
+            None
+        } else if self.native_registry {
+            match native_registry(js, registry)? {
+                Some(state) => {
+                    let s = state.try_borrow().map_err(|_| error("ToolRegistry was re-entered", "ERR_PRISM_REENTRANT"))?;
+                    s.lookup(js, &self.name)?
+                }
+                None => None,
+            }
+        } else {
+            let get = js.get_opt(registry, c"get")?;
+            if js.ty(get)? != Ty::Function {
+                return Err(type_error("dispatchToolCall: registry must have get(name)", "ERR_PRISM_INVALID_OPTION"));
+            }
+            let name_v = js.string(&self.name)?;
+            match self.ask(js, input, registry, get, &[name_v])? {
+                Answer::Park(p) => return Ok(Flow::Park(p)),
+                Answer::Value(v) => Some(v),
+                Answer::Aborted => return self.aborted(js, realm, vals),
+                Answer::Threw(e) => {
+                    let info = error_to_error_info(js, &self.compiled.secrets, e)?;
+                    let cause = js.to_js_string(js.get(info, c"message")?)?;
+                    let err = self.make_error(js, realm, "UnknownToolError", &reasons::unknown_tool(&self.name), reasons::CODE_UNKNOWN_TOOL, Some(&cause))?;
+                    return self.block(BlockedReason::UnknownTool, js, vals, err);
+                }
+            }
+        };
+        match found {
+            Some(tool) if matches!(js.ty(tool)?, Ty::Object | Ty::Function) => {
+                vals.0[S_TOOL] = tool;
+                Ok(self.advance())
+            }
+            _ => {
+                let err = self.make_error(js, realm, "UnknownToolError", &reasons::unknown_tool(&self.name), reasons::CODE_UNKNOWN_TOOL, None)?;
+                self.block(BlockedReason::UnknownTool, js, vals, err)
+            }
+        }
+    }
+
+    fn step_filter(&mut self, js: &Js, realm: &Realm, vals: &mut Vals) -> R<Flow> {
+        if let Some(f) = &self.compiled.filter {
+            if !f.permits(&self.name) {
+                let err = self.make_error(js, realm, "ToolDeniedError", &reasons::tool_denied(&self.name), reasons::CODE_TOOL_DENIED, None)?;
+                return self.block(BlockedReason::ToolDenied, js, vals, err);
+            }
+        }
+        Ok(self.advance())
+    }
+
+    fn step_arguments(&mut self, js: &Js, realm: &Realm, vals: &mut Vals) -> R<Flow> {
+        let call = vals.0[S_CALL];
+        let args_error = js.get(call, c"argumentsError")?;
+        if !js.is_nullish(args_error)? {
+            // The provider's error as is (its code is invalid_json_arguments), minus secrets.
+            let e = if js.ty(args_error)? == Ty::Object {
+                self.redact(js, realm, args_error)?
+            } else {
+                error_to_error_info(js, &self.compiled.secrets, args_error)?
+            };
+            return self.block(BlockedReason::InvalidArguments, js, vals, e);
+        }
+        if !is_plain_object(js, realm, vals.0[S_ARGS])? {
+            let e = self.make_error(js, realm, "ToolArgumentsError", reasons::ARGUMENTS_NOT_OBJECT, reasons::CODE_INVALID_ARGUMENTS, None)?;
+            return self.block(BlockedReason::InvalidArguments, js, vals, e);
+        }
+        Ok(self.advance())
+    }
+
+    fn step_identity(&mut self, js: &Js, realm: &Realm, vals: &mut Vals) -> R<Flow> {
+        if !self.has(Hook::Identity) {
+            return Ok(self.advance());
+        }
+        let ownership = if self.has(Hook::Ownership) { Some(self.hook(Hook::Ownership)) } else { None };
+        match super::identity::check(js, self.hook(Hook::Identity), ownership)? {
+            None => Ok(self.advance()),
+            Some(why) => {
+                let e = self.make_error(js, realm, "PermissionDeniedError", &why, reasons::CODE_PERMISSION_DENIED, None)?;
+                self.block(BlockedReason::PermissionDenied, js, vals, e)
+            }
+        }
+    }
+
+    fn policy_request(&self, js: &Js, vals: &Vals, trust: bool) -> R<V> {
+        let req = js.object()?;
+        js.set(req, c"kind", js.string("tool")?)?;
+        if trust {
+            js.set(req, c"target", js.string(&self.name)?)?;
+            js.set(req, c"capability", js.string("execute")?)?;
+        } else {
+            js.set(req, c"action", js.string("execute")?)?;
+            js.set(req, c"target", js.string(&self.name)?)?;
+        }
+        let ctx = vals.0[S_CTX];
+        js.set(req, c"metadata", js.get_opt(ctx, c"metadata")?)?;
+        Ok(req)
+    }
+
+    fn step_trust(&mut self, js: &Js, realm: &Realm, vals: &mut Vals, input: &mut Option<Input>) -> R<Flow> {
+        if !self.has(Hook::Trust) {
+            return Ok(self.advance());
+        }
+        let policy = self.hook(Hook::Trust);
+        let check = js.get_opt(policy, c"check")?;
+        let deny = |m: &mut Machine, js: &Js, vals: &mut Vals, cause: Option<String>| -> R<Flow> {
+            let e = m.make_error(js, realm, "TrustDeniedError", &reasons::untrusted(&m.name), reasons::CODE_UNTRUSTED, cause.as_deref())?;
+            m.block(BlockedReason::PermissionDenied, js, vals, e)
+        };
+        if js.ty(check)? != Ty::Function && input.is_none() {
+            return deny(self, js, vals, Some("trust policy has no check function".into()));
+        }
+        let req = if input.is_none() { self.policy_request(js, vals, true)? } else { js.undefined() };
+        match self.ask(js, input, policy, check, &[req])? {
+            Answer::Park(p) => Ok(Flow::Park(p)),
+            Answer::Aborted => self.aborted(js, realm, vals),
+            Answer::Threw(e) => {
+                let cause = thrown_message(js, &self.compiled.secrets, e)?;
+                deny(self, js, vals, Some(cause))
+            }
+            Answer::Value(d) => match decision(js, d, c"trusted")? {
+                (true, _) => Ok(self.advance()),
+                (false, reason) => deny(self, js, vals, reason),
+            },
+        }
+    }
+
+    fn step_permission(&mut self, js: &Js, realm: &Realm, vals: &mut Vals, input: &mut Option<Input>) -> R<Flow> {
+        if !self.has(Hook::Permission) {
+            return Ok(self.advance());
+        }
+        let policy = self.hook(Hook::Permission);
+        let check = js.get_opt(policy, c"check")?;
+        let deny = |m: &mut Machine, js: &Js, vals: &mut Vals, message: String, cause: Option<String>| -> R<Flow> {
+            let e = m.make_error(js, realm, "PermissionDeniedError", &message, reasons::CODE_PERMISSION_DENIED, cause.as_deref())?;
+            m.block(BlockedReason::PermissionDenied, js, vals, e)
+        };
+        let default_message = reasons::permission_denied(&self.name);
+        if js.ty(check)? != Ty::Function && input.is_none() {
+            return deny(self, js, vals, default_message, Some("permission policy has no check function".into()));
+        }
+        let req = if input.is_none() { self.policy_request(js, vals, false)? } else { js.undefined() };
+        match self.ask(js, input, policy, check, &[req])? {
+            Answer::Park(p) => Ok(Flow::Park(p)),
+            Answer::Aborted => self.aborted(js, realm, vals),
+            Answer::Threw(e) => {
+                let cause = thrown_message(js, &self.compiled.secrets, e)?;
+                deny(self, js, vals, default_message, Some(cause))
+            }
+            Answer::Value(d) => match decision(js, d, c"allowed")? {
+                (true, _) => Ok(self.advance()),
+                (false, reason) => {
+                    let message = reason.filter(|r| !r.is_empty()).unwrap_or(default_message);
+                    deny(self, js, vals, message, None)
+                }
+            },
+        }
+    }
+
+    fn step_validate(&mut self, js: &Js, realm: &Realm, vals: &mut Vals, input: &mut Option<Input>) -> R<Flow> {
+        if !self.has(Hook::Validate) {
+            return Ok(self.advance());
+        }
+        let f = self.hook(Hook::Validate);
+        if js.ty(f)? != Ty::Function {
+            return Err(type_error("validate must be a function (tool, args, ctx)", "ERR_PRISM_INVALID_OPTION"));
+        }
+        let args = [vals.0[S_TOOL], vals.0[S_ARGS], vals.0[S_CTX]];
+        let e = match self.ask(js, input, js.undefined(), f, &args)? {
+            Answer::Park(p) => return Ok(Flow::Park(p)),
+            Answer::Aborted => return self.aborted(js, realm, vals),
+            Answer::Value(v) => match js.ty(v)? {
+                Ty::Undefined => return Ok(self.advance()),
+                Ty::String => {
+                    let text = js.str(v)?;
+                    self.make_error(js, realm, "ToolValidationError", &text, reasons::CODE_VALIDATION_FAILED, None)?
+                }
+                Ty::Object => {
+                    let info = self.error_info(js, realm, v)?;
+                    if js.ty(js.get(v, c"message")?)? != Ty::String {
+                        js.set(info, c"message", js.string(&format!("Validation failed for tool {}", self.name))?)?;
+                    }
+                    if js.is_nullish(js.get(info, c"code")?)? {
+                        js.set(info, c"code", js.string(reasons::CODE_VALIDATION_FAILED)?)?;
+                    }
+                    info
+                }
+                _ => self.make_error(
+                    js,
+                    realm,
+                    "ToolValidationError",
+                    &format!("Validation failed for tool {}: the validator returned a {}", self.name, type_name(js, v)?),
+                    reasons::CODE_VALIDATION_FAILED,
+                    None,
+                )?,
+            },
+            Answer::Threw(e) => {
+                let info = self.error_info(js, realm, e)?;
+                if js.is_nullish(js.get(info, c"code")?)? {
+                    js.set(info, c"code", js.string(reasons::CODE_VALIDATION_FAILED)?)?;
+                }
+                info
+            }
+        };
+        self.block(BlockedReason::ValidationFailed, js, vals, e)
+    }
+
+    fn step_effect(&mut self, js: &Js, realm: &Realm, vals: &mut Vals) -> R<Flow> {
+        // Effect declarations: a tool that requires an idempotent claim cannot run without a store.
+        let effect = js.get(vals.0[S_TOOL], c"effect")?;
+        if js.ty(effect)? == Ty::Object && !self.has(Hook::EffectStore) {
+            if let Some(i) = js.opt_str(js.get(effect, c"idempotency")?)? {
+                if i == "required" {
+                    let e = self.make_error(
+                        js,
+                        realm,
+                        "ToolEffectError",
+                        &format!("Tool {} requires an effect store (idempotency: required)", self.name),
+                        "ERR_PRISM_TOOL_EFFECT_REQUIRED",
+                        None,
+                    )?;
+                    return self.block(BlockedReason::ExecutionDenied, js, vals, e);
+                }
+            }
+        }
+        Ok(self.advance())
+    }
+
+    fn step_before_execute(&mut self, js: &Js, realm: &Realm, vals: &mut Vals, input: &mut Option<Input>) -> R<Flow> {
+        if self.has(Hook::BeforeExecute) {
+            let f = self.hook(Hook::BeforeExecute);
+            if js.ty(f)? != Ty::Function {
+                return Err(type_error("beforeExecute must be a function (call, tool, ctx)", "ERR_PRISM_INVALID_OPTION"));
+            }
+            let args = [vals.0[S_CALL], vals.0[S_TOOL], vals.0[S_CTX]];
+            match self.ask(js, input, js.undefined(), f, &args)? {
+                Answer::Park(p) => return Ok(Flow::Park(p)),
+                Answer::Aborted => return self.aborted(js, realm, vals),
+                Answer::Value(_) => {}
+                Answer::Threw(e) => {
+                    let info = self.error_info(js, realm, e)?;
+                    if js.is_nullish(js.get(info, c"code")?)? {
+                        js.set(info, c"code", js.string(reasons::CODE_EXECUTION_DENIED)?)?;
+                    }
+                    return self.block(BlockedReason::ExecutionDenied, js, vals, info);
+                }
+            }
+        }
+        let signal = vals.0[S_SIGNAL];
+        if js.ty(signal)? == Ty::Object && js.bool(js.get(signal, c"aborted")?).unwrap_or(false) {
+            return self.aborted(js, realm, vals);
+        }
+        Ok(self.advance())
+    }
+
+    fn step_started(&mut self, js: &Js, realm: &Realm, vals: &mut Vals, input: &mut Option<Input>) -> R<Flow> {
+        if self.sub == 0 {
+            self.started_at = Some(iso8601(now_millis()));
+            self.sub = 1;
+            let safe_call = if self.has(Hook::Emit) { self.safe_call(js, realm, vals)? } else { js.undefined() };
+            let parked = self.emit(js, input, || {
+                let e = self.event_head(js, "tool_execution_started")?;
+                js.set(e, c"call", safe_call)?;
+                Ok(e)
+            })?;
+            if let Some(p) = parked {
+                return Ok(Flow::Park(p));
+            }
+        } else if self.sub == 1 {
+            input.take();
+        }
+        if self.sub == 1 {
+            self.sub = 2;
+            if self.has(Hook::Ledger) {
+                self.safe_args(js, realm, vals)?;
+            }
+            let parked = self.append(js, input, || {
+                let r = self.row(js, vals, "started")?;
+                Ok(r)
+            })?;
+            if let Some(p) = parked {
+                return Ok(Flow::Park(p));
+            }
+        } else {
+            input.take();
+        }
+        Ok(self.advance())
+    }
+
+    fn step_execute(&mut self, js: &Js, realm: &Realm, vals: &mut Vals, input: &mut Option<Input>) -> R<Flow> {
+        let tool = vals.0[S_TOOL];
+        let answer = if input.is_some() {
+            self.ask(js, input, js.undefined(), js.undefined(), &[])?
+        } else {
+            let execute = js.get(tool, c"execute")?;
+            if js.ty(execute)? != Ty::Function {
+                let e = self.make_error(js, realm, "ToolDefinitionError", &format!("Tool {} has no execute function", self.name), "invalid_tool", None)?;
+                return self.fail_with(js, vals, e);
+            }
+            let tool_ctx = self.tool_context(js, realm, vals)?;
+            vals.0[S_TOOL_CTX] = tool_ctx;
+            self.ask(js, input, tool, execute, &[vals.0[S_ARGS], tool_ctx])?
+        };
+        match answer {
+            Answer::Park(p) => Ok(Flow::Park(p)),
+            Answer::Aborted => self.aborted(js, realm, vals),
+            Answer::Threw(e) => self.fail(js, realm, vals, e),
+            Answer::Value(v) => {
+                if js.ty(v)? != Ty::Object || js.is_array(v)? {
+                    let e = self.make_error(
+                        js,
+                        realm,
+                        "ToolResultError",
+                        &format!("Tool {} returned {} instead of a ToolResult object", self.name, type_name(js, v)?),
+                        reasons::CODE_INVALID_RESULT,
+                        None,
+                    )?;
+                    return self.fail_with(js, vals, e);
+                }
+                vals.0[S_RESULT] = v;
+                Ok(self.advance())
+            }
+        }
+    }
+
+    /// The caller's context with this call's id and a wrapped `progress` (built by a JS literal).
+    fn tool_context(&self, js: &Js, realm: &Realm, vals: &Vals) -> R<V> {
+        let glue = realm.glue()?;
+        let ctx = vals.0[S_CTX];
+        let wants_progress = self.has(Hook::Emit)
+            || self.has(Hook::Ledger)
+            || js.ty(js.get_opt(ctx, c"progress")?)? == Ty::Function;
+        let sink = if wants_progress { js.ref_value(realm.progress_sink)? } else { js.undefined() };
+        let hooks_v = match &self.source {
+            hooks::Source::Options => vals.0[S_OPTIONS],
+            hooks::Source::Bound(_) => vals.0[S_OPTIONS],
+        };
+        let args = [
+            ctx,
+            js.string(&self.tool_call_id)?,
+            js.undefined(),
+            sink,
+            hooks_v,
+            vals.0[S_ARGS],
+            js.string(&self.name)?,
+            js.string(self.started_at.as_deref().unwrap_or(&self.dispatch_at))?,
+        ];
+        js.call(js.undefined(), js.ref_value(glue.tool_context)?, &args)
+    }
+
+    fn terminal_phase(&mut self, js: &Js, realm: &Realm, vals: &mut Vals, kind: Terminal, sub: u32, input: &mut Option<Input>) -> R<Flow> {
+        if sub == 0 {
+            self.terminal = Some((kind, 1));
+            let parked = self.emit(js, input, || self.terminal_event(js, realm, vals, kind))?;
+            if let Some(p) = parked {
+                return Ok(Flow::Park(p));
+            }
+        } else if sub == 1 {
+            input.take();
+        }
+        if sub <= 1 {
+            self.terminal = Some((kind, 2));
+            if self.has(Hook::Ledger) {
+                self.safe_args(js, realm, vals)?;
+            }
+            let parked = self.append(js, input, || self.terminal_row(js, vals, kind))?;
+            if let Some(p) = parked {
+                return Ok(Flow::Park(p));
+            }
+        } else {
+            input.take();
+        }
+        if self.reject_after {
+            return Ok(Flow::Reject(vals.0[S_AUX]));
+        }
+        Ok(Flow::Done(vals.0[S_RESULT]))
+    }
+
+    fn terminal_event(&self, js: &Js, realm: &Realm, vals: &mut Vals, kind: Terminal) -> R<V> {
+        let result = vals.0[S_RESULT];
+        match kind {
+            Terminal::Finished => {
+                let e = self.event_head(js, "tool_execution_finished")?;
+                js.set(e, c"result", result)?;
+                js.set(e, c"metadata", self.metadata(js, "finished")?)?;
+                Ok(e)
+            }
+            Terminal::Error => {
+                let e = self.event_head(js, "tool_execution_error")?;
+                js.set(e, c"call", self.safe_call(js, realm, vals)?)?;
+                js.set(e, c"error", js.get(result, c"error")?)?;
+                js.set(e, c"metadata", self.metadata(js, "error")?)?;
+                Ok(e)
+            }
+            Terminal::Blocked(reason) => {
+                let e = self.event_head(js, "tool_execution_blocked")?;
+                js.set(e, c"toolCallId", js.string(&self.tool_call_id)?)?;
+                js.set(e, c"name", js.string(&self.name)?)?;
+                js.set(e, c"reason", js.string(reason.as_str())?)?;
+                js.set(e, c"error", js.get(result, c"error")?)?;
+                js.set(e, c"metadata", self.metadata(js, "blocked")?)?;
+                Ok(e)
+            }
+        }
+    }
+
+    fn terminal_row(&self, js: &Js, vals: &Vals, kind: Terminal) -> R<V> {
+        let finished_at = js.string(&iso8601(now_millis()))?;
+        let (status, reason) = match kind {
+            Terminal::Finished => ("finished", None),
+            Terminal::Error => ("error", None),
+            Terminal::Blocked(r) => ("blocked", Some(r)),
+        };
+        let r = self.row(js, vals, status)?;
+        js.set(r, c"finishedAt", finished_at)?;
+        if let Some(reason) = reason {
+            js.set(r, c"reason", js.string(reason.as_str())?)?;
+        }
+        js.set(r, c"result", vals.0[S_RESULT])?;
+        Ok(r)
+    }
+}
+
+/// `{ allowed | trusted: boolean, reason? }`, or a bare boolean.
+fn decision(js: &Js, d: V, key: &std::ffi::CStr) -> R<(bool, Option<String>)> {
+    match js.ty(d)? {
+        Ty::Boolean => Ok((js.bool(d)?, None)),
+        Ty::Object => {
+            let mut v = js.get(d, key)?;
+            if js.ty(v)? == Ty::Undefined && key != c"allowed" {
+                v = js.get(d, c"allowed")?;
+            }
+            let ok = js.ty(v)? == Ty::Boolean && js.bool(v)?;
+            let reason = js.opt_str(js.get(d, c"reason")?)?;
+            Ok((ok, reason))
+        }
+        // Anything else fails closed.
+        _ => Ok((false, None)),
+    }
+}
+
+fn thrown_message(js: &Js, secrets: &crate::redact::Secrets, e: V) -> R<String> {
+    let info = error_to_error_info(js, secrets, e)?;
+    js.to_js_string(js.get(info, c"message")?)
+}
+
+fn type_name(js: &Js, v: V) -> R<&'static str> {
+    Ok(match js.ty(v)? {
+        Ty::Undefined => "undefined",
+        Ty::Null => "null",
+        Ty::Boolean => "a boolean",
+        Ty::Number => "a number",
+        Ty::String => "a string",
+        Ty::Symbol => "a symbol",
+        Ty::BigInt => "a bigint",
+        Ty::Function => "a function",
+        Ty::External => "an external",
+        Ty::Object if js.is_array(v)? => "an array",
+        Ty::Object => "an object",
+    })
+}
+
+// ----- entry points -------------------------------------------------------------------------------
+
+fn start(js: &Js, options: V, call: V, ctx: V, bound: Option<Rc<Bound>>) -> R<V> {
+    let mut hv = [std::ptr::null_mut(); 13];
+    let (source, compiled) = match bound {
+        Some(b) => {
+            let present = b.compiled.present;
+            for (h, _) in HOOKS.iter() {
+                if present.has(*h) {
+                    hv[*h as usize] = Source::Bound(b.clone()).hook(js, options, *h)?;
+                }
+            }
+            let compiled = Rc::new(Compiled {
+                present,
+                filter: b.compiled.filter.clone(),
+                secrets: b.compiled.secrets.clone(),
+                host_redactor: b.compiled.host_redactor,
+                any_redaction: b.compiled.any_redaction,
+            });
+            (Source::Bound(b), compiled)
+        }
+        None => {
+            let c = hooks::compile(js, options, &mut hv)?;
+            (Source::Options, Rc::new(c))
+        }
+    };
+    let registry = hv[Hook::Registry as usize];
+    if !compiled.present.has(Hook::Registry) {
+        return Err(type_error("dispatchToolCall: options.registry is required", "ERR_PRISM_INVALID_OPTION"));
+    }
+    let native = native_registry(js, registry)?.is_some();
+    let ctx_ty = js.ty(ctx)?;
+    let (session_id, run_id, signal) = if ctx_ty == Ty::Object {
+        let s = js.get(ctx, c"sessionId")?;
+        let r = js.get(ctx, c"runId")?;
+        (
+            if js.is_nullish(s)? { String::new() } else { js.to_js_string(s)? },
+            if js.is_nullish(r)? { String::new() } else { js.to_js_string(r)? },
+            js.get(ctx, c"signal")?,
+        )
+    } else if ctx_ty == Ty::Undefined || ctx_ty == Ty::Null {
+        (String::new(), String::new(), js.undefined())
+    } else {
+        return Err(type_error("dispatchToolCall: context must be a ToolExecutionContext object", "ERR_PRISM_INVALID_OPTION"));
+    };
+    let ctx = if ctx_ty == Ty::Object { ctx } else { js.object()? };
+    let mut m = Machine {
+        step: Step::CallMiddleware,
+        sub: 0,
+        source,
+        compiled,
+        hv,
+        session_id,
+        run_id,
+        tool_call_id: String::new(),
+        name: String::new(),
+        t0: Instant::now(),
+        dispatch_at: iso8601(now_millis()),
+        started_at: None,
+        guard: None,
+        terminal: None,
+        reject_after: false,
+        native_registry: native,
+    };
+    let u = js.undefined();
+    let mut vals = Vals([u; NVALS]);
+    vals.0[S_OPTIONS] = options;
+    vals.0[S_CALL] = call;
+    vals.0[S_CTX] = ctx;
+    vals.0[S_SIGNAL] = signal;
+    vals.0[S_REGISTRY] = registry;
+    let flow = m.run(js, &mut vals, None)?;
+    settle(js, m, vals, flow)
+}
+
+fn settle(js: &Js, m: Machine, vals: Vals, flow: Flow) -> R<V> {
+    match flow {
+        Flow::Done(v) => Ok(v),
+        Flow::Reject(e) => {
+            js.throw(e)?;
+            Err(Fail::Pending)
+        }
+        Flow::Continue => Err(error("dispatch stopped without an outcome", "ERR_PRISM_INTERNAL")),
+        Flow::Park(thenable) => {
+            let after = m.step.after_execute() || m.terminal.is_some();
+            let signal = vals.0[S_SIGNAL];
+            // The driver races the wait against the caller's abort signal only while a host
+            // callback, not an observer, is pending.
+            let race = if m.terminal.is_none() && js.ty(signal)? == Ty::Object { signal } else { js.undefined() };
+            let _ = after;
+            let frame = js.array(HEADER as usize + NVALS)?;
+            js.set_element(frame, 0, js.external(Some(m))?)?;
+            js.set_element(frame, 1, thenable)?;
+            js.set_element(frame, 2, race)?;
+            for (i, v) in vals.0.iter().enumerate() {
+                js.set_element(frame, HEADER + i as u32, *v)?;
+            }
+            Ok(frame)
+        }
+    }
+}
+
+fn resume(js: &Js, frame: V, value: V, mode: u32) -> R<V> {
+    if !js.is_array(frame)? {
+        return Err(type_error("dispatchResume: not a dispatch frame", "ERR_PRISM_INTERNAL"));
+    }
+    let ext = js.element(frame, 0)?;
+    if js.ty(ext)? != Ty::External {
+        return Err(type_error("dispatchResume: not a dispatch frame", "ERR_PRISM_INTERNAL"));
+    }
+    let slot = unsafe { js.external_ptr::<Option<Machine>>(ext)? };
+    let mut m = unsafe { (*slot).take() }.ok_or_else(|| error("dispatch frame resumed twice", "ERR_PRISM_INTERNAL"))?;
+    let mut vals = Vals([js.undefined(); NVALS]);
+    for i in 0..NVALS {
+        vals.0[i] = js.element(frame, HEADER + i as u32)?;
+    }
+    m.refresh_hooks(js, vals.0[S_OPTIONS])?;
+    let input = match mode {
+        0 => Input::Value(value),
+        1 => Input::Threw(value),
+        _ => Input::Aborted,
+    };
+    let flow = m.run(js, &mut vals, Some(input))?;
+    settle(js, m, vals, flow)
+}
+
+raw_fn!(dispatch_start, |js, info| {
+    let (_, _, [options], _) = cb_args::<1>(js, info)?;
+    if js.ty(options)? != Ty::Object {
+        return Err(type_error("dispatchToolCall: options must be an object", "ERR_PRISM_INVALID_OPTION"));
+    }
+    let call = js.get(options, c"call")?;
+    let ctx = js.get(options, c"context")?;
+    start(js, options, call, ctx, None)
+});
+
+raw_fn!(dispatch_resume, |js, info| {
+    let (_, _, [frame, value, mode], _) = cb_args::<3>(js, info)?;
+    let mode = if js.ty(mode)? == Ty::Number { js.f64(mode)? as u32 } else { 0 };
+    resume(js, frame, value, mode)
+});
+
+// `createToolDispatcher(options)`: the native half. Returns the bound dispatcher object; the
+// package entry adds `dispatch(call, context)`.
+raw_fn!(create_dispatcher, |js, info| {
+    let (_, _, [options], _) = cb_args::<1>(js, info)?;
+    if js.ty(options)? != Ty::Object {
+        return Err(type_error("createToolDispatcher: options must be an object", "ERR_PRISM_INVALID_OPTION"));
+    }
+    let bound = hooks::bind(js, options)?;
+    if !bound.compiled.present.has(Hook::Registry) {
+        return Err(type_error("createToolDispatcher: options.registry is required", "ERR_PRISM_INVALID_OPTION"));
+    }
+    let obj = js.object()?;
+    js.wrap(obj, Rc::new(bound))?;
+    js.type_tag(obj, &hooks::DISPATCHER_TAG)?;
+    Ok(obj)
+});
+
+// `dispatcherStart(dispatcher, call, context)`.
+raw_fn!(dispatcher_start, |js, info| {
+    let (_, _, [dispatcher, call, ctx], _) = cb_args::<3>(js, info)?;
+    if js.ty(dispatcher)? != Ty::Object || !js.has_type_tag(dispatcher, &hooks::DISPATCHER_TAG)? {
+        return Err(type_error("not a tool dispatcher", "ERR_PRISM_INVALID_OPTION"));
+    }
+    let bound = unsafe { (*js.unwrap::<Rc<Bound>>(dispatcher)?).clone() };
+    start(js, dispatcher, call, ctx, Some(bound))
+});
+
+/// The bound options behind a dispatcher object (for the progress sink).
+pub fn bound_of(js: &Js, v: V) -> R<Option<Rc<Bound>>> {
+    if js.ty(v)? != Ty::Object || !js.has_type_tag(v, &hooks::DISPATCHER_TAG)? {
+        return Ok(None);
+    }
+    Ok(Some(unsafe { (*js.unwrap::<Rc<Bound>>(v)?).clone() }))
+}
+
+
+/// The fields every `ToolCallRecord` carries.
+pub struct RowFields<'a> {
+    pub session_id: &'a str,
+    pub run_id: &'a str,
+    pub tool_call_id: &'a str,
+    pub name: &'a str,
+    /// Already redacted.
+    pub args: V,
+    pub started_at: &'a str,
+    pub redacted: bool,
+    pub ownership: Option<V>,
+}
+
+/// `{ id, sessionId, runId, toolCallId, name, arguments, status, startedAt, redacted, ...ownership }`.
+pub fn build_row(js: &Js, f: &RowFields, status: &str) -> R<V> {
+    let r = js.object()?;
+    js.set(r, c"id", js.string(&row_id())?)?;
+    js.set(r, c"sessionId", js.string(f.session_id)?)?;
+    js.set(r, c"runId", js.string(f.run_id)?)?;
+    js.set(r, c"toolCallId", js.string(f.tool_call_id)?)?;
+    js.set(r, c"name", js.string(f.name)?)?;
+    js.set(r, c"arguments", if js.ty(f.args)? == Ty::Object { f.args } else { js.object()? })?;
+    js.set(r, c"status", js.string(status)?)?;
+    js.set(r, c"startedAt", js.string(f.started_at)?)?;
+    js.set(r, c"redacted", js.boolean(f.redacted))?;
+    if let Some(o) = f.ownership {
+        if js.ty(o)? == Ty::Object {
+            for key in [c"tenantId", c"accountId", c"userId"] {
+                let v = js.get(o, key)?;
+                if !js.is_nullish(v)? {
+                    js.set(r, key, v)?;
+                }
+            }
+        }
+    }
+    Ok(r)
+}
