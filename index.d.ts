@@ -1,4 +1,6 @@
 // Public types of prism-tools-native. Each concern's types live in types/<concern>.d.ts.
 
+export * from "./types/harness";
+
 /** The version of the native addon that was loaded. */
-export declare function nativeVersion(): string
+export declare function nativeVersion(): string;

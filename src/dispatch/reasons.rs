@@ -63,6 +63,7 @@ pub const CODE_VALIDATION_FAILED: &str = "validation_failed";
 pub const CODE_UNKNOWN_TOOL: &str = "unknown_tool";
 pub const CODE_TOOL_DENIED: &str = "tool_denied";
 pub const CODE_INVALID_RESULT: &str = "invalid_tool_result";
+pub const CODE_PROVIDER_HOSTED: &str = "ERR_PRISM_PROVIDER_HOSTED";
 
 #[cfg(test)]
 mod tests {

@@ -504,6 +504,18 @@ impl Machine {
     }
 
     fn step_lookup(&mut self, js: &Js, realm: &Realm, vals: &mut Vals, input: &mut Option<Input>) -> R<Flow> {
+        if input.is_none() && js.opt_str(js.get(vals.0[S_CALL], c"authority")?)?.as_deref() == Some("provider-hosted") {
+            // The provider already executed it; the host never does.
+            let e = self.make_error(
+                js,
+                realm,
+                "ToolDispatchError",
+                &format!("Provider-hosted tool call is not dispatched: {}", self.name),
+                reasons::CODE_PROVIDER_HOSTED,
+                None,
+            )?;
+            return self.block(BlockedReason::ExecutionDenied, js, vals, e);
+        }
         let registry = vals.0[S_REGISTRY];
         let call_name = js.get(vals.0[S_CALL], c"name")?;
         let name_is_string = js.ty(call_name)? == Ty::String;
@@ -697,7 +709,7 @@ impl Machine {
                     js,
                     realm,
                     "ToolValidationError",
-                    &format!("Validation failed for tool {}: the validator returned a {}", self.name, type_name(js, v)?),
+                    &format!("Validation failed for tool {}: the validator returned {}", self.name, type_name(js, v)?),
                     reasons::CODE_VALIDATION_FAILED,
                     None,
                 )?,

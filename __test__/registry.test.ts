@@ -1,0 +1,113 @@
+import { describe, expect, it } from "vitest";
+import { createToolRegistry, filterTools, type ToolDefinition } from "../index.js";
+
+const tool = (name: string, extra: Partial<ToolDefinition> = {}): ToolDefinition => ({
+  name,
+  execute: (args, ctx) => ({ toolCallId: ctx.toolCallId, name, value: args }),
+  ...extra,
+});
+
+describe("createToolRegistry", () => {
+  it("hands back the very objects it was given, parameters untouched", () => {
+    const parameters = { type: "object", properties: { text: { type: "string" } } } as const;
+    const echo = tool("echo", { parameters: parameters as never });
+    const registry = createToolRegistry([echo]);
+    expect(registry.get("echo")).toBe(echo);
+    expect(registry.resolve("echo")).toBe(echo);
+    expect(registry.get("echo")!.parameters).toBe(parameters);
+    expect(registry.list()).toEqual([echo]);
+    expect(registry.list()[0]).toBe(echo);
+  });
+
+  it("keeps insertion order and replaces in place by default", () => {
+    const a1 = tool("a");
+    const b = tool("b");
+    const a2 = tool("a");
+    const registry = createToolRegistry([a1, b]);
+    registry.register(a2);
+    expect(registry.list().map((t) => t.name)).toEqual(["a", "b"]);
+    expect(registry.get("a")).toBe(a2);
+  });
+
+  it("rejects silent shadowing in strict mode, from the constructor and from register", () => {
+    expect(() => createToolRegistry([tool("a"), tool("a")], { duplicate: "error" })).toThrow("Duplicate tool: a");
+    const registry = createToolRegistry([tool("a")], { duplicate: "error" });
+    let caught: any;
+    try {
+      registry.register(tool("a"));
+    } catch (e) {
+      caught = e;
+    }
+    expect(caught).toBeInstanceOf(Error);
+    expect(caught.message).toBe("Duplicate tool: a");
+    expect(caught.code).toBe("ERR_PRISM_DUPLICATE_TOOL");
+    expect(registry.list()).toHaveLength(1);
+  });
+
+  it("fails closed for unknown names", () => {
+    const registry = createToolRegistry();
+    expect(registry.get("nope")).toBeUndefined();
+    expect(() => registry.resolve("nope")).toThrow("Unknown tool: nope");
+    expect(registry.get(42 as never)).toBeUndefined();
+    expect(() => registry.resolve(42 as never)).toThrow("Unknown tool: 42");
+  });
+
+  it("rejects malformed definitions and options with clear errors", () => {
+    expect(() => createToolRegistry([null as never])).toThrow("Tool definition must be an object");
+    expect(() => createToolRegistry([{ execute() {} } as never])).toThrow("Tool definition must have a non-empty string name");
+    expect(() => createToolRegistry([tool("")])).toThrow("non-empty string name");
+    expect(() => createToolRegistry([], { duplicate: "ignore" as never })).toThrow(
+      'createToolRegistry: options.duplicate must be "replace" or "error"',
+    );
+    expect(() => createToolRegistry("x" as never)).toThrow("tools must be an array");
+  });
+
+  it("keeps working when methods are detached and the registry is dropped", () => {
+    const { get, list } = createToolRegistry([tool("a")]);
+    (globalThis as any).gc?.();
+    expect(get("a")!.name).toBe("a");
+    expect(list()).toHaveLength(1);
+  });
+
+  it("registers 1 000 tools and looks each one up exactly", () => {
+    const tools = Array.from({ length: 1000 }, (_, i) => tool(`tool_${i}`));
+    const registry = createToolRegistry(tools);
+    expect(registry.list()).toHaveLength(1000);
+    for (const t of tools) expect(registry.get(t.name)).toBe(t);
+    expect(registry.get("tool_1000")).toBeUndefined();
+    expect(registry.get("TOOL_1")).toBeUndefined();
+  });
+});
+
+describe("filterTools", () => {
+  const tools = ["a", "b", "c", "d"].map((n) => tool(n));
+
+  it("returns every tool without a filter, as a new array in input order", () => {
+    const out = filterTools(tools);
+    expect(out).toEqual(tools);
+    expect(out).not.toBe(tools);
+  });
+
+  it("applies exact allow and deny; deny wins", () => {
+    expect(filterTools(tools, { allow: ["a", "b"], deny: ["b"] }).map((t) => t.name)).toEqual(["a"]);
+    expect(filterTools(tools, { allow: [] }).map((t) => t.name)).toEqual(["a", "b", "c", "d"]);
+    expect(filterTools(tools, { deny: ["c"] }).map((t) => t.name)).toEqual(["a", "b", "d"]);
+    expect(filterTools(tools, { allow: ["A", "a "] })).toEqual([]);
+  });
+
+  it("requires every non-empty allow list of several filters to include the tool", () => {
+    const out = filterTools(tools, [{ allow: ["a", "b", "c"] }, { allow: ["b", "c", "d"] }, { deny: ["c"] }, {}]);
+    expect(out.map((t) => t.name)).toEqual(["b"]);
+  });
+
+  it("never returns anything outside the input and keeps input order", () => {
+    const out = filterTools([tools[3], tools[0]], { allow: ["a", "d", "zzz"] });
+    expect(out).toEqual([tools[3], tools[0]]);
+  });
+
+  it("rejects malformed filters instead of guessing", () => {
+    expect(() => filterTools(tools, { allow: "a" as never })).toThrow("filter.allow must be an array of tool names");
+    expect(() => filterTools(tools, { deny: [1] as never })).toThrow("filter.deny must contain only strings");
+    expect(() => filterTools(tools, [null as never])).toThrow("A tool filter must be an object");
+  });
+});

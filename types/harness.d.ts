@@ -1,0 +1,362 @@
+// Types of the tool harness: tools, registries, filters, dispatch, events, ledger rows, redaction.
+// Shapes follow @arnilo/prism's tool API so code written against it type-checks unchanged.
+
+/** A JSON value. */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+
+/** A plain object (prototype `Object.prototype` or `null`) with JSON values. */
+export interface JsonObject {
+  [key: string]: JsonValue | undefined;
+}
+
+/** A serialisable description of an error. */
+export interface ErrorInfo {
+  name?: string;
+  message: string;
+  code?: string | number;
+  retryAfterMs?: number;
+  cause?: string;
+}
+
+/** What a tool's side effect is, for the recoverable-effects machinery. */
+export interface ToolEffectDeclaration {
+  kind: "none" | "local_mutation" | "external_mutation";
+  idempotency: "none" | "optional" | "required" | "tool_managed" | "unsupported";
+}
+
+/** A host-verified identity (see `dispatchToolCall`'s `identity`). */
+export interface AgentIdentity {
+  tenantId: string;
+  accountId?: string;
+  userId?: string;
+  principal: { kind: string; id: string; displayName?: string };
+  scopes: string[];
+  /** ISO-8601 time (or epoch milliseconds / Date); at most one minute in the future. */
+  issuedAt: string | number | Date;
+  expiresAt?: string | number | Date;
+  revokedAt?: string | number | Date;
+  verified: true;
+  [key: string]: unknown;
+}
+
+/** Which tenant, account and user a call belongs to; copied into each ledger row. */
+export interface OwnershipScope {
+  tenantId?: string;
+  accountId?: string;
+  userId?: string;
+}
+
+/** The context a tool runs with. */
+export interface ToolExecutionContext {
+  sessionId: string;
+  runId: string;
+  toolCallId: string;
+  signal?: AbortSignal;
+  metadata?: Record<string, unknown>;
+  identity?: AgentIdentity;
+  /** Set by the effect machinery only; a caller-supplied key never reaches the tool. */
+  idempotencyKey?: string;
+  progress?(progress?: unknown, metadata?: Record<string, unknown>): void;
+}
+
+/** The context given to a dispatch (its `toolCallId` is replaced by the call's id). */
+export type DispatchContext = Omit<ToolExecutionContext, "toolCallId"> & { toolCallId?: string };
+
+/** What a tool returns. */
+export interface ToolResult {
+  toolCallId: string;
+  name: string;
+  content?: unknown;
+  value?: unknown;
+  error?: ErrorInfo;
+  metadata?: Record<string, unknown>;
+}
+
+/** A tool the host owns. */
+export interface ToolDefinition<Args extends JsonObject = JsonObject> {
+  name: string;
+  kind?: string;
+  description?: string;
+  /** JSON Schema of the arguments; stored as given, never copied or rewritten. */
+  parameters?: JsonObject;
+  /** Forces a parallel turn that calls this tool to run sequentially. */
+  exclusive?: boolean;
+  effect?: ToolEffectDeclaration | ((args: Args, ctx: ToolExecutionContext) => ToolEffectDeclaration);
+  execute(args: Args, ctx: ToolExecutionContext): ToolResult | Promise<ToolResult>;
+}
+
+/** A tool call as a provider produced it. */
+export interface ToolCallContent {
+  type: "tool_call";
+  id: string;
+  name: string;
+  arguments: JsonObject;
+  /** Set when the provider's argument text was not a JSON object; dispatch blocks the call. */
+  argumentsError?: ErrorInfo;
+  /** Provider-hosted calls are executed by the provider and never dispatched. */
+  authority?: "host" | "provider-hosted";
+}
+
+/** Any object with this shape is a registry; `createToolRegistry` makes the native one. */
+export interface ToolRegistry {
+  /** Stores or replaces by `tool.name`; throws `Duplicate tool: <name>` in strict mode. */
+  register(tool: ToolDefinition<any>): void;
+  /** The very object registered, or `undefined`. */
+  get(name: string): ToolDefinition<any> | undefined;
+  /** The tool, or throws `Unknown tool: <name>`. */
+  resolve(name: string): ToolDefinition<any>;
+  /** Tools in insertion order (a replaced tool keeps its first position). */
+  list(): readonly ToolDefinition<any>[];
+}
+
+export interface ToolRegistryOptions {
+  /** `"replace"` (default) replaces in place; `"error"` throws `Duplicate tool: <name>`. */
+  duplicate?: "replace" | "error";
+}
+
+/** Exact allow/deny names. Deny wins; an empty or missing allow means no restriction. */
+export interface ToolFilter {
+  allow?: readonly string[];
+  deny?: readonly string[];
+}
+
+/** One filter or an ordered list (every non-empty allow must list the tool; any deny excludes it). */
+export type ToolFilterInput = ToolFilter | readonly ToolFilter[];
+
+/** Host validation: `undefined` passes; a message or an `ErrorInfo` blocks with `validation_failed`. */
+export type ToolValidator = (
+  tool: ToolDefinition<any>,
+  args: JsonObject,
+  ctx: DispatchContext,
+) => void | undefined | string | ErrorInfo | Promise<void | undefined | string | ErrorInfo>;
+
+export type BlockedReason =
+  | "unknown_tool"
+  | "tool_denied"
+  | "invalid_arguments"
+  | "permission_denied"
+  | "validation_failed"
+  | "execution_denied"
+  | "guardrail_blocked";
+
+/** `{ durationMs, status }` on finished, error and blocked events. */
+export interface ToolEventMetadata {
+  durationMs: number;
+  status: "finished" | "error" | "blocked";
+}
+
+export interface ToolExecutionBlockedEvent {
+  type: "tool_execution_blocked";
+  sessionId: string;
+  runId: string;
+  toolCallId: string;
+  name: string;
+  reason: BlockedReason;
+  error: ErrorInfo;
+  metadata: ToolEventMetadata;
+}
+export interface ToolExecutionStartedEvent {
+  type: "tool_execution_started";
+  sessionId: string;
+  runId: string;
+  call: ToolCallContent;
+}
+export interface ToolExecutionProgressEvent {
+  type: "tool_execution_progress";
+  sessionId: string;
+  runId: string;
+  toolCallId: string;
+  name: string;
+  progress: unknown;
+  metadata: unknown;
+}
+export interface ToolExecutionFinishedEvent {
+  type: "tool_execution_finished";
+  sessionId: string;
+  runId: string;
+  result: ToolResult;
+  metadata: ToolEventMetadata;
+}
+export interface ToolExecutionErrorEvent {
+  type: "tool_execution_error";
+  sessionId: string;
+  runId: string;
+  call: ToolCallContent;
+  error: ErrorInfo;
+  metadata: ToolEventMetadata;
+}
+export interface GuardrailDecisionEvent {
+  type: "guardrail_decision";
+  sessionId: string;
+  runId: string;
+  toolCallId: string;
+  toolName: string;
+  record: GuardrailDecisionRecord;
+}
+
+/** The events dispatch emits. */
+export type ToolAgentEvent =
+  | ToolExecutionBlockedEvent
+  | ToolExecutionStartedEvent
+  | ToolExecutionProgressEvent
+  | ToolExecutionFinishedEvent
+  | ToolExecutionErrorEvent
+  | GuardrailDecisionEvent;
+
+/** An `AgentEvent`: the tool events, and any other event a runtime emits. */
+export type AgentEvent = ToolAgentEvent | { type: string; [key: string]: unknown };
+
+/** A tool-call ledger row. */
+export interface ToolCallRecord extends OwnershipScope {
+  id: string;
+  sessionId: string;
+  runId: string;
+  toolCallId: string;
+  name: string;
+  arguments: JsonObject;
+  status: "started" | "finished" | "error" | "blocked";
+  startedAt: string;
+  redacted: boolean;
+  finishedAt?: string;
+  result?: ToolResult;
+  reason?: BlockedReason;
+  progress?: unknown;
+  progressMetadata?: unknown;
+  progressAt?: string;
+}
+
+/** Where dispatch appends rows (each after redaction). */
+export interface RunLedger {
+  appendToolCall(record: ToolCallRecord): void | Promise<void>;
+}
+
+export interface SecretRedactor {
+  redact<T>(value: T): T;
+}
+
+/** Guardrail stages. */
+export type GuardrailStage = "tool_input" | "tool_output";
+
+export interface GuardrailContext {
+  stage: GuardrailStage;
+  /** The call (tool_input) or the raw result (tool_output). */
+  value: unknown;
+  sessionId: string;
+  runId: string;
+  toolCallId: string;
+  toolName: string;
+  metadata?: Record<string, unknown>;
+  /** Aborted when an earlier guardrail already decided, or the caller's signal aborts. */
+  signal: AbortSignal;
+}
+
+export interface GuardrailDecision {
+  action: "allow" | "block" | "tripwire" | "interrupt";
+  reason?: string;
+  metadata?: Record<string, unknown>;
+}
+
+export interface Guardrail {
+  name: string;
+  stage?: GuardrailStage;
+  /** Set by rule packs: a block then reads `Blocked by guardrail rule pack:<pack>/<rule>`. */
+  pack?: string;
+  rule?: string;
+  evaluate(ctx: GuardrailContext): GuardrailDecision | Promise<GuardrailDecision>;
+}
+
+/** One decision, bounded (name 128 bytes, reason 4 KiB, metadata 16 KiB of JSON) and redacted. */
+export interface GuardrailDecisionRecord {
+  guardrail: string;
+  stage: GuardrailStage;
+  action: GuardrailDecision["action"];
+  reason?: string;
+  metadata?: unknown;
+}
+
+export interface GuardrailOptions {
+  toolInput?: readonly Guardrail[];
+  toolOutput?: readonly Guardrail[];
+  /** How many guardrails of a stage run at once: a safe integer 1–16 (default 1). */
+  maxConcurrency?: number;
+}
+
+/** The error a tripwire rejects dispatch with. */
+export declare class GuardrailError extends Error {
+  readonly name: "GuardrailError";
+  readonly code: "ERR_PRISM_GUARDRAIL_BLOCKED";
+  readonly record?: GuardrailDecisionRecord;
+  constructor(message: string, options?: { cause?: unknown; record?: GuardrailDecisionRecord });
+}
+
+/** A permission policy: `{ allowed, reason? }` (or a boolean). A throw denies. */
+export interface PermissionPolicyLike {
+  check(request: {
+    kind: "tool";
+    action: "execute";
+    target: string;
+    metadata?: Record<string, unknown>;
+  }): { allowed: boolean; reason?: string } | boolean | Promise<{ allowed: boolean; reason?: string } | boolean>;
+}
+
+/** A trust policy: `{ trusted, reason? }` (or a boolean). A throw denies. */
+export interface TrustPolicyLike {
+  check(request: {
+    kind: "tool";
+    target: string;
+    capability: "execute";
+    metadata?: Record<string, unknown>;
+  }): { trusted: boolean; reason?: string } | boolean | Promise<{ trusted: boolean; reason?: string } | boolean>;
+}
+
+/** A middleware registry as dispatch uses it. */
+export interface MiddlewareRunner {
+  run(hook: string, value: unknown): Promise<unknown>;
+}
+
+/** A store of effect claims as dispatch uses it (see the effects types for the full contract). */
+export interface ToolEffectStoreLike {
+  [method: string]: unknown;
+}
+
+export interface DispatchToolCallOptions {
+  call: ToolCallContent;
+  registry: ToolRegistry;
+  context: DispatchContext;
+  filter?: ToolFilterInput;
+  middleware?: MiddlewareRunner;
+  validate?: ToolValidator;
+  beforeExecute?(call: ToolCallContent, tool: ToolDefinition<any>, ctx: DispatchContext): unknown;
+  emit?(event: AgentEvent): void | Promise<void>;
+  /** Known secret values redacted from errors, events and rows. */
+  secrets?: readonly string[];
+  redactor?: SecretRedactor;
+  ledger?: RunLedger;
+  ownership?: OwnershipScope;
+  identity?: AgentIdentity;
+  trust?: TrustPolicyLike;
+  permission?: PermissionPolicyLike;
+  guardrails?: GuardrailOptions;
+  effectStore?: ToolEffectStoreLike;
+}
+
+/** `createToolDispatcher`'s options: everything but the per-call `call` and `context`. */
+export type ToolDispatcherOptions = Omit<DispatchToolCallOptions, "call" | "context">;
+
+export interface ToolDispatcher {
+  dispatch(call: ToolCallContent, context: DispatchContext): Promise<ToolResult>;
+}
+
+export declare function createToolRegistry(
+  tools?: readonly ToolDefinition<any>[],
+  options?: ToolRegistryOptions,
+): ToolRegistry;
+export declare function filterTools<T extends { name: string }>(tools: readonly T[], filter?: ToolFilterInput): readonly T[];
+export declare function dispatchToolCall(options: DispatchToolCallOptions): Promise<ToolResult>;
+/** Same behaviour as `dispatchToolCall`, with the options read once. */
+export declare function createToolDispatcher(options: ToolDispatcherOptions): ToolDispatcher;
+
+export declare function redactSecrets<T>(value: T, secrets: readonly string[]): T;
+export declare function createSecretRedactor(secrets: readonly string[]): SecretRedactor;
+export declare function errorToErrorInfo(error: unknown, secrets?: readonly string[]): ErrorInfo;
+export declare function redactRunLedgerRecord<T extends ToolCallRecord>(record: T, redactor?: SecretRedactor): T;
