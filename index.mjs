@@ -3,5 +3,16 @@ import cjs from './index.js'
 
 export const {
   nativeVersion,
+  // Middleware, extensions, policies, policy errors
+  createMiddlewareRegistry,
+  createExtensionKernel,
+  createExtensionEventBus,
+  createContributionRegistries,
+  ContributionRegistry,
+  createStaticPermissionPolicy,
+  createStaticTrustPolicy,
+  PermissionDeniedError,
+  TrustDeniedError,
+  GuardrailError,
 } = cjs
 export default cjs
