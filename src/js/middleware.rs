@@ -1,6 +1,9 @@
 //! napi exports for the middleware registry. The chain runs in `lib/middleware.js`; Rust decides what an
 //! `extension_error` carries: the `ErrorInfo` fields kept and the redaction of known secrets.
 
+// napi registers these exports; a `cargo test` build sees no caller.
+#![cfg_attr(test, allow(dead_code))]
+
 use napi::bindgen_prelude::{
     Array, Either, FnArgs, Function, JsObjectValue, JsValue, Object, Unknown,
 };
