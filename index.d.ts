@@ -4,3 +4,8 @@ export * from "./types/harness";
 
 /** The version of the native addon that was loaded. */
 export declare function nativeVersion(): string;
+
+// Middleware, extensions, policies, policy errors
+export * from "./types/middleware"
+export * from "./types/extensions"
+export * from "./types/policy"

@@ -5,6 +5,8 @@ const native = require('./binding.js')
 const glue = require('./lib/glue.js')
 const { drive } = require('./lib/driver.js')
 const errors = require('./lib/errors.js')
+const middleware = require('./lib/middleware.js')
+const extensions = require('./lib/extensions.js')
 
 native.bindGlue({
   ...glue,
@@ -48,10 +50,20 @@ module.exports = {
   // dispatch
   dispatchToolCall,
   createToolDispatcher,
-  GuardrailError: errors.GuardrailError,
   // redaction
   redactSecrets: native.redactSecrets,
   createSecretRedactor: native.createSecretRedactor,
   errorToErrorInfo: native.errorToErrorInfo,
   redactRunLedgerRecord: native.redactRunLedgerRecord,
+  // middleware, extensions, policies, policy errors
+  createMiddlewareRegistry: middleware.createMiddlewareRegistry,
+  createExtensionKernel: extensions.createExtensionKernel,
+  createExtensionEventBus: extensions.createExtensionEventBus,
+  createContributionRegistries: native.createContributionRegistries,
+  ContributionRegistry: native.ContributionRegistry,
+  createStaticPermissionPolicy: native.createStaticPermissionPolicy,
+  createStaticTrustPolicy: native.createStaticTrustPolicy,
+  PermissionDeniedError: errors.PermissionDeniedError,
+  TrustDeniedError: errors.TrustDeniedError,
+  GuardrailError: errors.GuardrailError,
 }

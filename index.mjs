@@ -9,11 +9,21 @@ export const {
   // dispatch
   dispatchToolCall,
   createToolDispatcher,
-  GuardrailError,
   // redaction
   redactSecrets,
   createSecretRedactor,
   errorToErrorInfo,
   redactRunLedgerRecord,
+  // middleware, extensions, policies, policy errors
+  createMiddlewareRegistry,
+  createExtensionKernel,
+  createExtensionEventBus,
+  createContributionRegistries,
+  ContributionRegistry,
+  createStaticPermissionPolicy,
+  createStaticTrustPolicy,
+  PermissionDeniedError,
+  TrustDeniedError,
+  GuardrailError,
 } = cjs
 export default cjs

@@ -1,13 +1,72 @@
 'use strict'
-// Error classes of the public API. Handwritten JS because an Error subclass must be one.
+// Error subclasses of the public API. JS classes because `instanceof` and `Error.captureStackTrace` need
+// them; they hold no decisions. Every constructor takes `(message, options?)` with `{ cause?, record? }`.
+// The permission and trust errors also accept `@arnilo/prism`'s `(request, decision)` form, so code that
+// builds them the old way keeps working.
 
-class GuardrailError extends Error {
-  constructor(message, options = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause })
-    this.name = 'GuardrailError'
-    this.code = 'ERR_PRISM_GUARDRAIL_BLOCKED'
-    this.record = options.record
+function isRequest(value) {
+  return value !== null && typeof value === 'object' && typeof value.target === 'string'
+}
+
+function errorOptions(options) {
+  return options !== null && typeof options === 'object' && 'cause' in options ? { cause: options.cause } : undefined
+}
+
+class PermissionDeniedError extends Error {
+  /**
+   * @param {string | object} message the message, or a `PermissionRequest` (then `options` is the decision)
+   * @param {{ cause?: unknown, record?: unknown, reason?: string } | undefined} options
+   */
+  constructor(message, options) {
+    if (isRequest(message)) {
+      const request = message
+      const decision = options !== null && typeof options === 'object' ? options : {}
+      super(
+        typeof decision.reason === 'string'
+          ? decision.reason
+          : `Permission denied for ${request.kind}:${request.target}:${request.action}`,
+      )
+      this.request = request
+      this.decision = decision
+    } else {
+      super(message === undefined ? 'Permission denied' : String(message), errorOptions(options))
+    }
+    this.name = 'PermissionDeniedError'
+    this.code = 'ERR_PRISM_PERMISSION_DENIED'
   }
 }
 
-module.exports = { GuardrailError }
+class TrustDeniedError extends Error {
+  /**
+   * @param {string | object} message the message, or a `TrustRequest` (then `options` is the decision)
+   * @param {{ cause?: unknown, record?: unknown, reason?: string } | undefined} options
+   */
+  constructor(message, options) {
+    if (isRequest(message)) {
+      const request = message
+      const decision = options !== null && typeof options === 'object' ? options : {}
+      super(typeof decision.reason === 'string' ? decision.reason : `Untrusted ${request.kind}: ${request.target}`)
+      this.request = request
+      this.decision = decision
+    } else {
+      super(message === undefined ? 'Untrusted' : String(message), errorOptions(options))
+    }
+    this.name = 'TrustDeniedError'
+    this.code = 'ERR_PRISM_UNTRUSTED'
+  }
+}
+
+class GuardrailError extends Error {
+  /**
+   * @param {string} message
+   * @param {{ cause?: unknown, record?: unknown } | undefined} options `record` is the guardrail decision record
+   */
+  constructor(message, options) {
+    super(message === undefined ? 'Blocked by guardrail' : String(message), errorOptions(options))
+    this.name = 'GuardrailError'
+    this.code = 'ERR_PRISM_GUARDRAIL_BLOCKED'
+    this.record = options !== null && typeof options === 'object' ? options.record : undefined
+  }
+}
+
+module.exports = { PermissionDeniedError, TrustDeniedError, GuardrailError }

@@ -4,6 +4,8 @@
 mod dispatch;
 mod filter;
 mod js;
+mod middleware;
+mod policy;
 mod redact;
 mod registry;
 

@@ -281,13 +281,7 @@ export interface GuardrailOptions {
   maxConcurrency?: number;
 }
 
-/** The error a tripwire rejects dispatch with. */
-export declare class GuardrailError extends Error {
-  readonly name: "GuardrailError";
-  readonly code: "ERR_PRISM_GUARDRAIL_BLOCKED";
-  readonly record?: GuardrailDecisionRecord;
-  constructor(message: string, options?: { cause?: unknown; record?: GuardrailDecisionRecord });
-}
+// GuardrailError (the error a tripwire rejects dispatch with) is declared with the policy errors.
 
 /** A permission policy: `{ allowed, reason? }` (or a boolean). A throw denies. */
 export interface PermissionPolicyLike {

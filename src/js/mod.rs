@@ -2,9 +2,12 @@
 //! Pure logic lives in the concern modules; only this tree knows napi details.
 
 pub mod dispatch;
+pub mod extensions;
 pub mod guardrails;
 pub mod hooks;
 pub mod identity;
+pub mod middleware;
+pub mod policy;
 pub mod progress;
 pub mod raw;
 pub mod realm;

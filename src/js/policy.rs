@@ -1,0 +1,316 @@
+//! napi exports for the static permission and trust policies. The policy object is a plain JS object
+//! whose `check` is a native function closing over the lists (decisions in `crate::policy`).
+
+// napi registers these exports; a `cargo test` build sees no caller.
+#![cfg_attr(test, allow(dead_code))]
+
+use napi::bindgen_prelude::*;
+use napi::{Env, ValueType};
+use napi_derive::napi;
+
+use crate::policy::{parse_default, permission_reason, trust_reason, StaticLists, Verdict};
+
+const CODE_INVALID_ARG: &str = "ERR_INVALID_ARG_TYPE";
+
+/// `PermissionDecision` as returned by a static policy.
+#[napi(object)]
+pub struct StaticPermissionDecision {
+    pub allowed: bool,
+    pub reason: Option<String>,
+}
+
+/// `TrustDecision` as returned by a static policy.
+#[napi(object)]
+pub struct StaticTrustDecision {
+    pub trusted: bool,
+    pub reason: Option<String>,
+}
+
+fn type_error<T>(env: &Env, message: &str) -> Result<T> {
+    env.throw_type_error(message, Some(CODE_INVALID_ARG))?;
+    Err(Error::from_status(Status::PendingException))
+}
+
+fn string_prop(obj: &Object, name: &str) -> Result<Option<String>> {
+    let value: Unknown = obj.get_named_property(name)?;
+    if value.get_type()? == ValueType::String {
+        Ok(Some(unsafe { value.cast::<String>() }?))
+    } else {
+        Ok(None)
+    }
+}
+
+/// Reads an optional `string[]` option; anything else is a `TypeError`.
+fn string_list(env: &Env, obj: &Object, name: &str, factory: &str) -> Result<Vec<String>> {
+    let value: Unknown = obj.get_named_property(name)?;
+    match value.get_type()? {
+        ValueType::Undefined | ValueType::Null => return Ok(Vec::new()),
+        ValueType::Object if value.is_array()? => {}
+        _ => {
+            return type_error(
+                env,
+                &format!("{factory}: {name} must be an array of strings"),
+            )
+        }
+    }
+    let array: Array = unsafe { value.cast() }?;
+    let mut out = Vec::with_capacity(array.len() as usize);
+    for i in 0..array.len() {
+        let item: Unknown = array.get_element(i)?;
+        if item.get_type()? != ValueType::String {
+            return type_error(
+                env,
+                &format!("{factory}: {name} must be an array of strings"),
+            );
+        }
+        out.push(unsafe { item.cast::<String>() }?);
+    }
+    Ok(out)
+}
+
+fn default_decision(
+    env: &Env,
+    obj: &Object,
+    factory: &str,
+    yes: &str,
+    no: &str,
+) -> Result<Option<bool>> {
+    let value: Unknown = obj.get_named_property("defaultDecision")?;
+    let text = match value.get_type()? {
+        ValueType::Undefined | ValueType::Null => None,
+        ValueType::String => Some(unsafe { value.cast::<String>() }?),
+        _ => {
+            return type_error(
+                env,
+                &format!("{factory}: defaultDecision must be \"{yes}\" or \"{no}\""),
+            )
+        }
+    };
+    match parse_default(text.as_deref(), yes, no) {
+        Ok(v) => Ok(v),
+        Err(message) => type_error(env, &format!("{factory}: {message}")),
+    }
+}
+
+/// What a static policy was built from.
+enum Rule {
+    Constant(bool, Option<String>),
+    Lists(StaticLists),
+}
+
+/// The request fields a static policy reads: `kind`, `target`, and the action or capability.
+struct Request {
+    kind: String,
+    target: String,
+    verb: String,
+}
+
+fn request_object<'a>(ctx: &'a FunctionCallContext) -> Result<Option<Object<'a>>> {
+    if ctx.length() == 0 {
+        return Ok(None);
+    }
+    let value: Unknown = ctx.get(0)?;
+    if value.get_type()? != ValueType::Object {
+        return Ok(None);
+    }
+    Ok(Some(unsafe { value.cast::<Object>() }?))
+}
+
+fn full_request(obj: &Object, target: String, verb_name: &str) -> Result<Request> {
+    Ok(Request {
+        kind: string_prop(obj, "kind")?.unwrap_or_else(|| "undefined".to_owned()),
+        target,
+        verb: string_prop(obj, verb_name)?.unwrap_or_else(|| "undefined".to_owned()),
+    })
+}
+
+/// `createStaticPermissionPolicy(options)`: `{ allow?, deny?, defaultDecision? }` or a boolean.
+#[napi(js_name = "createStaticPermissionPolicy")]
+pub fn create_static_permission_policy<'env>(
+    env: &'env Env,
+    options: Option<Unknown<'env>>,
+) -> Result<Object<'env>> {
+    const FACTORY: &str = "createStaticPermissionPolicy";
+    let rule = match options {
+        None => Rule::Lists(StaticLists::new(Vec::new(), Vec::new(), None)),
+        Some(value) => match value.get_type()? {
+            ValueType::Undefined => Rule::Lists(StaticLists::new(Vec::new(), Vec::new(), None)),
+            ValueType::Boolean => Rule::Constant(unsafe { value.cast::<bool>() }?, None),
+            ValueType::Object => {
+                let obj: Object = unsafe { value.cast() }?;
+                let allow = string_list(env, &obj, "allow", FACTORY)?;
+                let deny = string_list(env, &obj, "deny", FACTORY)?;
+                let default = default_decision(env, &obj, FACTORY, "allow", "deny")?;
+                Rule::Lists(StaticLists::new(allow, deny, default))
+            }
+            _ => {
+                return type_error(
+                    env,
+                    &format!("{FACTORY}: options must be an object or a boolean"),
+                )
+            }
+        },
+    };
+    let check = env.create_function_from_closure::<Unknown, _, _>(
+        "check",
+        move |ctx: FunctionCallContext| {
+            let lists = match &rule {
+                Rule::Constant(allowed, reason) => {
+                    return Ok(StaticPermissionDecision {
+                        allowed: *allowed,
+                        reason: reason.clone(),
+                    })
+                }
+                Rule::Lists(lists) => lists,
+            };
+            let Some(obj) = request_object(&ctx)? else {
+                return Ok(StaticPermissionDecision {
+                    allowed: false,
+                    reason: Some("Invalid permission request".to_owned()),
+                });
+            };
+            let Some(target) = string_prop(&obj, "target")? else {
+                return Ok(StaticPermissionDecision {
+                    allowed: false,
+                    reason: Some("Invalid permission request".to_owned()),
+                });
+            };
+            let mut full: Option<Request> = None;
+            let mut read_error: Option<Error> = None;
+            let verdict = lists.decide(&target, || {
+                match full_request(&obj, target.clone(), "action") {
+                    Ok(r) => {
+                        let key = format!("{}:{}:{}", r.kind, r.target, r.verb);
+                        full = Some(r);
+                        key
+                    }
+                    Err(e) => {
+                        read_error = Some(e);
+                        String::new()
+                    }
+                }
+            });
+            if let Some(e) = read_error {
+                return Err(e);
+            }
+            if verdict == Verdict::Allowed {
+                return Ok(StaticPermissionDecision {
+                    allowed: true,
+                    reason: None,
+                });
+            }
+            let r = match full {
+                Some(r) => r,
+                None => full_request(&obj, target, "action")?,
+            };
+            let key = format!("{}:{}:{}", r.kind, r.target, r.verb);
+            Ok(StaticPermissionDecision {
+                allowed: false,
+                reason: permission_reason(verdict, &key),
+            })
+        },
+    )?;
+    let mut policy = Object::new(env)?;
+    policy.set_named_property("check", check)?;
+    Ok(policy)
+}
+
+/// `createStaticTrustPolicy(options)`: `{ trusted?, untrusted?, defaultDecision? }`, a boolean, or a
+/// constant `TrustDecision` (`{ trusted: boolean, reason? }`).
+#[napi(js_name = "createStaticTrustPolicy")]
+pub fn create_static_trust_policy<'env>(
+    env: &'env Env,
+    options: Option<Unknown<'env>>,
+) -> Result<Object<'env>> {
+    const FACTORY: &str = "createStaticTrustPolicy";
+    let rule = match options {
+        None => Rule::Lists(StaticLists::new(Vec::new(), Vec::new(), None)),
+        Some(value) => match value.get_type()? {
+            ValueType::Undefined => Rule::Lists(StaticLists::new(Vec::new(), Vec::new(), None)),
+            ValueType::Boolean => Rule::Constant(unsafe { value.cast::<bool>() }?, None),
+            ValueType::Object => {
+                let obj: Object = unsafe { value.cast() }?;
+                let trusted: Unknown = obj.get_named_property("trusted")?;
+                if trusted.get_type()? == ValueType::Boolean {
+                    // A constant decision, as `@arnilo/prism` accepts it.
+                    Rule::Constant(
+                        unsafe { trusted.cast::<bool>() }?,
+                        string_prop(&obj, "reason")?,
+                    )
+                } else {
+                    let list = string_list(env, &obj, "trusted", FACTORY)?;
+                    let untrusted = string_list(env, &obj, "untrusted", FACTORY)?;
+                    let default = default_decision(env, &obj, FACTORY, "trusted", "untrusted")?;
+                    Rule::Lists(StaticLists::new(list, untrusted, default))
+                }
+            }
+            _ => {
+                return type_error(
+                    env,
+                    &format!("{FACTORY}: options must be an object or a boolean"),
+                )
+            }
+        },
+    };
+    let check = env.create_function_from_closure::<Unknown, _, _>(
+        "check",
+        move |ctx: FunctionCallContext| {
+            let lists = match &rule {
+                Rule::Constant(trusted, reason) => {
+                    return Ok(StaticTrustDecision {
+                        trusted: *trusted,
+                        reason: reason.clone(),
+                    })
+                }
+                Rule::Lists(lists) => lists,
+            };
+            let Some(obj) = request_object(&ctx)? else {
+                return Ok(StaticTrustDecision {
+                    trusted: false,
+                    reason: Some("Invalid trust request".to_owned()),
+                });
+            };
+            let Some(target) = string_prop(&obj, "target")? else {
+                return Ok(StaticTrustDecision {
+                    trusted: false,
+                    reason: Some("Invalid trust request".to_owned()),
+                });
+            };
+            let mut full: Option<Request> = None;
+            let mut read_error: Option<Error> = None;
+            let verdict = lists.decide(&target, || {
+                match full_request(&obj, target.clone(), "capability") {
+                    Ok(r) => {
+                        let key = format!("{}:{}:{}", r.kind, r.target, r.verb);
+                        full = Some(r);
+                        key
+                    }
+                    Err(e) => {
+                        read_error = Some(e);
+                        String::new()
+                    }
+                }
+            });
+            if let Some(e) = read_error {
+                return Err(e);
+            }
+            if verdict == Verdict::Allowed {
+                return Ok(StaticTrustDecision {
+                    trusted: true,
+                    reason: None,
+                });
+            }
+            let r = match full {
+                Some(r) => r,
+                None => full_request(&obj, target, "capability")?,
+            };
+            Ok(StaticTrustDecision {
+                trusted: false,
+                reason: trust_reason(verdict, &r.kind, &r.target),
+            })
+        },
+    )?;
+    let mut policy = Object::new(env)?;
+    policy.set_named_property("check", check)?;
+    Ok(policy)
+}
