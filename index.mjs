@@ -3,5 +3,12 @@ import cjs from './index.js'
 
 export const {
   nativeVersion,
+
+  // Validation and provider argument text
+  createToolParameterValidator,
+  createJsonSchemaArgumentValidator,
+  createJsonSchemaToolArgumentValidator,
+  toolCallFromArgumentsText,
+  reconstructToolCallDeltas,
 } = cjs
 export default cjs

@@ -27,7 +27,7 @@ use lru::LruCache;
 use serde_json::Value;
 
 use bounds::Subject;
-pub use limits::{LimitError, Limits, LIMIT_SPECS};
+pub use limits::Limits;
 
 /// One problem: a JSON Pointer into the arguments (absent for problems of the schema itself
 /// or of the text as a whole) and a message.
@@ -176,10 +176,6 @@ impl Engine {
     pub fn new(limits: Limits) -> Self {
         let cap = NonZeroUsize::new(limits.max_compiled_schemas).unwrap_or(NonZeroUsize::MIN);
         Engine { limits, cache: LruCache::new(cap), by_text: HashMap::new(), next_id: 1 }
-    }
-
-    pub fn limits(&self) -> &Limits {
-        &self.limits
     }
 
     /// How many schemas (compiled or refused) the cache holds.
