@@ -55,7 +55,7 @@ export interface JsonSchemaArgumentValidatorOptions {
   maxErrors?: number
   /** Nesting depth of the arguments (`{}` is 1). Default 64, cap 128. */
   maxDepth?: number
-  /** Object properties in the arguments, counted over the whole value. Default 1 000, cap 100 000. */
+  /** Properties of any one object in the arguments. Default 1 000, cap 100 000. */
   maxProperties?: number
   /** Length of any string or property name in the arguments, in UTF-16 units. Default 1 000 000, cap 8 388 608. */
   maxStringLength?: number

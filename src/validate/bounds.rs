@@ -144,13 +144,12 @@ fn utf16_len_over(s: &str, limit: usize) -> Option<usize> {
 
 struct ValueWalk<'l> {
     limits: &'l Limits,
-    properties: usize,
 }
 
-/// Checks an argument value: depth (already bounded by the scan), total object properties,
+/// Checks an argument value: depth (already bounded by the scan), properties per object,
 /// string and array lengths, forbidden keys and values JSON cannot carry.
 pub fn check_arguments(value: &Value, limits: &Limits) -> Result<(), Issue> {
-    let mut walk = ValueWalk { limits, properties: 0 };
+    let mut walk = ValueWalk { limits };
     let mut path = Vec::new();
     walk.visit(value, &mut path, 0)
 }
@@ -190,11 +189,10 @@ impl ValueWalk<'_> {
                 if depth >= l.max_depth {
                     return Err(depth_issue(path, l.max_depth));
                 }
-                self.properties += map.len();
-                if self.properties > l.max_properties {
+                if map.len() > l.max_properties {
                     return Err(Issue::at(
                         pointer(path),
-                        format!("arguments have more than maxProperties {} properties in total", l.max_properties),
+                        format!("object has more than maxProperties {} properties (found {})", l.max_properties, map.len()),
                     ));
                 }
                 for (k, v) in map {
