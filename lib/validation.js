@@ -33,11 +33,39 @@ function replacer(key, value) {
   }
 }
 
+// Fast path: whether a value is plain JSON for sure (plain objects and arrays, finite numbers,
+// strings, booleans, null, no deeper than the hard depth cap). It decides nothing: a value it
+// is unsure of takes the replacer path, and Rust words the refusal.
+function surelyPlain(v, depth) {
+  switch (typeof v) {
+    case 'string':
+    case 'boolean':
+      return true
+    case 'number':
+      return Number.isFinite(v)
+    case 'object': {
+      if (v === null) return true
+      if (depth > 128) return false
+      if (Array.isArray(v)) {
+        for (let i = 0; i < v.length; i++) if (!surelyPlain(v[i], depth + 1)) return false
+        return true
+      }
+      const proto = Object.getPrototypeOf(v)
+      if (proto !== Object.prototype && proto !== null) return false
+      for (const k in v) if (!surelyPlain(v[k], depth + 1)) return false
+      return true
+    }
+    default:
+      return false
+  }
+}
+
 /** JSON text of a host value, or the exception serializing it raised (cycle, getter, depth). */
 function toJsonText(value) {
   if (value === undefined) return JSON.stringify(tag('undefined'))
   try {
-    return JSON.stringify(value, replacer)
+    // A replacer makes JSON.stringify ~2.5× slower; plain values (nearly all) skip it.
+    return surelyPlain(value, 0) ? JSON.stringify(value) : JSON.stringify(value, replacer)
   } catch (error) {
     const isError = typeof error === 'object' && error !== null
     return {
