@@ -42,6 +42,9 @@ function createToolDispatcher(options) {
   }
 }
 
+const validation = require('./lib/validation.js')
+const argumentsText = require('./lib/arguments-text.js')
+
 module.exports = {
   nativeVersion: native.nativeVersion,
   // registry and filters
@@ -66,4 +69,11 @@ module.exports = {
   PermissionDeniedError: errors.PermissionDeniedError,
   TrustDeniedError: errors.TrustDeniedError,
   GuardrailError: errors.GuardrailError,
+
+  // Validation (SPEC.md section 6) and provider argument text — docs/validation.md
+  createToolParameterValidator: validation.createToolParameterValidator,
+  createJsonSchemaArgumentValidator: validation.createJsonSchemaArgumentValidator,
+  createJsonSchemaToolArgumentValidator: validation.createJsonSchemaToolArgumentValidator,
+  toolCallFromArgumentsText: argumentsText.toolCallFromArgumentsText,
+  reconstructToolCallDeltas: argumentsText.reconstructToolCallDeltas,
 }

@@ -25,5 +25,12 @@ export const {
   PermissionDeniedError,
   TrustDeniedError,
   GuardrailError,
+
+  // Validation and provider argument text
+  createToolParameterValidator,
+  createJsonSchemaArgumentValidator,
+  createJsonSchemaToolArgumentValidator,
+  toolCallFromArgumentsText,
+  reconstructToolCallDeltas,
 } = cjs
 export default cjs

@@ -1,6 +1,7 @@
 //! prism-tools-native: the tool harness of `@arnilo/prism` as a Node.js addon.
 //! Each concern is its own module of plain Rust; `js` holds every napi export.
 
+mod arguments;
 mod dispatch;
 mod filter;
 mod js;
@@ -8,6 +9,7 @@ mod middleware;
 mod policy;
 mod redact;
 mod registry;
+mod validate;
 
 /// Registers the raw Node-API exports (the dispatch machine, registry, filters, redaction).
 #[napi_derive::napi(module_exports)]

@@ -1,6 +1,7 @@
 //! The JS boundary: napi exports and conversions between JS values and Rust.
 //! Pure logic lives in the concern modules; only this tree knows napi details.
 
+pub mod arguments;
 pub mod dispatch;
 pub mod extensions;
 pub mod guardrails;
@@ -13,6 +14,7 @@ pub mod raw;
 pub mod realm;
 pub mod redact;
 pub mod registry;
+pub mod validate;
 
 use raw::{cb_args, type_error, Js, Ty, R, V};
 use realm::{Glue, Realm};

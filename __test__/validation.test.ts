@@ -1,0 +1,411 @@
+import { createServer } from "node:http";
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { describe, expect, it } from "vitest";
+import * as esm from "../index.mjs";
+import * as subEsm from "../validation/json-schema.mjs";
+
+const require = createRequire(import.meta.url);
+const cjs = require("../index.js");
+const subCjs = require("../validation/json-schema.js");
+const binding = require("../binding.js");
+const {
+  createToolParameterValidator,
+  createJsonSchemaArgumentValidator,
+  createJsonSchemaToolArgumentValidator,
+  toolCallFromArgumentsText,
+} = cjs;
+
+type Schema = Record<string, any>;
+const github: { name: string; parameters: Schema }[] = JSON.parse(
+  readFileSync(new URL("../fixtures/github-mcp-tools.json", import.meta.url), "utf8"),
+);
+const bfcl: { catalog: { name: string; parameters: Schema }[] } = JSON.parse(
+  readFileSync(new URL("../fixtures/bfcl-tool-retrieval.json", import.meta.url), "utf8"),
+);
+
+const adapter = () => createJsonSchemaArgumentValidator();
+const tool = (parameters?: unknown, name = "t") => ({ name, parameters, execute: () => ({}) });
+const objectSchema = {
+  type: "object",
+  properties: { owner: { type: "string" }, n: { type: "integer", minimum: 1 }, state: { enum: ["open", "closed"] } },
+  required: ["owner"],
+  additionalProperties: false,
+};
+
+/** Arguments that satisfy a schema (required properties only), for the fixture schemas. */
+function goodValue(s: Schema | undefined): unknown {
+  if (!s || typeof s !== "object") return {};
+  if (Array.isArray(s.enum)) return s.enum[0];
+  if ("const" in s) return s.const;
+  const alt = s.oneOf ?? s.anyOf;
+  if (Array.isArray(alt)) return goodValue(alt[0]);
+  const type = Array.isArray(s.type) ? s.type[0] : s.type;
+  switch (type) {
+    case "string":
+      return "x".repeat(Math.max(1, s.minLength ?? 1));
+    case "integer":
+    case "number":
+      return s.minimum ?? (s.exclusiveMinimum !== undefined ? s.exclusiveMinimum + 1 : 1);
+    case "boolean":
+      return true;
+    case "null":
+      return null;
+    case "array":
+      return Array.from({ length: s.minItems ?? 0 }, () => goodValue(s.items));
+    default: {
+      const out: Record<string, unknown> = {};
+      for (const key of s.required ?? []) out[key] = goodValue(s.properties?.[key]);
+      return out;
+    }
+  }
+}
+
+describe("exports", () => {
+  it("come from the main entry and the validation/json-schema subpath, CJS and ESM alike", () => {
+    for (const name of ["createJsonSchemaArgumentValidator", "createJsonSchemaToolArgumentValidator"]) {
+      expect(typeof cjs[name]).toBe("function");
+      expect(subCjs[name]).toBe(cjs[name]);
+      expect((subEsm as any)[name]).toBe(cjs[name]);
+      expect((esm as any)[name]).toBe(cjs[name]);
+    }
+    expect((esm as any).createToolParameterValidator).toBe(createToolParameterValidator);
+    expect(require("prism-tools-native/validation/json-schema").createJsonSchemaArgumentValidator).toBe(
+      createJsonSchemaArgumentValidator,
+    );
+  });
+});
+
+describe("options", () => {
+  const caps: [string, number, number][] = [
+    ["maxErrors", 8, 64],
+    ["maxDepth", 64, 128],
+    ["maxProperties", 1_000, 100_000],
+    ["maxStringLength", 1_000_000, 8_388_608],
+    ["maxArrayLength", 10_000, 100_000],
+    ["maxSchemaBytes", 262_144, 1_048_576],
+    ["maxSchemaDepth", 64, 128],
+    ["maxSchemaProperties", 10_000, 100_000],
+    ["maxSchemaRefs", 128, 1_024],
+    ["maxSchemaKeywords", 10_000, 100_000],
+    ["maxCompiledSchemas", 256, 1_024],
+  ];
+  it.each(caps)("%s accepts 1 and its cap, and throws RangeError naming itself and the cap past it", (name, _d, cap) => {
+    expect(() => createJsonSchemaArgumentValidator({ [name]: 1 })).not.toThrow();
+    expect(() => createJsonSchemaToolArgumentValidator({ [name]: cap })).not.toThrow();
+    for (const bad of [cap + 1, 0, -1, 1.5, NaN, Infinity, "8", null]) {
+      expect(() => createJsonSchemaArgumentValidator({ [name]: bad } as any)).toThrow(RangeError);
+      expect(() => createJsonSchemaToolArgumentValidator({ [name]: bad } as any)).toThrow(
+        `${name} must be a positive safe integer no greater than ${cap}`,
+      );
+    }
+  });
+
+  it("missingSchema is allow or reject", () => {
+    expect(() => createJsonSchemaToolArgumentValidator({ missingSchema: "deny" as any })).toThrow(
+      new RangeError('missingSchema must be "allow" or "reject"'),
+    );
+    expect(() => createToolParameterValidator(adapter(), { missingSchema: "x" as any })).toThrow(RangeError);
+  });
+
+  it("the defaults hold: maxErrors 8, maxArrayLength 10 000", () => {
+    const many = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`k${i}`, 1]));
+    const r = adapter().validate({ type: "object", additionalProperties: false }, many);
+    expect(r.errors).toHaveLength(8);
+    const r2 = adapter().validate({}, { a: new Array(10_001).fill(0) });
+    expect(r2.errors![0]).toEqual({ path: "/a", message: "array is longer than maxArrayLength 10000 (found 10001 items)" });
+  });
+});
+
+describe("ToolValidator", () => {
+  it("passes a tool without parameters under allow, refuses it under reject", () => {
+    expect(createJsonSchemaToolArgumentValidator()(tool(), {})).toBeUndefined();
+    expect(createJsonSchemaToolArgumentValidator({ missingSchema: "reject" })(tool(undefined, "get_me"), {})).toBe(
+      "Tool get_me has no parameters schema",
+    );
+    expect(createToolParameterValidator(adapter(), { missingSchema: "reject" })(tool(undefined, "x"), {})).toBe(
+      "Tool x has no parameters schema",
+    );
+    expect(createToolParameterValidator(adapter())(tool(), {})).toBeUndefined();
+  });
+
+  it("returns synchronously: undefined, or the issues joined as path: message", () => {
+    for (const v of [createJsonSchemaToolArgumentValidator(), createToolParameterValidator(adapter())]) {
+      const t = tool(objectSchema);
+      expect(v(t, { owner: "o", n: 2 })).toBeUndefined();
+      expect(v(t, { n: 0, state: "merged", extra: true })).toBe(
+        '/n: expected a number >= 1, found integer 0; /state: expected one of "open", "closed", found string "merged"; /extra: property is not allowed by the schema (additionalProperties); /owner: required property is missing',
+      );
+    }
+  });
+
+  it("createToolParameterValidator wraps any adapter, sync or async", async () => {
+    const sync = { validate: () => ({ ok: false, errors: [{ path: "/a", message: "bad" }, { message: "worse" }] }) };
+    expect(createToolParameterValidator(sync)(tool({}), {})).toBe("/a: bad; worse");
+    const async = { validate: async () => ({ ok: false, errors: [{ path: "/b", message: "no" }] }) };
+    await expect(createToolParameterValidator(async as any)(tool({}), {})).resolves.toBe("/b: no");
+    expect(createToolParameterValidator({ validate: () => ({ ok: true }) })(tool({}), {})).toBeUndefined();
+  });
+
+  it("notices a replaced parameters object and an evicted cache entry", () => {
+    const v = createJsonSchemaToolArgumentValidator({ maxCompiledSchemas: 1 });
+    const a = tool({ type: "object", required: ["a"] }, "a");
+    const b = tool({ type: "object", required: ["b"] }, "b");
+    for (let i = 0; i < 3; i++) {
+      expect(v(a, { a: 1 })).toBeUndefined();
+      expect(v(b, { a: 1 })).toBe("/b: required property is missing");
+    }
+    a.parameters = { type: "object", required: ["z"] };
+    expect(v(a, { a: 1 })).toBe("/z: required property is missing");
+  });
+});
+
+describe("adapter", () => {
+  it("reports issues with a JSON Pointer and what was expected and found", () => {
+    const r = adapter().validate(
+      { type: "object", properties: { items: { type: "array", items: { type: "string", maxLength: 3 } } } },
+      { items: ["ok", 7, "toolong"] },
+    );
+    expect(r).toEqual({
+      ok: false,
+      errors: [
+        { path: "/items/1", message: "expected string, found integer 7" },
+        { path: "/items/2", message: "expected at most 3 characters, found 7" },
+      ],
+    });
+    expect(adapter().validate({ type: "object" }, { a: 1 })).toEqual({ ok: true });
+  });
+
+  it("keys the cache by content: equal schemas compile once, a mutated schema is noticed", () => {
+    const engine = binding.jsonSchemaEngineCreate(undefined);
+    const id = binding.jsonSchemaSchemaId(engine, JSON.stringify({ type: "string" }));
+    expect(binding.jsonSchemaSchemaId(engine, JSON.stringify({ type: "string" }))).toBe(id);
+    expect(binding.jsonSchemaCachedCount(engine)).toBe(1);
+    const v = adapter();
+    const schema: Schema = { type: "object", required: ["a"] };
+    expect(v.validate(schema, { a: 1 }).ok).toBe(true);
+    schema.required = ["b"];
+    expect(v.validate(schema, { a: 1 }).errors).toEqual([{ path: "/b", message: "required property is missing" }]);
+  });
+
+  it("chooses the draft by $schema (2020-12 by default, 2019-09, 07, 06) and refuses others", () => {
+    const tuple = { items: [{ type: "string" }] };
+    expect(adapter().validate({ $schema: "http://json-schema.org/draft-07/schema#", ...tuple }, ["a", 1]).ok).toBe(true);
+    expect(adapter().validate({ $schema: "http://json-schema.org/draft-06/schema#", ...tuple }, ["a"]).ok).toBe(true);
+    expect(adapter().validate({ $schema: "https://json-schema.org/draft/2019-09/schema", type: "string" }, 1).ok).toBe(false);
+    expect(adapter().validate({ prefixItems: [{ type: "string" }] }, [1]).errors![0].path).toBe("/0");
+    const r = adapter().validate(tuple, []);
+    expect(r.errors![0].message).toMatch(/^schema keyword "items" at #\/items is invalid/);
+    expect(adapter().validate({ $schema: "http://json-schema.org/draft-04/schema#" }, {}).errors![0].message).toMatch(
+      /unsupported dialect/,
+    );
+  });
+
+  it("checks the schema against its meta-schema and names the keyword", () => {
+    expect(adapter().validate({ type: "object", minimum: "one" }, {}).errors).toEqual([
+      { message: 'schema keyword "minimum" at #/minimum is invalid: expected number, found string "one"' },
+    ]);
+  });
+});
+
+describe("fixtures", () => {
+  it("compiles all 117 GitHub MCP schemas and accepts good arguments for each", () => {
+    expect(github).toHaveLength(117);
+    const v = createJsonSchemaToolArgumentValidator();
+    const a = adapter();
+    for (const t of github) {
+      const args = goodValue(t.parameters);
+      expect(v(t, args), t.name).toBeUndefined();
+      expect(a.validate(t.parameters, args), t.name).toEqual({ ok: true });
+      const text = toolCallFromArgumentsText("c", t.name, JSON.stringify(args));
+      expect(v(t, text.arguments), t.name).toBeUndefined();
+    }
+  });
+
+  it("refuses each of the 919 BFCL schemas with a clear message naming the keyword", () => {
+    expect(bfcl.catalog).toHaveLength(919);
+    const v = createJsonSchemaToolArgumentValidator();
+    for (const f of bfcl.catalog) {
+      const out = v(f, {});
+      expect(out, f.name).toMatch(/^schema keyword "(type|[^"]+)" at #\S* /);
+    }
+    expect(v(bfcl.catalog[0], {})).toBe(
+      'schema keyword "type" at #/type has the unknown type "dict": expected one of "array", "boolean", "integer", "null", "number", "object", "string"',
+    );
+  });
+});
+
+describe("hostile schemas", () => {
+  const first = (schema: unknown, value: unknown = {}) => {
+    const r = adapter().validate(schema, value);
+    expect(r.ok).toBe(false);
+    return r.errors![0].message;
+  };
+
+  it.each(["http://example.com/s.json", "https://example.com/s.json#/a", "file:///etc/passwd", "other.json#", "other.json#/x"])(
+    "refuses the non-local $ref %s",
+    (ref) => {
+      expect(first({ $ref: ref })).toMatch(/is not a local reference: only fragment references \("#…"\) are allowed, nothing is fetched$/);
+      expect(first({ properties: { a: { $ref: ref } } })).toMatch(/at #\/properties\/a is not a local reference/);
+    },
+  );
+
+  it("never fetches anything, even through $id, $schema or nested refs", async () => {
+    let requests = 0;
+    const server = createServer((_req, res) => {
+      requests++;
+      res.end("{}");
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+    const url = `http://127.0.0.1:${(server.address() as any).port}`;
+    try {
+      first({ $ref: `${url}/s.json` });
+      first({ $schema: `${url}/meta.json` });
+      first({ $id: `${url}/base.json`, properties: { a: { $ref: "other.json" } } });
+      adapter().validate({ $id: `${url}/base.json`, $defs: { x: { $id: "inner.json", $ref: "#" } } }, {});
+    } finally {
+      server.close();
+    }
+    expect(requests).toBe(0);
+  });
+
+  it("refuses $ref cycles that never reach the arguments", () => {
+    expect(first({ $ref: "#" })).toBe("schema $ref cycle never reaches the arguments: # → #");
+    expect(first({ $defs: { a: { $ref: "#/$defs/b" }, b: { anyOf: [{ $ref: "#/$defs/a" }] } }, $ref: "#/$defs/a" })).toMatch(/cycle/);
+    // A recursive schema that goes down the arguments is fine.
+    const tree = { type: "object", properties: { children: { type: "array", items: { $ref: "#" } } } };
+    expect(adapter().validate(tree, { children: [{ children: [] }] })).toEqual({ ok: true });
+  });
+
+  it("refuses a JS object cycle", () => {
+    const s: Schema = { type: "object" };
+    s.properties = { self: s };
+    expect(first(s)).toBe("schema contains a cycle, which is not plain JSON");
+    expect(createJsonSchemaToolArgumentValidator()(tool(s), {})).toBe("schema contains a cycle, which is not plain JSON");
+  });
+
+  it.each(["__proto__", "prototype", "constructor"])("refuses the key %s anywhere in a schema", (key) => {
+    const s = JSON.parse(`{"type":"object","properties":{"${key}":{"type":"string"}}}`);
+    expect(first(s)).toBe(`schema has a forbidden key "${key}" at #/properties/${key}`);
+    expect(first(JSON.parse(`{"enum":[{"${key}":1}]}`))).toMatch(`forbidden key "${key}"`);
+  });
+
+  it.each([NaN, Infinity, -Infinity])("refuses the number %s", (n) => {
+    expect(first({ type: "number", maximum: n })).toBe(`schema value at #/maximum is not plain JSON: ${n}`);
+  });
+
+  it("refuses a schema over 1 MiB, deeper than 200, with 20 000 keywords or 2 000 refs", () => {
+    expect(first({ description: "x".repeat(1_100_000) })).toMatch(/^schema is larger than maxSchemaBytes 262144 \(found 1100\d{3} bytes\)$/);
+    let deep: Schema = { type: "string" };
+    for (let i = 0; i < 200; i++) deep = { properties: { a: deep } };
+    expect(first(deep)).toBe("schema is nested deeper than maxSchemaDepth 64");
+    const keywords = Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`x-${i}`, 1]));
+    expect(first(keywords)).toBe("schema has more than maxSchemaKeywords 10000 keywords");
+    const props = Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`p${i}`, {}]));
+    expect(first({ properties: props })).toBe("schema declares more than maxSchemaProperties 10000 properties");
+    const refs = Array.from({ length: 2_000 }, () => ({ $ref: "#/$defs/a" }));
+    expect(first({ $defs: { a: { type: "string" } }, anyOf: refs })).toBe("schema has more than maxSchemaRefs 128 references");
+  });
+
+  it.each([["string"], [42], [null], [[{ type: "string" }]], [undefined]])("refuses the non-object schema %j", (s) => {
+    expect(first(s)).toMatch(/^schema must be a JSON object or a boolean, found |is not plain JSON/);
+  });
+
+  it("accepts boolean schemas", () => {
+    expect(adapter().validate(true, { a: 1 })).toEqual({ ok: true });
+    expect(adapter().validate(false, 1).errors![0].message).toBe("no value is allowed here, found integer 1");
+  });
+});
+
+describe("hostile arguments", () => {
+  const v = createJsonSchemaToolArgumentValidator();
+  const t = tool({ type: "object" });
+
+  it("refuses depth 10 000, as an object and as provider text", () => {
+    let deep: any = {};
+    for (let i = 0; i < 10_000; i++) deep = { a: deep };
+    expect(v(t, deep)).toMatch(/nested (deeper than|too deep to serialize \()maxDepth 64/);
+    const text = '{"a":'.repeat(10_000) + "1" + "}".repeat(10_000);
+    const call = toolCallFromArgumentsText("c", "t", text);
+    expect(call.argumentsError).toBeUndefined();
+    expect(v(t, call.arguments)).toBe("arguments are nested deeper than maxDepth 64");
+    let d65: any = {};
+    for (let i = 0; i < 64; i++) d65 = { a: d65 };
+    expect(v(t, d65)).toBe("arguments are nested deeper than maxDepth 64");
+  });
+
+  it("refuses a 10 MB string", () => {
+    expect(v(t, { s: "x".repeat(10_000_000) })).toBe("/s: string is longer than maxStringLength 1000000 (found 10000000 characters)");
+  });
+
+  it("refuses a 200 000-item array", () => {
+    expect(v(t, { a: new Array(200_000).fill(1) })).toBe("/a: array is longer than maxArrayLength 10000 (found 200000 items)");
+  });
+
+  it("refuses an object with more than maxProperties properties", () => {
+    const wide = { a: Object.fromEntries(Array.from({ length: 1_001 }, (_, i) => [`k${i}`, 1])) };
+    expect(v(t, wide)).toBe("/a: object has more than maxProperties 1000 properties (found 1001)");
+  });
+
+  it.each(["__proto__", "prototype", "constructor"])("refuses the key %s, from an object and from text", (key) => {
+    const text = `{"x":{"${key}":{"polluted":true}}}`;
+    expect(v(t, JSON.parse(text))).toBe(`/x/${key}: forbidden key "${key}"`);
+    expect(v(t, toolCallFromArgumentsText("c", "t", text).arguments)).toBe(`/x/${key}: forbidden key "${key}"`);
+  });
+
+  it("refuses class instances, Map, Set, Date, functions, BigInt and NaN with their path", () => {
+    class Point {
+      x = 1;
+    }
+    expect(v(t, { p: new Point() })).toBe("/p: an instance of Point is not plain JSON");
+    expect(v(t, { m: new Map([["a", 1]]) })).toBe("/m: an instance of Map is not plain JSON");
+    expect(v(t, { s: [new Set()] })).toBe("/s/0: an instance of Set is not plain JSON");
+    expect(v(t, { d: new Date(0) })).toBe("/d: an instance of Date is not plain JSON");
+    expect(v(t, { f: () => 1 })).toBe("/f: a function is not plain JSON");
+    expect(v(t, { b: 1n })).toBe("/b: a bigint is not plain JSON");
+    expect(v(t, { n: NaN })).toBe("/n: NaN is not plain JSON");
+    expect(v(t, new Point())).toBe("an instance of Point is not plain JSON");
+    expect(v(t, Object.create(null))).toBeUndefined();
+  });
+
+  it("refuses cyclic objects and throwing getters without throwing", () => {
+    const c: any = { a: 1 };
+    c.b = { c };
+    expect(v(t, c)).toBe("arguments contain a cycle, which is not plain JSON");
+    const g = {
+      get boom() {
+        throw new Error("getter");
+      },
+    };
+    expect(v(t, g)).toBe("arguments are not serializable as JSON: getter");
+  });
+
+  it("refuses lone UTF-16 surrogates, as an object and as provider text", () => {
+    expect(v(t, { s: "a\ud800b" })).toMatch(/^arguments contain a lone UTF-16 surrogate/);
+    const call = toolCallFromArgumentsText("c", "t", '{"s":"\\udc00"}');
+    expect(call.argumentsError).toBeUndefined();
+    expect(v(t, call.arguments)).toMatch(/^arguments contain a lone UTF-16 surrogate/);
+  });
+});
+
+describe("validation from provider text", () => {
+  const schema = { type: "object", properties: { q: { type: "string" } }, required: ["q"] };
+
+  it("validates the text while the arguments are still that object, and the object once replaced", () => {
+    const v = createJsonSchemaToolArgumentValidator();
+    const t = tool(schema);
+    const call = toolCallFromArgumentsText("c", "t", '{"q": 1}');
+    expect(v(t, call.arguments)).toBe("/q: expected string, found integer 1");
+    expect(v(t, { ...call.arguments, q: "fixed" })).toBeUndefined();
+    expect(adapter().validate(schema, call.arguments).errors).toEqual([{ path: "/q", message: "expected string, found integer 1" }]);
+  });
+
+  it("validates ~100 KB arguments the same way from text and from the object", () => {
+    const big = { q: "x", rows: Array.from({ length: 1_000 }, (_, i) => ({ id: i, name: `row ${i}`, tags: ["a", "b"], note: "y".repeat(50) })) };
+    const text = JSON.stringify(big);
+    expect(text.length).toBeGreaterThan(90_000);
+    const v = createJsonSchemaToolArgumentValidator();
+    expect(v(tool(schema), toolCallFromArgumentsText("c", "t", text).arguments)).toBeUndefined();
+    expect(v(tool(schema), big)).toBeUndefined();
+  });
+});

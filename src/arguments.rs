@@ -1,0 +1,50 @@
+//! Provider-side argument text: the size bound and the `ToolArgumentsError` message for text
+//! that does not give a JSON object. Parsing into a JS object stays with the JS engine's own
+//! `JSON.parse`; this module only explains why a text was refused.
+
+/// Default bound on argument text, in UTF-8 bytes (1 MiB).
+pub const DEFAULT_MAX_ARGUMENTS_BYTES: usize = 1_048_576;
+/// Hard cap on the bound (64 MiB).
+pub const MAX_ARGUMENTS_BYTES_CAP: usize = 64 * 1_048_576;
+
+/// Why a provider's argument text gives no arguments object, as the message of a
+/// `ToolArgumentsError` naming the tool; `None` when the text is a JSON object within bounds.
+pub fn arguments_text_problem(name: &str, text: &str, max_bytes: usize) -> Option<String> {
+    if text.len() > max_bytes {
+        return Some(format!("Tool {name} arguments are larger than {max_bytes} bytes"));
+    }
+    if text.trim().is_empty() {
+        return None;
+    }
+    // Scan the depth first so hostile nesting cannot exhaust the parser's stack.
+    if crate::validate::bounds::scan_depth(text, 128).is_err() {
+        return Some(format!("Tool {name} arguments are not valid JSON: nested deeper than 128 levels"));
+    }
+    match crate::validate::bounds::parse_scanned(text) {
+        Err(e) => Some(format!("Tool {name} arguments are not valid JSON: {e}")),
+        Ok(serde_json::Value::Object(_)) => None,
+        Ok(other) => Some(format!(
+            "Tool {name} arguments must be a JSON object, found {}",
+            crate::validate::messages::type_name(&other)
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_the_tool_and_the_problem() {
+        assert_eq!(arguments_text_problem("t", r#"{"a":1}"#, 100), None);
+        assert_eq!(arguments_text_problem("t", "", 100), None);
+        assert_eq!(
+            arguments_text_problem("get_me", r#"{"a":"#, 100).unwrap(),
+            "Tool get_me arguments are not valid JSON: EOF while parsing a value at line 1 column 5"
+        );
+        assert_eq!(arguments_text_problem("t", "[1]", 100).unwrap(), "Tool t arguments must be a JSON object, found array");
+        assert_eq!(arguments_text_problem("t", "{}", 1).unwrap(), "Tool t arguments are larger than 1 bytes");
+        let deep = "[".repeat(5_000);
+        assert!(arguments_text_problem("t", &deep, 1 << 20).unwrap().contains("nested deeper"));
+    }
+}

@@ -1,0 +1,408 @@
+//! Bounds checks over JSON text and parsed values, for schemas and for arguments.
+//!
+//! Nothing here recurses deeper than the depth the text scan has already allowed (at most 128),
+//! so hostile input cannot exhaust the stack; every violation is an [`Issue`] naming the limit.
+
+use serde_json::{Map, Value};
+
+use super::limits::Limits;
+use super::Issue;
+
+/// The key the JS side puts in place of a value JSON text cannot carry (a `Map`, a class
+/// instance, `NaN`, a function…): `{ "\u0000prism:nonjson": "<what it was>" }`.
+pub const NON_JSON_TAG: &str = "\u{0}prism:nonjson";
+
+/// Keys that must never appear in a schema or in arguments (prototype pollution).
+pub const FORBIDDEN_KEYS: [&str; 3] = ["__proto__", "prototype", "constructor"];
+
+/// The nesting depth of the JSON text (`1` for `{}`), or `Err(())` as soon as it passes `limit`.
+/// A linear byte scan that skips string contents; it never allocates.
+pub fn scan_depth(text: &str, limit: usize) -> Result<usize, ()> {
+    let bytes = text.as_bytes();
+    let mut depth = 0usize;
+    let mut max = 0usize;
+    let mut i = 0;
+    let n = bytes.len();
+    while i < n {
+        match bytes[i] {
+            b'"' => {
+                i += 1;
+                while i < n {
+                    match bytes[i] {
+                        b'\\' => i += 2,
+                        b'"' => break,
+                        _ => i += 1,
+                    }
+                }
+            }
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > limit {
+                    return Err(());
+                }
+                if depth > max {
+                    max = depth;
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        i += 1;
+    }
+    Ok(max)
+}
+
+/// Parses JSON text whose depth `scan_depth` has already bounded.
+pub fn parse_scanned(text: &str) -> Result<Value, serde_json::Error> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    de.disable_recursion_limit();
+    let value = serde::Deserialize::deserialize(&mut de)?;
+    de.end()?;
+    Ok(value)
+}
+
+/// What a message is about: `arguments` (plural) or `schema`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Subject {
+    Arguments,
+    Schema,
+}
+
+impl Subject {
+    /// "arguments are" / "schema is".
+    pub fn is(self) -> &'static str {
+        match self {
+            Subject::Arguments => "arguments are",
+            Subject::Schema => "schema is",
+        }
+    }
+    /// "arguments contain" / "schema contains".
+    pub fn contains(self) -> &'static str {
+        match self {
+            Subject::Arguments => "arguments contain",
+            Subject::Schema => "schema contains",
+        }
+    }
+}
+
+/// Turns a JSON parse error into a message a model can act on.
+pub fn describe_parse_error(subject: Subject, err: &serde_json::Error) -> String {
+    let text = err.to_string();
+    if text.contains("surrogate") || text.contains("hex escape") {
+        format!("{} a lone UTF-16 surrogate or a broken \\u escape, which is not valid Unicode ({text})", subject.contains())
+    } else {
+        format!("{} not valid JSON: {text}", subject.is())
+    }
+}
+
+/// JSON Pointer of a path (RFC 6901 escaping).
+pub fn pointer(segments: &[Segment<'_>]) -> String {
+    let mut out = String::new();
+    for s in segments {
+        out.push('/');
+        match s {
+            Segment::Key(k) => {
+                for c in k.chars() {
+                    match c {
+                        '~' => out.push_str("~0"),
+                        '/' => out.push_str("~1"),
+                        c => out.push(c),
+                    }
+                }
+            }
+            Segment::Index(i) => out.push_str(&i.to_string()),
+        }
+    }
+    out
+}
+
+#[derive(Clone, Copy, Debug)]
+pub enum Segment<'a> {
+    Key(&'a str),
+    Index(usize),
+}
+
+/// What a tagged non-JSON value was, when `map` is such a tag.
+pub fn non_json_tag(map: &Map<String, Value>) -> Option<&str> {
+    if map.len() == 1 {
+        if let Some(Value::String(kind)) = map.get(NON_JSON_TAG) {
+            return Some(kind);
+        }
+    }
+    None
+}
+
+/// Length of a string in UTF-16 code units (what JS `length` reports), computed only when the
+/// UTF-8 length could exceed the limit (a string never has more UTF-16 units than UTF-8 bytes).
+fn utf16_len_over(s: &str, limit: usize) -> Option<usize> {
+    if s.len() <= limit {
+        return None;
+    }
+    let n = s.encode_utf16().count();
+    (n > limit).then_some(n)
+}
+
+struct ValueWalk<'l> {
+    limits: &'l Limits,
+}
+
+/// Checks an argument value: depth (already bounded by the scan), properties per object,
+/// string and array lengths, forbidden keys and values JSON cannot carry.
+pub fn check_arguments(value: &Value, limits: &Limits) -> Result<(), Issue> {
+    let mut walk = ValueWalk { limits };
+    let mut path = Vec::new();
+    walk.visit(value, &mut path, 0)
+}
+
+impl ValueWalk<'_> {
+    fn visit<'v>(&mut self, value: &'v Value, path: &mut Vec<Segment<'v>>, depth: usize) -> Result<(), Issue> {
+        let l = self.limits;
+        match value {
+            Value::String(s) => {
+                if let Some(n) = utf16_len_over(s, l.max_string_length) {
+                    return Err(Issue::at(
+                        pointer(path),
+                        format!("string is longer than maxStringLength {} (found {n} characters)", l.max_string_length),
+                    ));
+                }
+            }
+            Value::Array(items) => {
+                if depth >= l.max_depth {
+                    return Err(depth_issue(path, l.max_depth));
+                }
+                if items.len() > l.max_array_length {
+                    return Err(Issue::at(
+                        pointer(path),
+                        format!("array is longer than maxArrayLength {} (found {} items)", l.max_array_length, items.len()),
+                    ));
+                }
+                for (i, item) in items.iter().enumerate() {
+                    path.push(Segment::Index(i));
+                    self.visit(item, path, depth + 1)?;
+                    path.pop();
+                }
+            }
+            Value::Object(map) => {
+                if let Some(kind) = non_json_tag(map) {
+                    return Err(Issue::at(pointer(path), format!("{kind} is not plain JSON")));
+                }
+                if depth >= l.max_depth {
+                    return Err(depth_issue(path, l.max_depth));
+                }
+                if map.len() > l.max_properties {
+                    return Err(Issue::at(
+                        pointer(path),
+                        format!("object has more than maxProperties {} properties (found {})", l.max_properties, map.len()),
+                    ));
+                }
+                for (k, v) in map {
+                    path.push(Segment::Key(k));
+                    if FORBIDDEN_KEYS.contains(&k.as_str()) {
+                        return Err(Issue::at(pointer(path), format!("forbidden key \"{k}\"")));
+                    }
+                    if let Some(n) = utf16_len_over(k, l.max_string_length) {
+                        return Err(Issue::at(
+                            pointer(&path[..path.len() - 1]),
+                            format!("a property name is longer than maxStringLength {} (found {n} characters)", l.max_string_length),
+                        ));
+                    }
+                    self.visit(v, path, depth + 1)?;
+                    path.pop();
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
+fn depth_issue(path: &[Segment<'_>], max: usize) -> Issue {
+    Issue::at(pointer(path), format!("arguments are nested deeper than maxDepth {max}"))
+}
+
+/// What the schema walk learned, for the `$ref` checks that follow it.
+#[derive(Default, Debug)]
+pub struct SchemaFacts {
+    /// Each `$ref` / `$dynamicRef` / `$recursiveRef`: the pointer of the schema holding it and
+    /// the reference.
+    pub refs: Vec<(String, String)>,
+}
+
+/// Keywords whose value is a map from names to subschemas: their keys are property names, not
+/// keywords.
+const NAME_MAPS: [&str; 6] = ["properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies"];
+/// Keywords whose value is plain data: nothing below them is a keyword.
+const DATA_KEYWORDS: [&str; 5] = ["enum", "const", "default", "examples", "required"];
+
+/// Checks a parsed schema: keyword and property counts, `$ref` count and locality, forbidden
+/// keys, values JSON cannot carry. Depth was bounded by the text scan.
+pub fn check_schema(schema: &Value, limits: &Limits) -> Result<SchemaFacts, Issue> {
+    match schema {
+        Value::Object(_) | Value::Bool(_) => {}
+        other => {
+            return Err(Issue::schema(format!(
+                "schema must be a JSON object or a boolean, found {}",
+                super::messages::type_name(other)
+            )))
+        }
+    }
+    let mut facts = SchemaFacts::default();
+    let mut keywords = 0usize;
+    let mut properties = 0usize;
+    // Iterative walk: (value, pointer, what the keys of this object are).
+    #[derive(Clone, Copy, PartialEq)]
+    enum Ctx {
+        Schema,
+        Names,
+        Data,
+    }
+    let mut stack: Vec<(&Value, String, Ctx)> = vec![(schema, String::new(), Ctx::Schema)];
+    while let Some((value, ptr, ctx)) = stack.pop() {
+        match value {
+            Value::Object(map) => {
+                if let Some(kind) = non_json_tag(map) {
+                    return Err(Issue::schema(format!("schema value at {} is not plain JSON: {kind}", show_ptr(&ptr))));
+                }
+                match ctx {
+                    Ctx::Names => {
+                        properties += map.len();
+                        if properties > limits.max_schema_properties {
+                            return Err(Issue::schema(format!(
+                                "schema declares more than maxSchemaProperties {} properties",
+                                limits.max_schema_properties
+                            )));
+                        }
+                    }
+                    _ => {
+                        keywords += map.len();
+                        if keywords > limits.max_schema_keywords {
+                            return Err(Issue::schema(format!(
+                                "schema has more than maxSchemaKeywords {} keywords",
+                                limits.max_schema_keywords
+                            )));
+                        }
+                    }
+                }
+                for (k, v) in map {
+                    let child_ptr = format!("{ptr}/{}", escape(k));
+                    if FORBIDDEN_KEYS.contains(&k.as_str()) {
+                        return Err(Issue::schema(format!("schema has a forbidden key \"{k}\" at {}", show_ptr(&child_ptr))));
+                    }
+                    let child_ctx = match ctx {
+                        Ctx::Data => Ctx::Data,
+                        Ctx::Names => Ctx::Schema,
+                        Ctx::Schema => {
+                            if matches!(k.as_str(), "$ref" | "$dynamicRef" | "$recursiveRef") {
+                                if let Value::String(r) = v {
+                                    facts.refs.push((ptr.clone(), r.clone()));
+                                    if facts.refs.len() > limits.max_schema_refs {
+                                        return Err(Issue::schema(format!(
+                                            "schema has more than maxSchemaRefs {} references",
+                                            limits.max_schema_refs
+                                        )));
+                                    }
+                                    if !r.starts_with('#') {
+                                        return Err(Issue::schema(format!(
+                                            "schema $ref \"{}\" at {} is not a local reference: only fragment references (\"#…\") are allowed, nothing is fetched",
+                                            super::messages::clip(r, 120),
+                                            show_ptr(&ptr)
+                                        )));
+                                    }
+                                }
+                                Ctx::Data
+                            } else if NAME_MAPS.contains(&k.as_str()) && v.is_object() {
+                                Ctx::Names
+                            } else if DATA_KEYWORDS.contains(&k.as_str()) {
+                                Ctx::Data
+                            } else {
+                                Ctx::Schema
+                            }
+                        }
+                    };
+                    stack.push((v, child_ptr, child_ctx));
+                }
+            }
+            Value::Array(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    stack.push((item, format!("{ptr}/{i}"), if ctx == Ctx::Data { Ctx::Data } else { Ctx::Schema }));
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(facts)
+}
+
+fn escape(key: &str) -> String {
+    if key.contains(['~', '/']) {
+        key.replace('~', "~0").replace('/', "~1")
+    } else {
+        key.to_owned()
+    }
+}
+
+/// A schema location for messages: `#` for the root, `#/properties/x` below it.
+pub fn show_ptr(ptr: &str) -> String {
+    format!("#{ptr}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn scan_depth_skips_strings_and_stops_at_the_limit() {
+        assert_eq!(scan_depth(r#"{"a":"[[[[\"{{"}"#, 10), Ok(1));
+        assert_eq!(scan_depth("[[[]]]", 3), Ok(3));
+        assert_eq!(scan_depth("[[[]]]", 2), Err(()));
+        let deep = "[".repeat(10_000) + &"]".repeat(10_000);
+        assert_eq!(scan_depth(&deep, 128), Err(()));
+    }
+
+    #[test]
+    fn parses_a_scanned_deep_value_without_the_parser_limit() {
+        let text = "[".repeat(128) + &"]".repeat(128);
+        assert_eq!(scan_depth(&text, 128), Ok(128));
+        assert!(parse_scanned(&text).is_ok());
+        assert!(parse_scanned("{} x").is_err());
+    }
+
+    #[test]
+    fn lone_surrogates_are_named() {
+        let err = parse_scanned(r#"{"a":"\ud800"}"#).unwrap_err();
+        assert!(describe_parse_error(Subject::Arguments, &err).contains("lone UTF-16 surrogate"), "{err}");
+    }
+
+    #[test]
+    fn argument_bounds_name_path_and_limit() {
+        let mut l = Limits::default();
+        l.max_string_length = 3;
+        l.max_array_length = 2;
+        let e = check_arguments(&json!({"a": {"b/c": "long"}}), &l).unwrap_err();
+        assert_eq!(e.path.as_deref(), Some("/a/b~1c"));
+        assert_eq!(e.message, "string is longer than maxStringLength 3 (found 4 characters)");
+        let e = check_arguments(&json!({"a": [1, 2, 3]}), &l).unwrap_err();
+        assert_eq!(e.message, "array is longer than maxArrayLength 2 (found 3 items)");
+        let e = check_arguments(&json!({"x": {"__proto__": 1}}), &l).unwrap_err();
+        assert_eq!(e.path.as_deref(), Some("/x/__proto__"));
+        let e = check_arguments(&json!({"m": {NON_JSON_TAG: "Map"}}), &l).unwrap_err();
+        assert_eq!((e.path.as_deref(), e.message.as_str()), (Some("/m"), "Map is not plain JSON"));
+        // UTF-16 length, as JS counts it: "é" is 2 UTF-8 bytes but 1 unit.
+        assert!(check_arguments(&json!("ééé"), &l).is_ok());
+    }
+
+    #[test]
+    fn schema_bounds() {
+        let l = Limits::default();
+        assert!(check_schema(&json!({"properties": {"constructor": {"type": "string"}}}), &l).is_err());
+        assert!(check_schema(&json!({"enum": [{"__proto__": 1}]}), &l).is_err());
+        let f = check_schema(&json!({"$defs": {"a": {"type": "string"}}, "$ref": "#/$defs/a"}), &l).unwrap();
+        assert_eq!(f.refs, vec![(String::new(), "#/$defs/a".to_owned())]);
+        let e = check_schema(&json!({"$ref": "http://example.com/s.json"}), &l).unwrap_err();
+        assert!(e.message.contains("not a local reference"), "{}", e.message);
+        assert!(check_schema(&json!("string"), &l).unwrap_err().message.contains("found string"));
+        // A property literally named "$ref" is a name, not a reference.
+        assert!(check_schema(&json!({"properties": {"$ref": {"type": "string"}}}), &l).is_ok());
+    }
+}

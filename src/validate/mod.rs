@@ -1,0 +1,275 @@
+//! Bounded JSON Schema validation of tool arguments (SPEC.md section 6), in plain Rust.
+//!
+//! An [`Engine`] holds the limits and an LRU of compiled schemas keyed by schema text. Schemas
+//! and arguments both arrive as JSON text (the JS side serializes once, or hands over the
+//! provider's own text); each is bounded before anything else looks at it:
+//!
+//! - schema: bytes, depth (a byte scan before parsing), keywords, declared properties, `$ref`
+//!   count, only fragment-local references, no in-place reference cycle, no forbidden keys,
+//!   nothing JSON cannot carry, a supported `$schema`, and its meta-schema;
+//! - arguments: depth (scan before parsing), total properties, string and array lengths,
+//!   forbidden keys, nothing JSON cannot carry.
+//!
+//! Every violation is an [`Issue`]; nothing here panics on input or fetches anything.
+
+pub mod bounds;
+pub mod limits;
+pub mod messages;
+pub mod refs;
+
+use std::collections::HashMap;
+use std::num::NonZeroUsize;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Arc;
+
+use jsonschema::{Draft, Validator};
+use lru::LruCache;
+use serde_json::Value;
+
+use bounds::Subject;
+pub use limits::Limits;
+
+/// One problem: a JSON Pointer into the arguments (absent for problems of the schema itself
+/// or of the text as a whole) and a message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Issue {
+    pub path: Option<String>,
+    pub message: String,
+}
+
+impl Issue {
+    pub fn at(path: String, message: String) -> Self {
+        Issue { path: Some(path), message }
+    }
+    pub fn schema(message: String) -> Self {
+        Issue { path: None, message }
+    }
+    fn whole(message: String) -> Self {
+        Issue { path: None, message }
+    }
+}
+
+/// `Ok(())` or at most `maxErrors` issues.
+pub type Outcome = Result<(), Vec<Issue>>;
+
+/// A schema or an argument value as it reaches the engine: its JSON text, or the exception the
+/// JS side got when serializing it (a cycle, a throwing getter, too deep for the serializer).
+#[derive(Clone, Copy, Debug)]
+pub enum Input<'a> {
+    Text(&'a str),
+    Thrown { name: &'a str, message: &'a str },
+}
+
+/// The draft a schema asks for through `$schema`; 2020-12 when it names none.
+pub fn draft_of(schema: &Value) -> Result<Draft, Issue> {
+    let Some(uri) = schema.as_object().and_then(|o| o.get("$schema")) else { return Ok(Draft::Draft202012) };
+    let Some(uri) = uri.as_str() else {
+        return Err(Issue::schema(format!("schema keyword \"$schema\" must be a string, found {}", messages::summary(uri))));
+    };
+    match uri.trim_end_matches('#') {
+        "https://json-schema.org/draft/2020-12/schema" | "http://json-schema.org/draft/2020-12/schema" => Ok(Draft::Draft202012),
+        "https://json-schema.org/draft/2019-09/schema" | "http://json-schema.org/draft/2019-09/schema" => Ok(Draft::Draft201909),
+        "https://json-schema.org/draft-07/schema" | "http://json-schema.org/draft-07/schema" => Ok(Draft::Draft7),
+        "https://json-schema.org/draft-06/schema" | "http://json-schema.org/draft-06/schema" => Ok(Draft::Draft6),
+        other => Err(Issue::schema(format!(
+            "schema keyword \"$schema\" names an unsupported dialect \"{}\": use draft 2020-12 (the default), 2019-09, 07 or 06",
+            messages::clip(other, 120)
+        ))),
+    }
+}
+
+/// Bounds-checks and compiles one schema text.
+pub fn compile(text: &str, limits: &Limits) -> Result<Validator, Issue> {
+    if text.len() > limits.max_schema_bytes {
+        return Err(Issue::schema(format!(
+            "schema is larger than maxSchemaBytes {} (found {} bytes)",
+            limits.max_schema_bytes,
+            text.len()
+        )));
+    }
+    if bounds::scan_depth(text, limits.max_schema_depth).is_err() {
+        return Err(Issue::schema(format!("schema is nested deeper than maxSchemaDepth {}", limits.max_schema_depth)));
+    }
+    let schema = bounds::parse_scanned(text).map_err(|e| Issue::schema(bounds::describe_parse_error(Subject::Schema, &e)))?;
+    let facts = bounds::check_schema(&schema, limits)?;
+    refs::check_refs(&schema, &facts)?;
+    let draft = draft_of(&schema)?;
+    let built = catch_unwind(AssertUnwindSafe(|| {
+        jsonschema::options()
+            .with_draft(draft)
+            .offline()
+            .should_validate_formats(true)
+            .build(&schema)
+    }));
+    match built {
+        Ok(Ok(v)) => Ok(v),
+        Ok(Err(e)) => Err(messages::schema_issue(&e)),
+        Err(_) => Err(Issue::schema("schema could not be compiled".to_owned())),
+    }
+}
+
+fn thrown_issue(subject: Subject, name: &str, message: &str, limits: &Limits) -> Issue {
+    let text = if message.contains("circular") || message.contains("cyclic") {
+        format!("{} a cycle, which is not plain JSON", subject.contains())
+    } else if name == "RangeError" {
+        let (what, limit) = match subject {
+            Subject::Arguments => ("maxDepth", limits.max_depth),
+            Subject::Schema => ("maxSchemaDepth", limits.max_schema_depth),
+        };
+        format!("{} nested too deep to serialize ({what} {limit})", subject.is())
+    } else {
+        format!("{} not serializable as JSON: {}", subject.is(), messages::clip(message, 200))
+    };
+    Issue::whole(text)
+}
+
+/// Parses and bounds argument text.
+pub fn parse_arguments(args: Input<'_>, limits: &Limits) -> Result<Value, Issue> {
+    let text = match args {
+        Input::Text(t) => t,
+        Input::Thrown { name, message } => return Err(thrown_issue(Subject::Arguments, name, message, limits)),
+    };
+    if bounds::scan_depth(text, limits.max_depth).is_err() {
+        return Err(Issue::whole(format!("arguments are nested deeper than maxDepth {}", limits.max_depth)));
+    }
+    let value = bounds::parse_scanned(text).map_err(|e| Issue::whole(bounds::describe_parse_error(Subject::Arguments, &e)))?;
+    bounds::check_arguments(&value, limits)?;
+    Ok(value)
+}
+
+/// Validates a parsed, bounded value; at most `max_errors` issues.
+pub fn run_validator(validator: &Validator, value: &Value, max_errors: usize) -> Outcome {
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        if validator.is_valid(value) {
+            return Ok(());
+        }
+        let mut out = Vec::new();
+        for e in validator.iter_errors(value) {
+            if out.len() >= max_errors {
+                break;
+            }
+            messages::instance_issues(&e, Some(value), &mut out, max_errors);
+        }
+        if out.is_empty() {
+            out.push(Issue::at(String::new(), "arguments do not match the schema".to_owned()));
+        }
+        Err(out)
+    }));
+    result.unwrap_or_else(|_| Err(vec![Issue::whole("arguments could not be validated".to_owned())]))
+}
+
+struct Entry {
+    text: Arc<str>,
+    compiled: Result<Arc<Validator>, Issue>,
+}
+
+/// Limits plus the compiled-schema LRU (failures are cached too, so a bad schema is refused
+/// without recompiling).
+pub struct Engine {
+    limits: Limits,
+    cache: LruCache<u64, Entry>,
+    by_text: HashMap<Arc<str>, u64>,
+    next_id: u64,
+}
+
+impl Engine {
+    pub fn new(limits: Limits) -> Self {
+        let cap = NonZeroUsize::new(limits.max_compiled_schemas).unwrap_or(NonZeroUsize::MIN);
+        Engine { limits, cache: LruCache::new(cap), by_text: HashMap::new(), next_id: 1 }
+    }
+
+    /// How many schemas (compiled or refused) the cache holds.
+    pub fn cached(&self) -> usize {
+        self.cache.len()
+    }
+
+    /// The cache id of a schema text, compiling it when it is not cached. Equal texts share one
+    /// entry; ids are never reused, so an evicted id stays unknown.
+    pub fn schema_id(&mut self, text: &str) -> u64 {
+        if let Some(&id) = self.by_text.get(text) {
+            if self.cache.get(&id).is_some() {
+                return id;
+            }
+        }
+        let compiled = compile(text, &self.limits).map(Arc::new);
+        let id = self.next_id;
+        self.next_id += 1;
+        let text: Arc<str> = Arc::from(text);
+        self.by_text.insert(text.clone(), id);
+        if let Some((_, evicted)) = self.cache.push(id, Entry { text, compiled }) {
+            self.by_text.remove(&evicted.text);
+        }
+        id
+    }
+
+    /// Validates arguments against a cached schema; `None` when the id is no longer cached.
+    pub fn validate_id(&mut self, id: u64, args: Input<'_>) -> Option<Outcome> {
+        let compiled = match &self.cache.get(&id)?.compiled {
+            Ok(v) => v.clone(),
+            Err(issue) => return Some(Err(vec![issue.clone()])),
+        };
+        Some(self.validate_compiled(&compiled, args))
+    }
+
+    fn validate_compiled(&self, validator: &Validator, args: Input<'_>) -> Outcome {
+        let value = parse_arguments(args, &self.limits).map_err(|i| vec![i])?;
+        run_validator(validator, &value, self.limits.max_errors)
+    }
+
+    /// Validates arguments against a schema given as text (or as the exception serializing it
+    /// raised).
+    pub fn validate(&mut self, schema: Input<'_>, args: Input<'_>) -> Outcome {
+        let text = match schema {
+            Input::Text(t) => t,
+            Input::Thrown { name, message } => {
+                return Err(vec![thrown_issue(Subject::Schema, name, message, &self.limits)]);
+            }
+        };
+        let id = self.schema_id(text);
+        self.validate_id(id, args).unwrap_or_else(|| Err(vec![Issue::schema("schema cache is empty".to_owned())]))
+    }
+}
+
+/// `path: message; …` (a message alone when it has no path), as a `ToolValidator` returns it.
+pub fn join_issues(issues: &[Issue]) -> String {
+    let mut out = String::new();
+    for (i, issue) in issues.iter().enumerate() {
+        if i > 0 {
+            out.push_str("; ");
+        }
+        match issue.path.as_deref() {
+            Some(p) if !p.is_empty() => {
+                out.push_str(p);
+                out.push_str(": ");
+            }
+            _ => {}
+        }
+        out.push_str(&issue.message);
+    }
+    out
+}
+
+/// The issues as JSON text: `[{"path":…,"message":…}]`, `path` left out when absent.
+pub fn issues_json(issues: &[Issue]) -> String {
+    let quote = |s: &str| serde_json::to_string(s).unwrap_or_else(|_| "\"\"".to_owned());
+    let mut out = String::from("[");
+    for (i, issue) in issues.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push('{');
+        if let Some(p) = &issue.path {
+            out.push_str("\"path\":");
+            out.push_str(&quote(p));
+            out.push(',');
+        }
+        out.push_str("\"message\":");
+        out.push_str(&quote(&issue.message));
+        out.push('}');
+    }
+    out.push(']');
+    out
+}
+
+#[cfg(test)]
+mod tests;

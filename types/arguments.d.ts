@@ -1,0 +1,63 @@
+// Provider argument text: tool calls from the JSON text a model streamed. See docs/validation.md.
+
+/** The error on a call whose argument text gave no JSON object. */
+export interface ToolArgumentsErrorInfo {
+  name: "ToolArgumentsError"
+  /** Names the tool and the problem, e.g. `Tool get_me arguments are not valid JSON: EOF while parsing a value at line 1 column 5`. */
+  message: string
+  code: "invalid_json_arguments"
+}
+
+/** A `ToolCallContent` made from provider text. */
+export interface ToolCallFromText {
+  type: "tool_call"
+  id: string
+  name: string
+  /** The parsed object; `{}` when the text was refused (then `argumentsError` says why). */
+  arguments: Record<string, unknown>
+  argumentsError?: ToolArgumentsErrorInfo
+}
+
+export interface ArgumentsTextOptions {
+  /**
+   * Largest argument text accepted, in UTF-8 bytes. Default 1 048 576 (1 MiB), cap 67 108 864;
+   * anything else throws `RangeError`.
+   */
+  maxBytes?: number
+}
+
+/**
+ * One streamed piece of a tool call. Deltas are grouped into calls by `index` when present,
+ * else by `id`; a delta with neither continues the previous call. Groups keep first-seen order.
+ * The call's `id` is the first `id` seen (else `call_<index>`), its `name` the first non-empty
+ * `name`, its text the `argumentsDelta`s in order. Events whose `type` is set to anything but
+ * `"tool_call_delta"` are skipped, so a whole provider stream may be passed.
+ */
+export interface ToolCallDelta {
+  type?: "tool_call_delta"
+  id?: string
+  index?: number
+  name?: string
+  argumentsDelta?: string
+}
+
+/**
+ * A tool call from provider JSON text. Malformed JSON, a non-object (array, string, number…),
+ * non-string text, or text over `maxBytes` give `arguments: {}` and `argumentsError`
+ * (`code: "invalid_json_arguments"`) — never a throw (except `RangeError` for a bad option).
+ * Empty or all-whitespace text means no arguments: `{}` without error. The call keeps its text
+ * privately, so the JSON Schema validator checks that text in one pass in Rust while `arguments`
+ * is still the very object parsed here.
+ */
+export declare function toolCallFromArgumentsText(
+  id: string,
+  name: string,
+  text: string,
+  options?: ArgumentsTextOptions,
+): ToolCallFromText
+
+/** Rebuilds tool calls from streamed deltas, then parses each like `toolCallFromArgumentsText`. */
+export declare function reconstructToolCallDeltas(
+  events: Iterable<ToolCallDelta | { type: string }>,
+  options?: ArgumentsTextOptions,
+): ToolCallFromText[]
