@@ -1,7 +1,9 @@
 //! prism-tools-native: the tool harness of `@arnilo/prism` as a Node.js addon.
 //! Each concern is its own module of plain Rust; `js` holds every napi export.
 
+pub mod effects;
 mod js;
+pub mod ledger;
 
 #[napi_derive::napi]
 pub fn native_version() -> &'static str {
