@@ -2,3 +2,6 @@
 
 /** The version of the native addon that was loaded. */
 export declare function nativeVersion(): string
+
+export * from "./types/effects";
+export * from "./types/ledger";

@@ -3,5 +3,22 @@ import cjs from './index.js'
 
 export const {
   nativeVersion,
+
+  // Recoverable tool effects and run ledgers.
+  ToolEffectError,
+  IdentityError,
+  canonicalToolEffectJson,
+  toolEffectArgumentsHash,
+  deriveToolEffectKey,
+  resolveToolEffectDeclaration,
+  isAgentIdentityActive,
+  identityMatchesOwnership,
+  assertIdentityActive,
+  assertIdentityMatchesOwnership,
+  createMemoryToolEffectStore,
+  createSqliteToolEffectStore,
+  createMemoryRunLedger,
+  createSqliteRunLedger,
+  // end of recoverable tool effects and run ledgers
 } = cjs
 export default cjs
