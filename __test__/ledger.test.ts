@@ -105,9 +105,9 @@ describe("SQLite run ledger", () => {
     rows.forEach((r, i) => expect(r.id).toBe(`k-${i}`)); // what survives is a prefix, in order
   });
 
-  it("commits queued rows when the process ends without close()", () => {
+  it.each([["a natural end"], ["process.exit"]])("commits queued rows when the process ends by %s without close()", (how) => {
     const path = db();
-    const done = spawnSync(process.execPath, [child, "exit", path, "5000"], { stdio: "inherit" });
+    const done = spawnSync(process.execPath, [child, "exit", path, "5000", how], { stdio: "inherit" });
     expect(done.status).toBe(0);
     const ledger = createSqliteRunLedger(path);
     expect(ledger.list().length).toBe(5000);

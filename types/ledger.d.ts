@@ -75,7 +75,7 @@ export declare function createMemoryRunLedger(): NativeRunLedger;
 
 /**
  * Rows in a SQLite file (WAL). Appends are queued and committed in batches by a writer thread, in append
- * order; `close()` (also run when the Node environment shuts down) commits every queued row. A process
+ * order; `close()` (also run when the process ends, including `process.exit()`) commits every queued row. A process
  * killed without closing loses the rows not yet committed — at most `maxPendingRows`, in practice the rows
  * of the last `flushIntervalMs` plus the batch in flight.
  */

@@ -1,6 +1,6 @@
 // Child process for the ledger tests. Usage:
 //   node ledger-child.mjs kill <db> <flushed> <extra> <maxPendingRows>  append+flush <flushed> rows, append <extra> more, wait for SIGKILL
-//   node ledger-child.mjs exit <db> <rows>                               append <rows> rows and end without close()
+//   node ledger-child.mjs exit <db> <rows> [process.exit]                append <rows> rows and end without close()
 //   node ledger-child.mjs writer <db> <rows> <tag>                       append <rows> rows tagged <tag>, close
 import { createRequire } from "node:module";
 
@@ -31,6 +31,7 @@ if (mode === "kill") {
   const ledger = createSqliteRunLedger(db, { flushIntervalMs: 60_000 });
   for (let i = 0; i < Number(a); i++) ledger.appendToolCall(row("e", i));
   // no close(): the environment cleanup hook commits the queue
+  if (b === "process.exit") process.exit(0); // exit listener commits the queue
 } else if (mode === "writer") {
   const ledger = createSqliteRunLedger(db);
   for (let i = 0; i < Number(a); i++) ledger.appendToolCall(row(b, i));

@@ -6,7 +6,48 @@ use crate::ledger::{LedgerError, MemoryLedger, RecordKind, SqliteLedger, SqliteL
 use napi::bindgen_prelude::*;
 use napi::sys;
 use napi_derive::napi;
+use std::cell::{Cell, RefCell};
 use std::sync::{Arc, Weak};
+
+thread_local! {
+    /// Open SQLite ledgers of this JS environment, committed on `process.on("exit")`.
+    static OPEN: RefCell<Vec<Weak<SqliteLedger>>> = const { RefCell::new(Vec::new()) };
+    static EXIT_LISTENER: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Commits every open ledger of this environment (the `exit` listener).
+unsafe extern "C" fn close_open_ledgers(_env: sys::napi_env, _info: sys::napi_callback_info) -> sys::napi_value {
+    let ledgers: Vec<Weak<SqliteLedger>> = OPEN.with(|o| o.borrow_mut().drain(..).collect());
+    for l in ledgers.iter().filter_map(Weak::upgrade) {
+        let _ = l.close();
+    }
+    std::ptr::null_mut()
+}
+
+/// `process.exit()` skips environment cleanup hooks, so the ledger also listens to `process.on("exit")`.
+fn track(js: Js, ledger: &Arc<SqliteLedger>) -> Result<()> {
+    OPEN.with(|o| {
+        let mut o = o.borrow_mut();
+        o.retain(|w| w.strong_count() > 0);
+        o.push(Arc::downgrade(ledger));
+    });
+    if EXIT_LISTENER.with(Cell::get) {
+        return Ok(());
+    }
+    let (process, on) = js.global_fn(c"process", c"on")?;
+    let mut listener = std::ptr::null_mut();
+    let name = "prismRunLedgerExit";
+    let status = unsafe {
+        sys::napi_create_function(js.0, name.as_ptr().cast(), name.len() as isize, Some(close_open_ledgers), std::ptr::null_mut(), &mut listener)
+    };
+    if status != sys::Status::napi_ok {
+        return Err(Error::new(Status::GenericFailure, "could not create the exit listener"));
+    }
+    let exit = js.create_string("exit")?;
+    js.call(process, on, &[exit, listener])?;
+    EXIT_LISTENER.with(|c| c.set(true));
+    Ok(())
+}
 
 enum Inner {
     Memory(MemoryLedger),
@@ -158,7 +199,8 @@ pub fn create_sqlite_run_ledger(env: Env, path: String, options: Option<Unknown>
         return Err(Error::new(Status::InvalidArg, "maxPendingRows must be at least batchSize"));
     }
     let ledger = Arc::new(SqliteLedger::open(&path, opts).map_err(ledger_error)?);
-    // Commit queued rows when the JS environment shuts down without close().
+    track(js, &ledger)?;
+    // Commit queued rows when the JS environment shuts down without close() (worker end, natural exit).
     let hook = env.add_env_cleanup_hook(Arc::downgrade(&ledger), |weak| {
         if let Some(l) = weak.upgrade() {
             let _ = l.close();
