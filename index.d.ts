@@ -12,3 +12,6 @@ export * from "./types/policy"
 
 export * from "./types/validation";
 export * from "./types/arguments";
+
+export * from "./types/effects";
+export * from "./types/ledger";

@@ -7,6 +7,7 @@ const { drive } = require('./lib/driver.js')
 const errors = require('./lib/errors.js')
 const middleware = require('./lib/middleware.js')
 const extensions = require('./lib/extensions.js')
+const effects = require('./lib/effects.js')
 
 native.bindGlue({
   ...glue,
@@ -76,4 +77,21 @@ module.exports = {
   createJsonSchemaToolArgumentValidator: validation.createJsonSchemaToolArgumentValidator,
   toolCallFromArgumentsText: argumentsText.toolCallFromArgumentsText,
   reconstructToolCallDeltas: argumentsText.reconstructToolCallDeltas,
+
+  // Recoverable tool effects and run ledgers (types/effects.d.ts, types/ledger.d.ts).
+  ToolEffectError: effects.ToolEffectError,
+  IdentityError: effects.IdentityError,
+  canonicalToolEffectJson: native.canonicalToolEffectJson,
+  toolEffectArgumentsHash: native.toolEffectArgumentsHash,
+  deriveToolEffectKey: native.deriveToolEffectKey,
+  resolveToolEffectDeclaration: native.resolveToolEffectDeclaration,
+  isAgentIdentityActive: native.isAgentIdentityActive,
+  identityMatchesOwnership: native.identityMatchesOwnership,
+  assertIdentityActive: native.assertIdentityActive,
+  assertIdentityMatchesOwnership: native.assertIdentityMatchesOwnership,
+  createMemoryToolEffectStore: native.createMemoryToolEffectStore,
+  createSqliteToolEffectStore: native.createSqliteToolEffectStore,
+  createMemoryRunLedger: native.createMemoryRunLedger,
+  createSqliteRunLedger: native.createSqliteRunLedger,
+  // end of recoverable tool effects and run ledgers
 }

@@ -32,5 +32,22 @@ export const {
   createJsonSchemaToolArgumentValidator,
   toolCallFromArgumentsText,
   reconstructToolCallDeltas,
+
+  // Recoverable tool effects and run ledgers.
+  ToolEffectError,
+  IdentityError,
+  canonicalToolEffectJson,
+  toolEffectArgumentsHash,
+  deriveToolEffectKey,
+  resolveToolEffectDeclaration,
+  isAgentIdentityActive,
+  identityMatchesOwnership,
+  assertIdentityActive,
+  assertIdentityMatchesOwnership,
+  createMemoryToolEffectStore,
+  createSqliteToolEffectStore,
+  createMemoryRunLedger,
+  createSqliteRunLedger,
+  // end of recoverable tool effects and run ledgers
 } = cjs
 export default cjs

@@ -3,8 +3,10 @@
 
 mod arguments;
 mod dispatch;
+pub mod effects;
 mod filter;
 mod js;
+pub mod ledger;
 mod middleware;
 mod policy;
 mod redact;

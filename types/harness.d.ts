@@ -1,6 +1,9 @@
 // Types of the tool harness: tools, registries, filters, dispatch, events, ledger rows, redaction.
 // Shapes follow @arnilo/prism's tool API so code written against it type-checks unchanged.
 
+import type { AgentIdentity, OwnershipScope, ToolEffectClassifier, ToolEffectDeclaration, ToolEffectStore } from "./effects";
+import type { RunLedger, ToolCallRecord } from "./ledger";
+
 /** A JSON value. */
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
@@ -18,33 +21,8 @@ export interface ErrorInfo {
   cause?: string;
 }
 
-/** What a tool's side effect is, for the recoverable-effects machinery. */
-export interface ToolEffectDeclaration {
-  kind: "none" | "local_mutation" | "external_mutation";
-  idempotency: "none" | "optional" | "required" | "tool_managed" | "unsupported";
-}
 
-/** A host-verified identity (see `dispatchToolCall`'s `identity`). */
-export interface AgentIdentity {
-  tenantId: string;
-  accountId?: string;
-  userId?: string;
-  principal: { kind: string; id: string; displayName?: string };
-  scopes: string[];
-  /** ISO-8601 time (or epoch milliseconds / Date); at most one minute in the future. */
-  issuedAt: string | number | Date;
-  expiresAt?: string | number | Date;
-  revokedAt?: string | number | Date;
-  verified: true;
-  [key: string]: unknown;
-}
 
-/** Which tenant, account and user a call belongs to; copied into each ledger row. */
-export interface OwnershipScope {
-  tenantId?: string;
-  accountId?: string;
-  userId?: string;
-}
 
 /** The context a tool runs with. */
 export interface ToolExecutionContext {
@@ -81,7 +59,7 @@ export interface ToolDefinition<Args extends JsonObject = JsonObject> {
   parameters?: JsonObject;
   /** Forces a parallel turn that calls this tool to run sequentially. */
   exclusive?: boolean;
-  effect?: ToolEffectDeclaration | ((args: Args, ctx: ToolExecutionContext) => ToolEffectDeclaration);
+  effect?: ToolEffectDeclaration | ToolEffectClassifier;
   execute(args: Args, ctx: ToolExecutionContext): ToolResult | Promise<ToolResult>;
 }
 
@@ -206,29 +184,7 @@ export type ToolAgentEvent =
 /** An `AgentEvent`: the tool events, and any other event a runtime emits. */
 export type AgentEvent = ToolAgentEvent | { type: string; [key: string]: unknown };
 
-/** A tool-call ledger row. */
-export interface ToolCallRecord extends OwnershipScope {
-  id: string;
-  sessionId: string;
-  runId: string;
-  toolCallId: string;
-  name: string;
-  arguments: JsonObject;
-  status: "started" | "finished" | "error" | "blocked";
-  startedAt: string;
-  redacted: boolean;
-  finishedAt?: string;
-  result?: ToolResult;
-  reason?: BlockedReason;
-  progress?: unknown;
-  progressMetadata?: unknown;
-  progressAt?: string;
-}
 
-/** Where dispatch appends rows (each after redaction). */
-export interface RunLedger {
-  appendToolCall(record: ToolCallRecord): void | Promise<void>;
-}
 
 export interface SecretRedactor {
   redact<T>(value: T): T;
@@ -308,10 +264,6 @@ export interface MiddlewareRunner {
   run(hook: string, value: unknown): Promise<unknown>;
 }
 
-/** A store of effect claims as dispatch uses it (see the effects types for the full contract). */
-export interface ToolEffectStoreLike {
-  [method: string]: unknown;
-}
 
 export interface DispatchToolCallOptions {
   call: ToolCallContent;
@@ -331,7 +283,8 @@ export interface DispatchToolCallOptions {
   trust?: TrustPolicyLike;
   permission?: PermissionPolicyLike;
   guardrails?: GuardrailOptions;
-  effectStore?: ToolEffectStoreLike;
+  /** Durable claims so a retry never repeats a side effect (see docs/effects.md). */
+  effectStore?: ToolEffectStore;
 }
 
 /** `createToolDispatcher`'s options: everything but the per-call `call` and `context`. */

@@ -3,10 +3,12 @@
 
 pub mod arguments;
 pub mod dispatch;
+pub mod effects;
 pub mod extensions;
 pub mod guardrails;
 pub mod hooks;
 pub mod identity;
+pub mod ledger;
 pub mod middleware;
 pub mod policy;
 pub mod progress;

@@ -1,0 +1,94 @@
+// Child process for the effect-store crash and race tests. Usage:
+//   node effect-child.mjs race <db> <trials> <out.json>        claim keys 0..trials-1, write the ones acquired
+//   node effect-child.mjs crash <db> <sideEffectFile> <point>   run one effect and stop at <point> (waits for SIGKILL)
+//   node effect-child.mjs run <db> <sideEffectFile>            run the effect protocol once, print the outcome
+// The "tool" appends one line to <sideEffectFile>; the effect protocol is the one dispatch follows:
+// begin → markDispatched → execute → complete; an existing completed record replays; dispatched / unknown
+// are never executed again.
+import { createRequire } from "node:module";
+import { appendFileSync, writeFileSync } from "node:fs";
+
+const require = createRequire(import.meta.url);
+const { createSqliteToolEffectStore, deriveToolEffectKey, toolEffectArgumentsHash } = require("../../index.js");
+
+export const identity = {
+  tenantId: "tenant",
+  principal: { kind: "service", id: "payments" },
+  scopes: ["tools:execute"],
+  issuedAt: "2026-01-01T00:00:00.000Z",
+  verified: true,
+};
+
+export function effectKey(toolCallId, args = { amount: 5 }) {
+  const base = {
+    identity,
+    ownership: { tenantId: "tenant" },
+    sessionId: "session",
+    runId: "run",
+    toolCallId,
+    toolName: "charge",
+    argumentsHash: toolEffectArgumentsHash(args),
+  };
+  return { ...base, key: deriveToolEffectKey(base) };
+}
+
+const [mode, db, a, b, c] = process.argv.slice(2);
+
+function park(point) {
+  process.stdout.write(`${point}\n`);
+  setInterval(() => {}, 1000); // wait for SIGKILL
+}
+
+if (mode === "race") {
+  const store = createSqliteToolEffectStore(db, { synchronous: "normal" });
+  const trials = Number(a);
+  const won = [];
+  for (let i = 0; i < trials; i++) {
+    if (store.begin(effectKey(`race-${i}`)).outcome === "acquired") won.push(i);
+  }
+  writeFileSync(b, JSON.stringify(won));
+  store.close();
+} else if (mode === "crash") {
+  const [file, point] = [a, b];
+  const store = createSqliteToolEffectStore(db);
+  const key = effectKey("crash");
+  const begun = store.begin({ ...key, claimTtlMs: 60_000 });
+  if (point === "after-claim") park(point);
+  else {
+    const dispatched = store.markDispatched({ ...key, claimToken: begun.record.claimToken, expectedVersion: begun.record.version });
+    if (point === "after-dispatched") park(point);
+    else {
+      appendFileSync(file, "charged\n");
+      if (point === "during-execute" || point === "after-execute") park(point);
+      else {
+        store.complete({
+          ...key,
+          claimToken: dispatched.claimToken,
+          expectedVersion: dispatched.version,
+          result: { toolCallId: "crash", name: "charge", value: { charged: 5 } },
+        });
+        park(point);
+      }
+    }
+  }
+} else if (mode === "run") {
+  const file = a;
+  const store = createSqliteToolEffectStore(db);
+  const key = effectKey("crash");
+  const begun = store.begin(key);
+  let outcome;
+  if (begun.outcome === "acquired") {
+    const d = store.markDispatched({ ...key, claimToken: begun.record.claimToken, expectedVersion: begun.record.version });
+    appendFileSync(file, "charged\n");
+    store.complete({ ...key, claimToken: d.claimToken, expectedVersion: d.version, result: { toolCallId: "crash", name: "charge", value: { charged: 5 } } });
+    outcome = { executed: true };
+  } else if (begun.record.status === "completed") {
+    outcome = { replayed: begun.record.result };
+  } else if (begun.record.status === "dispatched" || begun.record.status === "unknown") {
+    outcome = { code: "ERR_PRISM_TOOL_EFFECT_UNKNOWN", status: begun.record.status };
+  } else {
+    outcome = { code: "ERR_PRISM_TOOL_EFFECT_CONFLICT", status: begun.record.status };
+  }
+  process.stdout.write(JSON.stringify(outcome));
+  store.close();
+}

@@ -1,0 +1,19 @@
+//! Recoverable tool effects (SPEC section 7): declarations, canonical JSON, keys, identity checks, and the
+//! claim/CAS store state machine with its in-memory and SQLite storages. Plain Rust, no napi types.
+
+pub mod canonical;
+pub mod declaration;
+pub mod error;
+pub mod identity;
+pub mod record;
+pub mod sqlite;
+pub mod store;
+pub mod time;
+
+pub use canonical::{arguments_hash, canonical_json, derive_key, KeyMaterial};
+pub use error::{EffectError, EffectErrorCode, IdentityFailure, StoreError};
+pub use store::{EffectStore, MemoryStorage};
+pub use sqlite::SqliteStorage;
+
+#[cfg(test)]
+mod tests;

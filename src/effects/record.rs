@@ -1,0 +1,133 @@
+//! The stored effect record and its JSON form (`ToolEffectRecord`).
+
+use super::canonical::write_json_string;
+use super::time::format_iso;
+
+/// `ToolEffectStatus`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    Pending,
+    Dispatched,
+    Completed,
+    FailedRetryable,
+    FailedTerminal,
+    Unknown,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Pending => "pending",
+            Self::Dispatched => "dispatched",
+            Self::Completed => "completed",
+            Self::FailedRetryable => "failed_retryable",
+            Self::FailedTerminal => "failed_terminal",
+            Self::Unknown => "unknown",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "pending" => Self::Pending,
+            "dispatched" => Self::Dispatched,
+            "completed" => Self::Completed,
+            "failed_retryable" => Self::FailedRetryable,
+            "failed_terminal" => Self::FailedTerminal,
+            "unknown" => Self::Unknown,
+            _ => return None,
+        })
+    }
+    /// Records that `cleanup` may delete.
+    pub fn is_terminal(self) -> bool {
+        matches!(self, Self::Completed | Self::FailedTerminal)
+    }
+}
+
+/// `{ code, reference? }` of a failed or unknown record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    pub code: String,
+    pub reference: Option<String>,
+}
+
+/// One effect record. Times are epoch milliseconds; `result` is the stored `ToolResult` as JSON text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EffectRecord {
+    pub tenant_id: String,
+    pub account_id: Option<String>,
+    pub user_id: Option<String>,
+    pub key: String,
+    pub session_id: String,
+    pub run_id: String,
+    pub tool_call_id: String,
+    pub tool_name: String,
+    pub arguments_hash: String,
+    pub status: Status,
+    pub attempt: u32,
+    pub version: u64,
+    pub claim_token: Option<String>,
+    pub result: Option<String>,
+    pub result_ref: Option<String>,
+    pub failure: Option<Failure>,
+    pub created_at: i64,
+    pub updated_at: i64,
+    pub expires_at: Option<i64>,
+}
+
+impl EffectRecord {
+    /// The record as `ToolEffectRecord` JSON (absent optional fields are left out).
+    pub fn to_json(&self) -> String {
+        let mut o = String::with_capacity(512 + self.result.as_ref().map_or(0, String::len));
+        let field = |o: &mut String, name: &str, value: &str| {
+            o.push_str(",\"");
+            o.push_str(name);
+            o.push_str("\":");
+            write_json_string(value, o);
+        };
+        o.push_str("{\"tenantId\":");
+        write_json_string(&self.tenant_id, &mut o);
+        if let Some(a) = &self.account_id {
+            field(&mut o, "accountId", a);
+        }
+        if let Some(u) = &self.user_id {
+            field(&mut o, "userId", u);
+        }
+        field(&mut o, "key", &self.key);
+        field(&mut o, "sessionId", &self.session_id);
+        field(&mut o, "runId", &self.run_id);
+        field(&mut o, "toolCallId", &self.tool_call_id);
+        field(&mut o, "toolName", &self.tool_name);
+        field(&mut o, "argumentsHash", &self.arguments_hash);
+        field(&mut o, "status", self.status.as_str());
+        o.push_str(&format!(",\"attempt\":{},\"version\":{}", self.attempt, self.version));
+        if let Some(t) = &self.claim_token {
+            field(&mut o, "claimToken", t);
+        }
+        if let Some(r) = &self.result {
+            o.push_str(",\"result\":");
+            o.push_str(r);
+        }
+        if let Some(r) = &self.result_ref {
+            field(&mut o, "resultRef", r);
+        }
+        if let Some(f) = &self.failure {
+            o.push_str(",\"failure\":{\"code\":");
+            write_json_string(&f.code, &mut o);
+            if let Some(r) = &f.reference {
+                field(&mut o, "reference", r);
+            }
+            o.push('}');
+        }
+        field(&mut o, "createdAt", &format_iso(self.created_at));
+        field(&mut o, "updatedAt", &format_iso(self.updated_at));
+        if let Some(e) = self.expires_at {
+            field(&mut o, "expiresAt", &format_iso(e));
+        }
+        o.push('}');
+        o
+    }
+
+    /// The record without its claim (what `begin` returns to a caller that did not acquire it).
+    pub fn without_claim_token(&self) -> Self {
+        Self { claim_token: None, ..self.clone() }
+    }
+}
