@@ -2,6 +2,7 @@
 //! Each concern is its own module of plain Rust; `js` holds every napi export.
 
 mod js;
+mod search;
 
 #[napi_derive::napi]
 pub fn native_version() -> &'static str {
