@@ -272,10 +272,6 @@ impl SearchIndex {
         &self.descriptions[doc as usize]
     }
 
-    pub fn scoring(&self) -> Scoring {
-        self.scoring
-    }
-
     /// Tokenizes a query: distinct terms in first-seen order, stop words dropped when the scoring
     /// drops them, looked up in the dictionary.
     pub fn query_terms(&self, query: &str) -> QueryTerms {

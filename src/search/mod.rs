@@ -11,7 +11,7 @@ pub mod tokenize;
 #[cfg(test)]
 mod eval;
 
-pub use index::{Hit, QueryTerms, Scoring, SearchIndex, ToolText};
+pub use index::{Scoring, SearchIndex, ToolText};
 
 /// Tools disclosed per turn (`topK`) and results per search when no `k` is given.
 pub const DEFAULT_TOP_K: usize = 16;

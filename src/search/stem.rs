@@ -13,7 +13,8 @@ use rust_stemmers::{Algorithm, Stemmer};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Stem {
     None,
-    /// Plural stripping only (`-ies` → `-y`, `-es` after a sibilant, `-s`).
+    /// Plural stripping only (`-ies` → `-y`, `-es` after a sibilant, `-s`); measured in tests only.
+    #[cfg(test)]
     Light,
     /// Snowball English (Porter2); measured in tests only.
     #[cfg(test)]
@@ -27,12 +28,14 @@ fn porter2() -> &'static Stemmer {
 }
 
 /// The stem of a lower-cased token. Tokens that are not ASCII letters are returned unchanged.
+#[cfg_attr(not(test), allow(unused_variables))]
 pub fn stem<'a>(kind: Stem, token: &'a str, buf: &'a mut String) -> &'a str {
     if kind == Stem::None || token.len() <= 3 || !token.bytes().all(|b| b.is_ascii_lowercase()) {
         return token;
     }
     match kind {
         Stem::None => token,
+        #[cfg(test)]
         Stem::Light => light(token, buf),
         #[cfg(test)]
         Stem::Porter2 => match porter2().stem(token) {
@@ -45,6 +48,7 @@ pub fn stem<'a>(kind: Stem, token: &'a str, buf: &'a mut String) -> &'a str {
     }
 }
 
+#[cfg(test)]
 fn light<'a>(t: &'a str, buf: &'a mut String) -> &'a str {
     let n = t.len();
     if t.ends_with("ies") && n > 4 {

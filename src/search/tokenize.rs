@@ -64,7 +64,8 @@ pub fn for_each_token(text: &str, buf: &mut String, mut f: impl FnMut(&str)) {
     }
 }
 
-/// The tokens of `text` as owned strings (tests and small callers).
+/// The tokens of `text` as owned strings.
+#[cfg(test)]
 pub fn tokens(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut buf = String::new();
