@@ -2,3 +2,5 @@
 
 /** The version of the native addon that was loaded. */
 export declare function nativeVersion(): string
+
+export * from "./types/search";

@@ -5,4 +5,14 @@ const native = require('./binding.js')
 
 module.exports = {
   nativeVersion: native.nativeVersion,
+
+  // Tool search: BM25-lite index, the generated search_tools tool, fail-closed disclosure.
+  createToolSearchIndex: native.createToolSearchIndex,
+  ToolSearchIndex: native.ToolSearchIndex,
+  createSearchToolsTool: native.createSearchToolsTool,
+  selectDisclosedTools: native.selectDisclosedTools,
+  activateToolNames: native.activateToolNames,
+  SEARCH_TOOLS_NAME: native.SEARCH_TOOLS_NAME,
+  TOOL_SEARCH_LIMITS: native.toolSearchLimits(),
+  // End of tool search.
 }

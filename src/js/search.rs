@@ -23,7 +23,7 @@ use crate::search::format::{line, NO_MATCH_TEXT};
 use crate::search::select::{activate, disclose, Disclosure};
 use crate::search::{
     clamp_count, truncate_utf8, Scoring, SearchIndex, ToolText, DEFAULT_QUERY_BYTES, DEFAULT_TOP_K, DESCRIPTION_CHARS,
-    MAX_ACTIVATED_NAMES, MAX_INDEXED_TOOLS, MAX_QUERY_BYTES, MAX_TOP_K, SEARCH_TOOLS_DEFAULT_K, SEARCH_TOOLS_NAME,
+    MAX_ACTIVATED_NAMES, MAX_INDEXED_TOOLS, MAX_QUERY_BYTES, MAX_TOP_K, SEARCH_TOOLS_DEFAULT_K,
 };
 
 /// Error code of misuse: a value of the wrong type where the API needs a specific one.
@@ -547,8 +547,12 @@ pub fn select_disclosed_tools<'env>(env: &'env Env, options: Unknown<'env>) -> R
     // Any error while choosing (a throwing getter included) discloses everything.
     let picked = match picked {
         Ok(p) => p,
-        Err(e) => {
-            if e.status == Status::PendingException {
+        Err(_) => {
+            // A throwing getter leaves an exception pending (napi reports it as a generic
+            // failure or a pending exception): clear it, since the result is a disclosure.
+            let mut pending = false;
+            unsafe { sys::napi_is_exception_pending(env.raw(), &mut pending) };
+            if pending {
                 let mut ex = ptr::null_mut();
                 unsafe { sys::napi_get_and_clear_last_exception(env.raw(), &mut ex) };
             }
@@ -661,29 +665,49 @@ pub fn activate_tool_names(env: &Env, activated: Unknown, names: Unknown) -> Res
     Ok(activate(&a, &b))
 }
 
-/// The limits of tool search, as numbers (see `TOOL_SEARCH_LIMITS`).
-#[napi(object)]
-pub struct ToolSearchLimits {
-    pub default_top_k: u32,
-    pub max_top_k: u32,
-    pub search_tools_default_k: u32,
-    pub max_indexed_tools: u32,
-    pub default_query_bytes: u32,
-    pub max_query_bytes: u32,
-    pub max_activated_names: u32,
-    pub description_chars: u32,
+thread_local! {
+    /// The frozen limits object of this thread's env, created once so every entry point (CommonJS,
+    /// ES modules, a second loader instance) exports the very same object.
+    static LIMITS: RefCell<Option<(usize, sys::napi_ref)>> = const { RefCell::new(None) };
 }
 
-#[napi]
-pub fn tool_search_limits() -> ToolSearchLimits {
-    ToolSearchLimits {
-        default_top_k: DEFAULT_TOP_K as u32,
-        max_top_k: MAX_TOP_K as u32,
-        search_tools_default_k: SEARCH_TOOLS_DEFAULT_K as u32,
-        max_indexed_tools: MAX_INDEXED_TOOLS as u32,
-        default_query_bytes: DEFAULT_QUERY_BYTES as u32,
-        max_query_bytes: MAX_QUERY_BYTES as u32,
-        max_activated_names: MAX_ACTIVATED_NAMES as u32,
-        description_chars: DESCRIPTION_CHARS as u32,
+/// The limits of tool search as one frozen object (`TOOL_SEARCH_LIMITS`), the same object on
+/// every call.
+#[napi(ts_return_type = "Readonly<Record<string, number>>")]
+pub fn tool_search_limits(env: &Env) -> Result<Unknown<'_>> {
+    let raw = Raw(env.raw());
+    let key = env.raw() as usize;
+    let cached = LIMITS.with(|c| *c.borrow());
+    if let Some((k, r)) = cached {
+        if k == key {
+            let mut out = ptr::null_mut();
+            Raw::check(unsafe { sys::napi_get_reference_value(env.raw(), r, &mut out) }, "limits reference")?;
+            if !out.is_null() {
+                return Ok(unsafe { Unknown::from_raw_unchecked(env.raw(), out) });
+            }
+        }
     }
+    let o = raw.create_object()?;
+    let fields: [(&CStr, usize); 8] = [
+        (c"defaultTopK", DEFAULT_TOP_K),
+        (c"maxTopK", MAX_TOP_K),
+        (c"searchToolsDefaultK", SEARCH_TOOLS_DEFAULT_K),
+        (c"maxIndexedTools", MAX_INDEXED_TOOLS),
+        (c"defaultQueryBytes", DEFAULT_QUERY_BYTES),
+        (c"maxQueryBytes", MAX_QUERY_BYTES),
+        (c"maxActivatedNames", MAX_ACTIVATED_NAMES),
+        (c"descriptionChars", DESCRIPTION_CHARS),
+    ];
+    for (name, value) in fields {
+        raw.set(o, name, raw.create_f64(value as f64)?)?;
+    }
+    Raw::check(unsafe { sys::napi_object_freeze(env.raw(), o) }, "freeze")?;
+    let mut r = ptr::null_mut();
+    Raw::check(unsafe { sys::napi_create_reference(env.raw(), o, 1, &mut r) }, "limits reference")?;
+    LIMITS.with(|c| *c.borrow_mut() = Some((key, r)));
+    Ok(unsafe { Unknown::from_raw_unchecked(env.raw(), o) })
 }
+
+/// The name of the generated tool: `"search_tools"`.
+#[napi]
+pub const SEARCH_TOOLS_NAME: &str = crate::search::SEARCH_TOOLS_NAME;
