@@ -86,29 +86,57 @@ impl Raw {
 
     /// The string value of `v` if it is a string: UTF-8, at most `max` bytes, cut on a character
     /// boundary (lone surrogates arrive as U+FFFD). Returns the text and whether it was cut.
+    /// Short strings take one napi call: a copy into `buf`; only a copy that may have been cut
+    /// asks for the full length.
     fn string(self, v: sys::napi_value, max: usize, buf: &mut Vec<u8>) -> Result<Option<(String, bool)>> {
-        if self.type_of(v)? != ValueType::String {
+        const FIRST: usize = 4096;
+        let first = max.min(FIRST);
+        if buf.len() < first + 1 {
+            buf.resize(first + 1, 0);
+        }
+        let mut copied = 0usize;
+        let status = unsafe { sys::napi_get_value_string_utf8(self.0, v, buf.as_mut_ptr().cast(), first + 1, &mut copied) };
+        if status == sys::Status::napi_string_expected {
             return Ok(None);
+        }
+        Self::check(status, "string copy")?;
+        // A copy ending more than 3 bytes before the buffer's end is whole (V8 copies whole
+        // characters only, so a cut one can stop up to 3 bytes early).
+        if copied + 3 < first {
+            return Ok(Some((Self::utf8(&buf[..copied]), false)));
         }
         let mut len = 0usize;
         Self::check(unsafe { sys::napi_get_value_string_utf8(self.0, v, ptr::null_mut(), 0, &mut len) }, "string length")?;
         let want = len.min(max);
-        buf.clear();
-        buf.resize(want + 1, 0);
-        let mut copied = 0usize;
+        if buf.len() < want + 1 {
+            buf.resize(want + 1, 0);
+        }
         Self::check(
             unsafe { sys::napi_get_value_string_utf8(self.0, v, buf.as_mut_ptr().cast(), want + 1, &mut copied) },
             "string copy",
         )?;
-        let bytes = &buf[..copied.min(want)];
-        let text = match std::str::from_utf8(bytes) {
+        let text = Self::utf8(&buf[..copied.min(want)]);
+        let (kept, cut) = truncate_utf8(&text, max);
+        let cut = cut || len > kept.len();
+        Ok(Some((kept.to_owned(), cut)))
+    }
+
+    fn utf8(bytes: &[u8]) -> String {
+        match std::str::from_utf8(bytes) {
             Ok(s) => s.to_owned(),
             // A copy cut inside a character: keep the valid prefix.
             Err(e) => String::from_utf8_lossy(&bytes[..e.valid_up_to()]).into_owned(),
-        };
-        let (kept, cut) = truncate_utf8(&text, max);
-        let cut = cut || len > text.len();
-        Ok(Some((kept.to_owned(), cut)))
+        }
+    }
+
+    /// Property `key` (a value made once by `key`) of `obj`; `None` when `obj` is not an object
+    /// (or function). A throwing getter is an error.
+    fn prop(self, obj: sys::napi_value, key: sys::napi_value) -> Result<Option<sys::napi_value>> {
+        let t = self.type_of(obj)?;
+        if t != ValueType::Object && t != ValueType::Function {
+            return Ok(None);
+        }
+        self.get_by_key(obj, key).map(Some)
     }
 
     fn number(self, v: sys::napi_value) -> Result<Option<f64>> {
@@ -190,6 +218,10 @@ impl Raw {
         Ok(out)
     }
 
+    fn set_by_key(self, obj: sys::napi_value, key: sys::napi_value, value: sys::napi_value) -> Result<()> {
+        Self::check(unsafe { sys::napi_set_property(self.0, obj, key, value) }, "set property")
+    }
+
     fn is_object(self, v: sys::napi_value) -> Result<bool> {
         Ok(self.type_of(v)? == ValueType::Object)
     }
@@ -215,37 +247,55 @@ struct ToolStrings {
     parameters: String,
 }
 
+/// Property keys made once per build.
+struct Keys {
+    name: sys::napi_value,
+    description: sys::napi_value,
+    parameters: sys::napi_value,
+    properties: sys::napi_value,
+}
+
+impl Keys {
+    fn new(raw: Raw) -> Result<Keys> {
+        Ok(Keys {
+            name: raw.create_string("name")?,
+            description: raw.create_string("description")?,
+            parameters: raw.create_string("parameters")?,
+            properties: raw.create_string("properties")?,
+        })
+    }
+}
+
 /// Reads one tool: `Ok(None)` when it is not an object with a string `name`.
-fn read_tool(raw: Raw, tool: sys::napi_value, buf: &mut Vec<u8>) -> Result<Option<ToolStrings>> {
-    if !raw.is_object(tool)? {
+fn read_tool(raw: Raw, keys: &Keys, tool: sys::napi_value, buf: &mut Vec<u8>) -> Result<Option<ToolStrings>> {
+    if raw.type_of(tool)? != ValueType::Object {
         return Ok(None);
     }
-    let Some((name, _)) = raw.string(raw.get(tool, c"name")?, usize::MAX, buf)? else {
+    let Some((name, _)) = raw.string(raw.get_by_key(tool, keys.name)?, usize::MAX, buf)? else {
         return Ok(None);
     };
-    let description = raw.string(raw.get(tool, c"description")?, INDEXED_TEXT_BYTES, buf)?.map(|s| s.0).unwrap_or_default();
+    let description = raw.string(raw.get_by_key(tool, keys.description)?, INDEXED_TEXT_BYTES, buf)?.map(|s| s.0).unwrap_or_default();
     let mut parameters = String::new();
-    let params = raw.get(tool, c"parameters")?;
-    if raw.is_object(params)? {
-        let props = raw.get(params, c"properties")?;
-        if raw.is_object(props)? {
-            let keys = raw.keys(props)?;
-            let n = raw.array_len(keys)?.min(INDEXED_PARAMETERS as u32);
-            for i in 0..n {
-                if parameters.len() >= INDEXED_TEXT_BYTES {
-                    break;
-                }
-                let key = raw.element(keys, i)?;
-                if let Some((k, _)) = raw.string(key, INDEXED_TEXT_BYTES, buf)? {
-                    parameters.push_str(&k);
+    let props = match raw.prop(raw.get_by_key(tool, keys.parameters)?, keys.properties)? {
+        Some(p) if raw.type_of(p)? == ValueType::Object => Some(p),
+        _ => None,
+    };
+    if let Some(props) = props {
+        let names = raw.keys(props)?;
+        let n = raw.array_len(names)?.min(INDEXED_PARAMETERS as u32);
+        for i in 0..n {
+            if parameters.len() >= INDEXED_TEXT_BYTES {
+                break;
+            }
+            let key = raw.element(names, i)?;
+            if let Some((k, _)) = raw.string(key, INDEXED_TEXT_BYTES, buf)? {
+                parameters.push_str(&k);
+                parameters.push(' ');
+            }
+            if let Some(d) = raw.prop(raw.get_by_key(props, key)?, keys.description)? {
+                if let Some((d, _)) = raw.string(d, INDEXED_TEXT_BYTES, buf)? {
+                    parameters.push_str(&d);
                     parameters.push(' ');
-                }
-                let schema = raw.get_by_key(props, key)?;
-                if raw.is_object(schema)? {
-                    if let Some((d, _)) = raw.string(raw.get(schema, c"description")?, INDEXED_TEXT_BYTES, buf)? {
-                        parameters.push_str(&d);
-                        parameters.push(' ');
-                    }
                 }
             }
         }
@@ -269,8 +319,9 @@ fn read_tools(raw: Raw, tools: sys::napi_value) -> Result<ReadTools> {
     }
     let mut out = Vec::with_capacity(n as usize);
     let mut buf = Vec::new();
+    let keys = Keys::new(raw)?;
     for i in 0..n {
-        match read_tool(raw, raw.element(tools, i)?, &mut buf)? {
+        match read_tool(raw, &keys, raw.element(tools, i)?, &mut buf)? {
             Some(t) => out.push(t),
             None => return Ok(ReadTools::BadEntry(i)),
         }
@@ -329,10 +380,11 @@ fn hits_to_js(raw: Raw, shared: &Shared, query: &str, k: usize) -> Result<sys::n
         return Ok(arr);
     }
     let mut term_values: Vec<Option<sys::napi_value>> = vec![None; terms.len()];
+    let (k_name, k_score, k_matched) = (raw.create_string("name")?, raw.create_string("score")?, raw.create_string("matched")?);
     for (i, hit) in hits.iter().enumerate() {
         let obj = raw.create_object()?;
-        raw.set(obj, c"name", raw.create_string(shared.index.name(hit.doc))?)?;
-        raw.set(obj, c"score", raw.create_f64(f64::from(hit.score))?)?;
+        raw.set_by_key(obj, k_name, raw.create_string(shared.index.name(hit.doc))?)?;
+        raw.set_by_key(obj, k_score, raw.create_f64(f64::from(hit.score))?)?;
         let matched = shared.index.matched(&terms, hit.doc);
         let m = raw.create_array(matched.len())?;
         for (j, t) in matched.iter().enumerate() {
@@ -346,7 +398,7 @@ fn hits_to_js(raw: Raw, shared: &Shared, query: &str, k: usize) -> Result<sys::n
             };
             raw.push(m, j as u32, v)?;
         }
-        raw.set(obj, c"matched", m)?;
+        raw.set_by_key(obj, k_matched, m)?;
         raw.push(arr, i as u32, obj)?;
     }
     Ok(arr)

@@ -156,3 +156,41 @@ fn shipped_scoring_meets_the_recall_floors() {
     assert!(r[1] >= 0.88, "BFCL recall@5 {:.3} < 0.88", r[1]);
     assert!(r[2] >= 0.95, "BFCL recall@16 {:.3} < 0.95", r[2]);
 }
+
+#[test]
+#[ignore = "timing probe; run with --release --ignored --nocapture"]
+fn print_build_and_query_time() {
+    let (b, g) = (bfcl(), github());
+    let tools: Vec<&Tool> = b.tools.iter().chain(g.tools.iter().take(1024 - b.tools.len())).collect();
+    let texts: Vec<ToolText> = tools.iter().map(|t| ToolText { name: &t.name, description: &t.description, parameters: &t.parameters }).collect();
+    let mut best = f64::MAX;
+    for _ in 0..20 {
+        let t0 = std::time::Instant::now();
+        let idx = SearchIndex::build(texts.iter().copied(), Scoring::DEFAULT);
+        best = best.min(t0.elapsed().as_secs_f64());
+        assert_eq!(idx.size(), 1024);
+    }
+    let mut tok_best = f64::MAX;
+    let mut count = 0;
+    for _ in 0..20 {
+        let t0 = std::time::Instant::now();
+        let mut buf = String::new();
+        count = 0;
+        for t in &texts {
+            for s in [t.name, t.description, t.parameters] {
+                super::tokenize::for_each_token(s, &mut buf, |tok| count += tok.len() & 1 + 1);
+            }
+        }
+        tok_best = tok_best.min(t0.elapsed().as_secs_f64());
+    }
+    println!("tokenize only: {:.3} ms ({count})", tok_best * 1e3);
+    let idx = SearchIndex::build(texts.iter().copied(), Scoring::DEFAULT);
+    let t0 = std::time::Instant::now();
+    let mut n = 0;
+    for (q, _) in &b.queries {
+        n += idx.search(q, 16).1.len();
+    }
+    let per_query = t0.elapsed().as_secs_f64() / b.queries.len() as f64;
+    let bytes: usize = texts.iter().map(|t| t.name.len() + t.description.len() + t.parameters.len()).sum();
+    println!("build (best of 20): {:.3} ms over {bytes} bytes; query mean {:.2} µs ({n} hits)", best * 1e3, per_query * 1e6);
+}

@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
 use super::stem::{stem, Stem};
-use super::stopwords::is_stop_word;
+use super::stopwords::STOP_WORDS;
 use super::tokenize::for_each_token;
 
 /// A small, fast, non-cryptographic hasher (the FxHash mix) for the term dictionary.
@@ -26,8 +26,12 @@ impl Hasher for FxHasher {
             let v = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
             self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(K);
         }
-        for &b in chunks.remainder() {
-            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(K);
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut tail = [0u8; 8];
+            tail[..rest.len()].copy_from_slice(rest);
+            let v = u64::from_le_bytes(tail) ^ ((rest.len() as u64) << 59);
+            self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(K);
         }
     }
     #[inline]
@@ -126,6 +130,8 @@ pub struct SearchIndex {
     names: Vec<Box<str>>,
     descriptions: Vec<Box<str>>,
     terms: FxMap<Box<str>, u32>,
+    /// Stop words hold term ids `0..stop_count` and have no postings.
+    stop_count: u32,
     /// CSR postings: term `t` owns `post_doc[post_start[t]..post_start[t + 1]]`, docs ascending.
     post_start: Vec<u32>,
     post_doc: Vec<u32>,
@@ -146,9 +152,17 @@ impl SearchIndex {
         let mut descriptions: Vec<Box<str>> = Vec::new();
         let mut seen: FxMap<&'a str, ()> = FxMap::default();
         let mut terms: FxMap<Box<str>, u32> = FxMap::default();
+        // Stop words take the first ids, so one dictionary lookup also tells a stop word.
+        let mut stop_count = 0u32;
+        if scoring.stop_words {
+            for w in STOP_WORDS {
+                terms.insert((*w).into(), stop_count);
+                stop_count += 1;
+            }
+        }
         // Per term: the last doc it occurred in and its slot in that doc's list.
-        let mut last_doc: Vec<u32> = Vec::new();
-        let mut slot: Vec<u32> = Vec::new();
+        let mut last_doc: Vec<u32> = vec![u32::MAX; stop_count as usize];
+        let mut slot: Vec<u32> = vec![0; stop_count as usize];
         // All (term, field counts) per doc, flattened; `doc_end[d]` closes doc d.
         let mut entries: Vec<(u32, [u16; FIELDS])> = Vec::new();
         let mut doc_end: Vec<u32> = Vec::new();
@@ -170,11 +184,9 @@ impl SearchIndex {
                     continue;
                 }
                 for_each_token(text, &mut buf, |tok| {
-                    if scoring.stop_words && is_stop_word(tok) {
-                        return;
-                    }
                     let term: &str = stem(scoring.stem, tok, &mut stem_buf);
                     let id = match terms.get(term) {
+                        Some(&id) if id < stop_count => return,
                         Some(&id) => id,
                         None => {
                             let id = terms.len() as u32;
@@ -230,6 +242,7 @@ impl SearchIndex {
         let mut post_doc = vec![0u32; entries.len()];
         let mut post_impact = vec![0f32; entries.len()];
         let k1 = scoring.k1;
+        let idf: Vec<f32> = df.iter().map(|&d| (1.0 + (n as f32 - d as f32 + 0.5) / (d as f32 + 0.5)).ln()).collect();
         let mut start = 0usize;
         for (doc, &end) in doc_end.iter().enumerate() {
             let len = lens[doc];
@@ -245,9 +258,7 @@ impl SearchIndex {
                         tf += weights[f] * counts[f] as f32 / norm[f];
                     }
                 }
-                let d = df[id as usize] as f32;
-                let idf = (1.0 + (n as f32 - d + 0.5) / (d + 0.5)).ln();
-                let impact = idf * tf * (k1 + 1.0) / (k1 + tf);
+                let impact = idf[id as usize] * tf * (k1 + 1.0) / (k1 + tf);
                 let at = &mut fill[id as usize];
                 post_doc[*at as usize] = doc as u32;
                 post_impact[*at as usize] = impact;
@@ -256,7 +267,7 @@ impl SearchIndex {
             start = end as usize;
         }
 
-        SearchIndex { scoring, names, descriptions, terms, post_start, post_doc, post_impact }
+        SearchIndex { scoring, names, descriptions, terms, stop_count, post_start, post_doc, post_impact }
     }
 
     /// Number of indexed tools (distinct names).
@@ -280,12 +291,9 @@ impl SearchIndex {
         let mut stem_buf = String::new();
         let mut seen_ids: Vec<u32> = Vec::new();
         for_each_token(query, &mut buf, |tok| {
-            if self.scoring.stop_words && is_stop_word(tok) {
-                return;
-            }
             let term: &str = stem(self.scoring.stem, tok, &mut stem_buf);
-            // Terms the index has never seen cannot match anything and are dropped.
-            if let Some(&id) = self.terms.get(term) {
+            // Stop words, and terms the index has never seen, cannot match anything: dropped.
+            if let Some(&id) = self.terms.get(term).filter(|&&id| id >= self.stop_count) {
                 if !seen_ids.contains(&id) {
                     seen_ids.push(id);
                     out.surface.push(tok.to_owned());

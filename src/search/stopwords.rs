@@ -2,7 +2,7 @@
 //! conjunctions. Words that can name an operation or a scope (`all`, `not`, `up`, `off`, `over`,
 //! `out`, `new`) are deliberately absent.
 
-const STOP_WORDS: &[&str] = &[
+pub const STOP_WORDS: &[&str] = &[
     "a", "about", "am", "an", "and", "any", "are", "as", "at", "be", "been", "being", "but", "by",
     "can", "could", "did", "do", "does", "doing", "each", "for", "from", "had", "has", "have",
     "having", "he", "her", "here", "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it",
@@ -14,6 +14,7 @@ const STOP_WORDS: &[&str] = &[
 ];
 
 /// True when `token` (lower-cased) is a stop word.
+#[cfg(test)]
 pub fn is_stop_word(token: &str) -> bool {
     token.len() <= 8 && STOP_WORDS.binary_search(&token).is_ok()
 }

@@ -27,7 +27,65 @@ fn is_combining_mark(c: char) -> bool {
 }
 
 /// Calls `f` with each token of `text`, lower-cased, in order. `buf` is scratch space.
-pub fn for_each_token(text: &str, buf: &mut String, mut f: impl FnMut(&str)) {
+pub fn for_each_token(text: &str, buf: &mut String, f: impl FnMut(&str)) {
+    if text.is_ascii() {
+        ascii_tokens(text, buf, f);
+    } else {
+        unicode_tokens(text, buf, f);
+    }
+}
+
+/// The same rules as `unicode_tokens`, over ASCII text (most tool text), without decoding;
+/// parts already in lower case are passed as slices of `text`.
+fn ascii_tokens(text: &str, buf: &mut String, mut f: impl FnMut(&str)) {
+    let bytes = text.as_bytes();
+    buf.clear();
+    let n = bytes.len();
+    let mut i = 0;
+    while i < n {
+        // Skip separators.
+        while i < n && !bytes[i].is_ascii_alphanumeric() {
+            i += 1;
+        }
+        if i == n {
+            break;
+        }
+        let start = i;
+        let mut upper = false;
+        while i < n && bytes[i].is_ascii_alphanumeric() {
+            upper |= bytes[i].is_ascii_uppercase();
+            i += 1;
+        }
+        if !upper {
+            f(&text[start..i]);
+            continue;
+        }
+        let word = &bytes[start..i];
+        let mut from = 0;
+        for j in 1..word.len() {
+            let (p, c) = (word[j - 1], word[j]);
+            if c.is_ascii_uppercase()
+                && (p.is_ascii_lowercase()
+                    || p.is_ascii_digit()
+                    || (p.is_ascii_uppercase() && word.get(j + 1).is_some_and(u8::is_ascii_lowercase)))
+            {
+                emit_ascii(&text[start + from..start + j], buf, &mut f);
+                from = j;
+            }
+        }
+        emit_ascii(&text[start + from..i], buf, &mut f);
+    }
+}
+
+#[inline]
+fn emit_ascii(part: &str, buf: &mut String, f: &mut impl FnMut(&str)) {
+    buf.clear();
+    buf.push_str(part);
+    buf.make_ascii_lowercase();
+    f(buf);
+}
+
+fn unicode_tokens(text: &str, buf: &mut String, mut f: impl FnMut(&str)) {
     buf.clear();
     let mut prev: Option<char> = None;
     let mut chars = text.chars().peekable();
@@ -91,6 +149,17 @@ mod tests {
         assert_eq!(tokens("  Find the AREA, of a triangle!  "), ["find", "the", "area", "of", "a", "triangle"]);
         assert_eq!(tokens(""), Vec::<String>::new());
         assert_eq!(tokens(" \t\n "), Vec::<String>::new());
+    }
+
+    #[test]
+    fn ascii_and_unicode_paths_agree() {
+        let mut a = Vec::new();
+        let mut u = Vec::new();
+        let mut buf = String::new();
+        let text = "getHTTPResponse utf8String XMLHttpRequest a_b-c.d/e  ABC aB Ab 1A2b __x__";
+        super::ascii_tokens(text, &mut buf, |t| a.push(t.to_owned()));
+        super::unicode_tokens(text, &mut buf, |t| u.push(t.to_owned()));
+        assert_eq!(a, u);
     }
 
     #[test]
