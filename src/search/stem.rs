@@ -28,7 +28,7 @@ fn porter2() -> &'static Stemmer {
 }
 
 /// The stem of a lower-cased token. Tokens that are not ASCII letters are returned unchanged.
-#[cfg_attr(not(test), allow(unused_variables))]
+#[cfg_attr(not(test), allow(unused_variables, clippy::ptr_arg))]
 pub fn stem<'a>(kind: Stem, token: &'a str, buf: &'a mut String) -> &'a str {
     if kind == Stem::None || token.len() <= 3 || !token.bytes().all(|b| b.is_ascii_lowercase()) {
         return token;
