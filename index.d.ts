@@ -15,3 +15,5 @@ export * from "./types/arguments";
 
 export * from "./types/effects";
 export * from "./types/ledger";
+
+export * from "./types/search";

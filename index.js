@@ -94,4 +94,14 @@ module.exports = {
   createMemoryRunLedger: native.createMemoryRunLedger,
   createSqliteRunLedger: native.createSqliteRunLedger,
   // end of recoverable tool effects and run ledgers
+
+  // Tool search: BM25-lite index, the generated search_tools tool, fail-closed disclosure.
+  createToolSearchIndex: native.createToolSearchIndex,
+  ToolSearchIndex: native.ToolSearchIndex,
+  createSearchToolsTool: native.createSearchToolsTool,
+  selectDisclosedTools: native.selectDisclosedTools,
+  activateToolNames: native.activateToolNames,
+  SEARCH_TOOLS_NAME: native.SEARCH_TOOLS_NAME,
+  TOOL_SEARCH_LIMITS: native.toolSearchLimits(),
+  // End of tool search.
 }

@@ -49,5 +49,15 @@ export const {
   createMemoryRunLedger,
   createSqliteRunLedger,
   // end of recoverable tool effects and run ledgers
+
+  // Tool search: BM25-lite index, the generated search_tools tool, fail-closed disclosure.
+  createToolSearchIndex,
+  ToolSearchIndex,
+  createSearchToolsTool,
+  selectDisclosedTools,
+  activateToolNames,
+  SEARCH_TOOLS_NAME,
+  TOOL_SEARCH_LIMITS,
+  // End of tool search.
 } = cjs
 export default cjs

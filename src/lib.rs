@@ -11,6 +11,7 @@ mod middleware;
 mod policy;
 mod redact;
 mod registry;
+mod search;
 mod validate;
 
 /// Registers the raw Node-API exports (the dispatch machine, registry, filters, redaction).

@@ -16,6 +16,7 @@ pub mod raw;
 pub mod realm;
 pub mod redact;
 pub mod registry;
+pub mod search;
 pub mod validate;
 
 use raw::{cb_args, type_error, Js, Ty, R, V};

@@ -1,0 +1,765 @@
+//! napi exports of tool search: `createToolSearchIndex`, the `ToolSearchIndex` class,
+//! `createSearchToolsTool`, `selectDisclosedTools`, `activateToolNames`, `toolSearchLimits`.
+//!
+//! Host data is read once with plain napi calls (no serde): each tool's `name`, `description` and
+//! its parameters' names and descriptions, at index build. Per query only the query string and `k`
+//! cross; results are built as plain objects. Misuse (a non-array tool list, a tool without a
+//! string name, a non-string query) throws a `TypeError` with a stable `code`; every other input
+//! has a defined result (see docs/search.md).
+
+#![cfg_attr(test, allow(dead_code))]
+
+use std::cell::RefCell;
+use std::ffi::CStr;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::ptr;
+use std::rc::Rc;
+
+use napi::bindgen_prelude::*;
+use napi::{sys, Env, JsValue, Unknown, ValueType};
+use napi_derive::napi;
+
+use crate::search::format::{line, NO_MATCH_TEXT};
+use crate::search::select::{activate, disclose, Disclosure};
+use crate::search::{
+    clamp_count, truncate_utf8, Scoring, SearchIndex, ToolText, DEFAULT_QUERY_BYTES, DEFAULT_TOP_K, DESCRIPTION_CHARS,
+    MAX_ACTIVATED_NAMES, MAX_INDEXED_TOOLS, MAX_QUERY_BYTES, MAX_TOP_K, SEARCH_TOOLS_DEFAULT_K,
+};
+
+/// Error code of misuse: a value of the wrong type where the API needs a specific one.
+const CODE_INVALID_INPUT: &str = "invalid_tool_search_input";
+/// Error code of `createToolSearchIndex` over more than `MAX_INDEXED_TOOLS` tools.
+const CODE_INDEX_CAP: &str = "tool_search_index_cap";
+/// Bytes of a description, and of a tool's parameter text, that are indexed.
+const INDEXED_TEXT_BYTES: usize = 16 * 1024;
+/// Parameters of one tool that are indexed.
+const INDEXED_PARAMETERS: usize = 64;
+
+// ---------------------------------------------------------------------------------------------
+// Raw helpers. Each returns `Result`; none panics on host data.
+
+#[derive(Clone, Copy)]
+struct Raw(sys::napi_env);
+
+impl Raw {
+    fn check(status: sys::napi_status, what: &str) -> Result<()> {
+        if status == sys::Status::napi_ok {
+            Ok(())
+        } else {
+            Err(Error::new(Status::from(status), format!("tool search: {what} failed")))
+        }
+    }
+
+    fn type_of(self, v: sys::napi_value) -> Result<ValueType> {
+        let mut t = 0;
+        Self::check(unsafe { sys::napi_typeof(self.0, v, &mut t) }, "typeof")?;
+        Ok(ValueType::from(t))
+    }
+
+    fn is_array(self, v: sys::napi_value) -> Result<bool> {
+        let mut b = false;
+        Self::check(unsafe { sys::napi_is_array(self.0, v, &mut b) }, "is_array")?;
+        Ok(b)
+    }
+
+    fn array_len(self, v: sys::napi_value) -> Result<u32> {
+        let mut n = 0;
+        Self::check(unsafe { sys::napi_get_array_length(self.0, v, &mut n) }, "array length")?;
+        Ok(n)
+    }
+
+    fn element(self, v: sys::napi_value, i: u32) -> Result<sys::napi_value> {
+        let mut out = ptr::null_mut();
+        Self::check(unsafe { sys::napi_get_element(self.0, v, i, &mut out) }, "get element")?;
+        Ok(out)
+    }
+
+    fn get(self, obj: sys::napi_value, key: &CStr) -> Result<sys::napi_value> {
+        let mut out = ptr::null_mut();
+        Self::check(unsafe { sys::napi_get_named_property(self.0, obj, key.as_ptr(), &mut out) }, "get property")?;
+        Ok(out)
+    }
+
+    fn set(self, obj: sys::napi_value, key: &CStr, value: sys::napi_value) -> Result<()> {
+        Self::check(unsafe { sys::napi_set_named_property(self.0, obj, key.as_ptr(), value) }, "set property")
+    }
+
+    /// The string value of `v` if it is a string: UTF-8, at most `max` bytes, cut on a character
+    /// boundary (lone surrogates arrive as U+FFFD). Returns the text and whether it was cut.
+    /// Short strings take one napi call: a copy into `buf`; only a copy that may have been cut
+    /// asks for the full length.
+    fn string(self, v: sys::napi_value, max: usize, buf: &mut Vec<u8>) -> Result<Option<(String, bool)>> {
+        const FIRST: usize = 4096;
+        let first = max.min(FIRST);
+        if buf.len() < first + 1 {
+            buf.resize(first + 1, 0);
+        }
+        let mut copied = 0usize;
+        let status = unsafe { sys::napi_get_value_string_utf8(self.0, v, buf.as_mut_ptr().cast(), first + 1, &mut copied) };
+        if status == sys::Status::napi_string_expected {
+            return Ok(None);
+        }
+        Self::check(status, "string copy")?;
+        // A copy ending more than 3 bytes before the buffer's end is whole (V8 copies whole
+        // characters only, so a cut one can stop up to 3 bytes early).
+        if copied + 3 < first {
+            return Ok(Some((Self::utf8(&buf[..copied]), false)));
+        }
+        let mut len = 0usize;
+        Self::check(unsafe { sys::napi_get_value_string_utf8(self.0, v, ptr::null_mut(), 0, &mut len) }, "string length")?;
+        let want = len.min(max);
+        if buf.len() < want + 1 {
+            buf.resize(want + 1, 0);
+        }
+        Self::check(
+            unsafe { sys::napi_get_value_string_utf8(self.0, v, buf.as_mut_ptr().cast(), want + 1, &mut copied) },
+            "string copy",
+        )?;
+        let text = Self::utf8(&buf[..copied.min(want)]);
+        let (kept, cut) = truncate_utf8(&text, max);
+        let cut = cut || len > kept.len();
+        Ok(Some((kept.to_owned(), cut)))
+    }
+
+    fn utf8(bytes: &[u8]) -> String {
+        match std::str::from_utf8(bytes) {
+            Ok(s) => s.to_owned(),
+            // A copy cut inside a character: keep the valid prefix.
+            Err(e) => String::from_utf8_lossy(&bytes[..e.valid_up_to()]).into_owned(),
+        }
+    }
+
+    /// Property `key` (a value made once by `key`) of `obj`; `None` when `obj` is not an object
+    /// (or function). A throwing getter is an error.
+    fn prop(self, obj: sys::napi_value, key: sys::napi_value) -> Result<Option<sys::napi_value>> {
+        let t = self.type_of(obj)?;
+        if t != ValueType::Object && t != ValueType::Function {
+            return Ok(None);
+        }
+        self.get_by_key(obj, key).map(Some)
+    }
+
+    fn number(self, v: sys::napi_value) -> Result<Option<f64>> {
+        if self.type_of(v)? != ValueType::Number {
+            return Ok(None);
+        }
+        let mut out = 0f64;
+        Self::check(unsafe { sys::napi_get_value_double(self.0, v, &mut out) }, "number")?;
+        Ok(Some(out))
+    }
+
+    fn create_string(self, s: &str) -> Result<sys::napi_value> {
+        let mut out = ptr::null_mut();
+        Self::check(
+            unsafe { sys::napi_create_string_utf8(self.0, s.as_ptr().cast(), s.len() as isize, &mut out) },
+            "create string",
+        )?;
+        Ok(out)
+    }
+
+    fn create_f64(self, n: f64) -> Result<sys::napi_value> {
+        let mut out = ptr::null_mut();
+        Self::check(unsafe { sys::napi_create_double(self.0, n, &mut out) }, "create number")?;
+        Ok(out)
+    }
+
+    fn create_bool(self, b: bool) -> Result<sys::napi_value> {
+        let mut out = ptr::null_mut();
+        Self::check(unsafe { sys::napi_get_boolean(self.0, b, &mut out) }, "create boolean")?;
+        Ok(out)
+    }
+
+    fn create_object(self) -> Result<sys::napi_value> {
+        let mut out = ptr::null_mut();
+        Self::check(unsafe { sys::napi_create_object(self.0, &mut out) }, "create object")?;
+        Ok(out)
+    }
+
+    fn create_array(self, len: usize) -> Result<sys::napi_value> {
+        let mut out = ptr::null_mut();
+        Self::check(unsafe { sys::napi_create_array_with_length(self.0, len, &mut out) }, "create array")?;
+        Ok(out)
+    }
+
+    fn push(self, arr: sys::napi_value, i: u32, v: sys::napi_value) -> Result<()> {
+        Self::check(unsafe { sys::napi_set_element(self.0, arr, i, v) }, "set element")
+    }
+
+    fn string_array(self, items: &[&str]) -> Result<sys::napi_value> {
+        let arr = self.create_array(items.len())?;
+        for (i, s) in items.iter().enumerate() {
+            self.push(arr, i as u32, self.create_string(s)?)?;
+        }
+        Ok(arr)
+    }
+
+    /// Own enumerable string keys of `obj`.
+    fn keys(self, obj: sys::napi_value) -> Result<sys::napi_value> {
+        let mut out = ptr::null_mut();
+        Self::check(
+            unsafe {
+                sys::napi_get_all_property_names(
+                    self.0,
+                    obj,
+                    sys::KeyCollectionMode::own_only,
+                    sys::KeyFilter::enumerable | sys::KeyFilter::skip_symbols,
+                    sys::KeyConversion::numbers_to_strings,
+                    &mut out,
+                )
+            },
+            "property names",
+        )?;
+        Ok(out)
+    }
+
+    fn get_by_key(self, obj: sys::napi_value, key: sys::napi_value) -> Result<sys::napi_value> {
+        let mut out = ptr::null_mut();
+        Self::check(unsafe { sys::napi_get_property(self.0, obj, key, &mut out) }, "get property")?;
+        Ok(out)
+    }
+
+    fn set_by_key(self, obj: sys::napi_value, key: sys::napi_value, value: sys::napi_value) -> Result<()> {
+        Self::check(unsafe { sys::napi_set_property(self.0, obj, key, value) }, "set property")
+    }
+
+    fn is_object(self, v: sys::napi_value) -> Result<bool> {
+        Ok(self.type_of(v)? == ValueType::Object)
+    }
+}
+
+/// Throws a `TypeError` with `code` and returns the error that rethrows it.
+fn type_error(env: sys::napi_env, code: &str, message: &str) -> Error {
+    let _ = Env::from_raw(env).throw_type_error(message, Some(code));
+    Error::new(Status::PendingException, message.to_owned())
+}
+
+fn range_error(env: sys::napi_env, code: &str, message: &str) -> Error {
+    let _ = Env::from_raw(env).throw_range_error(message, Some(code));
+    Error::new(Status::PendingException, message.to_owned())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading tools.
+
+struct ToolStrings {
+    name: String,
+    description: String,
+    parameters: String,
+}
+
+/// Property keys made once per build.
+struct Keys {
+    name: sys::napi_value,
+    description: sys::napi_value,
+    parameters: sys::napi_value,
+    properties: sys::napi_value,
+}
+
+impl Keys {
+    fn new(raw: Raw) -> Result<Keys> {
+        Ok(Keys {
+            name: raw.create_string("name")?,
+            description: raw.create_string("description")?,
+            parameters: raw.create_string("parameters")?,
+            properties: raw.create_string("properties")?,
+        })
+    }
+}
+
+/// Reads one tool: `Ok(None)` when it is not an object with a string `name`.
+fn read_tool(raw: Raw, keys: &Keys, tool: sys::napi_value, buf: &mut Vec<u8>) -> Result<Option<ToolStrings>> {
+    if raw.type_of(tool)? != ValueType::Object {
+        return Ok(None);
+    }
+    let Some((name, _)) = raw.string(raw.get_by_key(tool, keys.name)?, usize::MAX, buf)? else {
+        return Ok(None);
+    };
+    let description = raw.string(raw.get_by_key(tool, keys.description)?, INDEXED_TEXT_BYTES, buf)?.map(|s| s.0).unwrap_or_default();
+    let mut parameters = String::new();
+    let props = match raw.prop(raw.get_by_key(tool, keys.parameters)?, keys.properties)? {
+        Some(p) if raw.type_of(p)? == ValueType::Object => Some(p),
+        _ => None,
+    };
+    if let Some(props) = props {
+        let names = raw.keys(props)?;
+        let n = raw.array_len(names)?.min(INDEXED_PARAMETERS as u32);
+        for i in 0..n {
+            if parameters.len() >= INDEXED_TEXT_BYTES {
+                break;
+            }
+            let key = raw.element(names, i)?;
+            if let Some((k, _)) = raw.string(key, INDEXED_TEXT_BYTES, buf)? {
+                parameters.push_str(&k);
+                parameters.push(' ');
+            }
+            if let Some(d) = raw.prop(raw.get_by_key(props, key)?, keys.description)? {
+                if let Some((d, _)) = raw.string(d, INDEXED_TEXT_BYTES, buf)? {
+                    parameters.push_str(&d);
+                    parameters.push(' ');
+                }
+            }
+        }
+    }
+    let (p, _) = truncate_utf8(&parameters, INDEXED_TEXT_BYTES);
+    let parameters = p.to_owned();
+    Ok(Some(ToolStrings { name, description, parameters }))
+}
+
+enum ReadTools {
+    Ok(Vec<ToolStrings>),
+    OverCap(u32),
+    /// Entry `i` is not an object with a string name.
+    BadEntry(u32),
+}
+
+fn read_tools(raw: Raw, tools: sys::napi_value) -> Result<ReadTools> {
+    let n = raw.array_len(tools)?;
+    if n as usize > MAX_INDEXED_TOOLS {
+        return Ok(ReadTools::OverCap(n));
+    }
+    let mut out = Vec::with_capacity(n as usize);
+    let mut buf = Vec::new();
+    let keys = Keys::new(raw)?;
+    for i in 0..n {
+        match read_tool(raw, &keys, raw.element(tools, i)?, &mut buf)? {
+            Some(t) => out.push(t),
+            None => return Ok(ReadTools::BadEntry(i)),
+        }
+    }
+    Ok(ReadTools::Ok(out))
+}
+
+fn build_index(tools: &[ToolStrings]) -> SearchIndex {
+    SearchIndex::build(
+        tools.iter().map(|t| ToolText { name: &t.name, description: &t.description, parameters: &t.parameters }),
+        Scoring::DEFAULT,
+    )
+}
+
+/// `options.queryBytes`: default 4 096, clamped to 65 536; NaN or absent gives the default.
+fn read_query_bytes(raw: Raw, options: Option<sys::napi_value>) -> Result<usize> {
+    let Some(o) = options else { return Ok(DEFAULT_QUERY_BYTES) };
+    if !raw.is_object(o)? {
+        return Ok(DEFAULT_QUERY_BYTES);
+    }
+    let v = raw.number(raw.get(o, c"queryBytes")?)?;
+    Ok(clamp_count(v, DEFAULT_QUERY_BYTES, MAX_QUERY_BYTES))
+}
+
+fn optional(raw: Raw, v: Option<Unknown>) -> Result<Option<sys::napi_value>> {
+    match v {
+        None => Ok(None),
+        Some(u) => match raw.type_of(u.raw())? {
+            ValueType::Undefined | ValueType::Null => Ok(None),
+            _ => Ok(Some(u.raw())),
+        },
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The index class.
+
+struct Shared {
+    index: SearchIndex,
+    query_bytes: usize,
+    /// Scratch for string reads on the JS thread.
+    buf: RefCell<Vec<u8>>,
+}
+
+/// An immutable BM25-lite index over a tool list. Created by `createToolSearchIndex`.
+#[napi]
+pub struct ToolSearchIndex {
+    shared: Rc<Shared>,
+}
+
+/// Results of one search as plain JS objects `{ name, score, matched }`.
+fn hits_to_js(raw: Raw, shared: &Shared, query: &str, k: usize) -> Result<sys::napi_value> {
+    let (terms, hits) = shared.index.search(query, k);
+    let arr = raw.create_array(hits.len())?;
+    if hits.is_empty() {
+        return Ok(arr);
+    }
+    let mut term_values: Vec<Option<sys::napi_value>> = vec![None; terms.len()];
+    let (k_name, k_score, k_matched) = (raw.create_string("name")?, raw.create_string("score")?, raw.create_string("matched")?);
+    for (i, hit) in hits.iter().enumerate() {
+        let obj = raw.create_object()?;
+        raw.set_by_key(obj, k_name, raw.create_string(shared.index.name(hit.doc))?)?;
+        raw.set_by_key(obj, k_score, raw.create_f64(f64::from(hit.score))?)?;
+        let matched = shared.index.matched(&terms, hit.doc);
+        let m = raw.create_array(matched.len())?;
+        for (j, t) in matched.iter().enumerate() {
+            let v = match term_values[*t] {
+                Some(v) => v,
+                None => {
+                    let v = raw.create_string(&terms.surface[*t])?;
+                    term_values[*t] = Some(v);
+                    v
+                }
+            };
+            raw.push(m, j as u32, v)?;
+        }
+        raw.set_by_key(obj, k_matched, m)?;
+        raw.push(arr, i as u32, obj)?;
+    }
+    Ok(arr)
+}
+
+#[napi]
+impl ToolSearchIndex {
+    /// Number of indexed tools (distinct names; a repeated name keeps its first tool).
+    #[napi(getter)]
+    pub fn size(&self) -> u32 {
+        self.shared.index.size() as u32
+    }
+
+    /// The top `k` tools for `query`: `[{ name, score, matched }]`, best first, ties in input
+    /// order, only tools that match at least one query term.
+    #[napi(ts_args_type = "query: string, options?: { k?: number }", ts_return_type = "ToolSearchHit[]")]
+    pub fn search<'env>(&self, env: &'env Env, query: Unknown<'env>, options: Option<Unknown<'env>>) -> Result<Unknown<'env>> {
+        let raw = Raw(env.raw());
+        let mut buf = self.shared.buf.borrow_mut();
+        let Some((q, _)) = raw.string(query.raw(), self.shared.query_bytes, &mut buf)? else {
+            return Err(type_error(env.raw(), CODE_INVALID_INPUT, "ToolSearchIndex.search: query must be a string"));
+        };
+        drop(buf);
+        let k = match optional(raw, options)? {
+            None => DEFAULT_TOP_K,
+            Some(o) => {
+                if !raw.is_object(o)? {
+                    return Err(type_error(env.raw(), CODE_INVALID_INPUT, "ToolSearchIndex.search: options must be an object"));
+                }
+                let kv = raw.get(o, c"k")?;
+                match raw.type_of(kv)? {
+                    ValueType::Undefined | ValueType::Null => DEFAULT_TOP_K,
+                    ValueType::Number => clamp_count(raw.number(kv)?, DEFAULT_TOP_K, MAX_TOP_K),
+                    _ => return Err(type_error(env.raw(), CODE_INVALID_INPUT, "ToolSearchIndex.search: k must be a number")),
+                }
+            }
+        };
+        let out = hits_to_js(raw, &self.shared, &q, k)?;
+        Ok(unsafe { Unknown::from_raw_unchecked(env.raw(), out) })
+    }
+}
+
+/// Builds the index over `tools` (at most 1 024). Throws `TypeError` (`invalid_tool_search_input`)
+/// when `tools` is not an array or an entry has no string `name`, and `RangeError`
+/// (`tool_search_index_cap`) over the cap.
+#[napi(
+    ts_args_type = "tools: readonly ToolDefinition[], options?: ToolSearchIndexOptions",
+    ts_return_type = "ToolSearchIndex"
+)]
+pub fn create_tool_search_index(env: &Env, tools: Unknown, options: Option<Unknown>) -> Result<ToolSearchIndex> {
+    let raw = Raw(env.raw());
+    if !raw.is_array(tools.raw())? {
+        return Err(type_error(env.raw(), CODE_INVALID_INPUT, "createToolSearchIndex: tools must be an array"));
+    }
+    let query_bytes = read_query_bytes(raw, optional(raw, options)?)?;
+    let tools = match read_tools(raw, tools.raw())? {
+        ReadTools::Ok(t) => t,
+        ReadTools::OverCap(n) => {
+            let msg = format!("createToolSearchIndex: {n} tools exceed the index cap of {MAX_INDEXED_TOOLS}");
+            return Err(range_error(env.raw(), CODE_INDEX_CAP, &msg));
+        }
+        ReadTools::BadEntry(i) => {
+            let msg = format!("createToolSearchIndex: tools[{i}] must be an object with a string name");
+            return Err(type_error(env.raw(), CODE_INVALID_INPUT, &msg));
+        }
+    };
+    let index = build_index(&tools);
+    Ok(ToolSearchIndex { shared: Rc::new(Shared { index, query_bytes, buf: RefCell::new(Vec::new()) }) })
+}
+
+// ---------------------------------------------------------------------------------------------
+// The search_tools tool.
+
+const SEARCH_TOOLS_DESCRIPTION: &str = "Search the available tools by keywords and make the best matches callable \
+from the next turn. Returns one line per tool: `name: short description [matched: terms]`.";
+
+fn search_tools_parameters(raw: Raw, max_k: usize) -> Result<sys::napi_value> {
+    let params = raw.create_object()?;
+    raw.set(params, c"type", raw.create_string("object")?)?;
+    let props = raw.create_object()?;
+    let query = raw.create_object()?;
+    raw.set(query, c"type", raw.create_string("string")?)?;
+    raw.set(query, c"description", raw.create_string("Keywords describing the tool you need.")?)?;
+    raw.set(props, c"query", query)?;
+    let k = raw.create_object()?;
+    raw.set(k, c"type", raw.create_string("integer")?)?;
+    raw.set(k, c"description", raw.create_string("How many tools to return.")?)?;
+    raw.set(k, c"minimum", raw.create_f64(1.0)?)?;
+    raw.set(k, c"maximum", raw.create_f64(max_k as f64)?)?;
+    raw.set(props, c"k", k)?;
+    raw.set(params, c"properties", props)?;
+    raw.set(params, c"required", raw.string_array(&["query"])?)?;
+    raw.set(params, c"additionalProperties", raw.create_bool(false)?)?;
+    Ok(params)
+}
+
+/// One `search_tools` call: a ToolResult object.
+fn run_search_tools(raw: Raw, shared: &Shared, default_k: usize, args: sys::napi_value, ctx: sys::napi_value) -> Result<sys::napi_value> {
+    let result = raw.create_object()?;
+    if raw.is_object(ctx)? {
+        raw.set(result, c"toolCallId", raw.get(ctx, c"toolCallId")?)?;
+    }
+    raw.set(result, c"name", raw.create_string(SEARCH_TOOLS_NAME)?)?;
+    let query = if raw.is_object(args)? {
+        let mut buf = shared.buf.borrow_mut();
+        raw.string(raw.get(args, c"query")?, shared.query_bytes, &mut buf)?
+    } else {
+        None
+    };
+    let Some((query, truncated)) = query else {
+        let err = raw.create_object()?;
+        raw.set(err, c"message", raw.create_string("search_tools: query must be a string")?)?;
+        raw.set(err, c"code", raw.create_string("invalid_arguments")?)?;
+        raw.set(result, c"error", err)?;
+        let value = raw.create_object()?;
+        raw.set(value, c"names", raw.create_array(0)?)?;
+        raw.set(result, c"value", value)?;
+        return Ok(result);
+    };
+    let k_arg = raw.number(raw.get(args, c"k")?)?;
+    let k = clamp_count(k_arg, default_k, MAX_TOP_K);
+    let (terms, hits) = shared.index.search(&query, k);
+    let mut text = String::new();
+    let mut names: Vec<&str> = Vec::with_capacity(hits.len());
+    for hit in &hits {
+        let matched: Vec<&str> = shared.index.matched(&terms, hit.doc).iter().map(|&t| terms.surface[t].as_str()).collect();
+        if !text.is_empty() {
+            text.push('\n');
+        }
+        line(shared.index.name(hit.doc), shared.index.description(hit.doc), &matched, &mut text);
+        names.push(shared.index.name(hit.doc));
+    }
+    if hits.is_empty() {
+        text.push_str(NO_MATCH_TEXT);
+    }
+    raw.set(result, c"content", raw.create_string(&text)?)?;
+    let value = raw.create_object()?;
+    raw.set(value, c"names", raw.string_array(&names)?)?;
+    raw.set(result, c"value", value)?;
+    let meta = raw.create_object()?;
+    raw.set(meta, c"k", raw.create_f64(k as f64)?)?;
+    raw.set(meta, c"queryTruncated", raw.create_bool(truncated)?)?;
+    raw.set(result, c"metadata", meta)?;
+    Ok(result)
+}
+
+/// The generated `search_tools` ToolDefinition over `index`.
+#[napi(ts_args_type = "index: ToolSearchIndex, options?: SearchToolsToolOptions", ts_return_type = "SearchToolsTool")]
+pub fn create_search_tools_tool<'env>(env: &'env Env, index: &ToolSearchIndex, options: Option<Unknown<'env>>) -> Result<Unknown<'env>> {
+    let raw = Raw(env.raw());
+    let default_k = match optional(raw, options)? {
+        Some(o) if raw.is_object(o)? => clamp_count(raw.number(raw.get(o, c"defaultK")?)?, SEARCH_TOOLS_DEFAULT_K, MAX_TOP_K),
+        _ => SEARCH_TOOLS_DEFAULT_K,
+    };
+    let tool = raw.create_object()?;
+    raw.set(tool, c"name", raw.create_string(SEARCH_TOOLS_NAME)?)?;
+    raw.set(tool, c"description", raw.create_string(SEARCH_TOOLS_DESCRIPTION)?)?;
+    raw.set(tool, c"parameters", search_tools_parameters(raw, MAX_TOP_K)?)?;
+    let shared = Rc::clone(&index.shared);
+    let execute = env.create_function_from_closure::<(Unknown, Unknown), Unknown, _>("execute", move |ctx| {
+        let env = ctx.env.raw();
+        let raw = Raw(env);
+        let mut undefined = ptr::null_mut();
+        Raw::check(unsafe { sys::napi_get_undefined(env, &mut undefined) }, "undefined")?;
+        let arg = |i: usize| -> Result<sys::napi_value> {
+            if i < ctx.length() {
+                Ok(ctx.get::<Unknown>(i)?.raw())
+            } else {
+                Ok(undefined)
+            }
+        };
+        let (args, call_ctx) = (arg(0)?, arg(1)?);
+        let out = run_search_tools(raw, &shared, default_k, args, call_ctx)?;
+        Ok(unsafe { Unknown::from_raw_unchecked(env, out) })
+    })?;
+    raw.set(tool, c"execute", execute.raw())?;
+    Ok(unsafe { Unknown::from_raw_unchecked(env.raw(), tool) })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Disclosure.
+
+/// The tools to send this turn (see `select::disclose`). Fails closed to a copy of the whole
+/// list; throws only when `options` is not an object or `options.tools` is not an array.
+#[napi(ts_args_type = "options: SelectDisclosedToolsOptions", ts_return_type = "ToolDefinition[]")]
+pub fn select_disclosed_tools<'env>(env: &'env Env, options: Unknown<'env>) -> Result<Unknown<'env>> {
+    let raw = Raw(env.raw());
+    if !raw.is_object(options.raw())? {
+        return Err(type_error(env.raw(), CODE_INVALID_INPUT, "selectDisclosedTools: options must be an object"));
+    }
+    let o = options.raw();
+    let tools = raw.get(o, c"tools")?;
+    if !raw.is_array(tools)? {
+        return Err(type_error(env.raw(), CODE_INVALID_INPUT, "selectDisclosedTools: tools must be an array"));
+    }
+    let n = raw.array_len(tools)?;
+    let picked = catch_unwind(AssertUnwindSafe(|| choose(raw, o, tools, n))).unwrap_or(Ok(Disclosure::All));
+    // Any error while choosing (a throwing getter included) discloses everything.
+    let picked = match picked {
+        Ok(p) => p,
+        Err(_) => {
+            // A throwing getter leaves an exception pending (napi reports it as a generic
+            // failure or a pending exception): clear it, since the result is a disclosure.
+            let mut pending = false;
+            unsafe { sys::napi_is_exception_pending(env.raw(), &mut pending) };
+            if pending {
+                let mut ex = ptr::null_mut();
+                unsafe { sys::napi_get_and_clear_last_exception(env.raw(), &mut ex) };
+            }
+            Disclosure::All
+        }
+    };
+    let out = match picked {
+        Disclosure::All => {
+            let arr = raw.create_array(n as usize)?;
+            for i in 0..n {
+                raw.push(arr, i, raw.element(tools, i)?)?;
+            }
+            arr
+        }
+        Disclosure::Some(idx) => {
+            let arr = raw.create_array(idx.len())?;
+            for (j, i) in idx.iter().enumerate() {
+                raw.push(arr, j as u32, raw.element(tools, *i as u32)?)?;
+            }
+            arr
+        }
+    };
+    Ok(unsafe { Unknown::from_raw_unchecked(env.raw(), out) })
+}
+
+fn choose(raw: Raw, o: sys::napi_value, tools: sys::napi_value, n: u32) -> Result<Disclosure> {
+    if n as usize > MAX_INDEXED_TOOLS {
+        return Ok(Disclosure::All);
+    }
+    let mut buf = Vec::new();
+    // Input text: a string, else everything is disclosed.
+    let Some((input, _)) = raw.string(raw.get(o, c"input")?, MAX_QUERY_BYTES, &mut buf)? else {
+        return Ok(Disclosure::All);
+    };
+    let top_k = clamp_count(raw.number(raw.get(o, c"topK")?)?, DEFAULT_TOP_K, MAX_TOP_K);
+    let activated_v = raw.get(o, c"activated")?;
+    let mut activated: Vec<String> = Vec::new();
+    if raw.is_array(activated_v)? {
+        let len = raw.array_len(activated_v)?;
+        // Only the newest MAX_ACTIVATED_NAMES entries can count.
+        let from = len.saturating_sub(MAX_ACTIVATED_NAMES as u32 * 4);
+        for i in from..len {
+            if let Some((s, _)) = raw.string(raw.element(activated_v, i)?, usize::MAX, &mut buf)? {
+                activated.push(s);
+            }
+        }
+    }
+    let activated: Vec<&str> = activated.iter().map(String::as_str).collect();
+    let index_v = raw.get(o, c"index")?;
+    let given: Option<Rc<Shared>> = match raw.type_of(index_v)? {
+        ValueType::Object => match unsafe { ClassInstance::<ToolSearchIndex>::from_napi_value(raw.0, index_v) } {
+            Ok(i) => Some(Rc::clone(&i.shared)),
+            Err(_) => return Ok(Disclosure::All),
+        },
+        _ => None,
+    };
+    match given {
+        Some(shared) => {
+            let mut names: Vec<String> = Vec::with_capacity(n as usize);
+            for i in 0..n {
+                let t = raw.element(tools, i)?;
+                if !raw.is_object(t)? {
+                    return Ok(Disclosure::All);
+                }
+                match raw.string(raw.get(t, c"name")?, usize::MAX, &mut buf)? {
+                    Some((s, _)) => names.push(s),
+                    None => return Ok(Disclosure::All),
+                }
+            }
+            let refs: Vec<Option<&str>> = names.iter().map(|s| Some(s.as_str())).collect();
+            let (q, _) = truncate_utf8(&input, shared.query_bytes);
+            Ok(disclose(&refs, &shared.index, q, top_k, &activated))
+        }
+        None => {
+            let tools = match read_tools(raw, tools)? {
+                ReadTools::Ok(t) => t,
+                _ => return Ok(Disclosure::All),
+            };
+            let query_bytes = read_query_bytes(raw, Some(o))?;
+            let index = build_index(&tools);
+            let refs: Vec<Option<&str>> = tools.iter().map(|t| Some(t.name.as_str())).collect();
+            let (q, _) = truncate_utf8(&input, query_bytes);
+            Ok(disclose(&refs, &index, q, top_k, &activated))
+        }
+    }
+}
+
+/// Adds `names` to an activation list: returns the new list (distinct names, newest last, at
+/// most 128). Non-string entries are ignored; a non-array argument counts as empty.
+#[napi(ts_args_type = "activated: readonly string[] | undefined, names: readonly string[]", ts_return_type = "string[]")]
+pub fn activate_tool_names(env: &Env, activated: Unknown, names: Unknown) -> Result<Vec<String>> {
+    let raw = Raw(env.raw());
+    let mut buf = Vec::new();
+    let mut read = |v: sys::napi_value| -> Result<Vec<String>> {
+        let mut out = Vec::new();
+        if raw.is_array(v)? {
+            let len = raw.array_len(v)?;
+            let from = len.saturating_sub(MAX_ACTIVATED_NAMES as u32 * 4);
+            for i in from..len {
+                if let Some((s, _)) = raw.string(raw.element(v, i)?, usize::MAX, &mut buf)? {
+                    out.push(s);
+                }
+            }
+        }
+        Ok(out)
+    };
+    let (a, b) = (read(activated.raw())?, read(names.raw())?);
+    let a: Vec<&str> = a.iter().map(String::as_str).collect();
+    let b: Vec<&str> = b.iter().map(String::as_str).collect();
+    Ok(activate(&a, &b))
+}
+
+thread_local! {
+    /// The frozen limits object of this thread's env, created once so every entry point (CommonJS,
+    /// ES modules, a second loader instance) exports the very same object.
+    static LIMITS: RefCell<Option<(usize, sys::napi_ref)>> = const { RefCell::new(None) };
+}
+
+/// The limits of tool search as one frozen object (`TOOL_SEARCH_LIMITS`), the same object on
+/// every call.
+#[napi(ts_return_type = "Readonly<Record<string, number>>")]
+pub fn tool_search_limits(env: &Env) -> Result<Unknown<'_>> {
+    let raw = Raw(env.raw());
+    let key = env.raw() as usize;
+    let cached = LIMITS.with(|c| *c.borrow());
+    if let Some((k, r)) = cached {
+        if k == key {
+            let mut out = ptr::null_mut();
+            Raw::check(unsafe { sys::napi_get_reference_value(env.raw(), r, &mut out) }, "limits reference")?;
+            if !out.is_null() {
+                return Ok(unsafe { Unknown::from_raw_unchecked(env.raw(), out) });
+            }
+        }
+    }
+    let o = raw.create_object()?;
+    let fields: [(&CStr, usize); 8] = [
+        (c"defaultTopK", DEFAULT_TOP_K),
+        (c"maxTopK", MAX_TOP_K),
+        (c"searchToolsDefaultK", SEARCH_TOOLS_DEFAULT_K),
+        (c"maxIndexedTools", MAX_INDEXED_TOOLS),
+        (c"defaultQueryBytes", DEFAULT_QUERY_BYTES),
+        (c"maxQueryBytes", MAX_QUERY_BYTES),
+        (c"maxActivatedNames", MAX_ACTIVATED_NAMES),
+        (c"descriptionChars", DESCRIPTION_CHARS),
+    ];
+    for (name, value) in fields {
+        raw.set(o, name, raw.create_f64(value as f64)?)?;
+    }
+    Raw::check(unsafe { sys::napi_object_freeze(env.raw(), o) }, "freeze")?;
+    let mut r = ptr::null_mut();
+    Raw::check(unsafe { sys::napi_create_reference(env.raw(), o, 1, &mut r) }, "limits reference")?;
+    LIMITS.with(|c| *c.borrow_mut() = Some((key, r)));
+    Ok(unsafe { Unknown::from_raw_unchecked(env.raw(), o) })
+}
+
+/// The name of the generated tool: `"search_tools"`.
+#[napi]
+pub const SEARCH_TOOLS_NAME: &str = crate::search::SEARCH_TOOLS_NAME;

@@ -1,0 +1,357 @@
+//! The BM25-lite index: built once from a tool list, immutable, queried on the JS thread.
+//!
+//! Each tool is a document with fields: its name, its description and (optionally) the names and
+//! descriptions of its parameters. Scoring is BM25F: per field, term frequencies are normalized by
+//! the field's length, weighted (name ×3 by default), summed, then saturated with `k1` and
+//! multiplied by the term's IDF over the indexed list. Everything but the query is known at build
+//! time, so each posting stores its final contribution ("impact") and a query is a sum of impacts.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+use super::stem::{stem, Stem};
+use super::stopwords::STOP_WORDS;
+use super::tokenize::for_each_token;
+
+/// A small, fast, non-cryptographic hasher (the FxHash mix) for the term dictionary.
+#[derive(Default, Clone, Copy)]
+pub struct FxHasher(u64);
+
+impl Hasher for FxHasher {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        const K: u64 = 0x517c_c1b7_2722_0a95;
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let v = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+            self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(K);
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut tail = [0u8; 8];
+            tail[..rest.len()].copy_from_slice(rest);
+            let v = u64::from_le_bytes(tail) ^ ((rest.len() as u64) << 59);
+            self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(K);
+        }
+    }
+    #[inline]
+    fn write_u8(&mut self, i: u8) {
+        self.write(&[i]);
+    }
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
+
+/// Scoring choices. `Scoring::DEFAULT` is what the package ships; the others exist so the
+/// evaluation can measure each choice against plain BM25.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Scoring {
+    pub k1: f32,
+    /// Length normalization of the description and parameter fields.
+    pub b: f32,
+    /// Length normalization of the name field.
+    pub name_b: f32,
+    pub name_weight: f32,
+    pub description_weight: f32,
+    /// Weight of parameter names and descriptions; 0 leaves them out of the index.
+    pub parameter_weight: f32,
+    pub stem: Stem,
+    pub stop_words: bool,
+}
+
+impl Scoring {
+    /// Plain BM25-lite as the product page describes it: name ×3, description ×1, no stemming,
+    /// no stop words, no parameters.
+    pub const PLAIN: Scoring = Scoring {
+        k1: 1.2,
+        b: 0.75,
+        name_b: 0.75,
+        name_weight: 3.0,
+        description_weight: 1.0,
+        parameter_weight: 0.0,
+        stem: Stem::None,
+        stop_words: false,
+    };
+
+    /// The shipped scoring: plain BM25-lite plus stop words and parameters as a weak field (×0.3).
+    /// docs/search.md has the measurements behind each choice, including the ones left out
+    /// (stemming, other `k1`/`b`).
+    pub const DEFAULT: Scoring = Scoring { stop_words: true, parameter_weight: 0.3, ..Scoring::PLAIN };
+}
+
+impl Default for Scoring {
+    fn default() -> Self {
+        Scoring::DEFAULT
+    }
+}
+
+/// One tool as the index reads it.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ToolText<'a> {
+    pub name: &'a str,
+    pub description: &'a str,
+    /// Parameter names and descriptions joined with spaces (empty when unknown).
+    pub parameters: &'a str,
+}
+
+/// One search hit: the document (input position among unique names) and its score.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Hit {
+    pub doc: u32,
+    pub score: f32,
+}
+
+/// The terms of a query after tokenizing: each distinct term once, in first-seen order.
+#[derive(Debug, Default)]
+pub struct QueryTerms {
+    /// The term as typed (lower-cased), used for `matched`.
+    pub surface: Vec<String>,
+    /// The term id in the index, `None` when the index has never seen it.
+    ids: Vec<Option<u32>>,
+}
+
+impl QueryTerms {
+    pub fn len(&self) -> usize {
+        self.surface.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.surface.is_empty()
+    }
+}
+
+const FIELDS: usize = 3;
+
+pub struct SearchIndex {
+    scoring: Scoring,
+    names: Vec<Box<str>>,
+    descriptions: Vec<Box<str>>,
+    terms: FxMap<Box<str>, u32>,
+    /// Stop words hold term ids `0..stop_count` and have no postings.
+    stop_count: u32,
+    /// CSR postings: term `t` owns `post_doc[post_start[t]..post_start[t + 1]]`, docs ascending.
+    post_start: Vec<u32>,
+    post_doc: Vec<u32>,
+    post_impact: Vec<f32>,
+}
+
+impl std::fmt::Debug for SearchIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SearchIndex").field("size", &self.names.len()).field("terms", &self.terms.len()).finish()
+    }
+}
+
+impl SearchIndex {
+    /// Builds the index. Tools whose name was already seen are skipped (the first one wins), so
+    /// `size()` counts distinct names. The caller enforces the tool cap.
+    pub fn build<'a>(tools: impl IntoIterator<Item = ToolText<'a>>, scoring: Scoring) -> SearchIndex {
+        let mut names: Vec<Box<str>> = Vec::new();
+        let mut descriptions: Vec<Box<str>> = Vec::new();
+        let mut seen: FxMap<&'a str, ()> = FxMap::default();
+        let mut terms: FxMap<Box<str>, u32> = FxMap::default();
+        // Stop words take the first ids, so one dictionary lookup also tells a stop word.
+        let mut stop_count = 0u32;
+        if scoring.stop_words {
+            for w in STOP_WORDS {
+                terms.insert((*w).into(), stop_count);
+                stop_count += 1;
+            }
+        }
+        // Per term: the last doc it occurred in and its slot in that doc's list.
+        let mut last_doc: Vec<u32> = vec![u32::MAX; stop_count as usize];
+        let mut slot: Vec<u32> = vec![0; stop_count as usize];
+        // All (term, field counts) per doc, flattened; `doc_end[d]` closes doc d.
+        let mut entries: Vec<(u32, [u16; FIELDS])> = Vec::new();
+        let mut doc_end: Vec<u32> = Vec::new();
+        let mut lens: Vec<[u32; FIELDS]> = Vec::new();
+        let mut buf = String::new();
+        let mut stem_buf = String::new();
+        let weights = [scoring.name_weight, scoring.description_weight, scoring.parameter_weight];
+
+        for tool in tools {
+            if seen.insert(tool.name, ()).is_some() {
+                continue;
+            }
+            let doc = names.len() as u32;
+            let doc_start = entries.len();
+            let mut len = [0u32; FIELDS];
+            let texts = [tool.name, tool.description, tool.parameters];
+            for (field, text) in texts.iter().enumerate() {
+                if weights[field] <= 0.0 || text.is_empty() {
+                    continue;
+                }
+                for_each_token(text, &mut buf, |tok| {
+                    let term: &str = stem(scoring.stem, tok, &mut stem_buf);
+                    let id = match terms.get(term) {
+                        Some(&id) if id < stop_count => return,
+                        Some(&id) => id,
+                        None => {
+                            let id = terms.len() as u32;
+                            terms.insert(term.into(), id);
+                            last_doc.push(u32::MAX);
+                            slot.push(0);
+                            id
+                        }
+                    };
+                    let i = id as usize;
+                    if last_doc[i] != doc {
+                        last_doc[i] = doc;
+                        slot[i] = entries.len() as u32;
+                        entries.push((id, [0; FIELDS]));
+                    }
+                    let counts = &mut entries[slot[i] as usize].1[field];
+                    *counts = counts.saturating_add(1);
+                    len[field] += 1;
+                });
+            }
+            debug_assert!(entries.len() >= doc_start);
+            doc_end.push(entries.len() as u32);
+            lens.push(len);
+            names.push(tool.name.into());
+            descriptions.push(tool.description.into());
+        }
+
+        let n = names.len();
+        let mut avg = [0f32; FIELDS];
+        for l in &lens {
+            for f in 0..FIELDS {
+                avg[f] += l[f] as f32;
+            }
+        }
+        for a in &mut avg {
+            *a = if n == 0 { 0.0 } else { *a / n as f32 };
+        }
+
+        // Document frequency per term, then CSR offsets.
+        let term_count = terms.len();
+        let mut df = vec![0u32; term_count];
+        for (id, _) in &entries {
+            df[*id as usize] += 1;
+        }
+        let mut post_start = Vec::with_capacity(term_count + 1);
+        let mut acc = 0u32;
+        post_start.push(0);
+        for d in &df {
+            acc += d;
+            post_start.push(acc);
+        }
+        let mut fill: Vec<u32> = post_start[..term_count].to_vec();
+        let mut post_doc = vec![0u32; entries.len()];
+        let mut post_impact = vec![0f32; entries.len()];
+        let k1 = scoring.k1;
+        let idf: Vec<f32> = df.iter().map(|&d| (1.0 + (n as f32 - d as f32 + 0.5) / (d as f32 + 0.5)).ln()).collect();
+        let mut start = 0usize;
+        for (doc, &end) in doc_end.iter().enumerate() {
+            let len = lens[doc];
+            let mut norm = [0f32; FIELDS];
+            for f in 0..FIELDS {
+                let b = if f == 0 { scoring.name_b } else { scoring.b };
+                norm[f] = if avg[f] > 0.0 { 1.0 - b + b * len[f] as f32 / avg[f] } else { 1.0 };
+            }
+            for &(id, counts) in &entries[start..end as usize] {
+                let mut tf = 0f32;
+                for f in 0..FIELDS {
+                    if counts[f] > 0 {
+                        tf += weights[f] * counts[f] as f32 / norm[f];
+                    }
+                }
+                let impact = idf[id as usize] * tf * (k1 + 1.0) / (k1 + tf);
+                let at = &mut fill[id as usize];
+                post_doc[*at as usize] = doc as u32;
+                post_impact[*at as usize] = impact;
+                *at += 1;
+            }
+            start = end as usize;
+        }
+
+        SearchIndex { scoring, names, descriptions, terms, stop_count, post_start, post_doc, post_impact }
+    }
+
+    /// Number of indexed tools (distinct names).
+    pub fn size(&self) -> usize {
+        self.names.len()
+    }
+
+    pub fn name(&self, doc: u32) -> &str {
+        &self.names[doc as usize]
+    }
+
+    pub fn description(&self, doc: u32) -> &str {
+        &self.descriptions[doc as usize]
+    }
+
+    /// Tokenizes a query: distinct terms in first-seen order, stop words dropped when the scoring
+    /// drops them, looked up in the dictionary.
+    pub fn query_terms(&self, query: &str) -> QueryTerms {
+        let mut out = QueryTerms::default();
+        let mut buf = String::new();
+        let mut stem_buf = String::new();
+        let mut seen_ids: Vec<u32> = Vec::new();
+        for_each_token(query, &mut buf, |tok| {
+            let term: &str = stem(self.scoring.stem, tok, &mut stem_buf);
+            // Stop words, and terms the index has never seen, cannot match anything: dropped.
+            if let Some(&id) = self.terms.get(term).filter(|&&id| id >= self.stop_count) {
+                if !seen_ids.contains(&id) {
+                    seen_ids.push(id);
+                    out.surface.push(tok.to_owned());
+                    out.ids.push(Some(id));
+                }
+            }
+        });
+        out
+    }
+
+    /// The top `k` hits for `terms`: highest score first, ties in input order; only tools that
+    /// match at least one term.
+    pub fn search_terms(&self, terms: &QueryTerms, k: usize) -> Vec<Hit> {
+        let n = self.names.len();
+        if k == 0 || n == 0 || terms.is_empty() {
+            return Vec::new();
+        }
+        let mut acc = vec![0f32; n];
+        let mut touched: Vec<u32> = Vec::new();
+        for id in terms.ids.iter().flatten() {
+            let (s, e) = (self.post_start[*id as usize] as usize, self.post_start[*id as usize + 1] as usize);
+            for p in s..e {
+                let d = self.post_doc[p];
+                let a = &mut acc[d as usize];
+                if *a == 0.0 {
+                    touched.push(d);
+                }
+                *a += self.post_impact[p];
+            }
+        }
+        let mut hits: Vec<Hit> = touched.into_iter().map(|doc| Hit { doc, score: acc[doc as usize] }).collect();
+        let better = |a: &Hit, b: &Hit| b.score.total_cmp(&a.score).then(a.doc.cmp(&b.doc));
+        if hits.len() > k {
+            hits.select_nth_unstable_by(k - 1, better);
+            hits.truncate(k);
+        }
+        hits.sort_unstable_by(better);
+        hits
+    }
+
+    /// Convenience: tokenize and search.
+    pub fn search(&self, query: &str, k: usize) -> (QueryTerms, Vec<Hit>) {
+        let terms = self.query_terms(query);
+        let hits = self.search_terms(&terms, k);
+        (terms, hits)
+    }
+
+    /// Which query terms (indexes into `terms.surface`) occur in `doc`, in query order.
+    pub fn matched(&self, terms: &QueryTerms, doc: u32) -> Vec<usize> {
+        let mut out = Vec::new();
+        for (i, id) in terms.ids.iter().enumerate() {
+            if let Some(id) = id {
+                let (s, e) = (self.post_start[*id as usize] as usize, self.post_start[*id as usize + 1] as usize);
+                if self.post_doc[s..e].binary_search(&doc).is_ok() {
+                    out.push(i);
+                }
+            }
+        }
+        out
+    }
+}
