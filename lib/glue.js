@@ -6,12 +6,13 @@ const noop = () => {}
 
 // The context a tool receives: the caller's context with this call's id and a wrapped progress.
 // A caller-supplied idempotencyKey never reaches the tool; a derived one does.
-function toolContext(ctx, toolCallId, idempotencyKey, sink, hooks, args, name, startedAt) {
+function toolContext(ctx, toolCallId, idempotencyKey, sink, hooks, args, name, startedAt, identity) {
   const progress =
     sink === undefined
       ? noop
       : (value, metadata) => sink(hooks, ctx, toolCallId, name, args, startedAt, value, metadata)
   const out = { ...ctx, toolCallId, progress }
+  if (identity !== undefined && identity !== null) out.identity = identity
   if (idempotencyKey !== undefined) out.idempotencyKey = idempotencyKey
   else if (out.idempotencyKey !== undefined) delete out.idempotencyKey
   return out

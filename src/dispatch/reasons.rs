@@ -53,15 +53,9 @@ pub fn rule_pack_message(pack: &str, rule: &str, reason: Option<&str>) -> String
     crate::redact::truncate_utf8(&m, GUARDRAIL_MESSAGE_BYTES).to_owned()
 }
 
-pub const CODE_INVALID_ARGUMENTS: &str = "invalid_arguments";
 pub const CODE_PERMISSION_DENIED: &str = "ERR_PRISM_PERMISSION_DENIED";
 pub const CODE_UNTRUSTED: &str = "ERR_PRISM_UNTRUSTED";
-pub const CODE_GUARDRAIL_BLOCKED: &str = "ERR_PRISM_GUARDRAIL_BLOCKED";
-pub const CODE_EXECUTION_DENIED: &str = "ERR_PRISM_EXECUTION_DENIED";
 pub const CODE_ABORTED: &str = "ERR_PRISM_ABORTED";
-pub const CODE_VALIDATION_FAILED: &str = "validation_failed";
-pub const CODE_UNKNOWN_TOOL: &str = "unknown_tool";
-pub const CODE_TOOL_DENIED: &str = "tool_denied";
 pub const CODE_INVALID_RESULT: &str = "invalid_tool_result";
 pub const CODE_PROVIDER_HOSTED: &str = "ERR_PRISM_PROVIDER_HOSTED";
 

@@ -7,7 +7,6 @@ pub mod effects;
 pub mod extensions;
 pub mod guardrails;
 pub mod hooks;
-pub mod identity;
 pub mod ledger;
 pub mod middleware;
 pub mod policy;

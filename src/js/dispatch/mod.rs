@@ -6,6 +6,8 @@
 //! thenable and calls `dispatchResume(frame, value, mode)`. A finished call returns the result
 //! object; a call that must reject (tripwire, a middleware under `errorPolicy: "throw"`) throws.
 
+mod effects;
+
 use std::rc::Rc;
 use std::time::Instant;
 
@@ -33,7 +35,11 @@ pub const S_SAFE_ARGS: usize = 8;
 pub const S_SAFE_CALL: usize = 9;
 pub const S_SIGNAL: usize = 10;
 pub const S_REGISTRY: usize = 11;
-pub const NVALS: usize = 12;
+/// `options.identity ?? context.identity`.
+pub const S_IDENTITY: usize = 12;
+/// The effect key input `{ identity, ownership, key, … }` while a claim is held.
+pub const S_EFFECT_KEY: usize = 13;
+pub const NVALS: usize = 14;
 const HEADER: u32 = 3;
 
 /// How a parked machine is resumed.
@@ -77,8 +83,11 @@ pub struct Machine {
     tool_call_id: String,
     name: String,
     t0: Instant,
+    /// When the dispatch began: `startedAt` of every row, as upstream writes it.
     dispatch_at: String,
-    started_at: Option<String>,
+    claim: Option<effects::Claim>,
+    /// Set only when derived by the effect machinery; the tool then sees it.
+    idempotency_key: Option<String>,
     guard: Option<GuardRun>,
     terminal: Option<(Terminal, u32)>,
     /// Set when the call must reject after its terminal row is written.
@@ -184,6 +193,13 @@ impl Machine {
         if self.compiled.host_redactor { self.redact(js, realm, info) } else { Ok(info) }
     }
 
+    /// `{ message }`: the shape upstream gives lookup, filter, argument and guardrail blocks.
+    fn plain_error(&self, js: &Js, realm: &Realm, message: &str) -> R<V> {
+        let e = js.object()?;
+        js.set(e, c"message", js.string(&self.compiled.secrets.redact(message))?)?;
+        if self.compiled.host_redactor { self.redact(js, realm, e) } else { Ok(e) }
+    }
+
     fn make_error(&self, js: &Js, realm: &Realm, name: &str, message: &str, code: &str, cause: Option<&str>) -> R<V> {
         let e = js.object()?;
         js.set(e, c"name", js.string(name)?)?;
@@ -230,7 +246,7 @@ impl Machine {
                 tool_call_id: &self.tool_call_id,
                 name: &self.name,
                 args: vals.0[S_SAFE_ARGS],
-                started_at: self.started_at.as_deref().unwrap_or(&self.dispatch_at),
+                started_at: &self.dispatch_at,
                 redacted: self.has(Hook::Redactor),
                 ownership: if self.has(Hook::Ownership) { Some(self.hook(Hook::Ownership)) } else { None },
             },
@@ -364,17 +380,25 @@ impl Machine {
                 Step::Trust => self.step_trust(js, realm, vals, &mut input)?,
                 Step::Permission => self.step_permission(js, realm, vals, &mut input)?,
                 Step::Validate => self.step_validate(js, realm, vals, &mut input)?,
-                Step::Effect => self.step_effect(js, realm, vals)?,
+                Step::Effect => self.step_effect(js, realm, vals, &mut input)?,
                 Step::BeforeExecute => self.step_before_execute(js, realm, vals, &mut input)?,
                 Step::Started => self.step_started(js, realm, vals, &mut input)?,
                 Step::Execute => self.step_execute(js, realm, vals, &mut input)?,
                 Step::ResultMiddleware => self.step_middleware(js, vals, &mut input, "tool_result")?,
                 Step::OutputGuardrails => self.step_guardrails(js, realm, vals, &mut input, Stage::Output)?,
                 Step::Finish => {
-                    let safe = self.redact(js, realm, vals.0[S_RESULT])?;
-                    vals.0[S_RESULT] = safe;
-                    self.terminal = Some((Terminal::Finished, 0));
-                    Flow::Continue
+                    if self.sub == 0 {
+                        let safe = self.redact(js, realm, vals.0[S_RESULT])?;
+                        vals.0[S_RESULT] = safe;
+                        self.sub = 1;
+                    }
+                    match self.complete_effect(js, realm, vals, &mut input)? {
+                        Some(flow) => flow,
+                        None => {
+                            self.terminal = Some((Terminal::Finished, 0));
+                            Flow::Continue
+                        }
+                    }
                 }
             };
             match flow {
@@ -491,11 +515,14 @@ impl Machine {
             }
             GuardOutcome::Allow => Ok(self.advance()),
             GuardOutcome::Block { message } => {
-                let e = self.make_error(js, realm, "GuardrailError", &message, reasons::CODE_GUARDRAIL_BLOCKED, None)?;
+                if self.effect_in_flight() {
+                    return self.effect_unknown(js, realm, vals);
+                }
+                let e = self.plain_error(js, realm, &message)?;
                 self.block(BlockedReason::GuardrailBlocked, js, vals, e)
             }
             GuardOutcome::Tripwire { message, error } => {
-                let e = self.make_error(js, realm, "GuardrailError", &message, reasons::CODE_GUARDRAIL_BLOCKED, None)?;
+                let e = self.plain_error(js, realm, &message)?;
                 vals.0[S_AUX] = error;
                 self.reject_after = true;
                 self.block(BlockedReason::GuardrailBlocked, js, vals, e)
@@ -542,7 +569,8 @@ impl Machine {
                 Answer::Threw(e) => {
                     let info = error_to_error_info(js, &self.compiled.secrets, e)?;
                     let cause = js.to_js_string(js.get(info, c"message")?)?;
-                    let err = self.make_error(js, realm, "UnknownToolError", &reasons::unknown_tool(&self.name), reasons::CODE_UNKNOWN_TOOL, Some(&cause))?;
+                    let _ = cause;
+                    let err = self.plain_error(js, realm, &reasons::unknown_tool(&self.name))?;
                     return self.block(BlockedReason::UnknownTool, js, vals, err);
                 }
             }
@@ -553,7 +581,7 @@ impl Machine {
                 Ok(self.advance())
             }
             _ => {
-                let err = self.make_error(js, realm, "UnknownToolError", &reasons::unknown_tool(&self.name), reasons::CODE_UNKNOWN_TOOL, None)?;
+                let err = self.plain_error(js, realm, &reasons::unknown_tool(&self.name))?;
                 self.block(BlockedReason::UnknownTool, js, vals, err)
             }
         }
@@ -562,7 +590,7 @@ impl Machine {
     fn step_filter(&mut self, js: &Js, realm: &Realm, vals: &mut Vals) -> R<Flow> {
         if let Some(f) = &self.compiled.filter {
             if !f.permits(&self.name) {
-                let err = self.make_error(js, realm, "ToolDeniedError", &reasons::tool_denied(&self.name), reasons::CODE_TOOL_DENIED, None)?;
+                let err = self.plain_error(js, realm, &reasons::tool_denied(&self.name))?;
                 return self.block(BlockedReason::ToolDenied, js, vals, err);
             }
         }
@@ -582,24 +610,36 @@ impl Machine {
             return self.block(BlockedReason::InvalidArguments, js, vals, e);
         }
         if !is_plain_object(js, realm, vals.0[S_ARGS])? {
-            let e = self.make_error(js, realm, "ToolArgumentsError", reasons::ARGUMENTS_NOT_OBJECT, reasons::CODE_INVALID_ARGUMENTS, None)?;
+            let e = self.plain_error(js, realm, reasons::ARGUMENTS_NOT_OBJECT)?;
             return self.block(BlockedReason::InvalidArguments, js, vals, e);
         }
         Ok(self.advance())
     }
 
     fn step_identity(&mut self, js: &Js, realm: &Realm, vals: &mut Vals) -> R<Flow> {
-        if !self.has(Hook::Identity) {
+        // The host-verified identity: the option, else the context's.
+        let identity = if self.has(Hook::Identity) { self.hook(Hook::Identity) } else { js.get_opt(vals.0[S_CTX], c"identity")? };
+        vals.0[S_IDENTITY] = identity;
+        if js.is_nullish(identity)? {
             return Ok(self.advance());
         }
-        let ownership = if self.has(Hook::Ownership) { Some(self.hook(Hook::Ownership)) } else { None };
-        match super::identity::check(js, self.hook(Hook::Identity), ownership)? {
-            None => Ok(self.advance()),
-            Some(why) => {
-                let e = self.make_error(js, realm, "PermissionDeniedError", &why, reasons::CODE_PERMISSION_DENIED, None)?;
-                self.block(BlockedReason::PermissionDenied, js, vals, e)
-            }
+        let env = napi::Env::from(js.env);
+        let as_unknown = |v: V| -> R<napi::bindgen_prelude::Unknown<'_>> {
+            use napi::bindgen_prelude::FromNapiValue;
+            unsafe { napi::bindgen_prelude::Unknown::from_napi_value(js.env, v) }.map_err(|_| Fail::Pending)
+        };
+        let mut outcome = super::effects::assert_identity_active(env, as_unknown(identity)?, None);
+        if outcome.is_ok() && self.has(Hook::Ownership) {
+            outcome = super::effects::assert_identity_matches_ownership(env, as_unknown(identity)?, Some(as_unknown(self.hook(Hook::Ownership))?));
         }
+        if let Err(e) = outcome {
+            let mut pending = false;
+            unsafe { napi::sys::napi_is_exception_pending(js.env, &mut pending) };
+            let thrown = if pending { js.take_exception() } else { js.new_error(super::raw::ErrKind::Error, &e.reason, None)? };
+            let info = self.error_info(js, realm, thrown)?;
+            return self.block(BlockedReason::PermissionDenied, js, vals, info);
+        }
+        Ok(self.advance())
     }
 
     fn policy_request(&self, js: &Js, vals: &Vals, trust: bool) -> R<V> {
@@ -691,59 +731,23 @@ impl Machine {
             Answer::Aborted => return self.aborted(js, realm, vals),
             Answer::Value(v) => match js.ty(v)? {
                 Ty::Undefined => return Ok(self.advance()),
-                Ty::String => {
-                    let text = js.str(v)?;
-                    self.make_error(js, realm, "ToolValidationError", &text, reasons::CODE_VALIDATION_FAILED, None)?
+                // A message, as upstream's errorToErrorInfo(message) gives it.
+                Ty::String => self.plain_error(js, realm, &js.str(v)?)?,
+                // An ErrorInfo, as is but for secrets.
+                Ty::Object if js.ty(js.get(v, c"message")?)? == Ty::String => {
+                    let safe = redact_value(js, realm, &self.compiled.secrets, v)?;
+                    if self.compiled.host_redactor { self.redact(js, realm, safe)? } else { safe }
                 }
-                Ty::Object => {
-                    let info = self.error_info(js, realm, v)?;
-                    if js.ty(js.get(v, c"message")?)? != Ty::String {
-                        js.set(info, c"message", js.string(&format!("Validation failed for tool {}", self.name))?)?;
-                    }
-                    if js.is_nullish(js.get(info, c"code")?)? {
-                        js.set(info, c"code", js.string(reasons::CODE_VALIDATION_FAILED)?)?;
-                    }
-                    info
-                }
-                _ => self.make_error(
+                _ => self.plain_error(
                     js,
                     realm,
-                    "ToolValidationError",
                     &format!("Validation failed for tool {}: the validator returned {}", self.name, type_name(js, v)?),
-                    reasons::CODE_VALIDATION_FAILED,
-                    None,
                 )?,
             },
-            Answer::Threw(e) => {
-                let info = self.error_info(js, realm, e)?;
-                if js.is_nullish(js.get(info, c"code")?)? {
-                    js.set(info, c"code", js.string(reasons::CODE_VALIDATION_FAILED)?)?;
-                }
-                info
-            }
+            // A throwing validator blocks too (upstream would reject the dispatch).
+            Answer::Threw(e) => self.error_info(js, realm, e)?,
         };
         self.block(BlockedReason::ValidationFailed, js, vals, e)
-    }
-
-    fn step_effect(&mut self, js: &Js, realm: &Realm, vals: &mut Vals) -> R<Flow> {
-        // Effect declarations: a tool that requires an idempotent claim cannot run without a store.
-        let effect = js.get(vals.0[S_TOOL], c"effect")?;
-        if js.ty(effect)? == Ty::Object && !self.has(Hook::EffectStore) {
-            if let Some(i) = js.opt_str(js.get(effect, c"idempotency")?)? {
-                if i == "required" {
-                    let e = self.make_error(
-                        js,
-                        realm,
-                        "ToolEffectError",
-                        &format!("Tool {} requires an effect store (idempotency: required)", self.name),
-                        "ERR_PRISM_TOOL_EFFECT_REQUIRED",
-                        None,
-                    )?;
-                    return self.block(BlockedReason::ExecutionDenied, js, vals, e);
-                }
-            }
-        }
-        Ok(self.advance())
     }
 
     fn step_before_execute(&mut self, js: &Js, realm: &Realm, vals: &mut Vals, input: &mut Option<Input>) -> R<Flow> {
@@ -759,9 +763,6 @@ impl Machine {
                 Answer::Value(_) => {}
                 Answer::Threw(e) => {
                     let info = self.error_info(js, realm, e)?;
-                    if js.is_nullish(js.get(info, c"code")?)? {
-                        js.set(info, c"code", js.string(reasons::CODE_EXECUTION_DENIED)?)?;
-                    }
                     return self.block(BlockedReason::ExecutionDenied, js, vals, info);
                 }
             }
@@ -774,8 +775,13 @@ impl Machine {
     }
 
     fn step_started(&mut self, js: &Js, realm: &Realm, vals: &mut Vals, input: &mut Option<Input>) -> R<Flow> {
+        if self.sub == 3 {
+            if let Some(flow) = self.mark_dispatched(js, realm, vals, input)? {
+                return Ok(flow);
+            }
+            return Ok(self.advance());
+        }
         if self.sub == 0 {
-            self.started_at = Some(iso8601(now_millis()));
             self.sub = 1;
             let safe_call = if self.has(Hook::Emit) { self.safe_call(js, realm, vals)? } else { js.undefined() };
             let parked = self.emit(js, input, || {
@@ -801,8 +807,13 @@ impl Machine {
             if let Some(p) = parked {
                 return Ok(Flow::Park(p));
             }
-        } else {
+        } else if self.sub == 2 {
             input.take();
+        }
+        // The claim turns `dispatched` immediately before the side effect.
+        self.sub = 3;
+        if let Some(flow) = self.mark_dispatched(js, realm, vals, input)? {
+            return Ok(flow);
         }
         Ok(self.advance())
     }
@@ -821,6 +832,16 @@ impl Machine {
             vals.0[S_TOOL_CTX] = tool_ctx;
             self.ask(js, input, tool, execute, &[vals.0[S_ARGS], tool_ctx])?
         };
+        if self.effect_in_flight() && !matches!(answer, Answer::Park(_)) {
+            // After dispatch, a failure or an error result leaves the effect's outcome unknown.
+            let failed = match answer {
+                Answer::Value(v) => js.ty(v)? != Ty::Object || !js.is_nullish(js.get(v, c"error")?)?,
+                _ => true,
+            };
+            if failed {
+                return self.effect_unknown(js, realm, vals);
+            }
+        }
         match answer {
             Answer::Park(p) => Ok(Flow::Park(p)),
             Answer::Aborted => self.aborted(js, realm, vals),
@@ -855,31 +876,55 @@ impl Machine {
             hooks::Source::Options => vals.0[S_OPTIONS],
             hooks::Source::Bound(_) => vals.0[S_OPTIONS],
         };
+        let key = match &self.idempotency_key {
+            Some(k) => js.string(k)?,
+            None => js.undefined(),
+        };
         let args = [
             ctx,
             js.string(&self.tool_call_id)?,
-            js.undefined(),
+            key,
             sink,
             hooks_v,
             vals.0[S_ARGS],
             js.string(&self.name)?,
-            js.string(self.started_at.as_deref().unwrap_or(&self.dispatch_at))?,
+            js.string(&self.dispatch_at)?,
+            vals.0[S_IDENTITY],
         ];
         js.call(js.undefined(), js.ref_value(glue.tool_context)?, &args)
     }
 
+    /// Settle an unfinished effect claim, then the terminal event and row, then resolve or reject.
+    /// Sub-steps: 0 settle the claim (1: after a `get`, mark it unknown), 2 the event, 3 the row, 4 done.
     fn terminal_phase(&mut self, js: &Js, realm: &Realm, vals: &mut Vals, kind: Terminal, sub: u32, input: &mut Option<Input>) -> R<Flow> {
+        let mut sub = sub;
         if sub == 0 {
-            self.terminal = Some((kind, 1));
+            let getting = self.claim.as_ref().is_some_and(|c| c.attempted_only());
+            if let Some(p) = self.settle_effect(js, vals, 0, input)? {
+                self.terminal = Some((kind, if getting { 1 } else { 2 }));
+                return Ok(Flow::Park(p));
+            }
+            sub = 2;
+        } else if sub == 1 {
+            if let Some(p) = self.settle_effect(js, vals, 1, input)? {
+                self.terminal = Some((kind, 2));
+                return Ok(Flow::Park(p));
+            }
+            sub = 2;
+        } else if sub == 2 {
+            input.take();
+        }
+        if sub == 2 {
+            self.terminal = Some((kind, 3));
             let parked = self.emit(js, input, || self.terminal_event(js, realm, vals, kind))?;
             if let Some(p) = parked {
                 return Ok(Flow::Park(p));
             }
-        } else if sub == 1 {
+        } else if sub == 3 {
             input.take();
         }
-        if sub <= 1 {
-            self.terminal = Some((kind, 2));
+        if sub <= 3 {
+            self.terminal = Some((kind, 4));
             if self.has(Hook::Ledger) {
                 self.safe_args(js, realm, vals)?;
             }
@@ -1038,7 +1083,8 @@ fn start(js: &Js, options: V, call: V, ctx: V, bound: Option<Rc<Bound>>) -> R<V>
         name: String::new(),
         t0: Instant::now(),
         dispatch_at: iso8601(now_millis()),
-        started_at: None,
+        claim: None,
+        idempotency_key: None,
         guard: None,
         terminal: None,
         reject_after: false,

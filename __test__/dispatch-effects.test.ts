@@ -1,0 +1,174 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import {
+  createMemoryToolEffectStore,
+  createSqliteToolEffectStore,
+  createToolRegistry,
+  deriveToolEffectKey,
+  dispatchToolCall,
+  toolEffectArgumentsHash,
+  type ToolDefinition,
+  type ToolEffectStore,
+} from "../index.js";
+import { call, ctx, recorder } from "./helpers/harness.js";
+
+const dir = mkdtempSync(join(tmpdir(), "prism-dispatch-effects-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const identity = {
+  tenantId: "t1",
+  userId: "u1",
+  principal: { kind: "user", id: "u1" },
+  scopes: ["payments"],
+  issuedAt: new Date().toISOString(),
+  verified: true as const,
+};
+
+/** A payment tool whose side effect is counted; `fail` makes it throw after the effect. */
+function payTool(log: { charges: number; keys: (string | undefined)[] }, fail = false): ToolDefinition {
+  return {
+    name: "pay",
+    effect: { kind: "external_mutation", idempotency: "required" },
+    execute(args, c) {
+      log.charges += 1;
+      log.keys.push(c.idempotencyKey);
+      if (fail) throw new Error("gateway timeout after charging");
+      return { toolCallId: c.toolCallId, name: "pay", value: { charged: args.amount } };
+    },
+  };
+}
+
+/** The same store answering every method through a promise, as a remote store would. */
+function asyncStore(store: ToolEffectStore): ToolEffectStore {
+  const wrap = (m: keyof ToolEffectStore) => (input: never) => Promise.resolve().then(() => (store[m] as any)(input));
+  return {
+    get: wrap("get"),
+    begin: wrap("begin"),
+    markDispatched: wrap("markDispatched"),
+    complete: wrap("complete"),
+    fail: wrap("fail"),
+    markUnknown: wrap("markUnknown"),
+    resolveUnknown: wrap("resolveUnknown"),
+    cleanup: wrap("cleanup"),
+  } as ToolEffectStore;
+}
+
+const stores: [string, () => ToolEffectStore][] = [
+  ["memory", () => createMemoryToolEffectStore()],
+  ["sqlite", () => createSqliteToolEffectStore(join(dir, `${Math.random().toString(36).slice(2)}.db`))],
+  ["async host store", () => asyncStore(createMemoryToolEffectStore())],
+];
+
+const keyOf = (args: Record<string, unknown>, id = "call_1") =>
+  deriveToolEffectKey({
+    identity,
+    ownership: { tenantId: "t1", userId: "u1" },
+    sessionId: "s1",
+    runId: "r1",
+    toolCallId: id,
+    toolName: "pay",
+    argumentsHash: toolEffectArgumentsHash(args),
+  });
+
+describe.each(stores)("dispatch with an effect store (%s)", (_label, makeStore) => {
+  it("claims before the side effect, hands the tool the derived key, and replays instead of repeating", async () => {
+    const store = makeStore();
+    const log = { charges: 0, keys: [] as (string | undefined)[] };
+    const registry = createToolRegistry([payTool(log)]);
+    const rec = recorder();
+    const options = {
+      call: call("pay", { amount: 42 }),
+      registry,
+      context: ctx({ idempotencyKey: "caller-supplied" }),
+      identity,
+      effectStore: store,
+      emit: rec.emit,
+      ledger: rec.ledger,
+    };
+    const first = await dispatchToolCall(options);
+    expect(first).toEqual({ toolCallId: "call_1", name: "pay", value: { charged: 42 } });
+    expect(log.charges).toBe(1);
+    const key = keyOf({ amount: 42 });
+    expect(key).toMatch(/^prism:tool-effect:v1:[0-9a-f]{64}$/);
+    expect(log.keys).toEqual([key]);
+    const record = await store.get({ identity, ownership: { tenantId: "t1", userId: "u1" }, key, sessionId: "s1", runId: "r1", toolCallId: "call_1", toolName: "pay", argumentsHash: toolEffectArgumentsHash({ amount: 42 }) } as never);
+    expect(record!.status).toBe("completed");
+
+    // A retry of the same call: the stored result, no second charge.
+    const again = await dispatchToolCall(options);
+    expect(again).toEqual(first);
+    expect(log.charges).toBe(1);
+    expect(rec.terminalRows().map((r) => r.status)).toEqual(["finished", "finished"]);
+  });
+
+  it("marks the effect unknown when the tool fails after dispatch and never runs it again", async () => {
+    const store = makeStore();
+    const log = { charges: 0, keys: [] as (string | undefined)[] };
+    const options = { call: call("pay", { amount: 7 }), registry: createToolRegistry([payTool(log, true)]), context: ctx(), identity, effectStore: store };
+    const first = await dispatchToolCall(options);
+    expect(first.error).toEqual({ name: "ToolEffectError", message: "tool effect outcome requires reconciliation", code: "ERR_PRISM_TOOL_EFFECT_UNKNOWN" });
+    const retry = await dispatchToolCall(options);
+    expect(retry.error!.code).toBe("ERR_PRISM_TOOL_EFFECT_UNKNOWN");
+    expect(log.charges).toBe(1);
+  });
+
+  it("closes the claim as failed_terminal when the call stops before dispatch; the same call is then refused", async () => {
+    const store = makeStore();
+    const log = { charges: 0, keys: [] as (string | undefined)[] };
+    const registry = createToolRegistry([payTool(log)]);
+    const base = { call: call("pay", { amount: 1 }), registry, context: ctx(), identity, effectStore: store };
+    const denied = await dispatchToolCall({ ...base, beforeExecute: () => { throw new Error("approval missing"); } });
+    expect(denied.error!.message).toBe("approval missing");
+    expect(log.charges).toBe(0);
+    const key = keyOf({ amount: 1 });
+    const record = await store.get({ identity, ownership: { tenantId: "t1", userId: "u1" }, key, sessionId: "s1", runId: "r1", toolCallId: "call_1", toolName: "pay", argumentsHash: toolEffectArgumentsHash({ amount: 1 }) } as never);
+    expect(record!.status).toBe("failed_terminal");
+    const retried = await dispatchToolCall(base);
+    expect(retried.error).toEqual({ name: "ToolEffectError", message: "tool effect is not dispatchable", code: "ERR_PRISM_TOOL_EFFECT_CONFLICT" });
+    expect(log.charges).toBe(0);
+  });
+
+  it("gives each distinct call its own claim", async () => {
+    const store = makeStore();
+    const log = { charges: 0, keys: [] as (string | undefined)[] };
+    const registry = createToolRegistry([payTool(log)]);
+    for (const [id, amount] of [["a", 1], ["b", 1], ["a", 2]] as const) {
+      await dispatchToolCall({ call: call("pay", { amount }, id), registry, context: ctx(), identity, effectStore: store });
+    }
+    expect(log.charges).toBe(3);
+    expect(new Set(log.keys).size).toBe(3);
+  });
+});
+
+describe("dispatch effects without a claim", () => {
+  it("gives a tool_managed tool the derived key and claims nothing", async () => {
+    const seen: (string | undefined)[] = [];
+    const tool: ToolDefinition = {
+      name: "pay",
+      effect: { kind: "external_mutation", idempotency: "tool_managed" },
+      execute: (_a, c) => (seen.push(c.idempotencyKey), { toolCallId: c.toolCallId, name: "pay" }),
+    };
+    const r = await dispatchToolCall({ call: call("pay", { amount: 3 }), registry: createToolRegistry([tool]), context: ctx(), identity });
+    expect(r.error).toBeUndefined();
+    expect(seen).toEqual([keyOf({ amount: 3 })]);
+  });
+
+  it("runs a tool without a declaration with no key in its context", async () => {
+    let key: unknown = "unset";
+    const tool: ToolDefinition = { name: "plain", execute: (_a, c) => ((key = c.idempotencyKey), { toolCallId: c.toolCallId, name: "plain" }) };
+    await dispatchToolCall({ call: call("plain"), registry: createToolRegistry([tool]), context: ctx({ idempotencyKey: "caller" }), identity });
+    expect(key).toBeUndefined();
+  });
+
+  it("refuses an invalid declaration or a classifier that throws", async () => {
+    for (const effect of [{ kind: "teleport", idempotency: "none" }, { kind: "none", idempotency: "required" }, () => { throw new Error("classifier bug"); }]) {
+      const tool = { name: "x", effect, execute: (_a: unknown, c: any) => ({ toolCallId: c.toolCallId, name: "x" }) } as never;
+      const rec = recorder();
+      const r = await dispatchToolCall({ call: call("x"), registry: createToolRegistry([tool]), context: ctx(), identity, emit: rec.emit });
+      expect((rec.events[0] as any).reason).toBe("execution_denied");
+      expect(r.error!.message).toMatch(/tool effect declaration is invalid|classifier bug/);
+    }
+  });
+});
