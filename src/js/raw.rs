@@ -282,9 +282,24 @@ impl Js {
     pub fn set_prop(&self, obj: V, key: V, value: V) -> R<()> {
         call!(self, napi_set_property(obj, key, value))
     }
+    /// Sets an own data property named `key`. `__proto__` is defined, not assigned: assigning it
+    /// would replace the object's prototype with host data.
     pub fn set_str_key(&self, obj: V, key: &str, value: V) -> R<()> {
         let k = self.string(key)?;
-        self.set_prop(obj, k, value)
+        if key != "__proto__" {
+            return self.set_prop(obj, k, value);
+        }
+        let desc = sys::napi_property_descriptor {
+            utf8name: ptr::null(),
+            name: k,
+            method: None,
+            getter: None,
+            setter: None,
+            value,
+            attributes: sys::PropertyAttributes::writable | sys::PropertyAttributes::enumerable | sys::PropertyAttributes::configurable,
+            data: ptr::null_mut(),
+        };
+        call!(self, napi_define_properties(obj, 1, &desc))
     }
     pub fn element(&self, arr: V, i: u32) -> R<V> {
         let mut v = ptr::null_mut();

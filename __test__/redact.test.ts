@@ -1,0 +1,107 @@
+import { describe, expect, it } from "vitest";
+import { createSecretRedactor, errorToErrorInfo, redactRunLedgerRecord, redactSecrets, type ToolCallRecord } from "../index.js";
+
+const S = "sk-secret-123";
+
+describe("redactSecrets", () => {
+  it("replaces every secret in every string and key at any depth, without mutating the input", () => {
+    const input = { a: `x ${S} y ${S}`, [S]: 1, nested: { list: [S, { deep: `${S}!` }] } };
+    const snapshot = structuredClone(input);
+    const out = redactSecrets(input, [S]);
+    expect(out).toEqual({ a: "x [REDACTED] y [REDACTED]", "[REDACTED]": 1, nested: { list: ["[REDACTED]", { deep: "[REDACTED]!" }] } });
+    expect(input).toEqual(snapshot);
+    expect(out).not.toBe(input);
+  });
+
+  it("ignores empty secrets and redacts overlapping secrets whole", () => {
+    expect(redactSecrets({ t: "abcdef abc" }, ["", "abc", "abcdef"])).toEqual({ t: "[REDACTED] [REDACTED]" });
+    expect(redactSecrets("plain", [""])).toBe("plain");
+  });
+
+  it("turns Map into an object and Set into an array; Date, RegExp and typed arrays pass through", () => {
+    const date = new Date(0);
+    const re = /x/g;
+    const bytes = new Uint8Array([1, 2]);
+    const out = redactSecrets({ m: new Map<unknown, unknown>([["k", S], [1, "v"]]), s: new Set([S, "ok"]), date, re, bytes }, [S]) as any;
+    expect(out.m).toEqual({ k: "[REDACTED]", 1: "v" });
+    expect(out.s).toEqual(["[REDACTED]", "ok"]);
+    expect(out.date).toBe(date);
+    expect(out.re).toBe(re);
+    expect(out.bytes).toBe(bytes);
+  });
+
+  it("marks ancestor cycles [Circular] and depth beyond 32 [MaxDepth], but not shared siblings", () => {
+    const cyclic: any = { name: "a" };
+    cyclic.self = cyclic;
+    cyclic.list = [cyclic];
+    expect(redactSecrets(cyclic, [S])).toEqual({ name: "a", self: "[Circular]", list: ["[Circular]"] });
+    const shared = { v: 1 };
+    expect(redactSecrets({ a: shared, b: shared }, [S])).toEqual({ a: { v: 1 }, b: { v: 1 } });
+    let deep: any = "leaf";
+    for (let i = 0; i < 40; i++) deep = { d: deep };
+    let cur = redactSecrets(deep, [S]) as any;
+    let depth = 0;
+    while (typeof cur === "object") {
+      cur = cur.d;
+      depth++;
+    }
+    expect(cur).toBe("[MaxDepth]");
+    expect(depth).toBe(32);
+  });
+
+  it("suffixes keys that collide after redaction", () => {
+    expect(redactSecrets({ [`a${S}`]: 1, "a[REDACTED]": 2 }, [S])).toEqual({ "a[REDACTED]": 1, "a[REDACTED]__2": 2 });
+  });
+
+  it("keeps a __proto__ key as own data and never changes a prototype", () => {
+    const input = JSON.parse(`{"__proto__": {"isAdmin": true}, "t": "${S}"}`);
+    const out = redactSecrets(input, [S]) as any;
+    expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
+    expect(out.isAdmin).toBeUndefined();
+    expect(Object.prototype.hasOwnProperty.call(out, "__proto__")).toBe(true);
+    expect(out.t).toBe("[REDACTED]");
+  });
+
+  it("survives getters that throw and keeps the rest", () => {
+    const hostile = { ok: S, get bad() { throw new Error("no"); } };
+    expect(redactSecrets(hostile, [S])).toEqual({ ok: "[REDACTED]", bad: "[Unreadable]" });
+  });
+
+  it("rejects a non-array secrets list", () => {
+    expect(() => redactSecrets({}, "x" as never)).toThrow("redactSecrets: secrets must be an array of strings");
+  });
+});
+
+describe("createSecretRedactor and redactRunLedgerRecord", () => {
+  it("redacts with the secrets it was made with", () => {
+    const r = createSecretRedactor([S]);
+    expect(r.redact({ k: S })).toEqual({ k: "[REDACTED]" });
+  });
+
+  it("passes a ledger row through the redactor, or returns it as is without one", () => {
+    const row = { id: "1", sessionId: "s", runId: "r", toolCallId: "c", name: "t", arguments: { key: S }, status: "started", startedAt: "2026-01-01T00:00:00.000Z", redacted: true } as ToolCallRecord;
+    expect(redactRunLedgerRecord(row, createSecretRedactor([S])).arguments).toEqual({ key: "[REDACTED]" });
+    expect(redactRunLedgerRecord(row)).toBe(row);
+    expect(redactRunLedgerRecord(row, { redact: (v: any) => ({ ...v, arguments: {} }) }).arguments).toEqual({});
+  });
+});
+
+describe("errorToErrorInfo", () => {
+  it("keeps name, message, code, retryAfterMs and cause as a string, all redacted", () => {
+    const e = Object.assign(new TypeError(`bad ${S}`), { code: `E_${S}`, retryAfterMs: 250, cause: new Error(`root ${S}`) });
+    expect(errorToErrorInfo(e, [S])).toEqual({ name: "TypeError", message: "bad [REDACTED]", code: "E_[REDACTED]", retryAfterMs: 250, cause: "root [REDACTED]" });
+  });
+
+  it("drops invalid retryAfterMs and codes that are not strings or numbers", () => {
+    expect(errorToErrorInfo({ message: "m", code: { x: 1 }, retryAfterMs: Number.POSITIVE_INFINITY })).toEqual({ message: "m" });
+    expect(errorToErrorInfo({ message: "m", code: 7, retryAfterMs: 0 })).toEqual({ message: "m", code: 7, retryAfterMs: 0 });
+  });
+
+  it("describes thrown non-errors", () => {
+    expect(errorToErrorInfo("plain")).toEqual({ message: "plain" });
+    expect(errorToErrorInfo(42)).toEqual({ message: "42" });
+    expect(errorToErrorInfo(undefined)).toEqual({ message: "Unknown error (thrown value: undefined)" });
+    expect(errorToErrorInfo(Symbol("s"))).toEqual({ message: "Symbol()" });
+    expect(errorToErrorInfo({ no: "message" })).toEqual({ message: "Unknown error (thrown value: [object Object])" });
+  });
+});
