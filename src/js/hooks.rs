@@ -137,19 +137,74 @@ thread_local! {
     static EMPTY: Rc<Secrets> = Rc::new(Secrets::default());
 }
 
+/// What an options object sets besides the hooks.
+#[derive(Default)]
+pub struct Extra {
+    pub call: Option<V>,
+    pub context: Option<V>,
+    filter: Option<V>,
+    secrets: Option<V>,
+}
+
 /// Reads which hooks are set, the filter and the secrets from an options object.
-pub fn compile(js: &Js, options: V, values: &mut [V; 13]) -> R<Compiled> {
+///
+/// A plain object is read by walking its own keys once (a dispatch usually sets three of the
+/// sixteen names, so this is a handful of boundary crossings instead of sixteen reads); any other
+/// object is read name by name, so getters and inherited options still work.
+pub fn compile(js: &Js, options: V, values: &mut [V; 13], call_given: bool) -> R<(Compiled, Extra)> {
+    let undef = js.undefined();
+    values.iter_mut().for_each(|v| *v = undef);
+    let mut extra = Extra::default();
     let mut present = Present::default();
-    for (h, key) in HOOKS.iter() {
-        let v = js.get(options, key)?;
-        values[*h as usize] = v;
-        if !js.is_nullish(v)? {
-            present.add(*h);
+    let proto = js.prototype_of(options)?;
+    let plain = js.strict_eq(proto, js.ref_value(super::realm::Realm::get(js)?.object_proto)?)?;
+    if plain {
+        let keys = js.keys_all(options)?;
+        let n = js.array_len(keys)?;
+        let mut buf = [0u8; 32];
+        for i in 0..n {
+            let key = js.element(keys, i)?;
+            let Some(name) = js.short_str(key, &mut buf)? else { continue };
+            let slot = HOOKS.iter().position(|(_, k)| k.to_bytes() == name);
+            let target: &mut Option<V> = match (slot, name) {
+                (Some(_), _) => {
+                    let h = HOOKS[slot.unwrap_or_default()].0;
+                    let v = js.get_prop(options, key)?;
+                    values[h as usize] = v;
+                    if !js.is_nullish(v)? {
+                        present.add(h);
+                    }
+                    continue;
+                }
+                (None, b"call") if !call_given => &mut extra.call,
+                (None, b"context") if !call_given => &mut extra.context,
+                (None, b"filter") => &mut extra.filter,
+                (None, b"secrets") => &mut extra.secrets,
+                _ => continue,
+            };
+            *target = Some(js.get_prop(options, key)?);
         }
+    } else {
+        for (h, key) in HOOKS.iter() {
+            let v = js.get(options, key)?;
+            values[*h as usize] = v;
+            if !js.is_nullish(v)? {
+                present.add(*h);
+            }
+        }
+        extra.call = Some(js.get(options, c"call")?);
+        extra.context = Some(js.get(options, c"context")?);
+        extra.filter = Some(js.get(options, c"filter")?);
+        extra.secrets = Some(js.get(options, c"secrets")?);
     }
-    let filter_v = js.get(options, c"filter")?;
-    let filter = if js.is_nullish(filter_v)? { None } else { Some(Rc::new(read_filter(js, filter_v)?)) };
-    let mut list = read_secrets(js, js.get(options, c"secrets")?, "secrets")?;
+    let filter = match extra.filter {
+        Some(f) if !js.is_nullish(f)? => Some(Rc::new(read_filter(js, f)?)),
+        _ => None,
+    };
+    let mut list = match extra.secrets {
+        Some(s) => read_secrets(js, s, "secrets")?,
+        None => Vec::new(),
+    };
     let mut host_redactor = false;
     if present.has(Hook::Redactor) {
         let r = values[Hook::Redactor as usize];
@@ -166,13 +221,13 @@ pub fn compile(js: &Js, options: V, values: &mut [V; 13]) -> R<Compiled> {
     }
     let secrets = cached_secrets(list);
     let any_redaction = host_redactor || !secrets.is_empty();
-    Ok(Compiled { present, filter, secrets, host_redactor, any_redaction })
+    Ok((Compiled { present, filter, secrets, host_redactor, any_redaction }, extra))
 }
 
 /// Binds an options object once (`createToolDispatcher`).
 pub fn bind(js: &Js, options: V) -> R<Bound> {
     let mut values = [std::ptr::null_mut(); 13];
-    let compiled = compile(js, options, &mut values)?;
+    let (compiled, _) = compile(js, options, &mut values, true)?;
     let mut refs = Vec::with_capacity(HOOKS.len());
     for (h, _) in HOOKS.iter() {
         refs.push(if compiled.present.has(*h) { Some(js.create_ref(values[*h as usize])?) } else { None });

@@ -27,7 +27,7 @@ use crate::raw_fn;
 // the small JS helpers once, at load.
 raw_fn!(bind_glue, |js, info| {
     let (_, _, [glue], _) = cb_args::<1>(js, info)?;
-    let get = |key: &std::ffi::CStr| -> R<napi::sys::napi_ref> {
+    let get = |key: &'static std::ffi::CStr| -> R<napi::sys::napi_ref> {
         let f = js.get(glue, key)?;
         if js.ty(f)? != Ty::Function {
             return Err(type_error(format!("bindGlue: {} must be a function", key.to_str().unwrap_or("?")), "ERR_PRISM_INTERNAL"));

@@ -120,7 +120,7 @@ raw_fn!(progress_sink, |js, info| {
                     tool_call_id: &to_s(tool_call_id)?,
                     name: &to_s(name)?,
                     args: safe_args,
-                    started_at: &to_s(started_at)?,
+                    started_at: &if js.ty(started_at)? == Ty::Number { iso8601(js.f64(started_at)? as i64) } else { to_s(started_at)? },
                     redacted: !js.is_nullish(s.redactor)?,
                     ownership: if js.ty(s.ownership)? == Ty::Object { Some(s.ownership) } else { None },
                 },

@@ -258,13 +258,13 @@ impl Js {
         Ok(v)
     }
     #[inline]
-    pub fn get(&self, obj: V, key: &CStr) -> R<V> {
+    pub fn get(&self, obj: V, key: &'static CStr) -> R<V> {
         let mut v = ptr::null_mut();
         call!(self, napi_get_named_property(obj, key.as_ptr(), &mut v))?;
         Ok(v)
     }
     /// Property read on any value: `undefined` for non-objects instead of a TypeError.
-    pub fn get_opt(&self, obj: V, key: &CStr) -> R<V> {
+    pub fn get_opt(&self, obj: V, key: &'static CStr) -> R<V> {
         match self.ty(obj)? {
             Ty::Object | Ty::Function => self.get(obj, key),
             _ => Ok(self.undefined()),
@@ -328,6 +328,53 @@ impl Js {
             )
         )?;
         Ok(v)
+    }
+
+    /// Own string keys, enumerable or not (what a property read by name would find on the object
+    /// itself).
+    pub fn keys_all(&self, obj: V) -> R<V> {
+        let mut v = ptr::null_mut();
+        call!(
+            self,
+            napi_get_all_property_names(
+                obj,
+                sys::KeyCollectionMode::own_only,
+                sys::KeyFilter::skip_symbols,
+                sys::KeyConversion::numbers_to_strings,
+                &mut v
+            )
+        )?;
+        Ok(v)
+    }
+
+    /// A short string read in one crossing into `buf`: `None` when `v` is not a string or does not
+    /// fit (the caller then treats it as no match).
+    pub fn short_str<'b>(&self, v: V, buf: &'b mut [u8]) -> R<Option<&'b [u8]>> {
+        let mut written = 0usize;
+        let status = unsafe { sys::napi_get_value_string_utf8(self.env, v, buf.as_mut_ptr().cast(), buf.len(), &mut written) };
+        if status == sys::Status::napi_string_expected {
+            return Ok(None);
+        }
+        self.check(status)?;
+        if written + 1 >= buf.len() {
+            return Ok(None);
+        }
+        Ok(Some(&buf[..written]))
+    }
+
+    /// A string read in one crossing when it is short, two otherwise; `None` when not a string.
+    pub fn fast_str(&self, v: V) -> R<Option<String>> {
+        let mut buf = [0u8; 128];
+        let mut written = 0usize;
+        let status = unsafe { sys::napi_get_value_string_utf8(self.env, v, buf.as_mut_ptr().cast(), buf.len(), &mut written) };
+        if status == sys::Status::napi_string_expected {
+            return Ok(None);
+        }
+        self.check(status)?;
+        if written + 1 < buf.len() {
+            return Ok(Some(String::from_utf8_lossy(&buf[..written]).into_owned()));
+        }
+        Ok(Some(self.str(v)?))
     }
 
     // ----- functions and exceptions -----------------------------------------------------------

@@ -70,7 +70,8 @@ impl Realm {
 
 /// `Object.getPrototypeOf(v)` is `Object.prototype` or `null`: a plain object.
 pub fn is_plain_object(js: &Js, realm: &Realm, v: V) -> R<bool> {
-    if js.ty(v)? != super::raw::Ty::Object || js.is_array(v)? {
+    // Arrays and class instances have other prototypes, so one prototype check covers them.
+    if js.ty(v)? != super::raw::Ty::Object {
         return Ok(false);
     }
     let proto = js.prototype_of(v)?;

@@ -86,7 +86,7 @@ impl Machine {
         Ok(t)
     }
 
-    fn store_call(&self, js: &Js, input: &mut Option<Input>, method: &std::ffi::CStr, arg: impl FnOnce() -> R<V>) -> R<Answer> {
+    fn store_call(&self, js: &Js, input: &mut Option<Input>, method: &'static std::ffi::CStr, arg: impl FnOnce() -> R<V>) -> R<Answer> {
         let store = self.hook(Hook::EffectStore);
         if input.is_some() {
             return self.ask(js, input, store, store, &[]);
@@ -125,6 +125,7 @@ impl Machine {
                 return self.effect_denied_code(js, realm, vals, EffectErrorCode::Conflict, "verified identity is required for a durable tool effect");
             }
             // The key input: the identity's ownership, the call's ids and the arguments' hash.
+            self.ids(js, vals)?;
             let key = js.object()?;
             let ownership = js.object()?;
             for k in [c"tenantId", c"accountId", c"userId"] {
@@ -301,7 +302,7 @@ impl Machine {
         }
         let (dispatched, attempted) = (claim.dispatched, claim.attempted);
         let store = self.hook(Hook::EffectStore);
-        let call = |method: &std::ffi::CStr, arg: V| -> R<Option<V>> {
+        let call = |method: &'static std::ffi::CStr, arg: V| -> R<Option<V>> {
             let f = js.get_opt(store, method)?;
             if js.ty(f)? != Ty::Function {
                 return Ok(None);

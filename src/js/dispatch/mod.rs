@@ -39,7 +39,12 @@ pub const S_REGISTRY: usize = 11;
 pub const S_IDENTITY: usize = 12;
 /// The effect key input `{ identity, ownership, key, … }` while a claim is held.
 pub const S_EFFECT_KEY: usize = 13;
-pub const NVALS: usize = 14;
+/// The call's `id` and `name` as given (handed to the tool context without a copy).
+pub const S_ID: usize = 14;
+pub const S_NAME: usize = 15;
+pub const S_ARGS_ERROR: usize = 16;
+pub const S_AUTHORITY: usize = 17;
+pub const NVALS: usize = 18;
 const HEADER: u32 = 3;
 
 /// How a parked machine is resumed.
@@ -92,10 +97,31 @@ pub struct Machine {
     terminal: Option<(Terminal, u32)>,
     /// Set when the call must reject after its terminal row is written.
     reject_after: bool,
-    native_registry: bool,
+    /// The native registry's state when `options.registry` is one (looked up without JS).
+    native: Option<Rc<std::cell::RefCell<super::registry::RegistryState>>>,
+    /// `sessionId`, `runId` and the call id are read as strings only when an event, a row or an
+    /// error needs them.
+    ids_ready: bool,
+    signal_read: bool,
+    /// The call's fields were handed over read (no middleware may have rewritten them yet).
+    call_read: bool,
+    identity_read: bool,
+    start_ms: f64,
 }
 
 pub struct Vals(pub [V; NVALS]);
+
+/// Fields the package entry read in JS, where a property read costs a nanosecond instead of a
+/// boundary crossing: the call's own fields and the context's identity and signal.
+pub struct PreRead {
+    pub name: V,
+    pub id: V,
+    pub args: V,
+    pub args_error: V,
+    pub authority: V,
+    pub identity: V,
+    pub signal: V,
+}
 
 impl Machine {
     pub fn hook_value(&self, h: Hook) -> V {
@@ -332,6 +358,7 @@ impl Machine {
     // ----- the steps -------------------------------------------------------------------------
 
     fn block(&mut self, reason: BlockedReason, js: &Js, vals: &mut Vals, error: V) -> R<Flow> {
+        self.ids(js, vals)?;
         vals.0[S_RESULT] = self.result_with_error(js, error)?;
         self.terminal = Some((Terminal::Blocked(reason), 0));
         Ok(Flow::Continue)
@@ -343,25 +370,66 @@ impl Machine {
     }
 
     fn fail_with(&mut self, js: &Js, vals: &mut Vals, info: V) -> R<Flow> {
+        self.ids(js, vals)?;
         vals.0[S_RESULT] = self.result_with_error(js, info)?;
         self.terminal = Some((Terminal::Error, 0));
         Ok(Flow::Continue)
     }
 
-    /// Reads the call's id and name and its arguments (after `tool_call` middleware).
+    /// Reads the call's name and arguments (after `tool_call` middleware); the id stays a JS value
+    /// until something needs it as text.
     fn read_call(&mut self, js: &Js, vals: &mut Vals) -> R<()> {
         let call = vals.0[S_CALL];
         if js.ty(call)? != Ty::Object {
             return Err(type_error("dispatchToolCall: call must be a tool_call object", "ERR_PRISM_INVALID_CALL"));
         }
-        let id = js.get(call, c"id")?;
-        self.tool_call_id = if js.is_nullish(id)? { String::new() } else { js.to_js_string(id)? };
-        let name = js.get(call, c"name")?;
-        self.name = if js.is_nullish(name)? { String::new() } else { js.to_js_string(name)? };
-        vals.0[S_ARGS] = js.get(call, c"arguments")?;
+        if !self.call_read {
+            vals.0[S_NAME] = js.get(call, c"name")?;
+            vals.0[S_ID] = js.get(call, c"id")?;
+            vals.0[S_ARGS] = js.get(call, c"arguments")?;
+            vals.0[S_ARGS_ERROR] = js.get(call, c"argumentsError")?;
+            vals.0[S_AUTHORITY] = js.get(call, c"authority")?;
+        }
+        self.call_read = false;
+        let name = vals.0[S_NAME];
+        self.name = match js.fast_str(name)? {
+            Some(n) => n,
+            None if js.is_nullish(name)? => String::new(),
+            None => js.to_js_string(name)?,
+        };
         vals.0[S_SAFE_ARGS] = js.undefined();
         vals.0[S_SAFE_CALL] = js.undefined();
+        self.ids_ready = false;
         Ok(())
+    }
+
+    /// Reads `sessionId`, `runId` and the call id as text, once.
+    fn ids(&mut self, js: &Js, vals: &Vals) -> R<()> {
+        if self.ids_ready {
+            return Ok(());
+        }
+        let text = |v: V| -> R<String> {
+            match js.fast_str(v)? {
+                Some(s) => Ok(s),
+                None if js.is_nullish(v)? => Ok(String::new()),
+                None => js.to_js_string(v),
+            }
+        };
+        let ctx = vals.0[S_CTX];
+        self.session_id = text(js.get(ctx, c"sessionId")?)?;
+        self.run_id = text(js.get(ctx, c"runId")?)?;
+        self.tool_call_id = text(vals.0[S_ID])?;
+        self.ids_ready = true;
+        Ok(())
+    }
+
+    /// The caller's abort signal, read once.
+    fn signal(&mut self, js: &Js, vals: &mut Vals) -> R<V> {
+        if !self.signal_read {
+            vals.0[S_SIGNAL] = js.get(vals.0[S_CTX], c"signal")?;
+            self.signal_read = true;
+        }
+        Ok(vals.0[S_SIGNAL])
     }
 
     fn run(&mut self, js: &Js, vals: &mut Vals, mut input: Option<Input>) -> R<Flow> {
@@ -440,6 +508,9 @@ impl Machine {
                 if !js.is_nullish(v)? {
                     vals.0[slot] = v;
                 }
+                if is_call {
+                    self.call_read = false;
+                }
             }
             Answer::Threw(e) => {
                 // errorPolicy "throw": the host asked for the failure to surface. The call still
@@ -491,6 +562,7 @@ impl Machine {
         if !self.has(Hook::Guardrails) {
             return Ok(self.advance());
         }
+        self.ids(js, vals)?;
         if self.guard.is_none() {
             match GuardRun::new(js, self.hook(Hook::Guardrails), stage)? {
                 Some(g) => self.guard = Some(g),
@@ -531,7 +603,7 @@ impl Machine {
     }
 
     fn step_lookup(&mut self, js: &Js, realm: &Realm, vals: &mut Vals, input: &mut Option<Input>) -> R<Flow> {
-        if input.is_none() && js.opt_str(js.get(vals.0[S_CALL], c"authority")?)?.as_deref() == Some("provider-hosted") {
+        if input.is_none() && js.opt_str(vals.0[S_AUTHORITY])?.as_deref() == Some("provider-hosted") {
             // The provider already executed it; the host never does.
             let e = self.make_error(
                 js,
@@ -544,18 +616,12 @@ impl Machine {
             return self.block(BlockedReason::ExecutionDenied, js, vals, e);
         }
         let registry = vals.0[S_REGISTRY];
-        let call_name = js.get(vals.0[S_CALL], c"name")?;
-        let name_is_string = js.ty(call_name)? == Ty::String;
+        let name_is_string = js.ty(vals.0[S_NAME])? == Ty::String;
         let found = if !name_is_string {
             None
-        } else if self.native_registry {
-            match native_registry(js, registry)? {
-                Some(state) => {
-                    let s = state.try_borrow().map_err(|_| error("ToolRegistry was re-entered", "ERR_PRISM_REENTRANT"))?;
-                    s.lookup(js, &self.name)?
-                }
-                None => None,
-            }
+        } else if let Some(state) = &self.native {
+            let s = state.try_borrow().map_err(|_| error("ToolRegistry was re-entered", "ERR_PRISM_REENTRANT"))?;
+            s.lookup(js, &self.name)?
         } else {
             let get = js.get_opt(registry, c"get")?;
             if js.ty(get)? != Ty::Function {
@@ -598,8 +664,7 @@ impl Machine {
     }
 
     fn step_arguments(&mut self, js: &Js, realm: &Realm, vals: &mut Vals) -> R<Flow> {
-        let call = vals.0[S_CALL];
-        let args_error = js.get(call, c"argumentsError")?;
+                let args_error = vals.0[S_ARGS_ERROR];
         if !js.is_nullish(args_error)? {
             // The provider's error as is (its code is invalid_json_arguments), minus secrets.
             let e = if js.ty(args_error)? == Ty::Object {
@@ -618,7 +683,13 @@ impl Machine {
 
     fn step_identity(&mut self, js: &Js, realm: &Realm, vals: &mut Vals) -> R<Flow> {
         // The host-verified identity: the option, else the context's.
-        let identity = if self.has(Hook::Identity) { self.hook(Hook::Identity) } else { js.get_opt(vals.0[S_CTX], c"identity")? };
+        let identity = if self.has(Hook::Identity) {
+            self.hook(Hook::Identity)
+        } else if self.identity_read {
+            vals.0[S_IDENTITY]
+        } else {
+            js.get_opt(vals.0[S_CTX], c"identity")?
+        };
         vals.0[S_IDENTITY] = identity;
         if js.is_nullish(identity)? {
             return Ok(self.advance());
@@ -767,7 +838,7 @@ impl Machine {
                 }
             }
         }
-        let signal = vals.0[S_SIGNAL];
+        let signal = self.signal(js, vals)?;
         if js.ty(signal)? == Ty::Object && js.bool(js.get(signal, c"aborted")?).unwrap_or(false) {
             return self.aborted(js, realm, vals);
         }
@@ -783,6 +854,9 @@ impl Machine {
         }
         if self.sub == 0 {
             self.sub = 1;
+            if self.has(Hook::Emit) || self.has(Hook::Ledger) {
+                self.ids(js, vals)?;
+            }
             let safe_call = if self.has(Hook::Emit) { self.safe_call(js, realm, vals)? } else { js.undefined() };
             let parked = self.emit(js, input, || {
                 let e = self.event_head(js, "tool_execution_started")?;
@@ -867,29 +941,22 @@ impl Machine {
     /// The caller's context with this call's id and a wrapped `progress` (built by a JS literal).
     fn tool_context(&self, js: &Js, realm: &Realm, vals: &Vals) -> R<V> {
         let glue = realm.glue()?;
-        let ctx = vals.0[S_CTX];
-        let wants_progress = self.has(Hook::Emit)
-            || self.has(Hook::Ledger)
-            || js.ty(js.get_opt(ctx, c"progress")?)? == Ty::Function;
-        let sink = if wants_progress { js.ref_value(realm.progress_sink)? } else { js.undefined() };
-        let hooks_v = match &self.source {
-            hooks::Source::Options => vals.0[S_OPTIONS],
-            hooks::Source::Bound(_) => vals.0[S_OPTIONS],
-        };
+        let observers = self.has(Hook::Emit) || self.has(Hook::Ledger);
         let key = match &self.idempotency_key {
             Some(k) => js.string(k)?,
             None => js.undefined(),
         };
         let args = [
-            ctx,
-            js.string(&self.tool_call_id)?,
+            vals.0[S_CTX],
+            vals.0[S_ID],
             key,
-            sink,
-            hooks_v,
+            js.ref_value(realm.progress_sink)?,
+            vals.0[S_OPTIONS],
             vals.0[S_ARGS],
-            js.string(&self.name)?,
-            js.string(&self.dispatch_at)?,
+            vals.0[S_NAME],
+            js.number(self.start_ms)?,
             vals.0[S_IDENTITY],
+            js.boolean(observers),
         ];
         js.call(js.undefined(), js.ref_value(glue.tool_context)?, &args)
     }
@@ -897,6 +964,9 @@ impl Machine {
     /// Settle an unfinished effect claim, then the terminal event and row, then resolve or reject.
     /// Sub-steps: 0 settle the claim (1: after a `get`, mark it unknown), 2 the event, 3 the row, 4 done.
     fn terminal_phase(&mut self, js: &Js, realm: &Realm, vals: &mut Vals, kind: Terminal, sub: u32, input: &mut Option<Input>) -> R<Flow> {
+        if self.has(Hook::Emit) || self.has(Hook::Ledger) || self.claim.is_some() {
+            self.ids(js, vals)?;
+        }
         let mut sub = sub;
         if sub == 0 {
             let getting = self.claim.as_ref().is_some_and(|c| c.attempted_only());
@@ -987,7 +1057,7 @@ impl Machine {
 }
 
 /// `{ allowed | trusted: boolean, reason? }`, or a bare boolean.
-fn decision(js: &Js, d: V, key: &std::ffi::CStr) -> R<(bool, Option<String>)> {
+fn decision(js: &Js, d: V, key: &'static std::ffi::CStr) -> R<(bool, Option<String>)> {
     match js.ty(d)? {
         Ty::Boolean => Ok((js.bool(d)?, None)),
         Ty::Object => {
@@ -1027,7 +1097,7 @@ fn type_name(js: &Js, v: V) -> R<&'static str> {
 
 // ----- entry points -------------------------------------------------------------------------------
 
-fn start(js: &Js, options: V, call: V, ctx: V, bound: Option<Rc<Bound>>) -> R<V> {
+fn start(js: &Js, options: V, mut call: V, mut ctx: V, bound: Option<Rc<Bound>>, pre: Option<PreRead>) -> R<V> {
     let mut hv = [std::ptr::null_mut(); 13];
     let (source, compiled) = match bound {
         Some(b) => {
@@ -1047,7 +1117,11 @@ fn start(js: &Js, options: V, call: V, ctx: V, bound: Option<Rc<Bound>>) -> R<V>
             (Source::Bound(b), compiled)
         }
         None => {
-            let c = hooks::compile(js, options, &mut hv)?;
+            let (c, extra) = hooks::compile(js, options, &mut hv, pre.is_some())?;
+            if pre.is_none() {
+                call = extra.call.unwrap_or(call);
+                ctx = extra.context.unwrap_or(ctx);
+            }
             (Source::Options, Rc::new(c))
         }
     };
@@ -1055,48 +1129,52 @@ fn start(js: &Js, options: V, call: V, ctx: V, bound: Option<Rc<Bound>>) -> R<V>
     if !compiled.present.has(Hook::Registry) {
         return Err(type_error("dispatchToolCall: options.registry is required", "ERR_PRISM_INVALID_OPTION"));
     }
-    let native = native_registry(js, registry)?.is_some();
-    let ctx_ty = js.ty(ctx)?;
-    let (session_id, run_id, signal) = if ctx_ty == Ty::Object {
-        let s = js.get(ctx, c"sessionId")?;
-        let r = js.get(ctx, c"runId")?;
-        (
-            if js.is_nullish(s)? { String::new() } else { js.to_js_string(s)? },
-            if js.is_nullish(r)? { String::new() } else { js.to_js_string(r)? },
-            js.get(ctx, c"signal")?,
-        )
-    } else if ctx_ty == Ty::Undefined || ctx_ty == Ty::Null {
-        (String::new(), String::new(), js.undefined())
-    } else {
-        return Err(type_error("dispatchToolCall: context must be a ToolExecutionContext object", "ERR_PRISM_INVALID_OPTION"));
+    let native = native_registry(js, registry)?;
+    let ctx = match js.ty(ctx)? {
+        Ty::Object => ctx,
+        Ty::Undefined | Ty::Null => js.object()?,
+        _ => return Err(type_error("dispatchToolCall: context must be a ToolExecutionContext object", "ERR_PRISM_INVALID_OPTION")),
     };
-    let ctx = if ctx_ty == Ty::Object { ctx } else { js.object()? };
+    let start_ms = now_millis();
     let mut m = Machine {
         step: Step::CallMiddleware,
         sub: 0,
         source,
         compiled,
         hv,
-        session_id,
-        run_id,
+        session_id: String::new(),
+        run_id: String::new(),
         tool_call_id: String::new(),
         name: String::new(),
         t0: Instant::now(),
-        dispatch_at: iso8601(now_millis()),
+        dispatch_at: iso8601(start_ms),
         claim: None,
         idempotency_key: None,
         guard: None,
         terminal: None,
         reject_after: false,
-        native_registry: native,
+        native,
+        ids_ready: false,
+        signal_read: pre.is_some(),
+        call_read: pre.is_some(),
+        identity_read: pre.is_some(),
+        start_ms: start_ms as f64,
     };
     let u = js.undefined();
     let mut vals = Vals([u; NVALS]);
     vals.0[S_OPTIONS] = options;
     vals.0[S_CALL] = call;
     vals.0[S_CTX] = ctx;
-    vals.0[S_SIGNAL] = signal;
     vals.0[S_REGISTRY] = registry;
+    if let Some(p) = pre {
+        vals.0[S_NAME] = p.name;
+        vals.0[S_ID] = p.id;
+        vals.0[S_ARGS] = p.args;
+        vals.0[S_ARGS_ERROR] = p.args_error;
+        vals.0[S_AUTHORITY] = p.authority;
+        vals.0[S_IDENTITY] = p.identity;
+        vals.0[S_SIGNAL] = p.signal;
+    }
     let flow = m.run(js, &mut vals, None)?;
     settle(js, m, vals, flow)
 }
@@ -1111,7 +1189,7 @@ fn settle(js: &Js, m: Machine, vals: Vals, flow: Flow) -> R<V> {
         Flow::Continue => Err(error("dispatch stopped without an outcome", "ERR_PRISM_INTERNAL")),
         Flow::Park(thenable) => {
             let after = m.step.after_execute() || m.terminal.is_some();
-            let signal = vals.0[S_SIGNAL];
+            let signal = if m.signal_read { vals.0[S_SIGNAL] } else { js.get_opt(vals.0[S_CTX], c"signal")? };
             // The driver races the wait against the caller's abort signal only while a host
             // callback, not an observer, is pending.
             let race = if m.terminal.is_none() && js.ty(signal)? == Ty::Object { signal } else { js.undefined() };
@@ -1152,14 +1230,15 @@ fn resume(js: &Js, frame: V, value: V, mode: u32) -> R<V> {
     settle(js, m, vals, flow)
 }
 
+// dispatchStart(options, call, context, name, id, arguments, argumentsError, authority, identity, signal):
+// the package entry reads `options.call`, `options.context` and the fields after them in JS.
 raw_fn!(dispatch_start, |js, info| {
-    let (_, _, [options], _) = cb_args::<1>(js, info)?;
+    let (_, _, [options, call, ctx, name, id, args, args_error, authority, identity, signal], argc) = cb_args::<10>(js, info)?;
     if js.ty(options)? != Ty::Object {
         return Err(type_error("dispatchToolCall: options must be an object", "ERR_PRISM_INVALID_OPTION"));
     }
-    let call = js.get(options, c"call")?;
-    let ctx = js.get(options, c"context")?;
-    start(js, options, call, ctx, None)
+    let pre = (argc == 10).then_some(PreRead { name, id, args, args_error, authority, identity, signal });
+    start(js, options, call, ctx, None, pre)
 });
 
 raw_fn!(dispatch_resume, |js, info| {
@@ -1187,12 +1266,13 @@ raw_fn!(create_dispatcher, |js, info| {
 
 // `dispatcherStart(dispatcher, call, context)`.
 raw_fn!(dispatcher_start, |js, info| {
-    let (_, _, [dispatcher, call, ctx], _) = cb_args::<3>(js, info)?;
+    let (_, _, [dispatcher, call, ctx, name, id, args, args_error, authority, identity, signal], argc) = cb_args::<10>(js, info)?;
     if js.ty(dispatcher)? != Ty::Object || !js.has_type_tag(dispatcher, &hooks::DISPATCHER_TAG)? {
         return Err(type_error("not a tool dispatcher", "ERR_PRISM_INVALID_OPTION"));
     }
     let bound = unsafe { (*js.unwrap::<Rc<Bound>>(dispatcher)?).clone() };
-    start(js, dispatcher, call, ctx, Some(bound))
+    let pre = (argc == 10).then_some(PreRead { name, id, args, args_error, authority, identity, signal });
+    start(js, dispatcher, call, ctx, Some(bound), pre)
 });
 
 /// The bound options behind a dispatcher object (for the progress sink).
