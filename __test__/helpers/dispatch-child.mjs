@@ -1,0 +1,120 @@
+// Child process for the crash and race proofs through `dispatchToolCall` (issue 6). Usage:
+//   node dispatch-child.mjs crash <db> <sideEffectFile> <point>
+//       dispatch one `charge` call against the SQLite effect store and stop at <point>: the process
+//       prints "<point>" on stdout and blocks its only thread until the parent kills it (SIGKILL).
+//       Points: after-claim (begin committed), after-dispatched (markDispatched committed),
+//       during-execute (inside execute, after the side effect), after-execute (execute returned,
+//       before complete), after-complete (complete committed, before dispatch returns).
+//   node dispatch-child.mjs run <db> <sideEffectFile> [clockSkewMs]
+//       a fresh process redispatching the same call; prints { result, executed } as JSON.
+//       clockSkewMs moves the store's clock forward (to pass a claim's lease without waiting).
+//   node dispatch-child.mjs race <db> <sideEffectFile> <keys> <out.json>
+//       prints "ready", waits for a line on stdin, then dispatches calls race-0 … race-<keys-1>
+//       (one key each) and writes how each ended to <out.json>.
+// The tool's side effect is one appended line "<toolCallId>\n" in <sideEffectFile>.
+import { createRequire } from "node:module";
+import { appendFileSync, writeFileSync, writeSync } from "node:fs";
+
+const require = createRequire(import.meta.url);
+const { createSqliteToolEffectStore, createToolRegistry, dispatchToolCall } = require("../../index.js");
+
+const identity = {
+  tenantId: "tenant",
+  principal: { kind: "service", id: "payments" },
+  scopes: ["tools:execute"],
+  issuedAt: "2026-01-01T00:00:00.000Z",
+  verified: true,
+};
+const context = { sessionId: "session", runId: "run", toolCallId: "ignored" };
+const call = (id) => ({ type: "tool_call", id, name: "charge", arguments: { amount: 5 } });
+
+/** Tells the parent where we are, then blocks the thread (no event-loop turn) until killed. */
+function park(point) {
+  writeSync(1, `${point}\n`);
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
+}
+
+function chargeTool(file, hooks = {}) {
+  const executed = [];
+  const tool = {
+    name: "charge",
+    parameters: { type: "object", properties: { amount: { type: "number" } } },
+    effect: { kind: "external_mutation", idempotency: "required" },
+    async execute(args, ctx) {
+      executed.push(ctx.toolCallId);
+      appendFileSync(file, `${ctx.toolCallId}\n`);
+      hooks.afterSideEffect?.();
+      return { toolCallId: ctx.toolCallId, name: "charge", value: { charged: args.amount } };
+    },
+  };
+  return { tool, executed };
+}
+
+/** The SQLite store with a stop after the store call named by `point`, and a 60 s claim lease. */
+function instrumented(store, point) {
+  const forward = (m) => (input) => store[m](input);
+  return {
+    get: forward("get"),
+    begin(input) {
+      const r = store.begin({ ...input, claimTtlMs: 60_000 });
+      if (point === "after-claim") park(point);
+      return r;
+    },
+    markDispatched(input) {
+      const r = store.markDispatched(input);
+      if (point === "after-dispatched") park(point);
+      return r;
+    },
+    complete(input) {
+      if (point === "after-execute") park(point);
+      const r = store.complete(input);
+      if (point === "after-complete") park(point);
+      return r;
+    },
+    fail: forward("fail"),
+    markUnknown: forward("markUnknown"),
+    resolveUnknown: forward("resolveUnknown"),
+    cleanup: forward("cleanup"),
+  };
+}
+
+const [mode, db, file, a, b] = process.argv.slice(2);
+
+if (mode === "crash") {
+  const point = a;
+  const store = instrumented(createSqliteToolEffectStore(db), point);
+  const { tool } = chargeTool(file, { afterSideEffect: () => point === "during-execute" && park(point) });
+  await dispatchToolCall({ call: call("crash"), registry: createToolRegistry([tool]), context, identity, effectStore: store });
+  writeSync(2, `dispatch returned without stopping at ${point}\n`);
+  process.exit(3);
+} else if (mode === "run") {
+  const skew = Number(a ?? 0);
+  const store = createSqliteToolEffectStore(db, skew ? { now: () => Date.now() + skew } : {});
+  const { tool, executed } = chargeTool(file);
+  const result = await dispatchToolCall({ call: call("crash"), registry: createToolRegistry([tool]), context, identity, effectStore: store });
+  store.close();
+  process.stdout.write(JSON.stringify({ result, executed: executed.length }));
+} else if (mode === "race") {
+  const [keys, out] = [Number(a), b];
+  const store = createSqliteToolEffectStore(db, { synchronous: "normal" });
+  const { tool, executed } = chargeTool(file);
+  const registry = createToolRegistry([tool]);
+  writeSync(1, "ready\n");
+  await new Promise((resolve) => process.stdin.once("data", resolve));
+  process.stdin.pause();
+  // How each call ended: executed here, replayed (the other process completed it), or refused by code.
+  const ended = { executed, replayed: 0, refused: {} };
+  for (let i = 0; i < keys; i++) {
+    const id = `race-${i}`;
+    const before = executed.length;
+    const r = await dispatchToolCall({ call: call(id), registry, context, identity, effectStore: store });
+    if (r.error) ended.refused[r.error.code] = (ended.refused[r.error.code] ?? 0) + 1;
+    else if (r.value?.charged !== 5) throw new Error(`unexpected result for ${id}: ${JSON.stringify(r)}`);
+    else if (executed.length === before) ended.replayed += 1;
+  }
+  writeFileSync(out, JSON.stringify(ended));
+  store.close();
+} else {
+  writeSync(2, `unknown mode ${mode}\n`);
+  process.exit(2);
+}
