@@ -77,15 +77,50 @@ module.exports = function agentApi({ createToolDispatcher, createToolRegistry, e
       throw new TypeError('createAgent: provider must have a generate(request) method')
     }
     toolList(config.tools) // refuses a bad `tools` at construction
+    // The last run's snapshot (tools, registry, search index), reused while a run's grant resolves
+    // to the very same tool objects: building a registry or an index over 1 000 tools costs ms.
+    const shared = { snapshot: undefined }
     return {
       config,
       createSession(options = {}) {
-        return createSession(config, options ?? {})
+        return createSession(config, shared, options ?? {})
       },
     }
   }
 
-  function createSession(config, { id, state } = {}) {
+  function snapshotOf(shared, registered, indices, searchOptions) {
+    const key = indices.join(',')
+    const c = shared.snapshot
+    if (c !== undefined && c.key === key && c.registered.length === registered.length && c.searchKey === searchOptions.key) {
+      let same = true
+      for (let i = 0; i < registered.length; i++) {
+        if (c.registered[i] !== registered[i]) {
+          same = false
+          break
+        }
+      }
+      if (same) return c
+    }
+    const tools = indices.map((i) => registered[i])
+    let index
+    let searchTool
+    if (searchOptions.enabled) {
+      try {
+        index = createToolSearchIndex(tools, { queryBytes: searchOptions.queryBytes })
+        searchTool = createSearchToolsTool(index, { defaultK: searchOptions.defaultK })
+      } catch {
+        index = undefined // fail closed: over the index cap or unreadable tools disclose the full grant
+        searchTool = undefined
+      }
+    }
+    const names = tools.map((t) => t.name)
+    const dispatchTools = searchTool && !names.includes(SEARCH_TOOLS_NAME) ? tools.concat([searchTool]) : tools
+    const snap = { key, searchKey: searchOptions.key, registered: registered.slice(), tools, names, joined: names.join('\0'), index, searchTool, registry: createToolRegistry(dispatchTools) }
+    shared.snapshot = snap
+    return snap
+  }
+
+  function createSession(config, shared, { id, state } = {}) {
     const sessionId = typeof id === 'string' && id !== '' ? id : `session_${++sessionSeq}`
     const resumeGrant = state && Array.isArray(state.toolNames) ? state.toolNames.slice() : undefined
     let lastGrant = resumeGrant ?? null
@@ -153,13 +188,13 @@ module.exports = function agentApi({ createToolDispatcher, createToolRegistry, e
       const registered = toolList(config.tools)
       const names = registered.map((t) => String(t.name))
       const requested = options.toolNames === undefined ? undefined : json(options.toolNames)
-      const grant = decode(native.runResolveGrant(names, requested, resumeGrant === undefined ? undefined : JSON.stringify(resumeGrant)))
+      const grant = decode(
+        native.runResolveGrant(names.join('\0'), names.length, requested, resumeGrant === undefined ? undefined : JSON.stringify(resumeGrant)),
+      )
       const limits = decode(
         native.runResolveLimits(json({ ...config.limits, ...options.limits }), json({ ...config.loop, ...options.loop })),
       )
       const loop = { ...config.loop, ...options.loop }
-      const snapshot = grant.indices.map((i) => registered[i])
-      const runNames = snapshot.map((t) => t.name)
       const narrowing = pick('toolNarrowing')
       const disclosure = pick('toolsDisclosure') ?? 'all'
       if (disclosure !== 'all' && disclosure !== 'search') {
@@ -168,19 +203,15 @@ module.exports = function agentApi({ createToolDispatcher, createToolRegistry, e
       const allowHidden = pick('allowHiddenToolCalls') === true
       lastGrant = grant.stored
 
-      let searchTool
-      let index
-      if (disclosure === 'search') {
-        const searchOptions = pick('toolsSearch') ?? {}
-        try {
-          index = createToolSearchIndex(snapshot, { queryBytes: searchOptions.queryBytes })
-          searchTool = createSearchToolsTool(index, { defaultK: searchOptions.defaultK })
-        } catch {
-          index = undefined // fail closed: over the index cap or unreadable tools disclose the full grant
-        }
+      const searchConfig = pick('toolsSearch') ?? {}
+      const searchOptions = {
+        enabled: disclosure === 'search',
+        queryBytes: searchConfig.queryBytes,
+        defaultK: searchConfig.defaultK,
+        key: disclosure === 'search' ? `${searchConfig.queryBytes}/${searchConfig.defaultK}` : '',
       }
-      const dispatchTools = searchTool && !runNames.includes(SEARCH_TOOLS_NAME) ? snapshot.concat([searchTool]) : snapshot
-      const registry = createToolRegistry(dispatchTools)
+      const snap = snapshotOf(shared, registered, grant.indices, searchOptions)
+      const { tools: snapshot, names: runNames, registry, index, searchTool } = snap
       const controller = new AbortController()
       current = controller
       const onAbort = () => controller.abort(options.signal.reason)
@@ -217,6 +248,7 @@ module.exports = function agentApi({ createToolDispatcher, createToolRegistry, e
       let turns = 0
       let lastAssistant
       let hashCache // [tools array, metadata] for the unchanged request list
+      let narrowCache // [kept key, tools, dispatcher] for an unchanged narrowed set
       const finish = (status, finishReason, error) => {
         if (options.signal) options.signal.removeEventListener('abort', onAbort)
         if (current === controller) current = undefined
@@ -243,18 +275,25 @@ module.exports = function agentApi({ createToolDispatcher, createToolRegistry, e
           }
           let clamped
           try {
-            clamped = decode(native.runClampNarrowing(runNames, json(answer)))
+            clamped = decode(native.runClampNarrowing(snap.joined, runNames.length, json(answer)))
           } catch (err) {
             return finish('failed', 'error', errorToErrorInfo(err))
           }
           if (clamped.dropped.length > 0) emit({ type: 'tool_narrowing_clamped', sessionId, runId, turn: turns, dropped: clamped.dropped })
           if (clamped.kept.length !== snapshot.length) {
-            visible = clamped.kept.map((i) => snapshot[i])
-            if (!allowHidden) {
-              const allow = visible.map((t) => t.name)
-              if (searchTool) allow.push(SEARCH_TOOLS_NAME)
-              dispatcher = createToolDispatcher({ ...dispatcherOptions, filter: allow.length > 0 ? { allow } : { deny: runNames } })
+            const key = clamped.kept.join(',')
+            if (narrowCache === undefined || narrowCache[0] !== key) {
+              const kept = clamped.kept.map((i) => snapshot[i])
+              let filtered = unfiltered
+              if (!allowHidden) {
+                const allow = kept.map((t) => t.name)
+                if (searchTool) allow.push(SEARCH_TOOLS_NAME)
+                filtered = createToolDispatcher({ ...dispatcherOptions, filter: allow.length > 0 ? { allow } : { deny: runNames } })
+              }
+              narrowCache = [key, kept, filtered]
             }
+            visible = narrowCache[1]
+            dispatcher = narrowCache[2]
           }
         }
         let requestTools = visible
@@ -271,7 +310,7 @@ module.exports = function agentApi({ createToolDispatcher, createToolRegistry, e
         if (hashCache && hashCache[0] === requestTools) tools = hashCache[1]
         else {
           const ids = requestTools.map((t) => t.name)
-          tools = { count: ids.length, idsHash: native.runToolIdsHash(ids.join('\n'), ids.length) }
+          tools = { count: ids.length, idsHash: native.runToolIdsHash(ids.join('\0'), ids.length) }
           hashCache = [requestTools, tools]
         }
         emit({ type: 'turn_started', sessionId, runId, turn: turns, metadata: { tools } })

@@ -3,6 +3,8 @@
 //! the plan of a parallel batch. The JS loop (`lib/agent.js`) asks these functions and follows
 //! their answers; nothing here knows about napi.
 
+use std::collections::HashSet;
+
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
@@ -76,9 +78,10 @@ pub fn resolve_grant(registered: &[String], requested: Option<&Value>, stored: O
             ));
         }
         if stored.is_none() {
+            let known: HashSet<&str> = registered.iter().map(String::as_str).collect();
             let mut unknown: Vec<&str> = Vec::new();
             for name in names {
-                if !registered.iter().any(|r| r == name) && !unknown.contains(name) {
+                if !known.contains(name) && !unknown.contains(name) {
                     unknown.push(name);
                 }
             }
@@ -92,26 +95,24 @@ pub fn resolve_grant(registered: &[String], requested: Option<&Value>, stored: O
         (None, None) => None,
         (Some(r), None) => Some(r.clone()),
         (None, Some(s)) => Some(s.clone()),
-        (Some(r), Some(s)) => Some(r.iter().copied().filter(|n| s.contains(n)).collect()),
+        (Some(r), Some(s)) => {
+            let s: HashSet<&str> = s.iter().copied().collect();
+            Some(r.iter().copied().filter(|n| s.contains(n)).collect())
+        }
     };
+    let allowed_set: Option<HashSet<&str>> = allowed.as_ref().map(|a| a.iter().copied().collect());
     let mut indices = Vec::new();
-    let mut seen: Vec<&str> = Vec::new();
+    let mut seen: HashSet<&str> = HashSet::with_capacity(registered.len());
     for (i, name) in registered.iter().enumerate() {
-        let granted = allowed.as_ref().is_none_or(|a| a.contains(&name.as_str()));
+        let granted = allowed_set.as_ref().is_none_or(|a| a.contains(name.as_str()));
         // A registry lists a name once; a plain array may repeat it: the first wins, as in dispatch.
-        if granted && !seen.contains(&name.as_str()) {
-            seen.push(name);
+        if granted && seen.insert(name.as_str()) {
             indices.push(i as u32);
         }
     }
     let stored = allowed.map(|a| {
-        let mut out: Vec<String> = Vec::new();
-        for n in a {
-            if !out.iter().any(|o| o == n) {
-                out.push(n.to_string());
-            }
-        }
-        out
+        let mut once: HashSet<&str> = HashSet::with_capacity(a.len());
+        a.into_iter().filter(|n| once.insert(n)).map(str::to_string).collect()
     });
     Ok(Grant { indices, stored })
 }
@@ -131,11 +132,14 @@ pub fn clamp_narrowing(tool_ids: &[String], returned: &Value) -> Result<Narrowed
     let list = returned.as_array().ok_or_else(|| {
         RunError::type_error("invalid_tool_narrowing", "toolNarrowing must return an array of tool names")
     })?;
-    let mut wanted: Vec<&str> = Vec::with_capacity(list.len());
+    let ids: HashSet<&str> = tool_ids.iter().map(String::as_str).collect();
+    let mut wanted: HashSet<&str> = HashSet::with_capacity(list.len());
     let mut dropped: Vec<String> = Vec::new();
     for entry in list {
         match entry.as_str() {
-            Some(name) if tool_ids.iter().any(|t| t == name) => wanted.push(name),
+            Some(name) if ids.contains(name) => {
+                wanted.insert(name);
+            }
             Some(name) => {
                 if !dropped.iter().any(|d| d == name) {
                     dropped.push(name.to_string())
@@ -147,7 +151,7 @@ pub fn clamp_narrowing(tool_ids: &[String], returned: &Value) -> Result<Narrowed
     let kept = tool_ids
         .iter()
         .enumerate()
-        .filter(|(_, id)| wanted.contains(&id.as_str()))
+        .filter(|(_, id)| wanted.contains(id.as_str()))
         .map(|(i, _)| i as u32)
         .collect();
     Ok(Narrowed { kept, dropped })
