@@ -349,3 +349,15 @@ describe("stream()", () => {
     expect(failed.map((e) => e.type)).toEqual(["run_error"]);
   });
 });
+
+describe("loop strategy", () => {
+  it("an unsupported strategy fails closed before any provider turn", async () => {
+    let turns = 0;
+    const provider = createMockProvider([providerDone()], { onRequest: () => void turns++ });
+    await expect(createAgent({ model, provider }).createSession().run("x", { loop: { strategy: "generate-validate-revise" } as any })).rejects.toMatchObject({
+      code: "unsupported_loop_strategy",
+      message: 'loop.strategy "generate-validate-revise" is not supported (only "single-shot")',
+    });
+    expect(turns).toBe(0);
+  });
+});

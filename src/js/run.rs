@@ -65,6 +65,17 @@ pub fn run_resolve_limits(limits: Option<String>, loop_options: Option<String>) 
         Err(e) => return refused(e),
     };
     let lp = parse(loop_options);
+    match lp.get("strategy") {
+        None | Some(Value::Null) => {}
+        Some(Value::String(s)) if s == "single-shot" => {}
+        Some(other) => {
+            return refused(run::RunError {
+                kind: "RangeError",
+                code: "unsupported_loop_strategy",
+                message: format!("loop.strategy {other} is not supported (only \"single-shot\")"),
+            })
+        }
+    }
     let conc = match run::resolve_concurrency(lp.get("toolConcurrency")) {
         Ok(c) => c,
         Err(e) => return refused(e),
