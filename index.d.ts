@@ -17,3 +17,5 @@ export * from "./types/effects";
 export * from "./types/ledger";
 
 export * from "./types/search";
+
+export * from "./types/agent";

@@ -116,3 +116,35 @@ module.exports = {
   TOOL_SEARCH_LIMITS: native.toolSearchLimits(),
   // End of tool search.
 }
+
+// ----- Agent tool loop: createAgent / session.run, the provider seam and the mock provider ------
+// (types/agent.d.ts, docs/agent.md)
+{
+  const provider = require('./lib/provider.js')
+  const { createAgent } = require('./lib/agent.js')({
+    createToolDispatcher,
+    createToolRegistry: native.createToolRegistry,
+    errorToErrorInfo: native.errorToErrorInfo,
+    reconstructToolCallDeltas: argumentsText.reconstructToolCallDeltas,
+    search: {
+      createToolSearchIndex: native.createToolSearchIndex,
+      createSearchToolsTool: native.createSearchToolsTool,
+      selectDisclosedTools: native.selectDisclosedTools,
+      activateToolNames: native.activateToolNames,
+      SEARCH_TOOLS_NAME: native.SEARCH_TOOLS_NAME,
+    },
+  })
+  Object.assign(module.exports, {
+    createAgent,
+    createMockProvider: provider.createMockProvider,
+    providerTextDelta: provider.providerTextDelta,
+    providerToolCall: provider.providerToolCall,
+    providerToolCallDelta: provider.providerToolCallDelta,
+    providerUsage: provider.providerUsage,
+    providerDone: provider.providerDone,
+    providerError: provider.providerError,
+    toolCallContent: provider.toolCallContent,
+    AGENT_RUN_LIMITS: Object.freeze(JSON.parse(native.runLimitsTable())),
+  })
+}
+// End of the agent tool loop.

@@ -59,5 +59,18 @@ export const {
   SEARCH_TOOLS_NAME,
   TOOL_SEARCH_LIMITS,
   // End of tool search.
+
+  // Agent tool loop: createAgent / session.run, the provider seam and the mock provider.
+  createAgent,
+  createMockProvider,
+  providerTextDelta,
+  providerToolCall,
+  providerToolCallDelta,
+  providerUsage,
+  providerDone,
+  providerError,
+  toolCallContent,
+  AGENT_RUN_LIMITS,
+  // End of the agent tool loop.
 } = cjs
 export default cjs

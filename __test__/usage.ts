@@ -233,3 +233,49 @@ const disclosed: (typeof searchTools[number] | typeof searchTool)[] = selectDisc
 });
 const maxTopK: number = TOOL_SEARCH_LIMITS.maxTopK;
 void [indexSize, firstHit, toolName, disclosed, maxTopK];
+
+// Agent tool loop
+import {
+  AGENT_RUN_LIMITS,
+  createAgent,
+  createMockProvider,
+  providerDone,
+  providerError,
+  providerTextDelta,
+  providerToolCall,
+  providerToolCallDelta,
+  providerUsage,
+  toolCallContent,
+  type AgentRunResult,
+  type AgentSessionState,
+  type AIProvider,
+  type ProviderEvent,
+  type RunOptions,
+} from "../index.js";
+
+async function agentUsage(): Promise<void> {
+  const script: ProviderEvent[][] = [
+    [providerTextDelta("hi"), providerToolCall(toolCallContent("c1", "echo", { a: 1 })), providerToolCallDelta({ index: 1, id: "c2", name: "echo", argumentsText: "{}" }), providerUsage({ inputTokens: 1 }), providerDone()],
+    [providerError(new Error("x"))],
+  ];
+  const provider: AIProvider = createMockProvider(script, { id: "m", onRequest: (request, turn) => void [request.metadata.tools.idsHash, turn] });
+  const agent = createAgent({
+    model: { provider: "mock", model: "demo" },
+    provider,
+    tools: createToolRegistry([{ name: "echo", execute: (args, ctx) => ({ toolCallId: ctx.toolCallId, name: "echo", value: args }) }]),
+    toolsDisclosure: "search",
+    toolsSearch: { topK: 4 },
+    toolNarrowing: ({ toolIds }) => toolIds.slice(0, 2),
+    loop: { strategy: "single-shot", toolConcurrency: 4 },
+    limits: { maxToolRounds: 3 },
+  });
+  const session = agent.createSession({ id: "s1" });
+  const options: RunOptions = { toolNames: ["echo"], signal: new AbortController().signal, validate: () => undefined };
+  const result: AgentRunResult = await session.run("hello", options);
+  const state: AgentSessionState = session.state();
+  for await (const event of session.stream("again")) void event.type;
+  session.abort("stop");
+  session.clearActivatedTools();
+  void [result.status, result.finishReason, state.activatedToolNames, session.messages().length, AGENT_RUN_LIMITS.maxToolRounds];
+}
+void agentUsage;

@@ -11,6 +11,7 @@ mod middleware;
 mod policy;
 mod redact;
 mod registry;
+mod run;
 mod search;
 mod validate;
 

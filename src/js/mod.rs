@@ -15,6 +15,7 @@ pub mod raw;
 pub mod realm;
 pub mod redact;
 pub mod registry;
+pub mod run;
 pub mod search;
 pub mod validate;
 

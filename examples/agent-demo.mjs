@@ -1,0 +1,115 @@
+// An agent over the 117 real tools of GitHub's MCP server, driven by a scripted provider.
+// Run: npm run demo:agent
+//
+// What it shows: search disclosure picks a handful of tools per turn out of 117; the model's
+// search_tools call activates more; one malformed streamed call is blocked and corrected on the
+// next turn; three calls run in parallel and their results land in call order; one call to a tool
+// hidden by the host's narrowing is denied; every call leaves ledger rows.
+import { readFileSync } from 'node:fs'
+import {
+  createAgent,
+  createMemoryRunLedger,
+  createMockProvider,
+  providerDone,
+  providerTextDelta,
+  providerToolCall,
+  providerToolCallDelta,
+  toolCallContent,
+} from '../index.mjs'
+
+const definitions = JSON.parse(readFileSync(new URL('./github-mcp-tools.json', import.meta.url), 'utf8'))
+
+// Host tools: the real names, descriptions and schemas; a canned body instead of GitHub.
+const delays = { pull_request_read: 30, list_pull_requests: 5, get_me: 15 }
+const tools = definitions.map((def) => ({
+  ...def,
+  async execute(args, ctx) {
+    await new Promise((resolve) => setTimeout(resolve, delays[def.name] ?? 1))
+    return { toolCallId: ctx.toolCallId, name: def.name, value: { ok: true, tool: def.name, args } }
+  },
+}))
+
+const call = (id, name, args) => providerToolCall(toolCallContent(id, name, args))
+const repo = { owner: 'octo', repo: 'hello-world' }
+const script = [
+  // 1: the model looks for review tools.
+  [providerTextDelta('Let me find the review tools. '), call('call_1', 'search_tools', { query: 'pull request review comments', k: 4 }), providerDone({ inputTokens: 900, outputTokens: 20 })],
+  // 2: a streamed call whose argument text is cut off: blocked, never executed.
+  [
+    providerToolCallDelta({ index: 0, id: 'call_2', name: 'pull_request_read' }),
+    providerToolCallDelta({ index: 0, argumentsText: '{"method":"get","owner":"octo","repo":"hello-world","pullNumber":' }),
+    providerDone({ inputTokens: 950, outputTokens: 25 }),
+  ],
+  // 3: the corrected call, plus two more: three calls in parallel.
+  [
+    call('call_3', 'pull_request_read', { method: 'get', ...repo, pullNumber: 42 }),
+    call('call_4', 'list_pull_requests', { ...repo, state: 'open' }),
+    call('call_5', 'get_me', {}),
+    providerDone({ inputTokens: 1100, outputTokens: 60 }),
+  ],
+  // 4: the model reaches for a tool the host hides this run: denied by the turn's filter.
+  [call('call_6', 'delete_repository', repo), providerDone({ inputTokens: 1300, outputTokens: 15 })],
+  // 5: the answer.
+  [providerTextDelta('PR #42 is open and ready for review; I did not delete anything.'), providerDone({ inputTokens: 1400, outputTokens: 30 })],
+]
+
+const turns = []
+const provider = createMockProvider(script, {
+  onRequest: (request, index) => turns.push({ turn: index + 1, tools: request.tools.map((t) => t.name), meta: request.metadata.tools }),
+})
+const ledger = createMemoryRunLedger()
+const agent = createAgent({
+  model: { provider: 'mock', model: 'scripted' },
+  provider,
+  tools,
+  instructions: 'You are a careful GitHub assistant.',
+  toolsDisclosure: 'search',
+  toolsSearch: { topK: 6 },
+  // The host never offers destructive tools to this agent.
+  toolNarrowing: ({ toolIds }) => toolIds.filter((name) => !name.startsWith('delete_')),
+  loop: { strategy: 'single-shot', toolConcurrency: 3 },
+  runLedger: ledger,
+})
+const session = agent.createSession({ id: 'demo' })
+
+const events = []
+for await (const event of session.stream('Review pull request 42 in octo/hello-world')) events.push(event)
+const result = events.at(-1).result
+
+const pad = (s, n) => String(s).padEnd(n).slice(0, n)
+const line = (cols, widths) => cols.map((c, i) => pad(c, widths[i])).join(' | ')
+
+console.log(`\n${tools.length} tools registered; search disclosure, topK 6, toolConcurrency 3\n`)
+console.log('Turns and the tools disclosed to the provider')
+for (const t of turns) {
+  console.log(`  turn ${t.turn}: ${t.meta.count} tools (${t.meta.idsHash.slice(0, 19)}…)`)
+  console.log(`    ${t.tools.join(', ')}`)
+}
+
+console.log("\nTool calls, in transcript order (disclosure describes tools; it grants nothing and hides nothing:\nthe grant and the turn's narrowing decide what may run)")
+const w = [8, 20, 17, 62]
+console.log('  ' + line(['call', 'tool', 'outcome', 'detail'], w))
+console.log('  ' + w.map((n) => '-'.repeat(n)).join('-+-'))
+for (const m of session.messages()) {
+  if (m.role !== 'tool') continue
+  const r = m.content[0]
+  const blocked = events.find((e) => e.type === 'tool_execution_blocked' && e.toolCallId === r.toolCallId)
+  const outcome = blocked ? blocked.reason : r.error ? 'error' : 'ok'
+  const detail = r.error ? r.error.message : r.name === 'search_tools' ? `activated: ${r.value.names.join(', ')}` : JSON.stringify(r.value.args)
+  console.log('  ' + line([r.toolCallId, r.name, outcome, detail], w))
+}
+
+console.log('\nOrder the parallel calls finished in (turn 3):')
+console.log('  ' + events.filter((e) => e.type === 'tool_execution_finished' && ['call_3', 'call_4', 'call_5'].includes(e.result.toolCallId)).map((e) => e.result.toolCallId).join(' → '))
+
+console.log('\nLedger rows')
+const lw = [8, 20, 9, 20]
+console.log('  ' + line(['call', 'tool', 'status', 'reason / result'], lw))
+console.log('  ' + lw.map((n) => '-'.repeat(n)).join('-+-'))
+for (const row of ledger.list()) {
+  const extra = row.reason ?? (row.result ? (row.result.error ? row.result.error.code ?? 'error' : 'value') : 'arguments')
+  console.log('  ' + line([row.toolCallId, row.toolName ?? row.name, row.status, extra], lw))
+}
+
+console.log(`\nResult: ${result.status} (${result.finishReason}) after ${turns.length} turns; usage ${JSON.stringify(result.usage)}`)
+console.log(`Answer: ${result.text}\n`)

@@ -1,0 +1,78 @@
+'use strict'
+// The provider seam's helpers and a scripted mock provider. The runtime treats the mock like any
+// other `AIProvider`; tests and examples use it to script provider turns.
+const native = require('../binding.js')
+
+function providerTextDelta(text) {
+  return { type: 'content_delta', content: { type: 'text', text } }
+}
+
+function providerToolCall(call) {
+  return { type: 'tool_call', call }
+}
+
+/** `{ index, id?, name?, argumentsText? }`: one streamed piece of a tool call. */
+function providerToolCallDelta(delta) {
+  return { type: 'tool_call_delta', ...delta }
+}
+
+function providerUsage(usage) {
+  return { type: 'usage', usage }
+}
+
+function providerDone(usage, stopReason) {
+  const event = { type: 'done', usage }
+  if (stopReason !== undefined) event.stopReason = stopReason
+  return event
+}
+
+function providerError(error, secrets = []) {
+  return { type: 'error', error: native.errorToErrorInfo(error, secrets) }
+}
+
+function toolCallContent(id, name, args = {}) {
+  return { type: 'tool_call', id, name, arguments: args }
+}
+
+/**
+ * `events` is either one event list, replayed on every provider turn, or a list of event lists,
+ * one per turn; a turn past the script yields an `error` event (code `mock_script_exhausted`).
+ * `onRequest(request, turnIndex)` sees every request before any event is yielded.
+ */
+function createMockProvider(events, options = {}) {
+  if (!Array.isArray(events)) throw new TypeError('createMockProvider: events must be an array')
+  const scripted = events.length > 0 && events.every(Array.isArray)
+  const id = options.id ?? 'mock'
+  let turn = 0
+  return {
+    id,
+    async *generate(request) {
+      const index = turn++
+      if (typeof options.onRequest === 'function') await options.onRequest(request, index)
+      const list = scripted ? events[index] : events
+      if (list === undefined) {
+        yield {
+          type: 'error',
+          error: {
+            name: 'Error',
+            message: `Mock provider ${id} has no scripted turn ${index + 1} (${events.length} scripted)`,
+            code: 'mock_script_exhausted',
+          },
+        }
+        return
+      }
+      for (const event of list) yield event
+    },
+  }
+}
+
+module.exports = {
+  providerTextDelta,
+  providerToolCall,
+  providerToolCallDelta,
+  providerUsage,
+  providerDone,
+  providerError,
+  toolCallContent,
+  createMockProvider,
+}
