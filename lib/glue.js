@@ -31,4 +31,78 @@ function guardrailSignal(callerSignal) {
   return [controller, signal]
 }
 
-module.exports = { noop, toolContext, guardrailSignal }
+// JSON text of a value made only of plain objects, arrays and primitives, for the native secret
+// scan: a value whose text holds no secret needs no redacted copy. Anything else (class instances,
+// Map, Set, Date, toJSON, cycles, BigInt, very deep nesting) gives undefined, and the native side
+// walks it in full. This only serialises; the native side decides.
+const NOT_PLAIN = new Error('not plain JSON')
+function plainOnly(key, value) {
+  const raw = this[key]
+  if (raw !== null && typeof raw === 'object') {
+    const proto = Object.getPrototypeOf(raw)
+    if ((proto !== Object.prototype && proto !== null && !Array.isArray(raw)) || typeof raw.toJSON === 'function') throw NOT_PLAIN
+  }
+  return value
+}
+function jsonForScan(value) {
+  try {
+    return JSON.stringify(value, plainOnly)
+  } catch {
+    return undefined
+  }
+}
+
+// Ledger rows and lifecycle events, from fields the native dispatch computed.
+function row(id, sessionId, runId, toolCallId, name, args, status, startedAt, redacted, ownership, finishedAt, reason, result) {
+  const r = { id, sessionId, runId, toolCallId, name, arguments: args, status, startedAt, redacted }
+  if (ownership !== undefined) {
+    if (ownership.tenantId != null) r.tenantId = ownership.tenantId
+    if (ownership.accountId != null) r.accountId = ownership.accountId
+    if (ownership.userId != null) r.userId = ownership.userId
+  }
+  if (finishedAt !== undefined) r.finishedAt = finishedAt
+  if (reason !== undefined) r.reason = reason
+  if (result !== undefined) r.result = result
+  return r
+}
+
+const startedEvent = (sessionId, runId, call) => ({ type: 'tool_execution_started', sessionId, runId, call })
+const finishedEvent = (sessionId, runId, result, durationMs) => ({
+  type: 'tool_execution_finished',
+  sessionId,
+  runId,
+  result,
+  metadata: { durationMs, status: 'finished' },
+})
+const errorEvent = (sessionId, runId, call, error, durationMs) => ({
+  type: 'tool_execution_error',
+  sessionId,
+  runId,
+  call,
+  error,
+  metadata: { durationMs, status: 'error' },
+})
+const blockedEvent = (sessionId, runId, toolCallId, name, reason, error, durationMs) => ({
+  type: 'tool_execution_blocked',
+  sessionId,
+  runId,
+  toolCallId,
+  name,
+  reason,
+  error,
+  metadata: { durationMs, status: 'blocked' },
+})
+const errorResult = (toolCallId, name, error) => ({ toolCallId, name, error })
+
+module.exports = {
+  noop,
+  toolContext,
+  guardrailSignal,
+  row,
+  startedEvent,
+  finishedEvent,
+  errorEvent,
+  blockedEvent,
+  errorResult,
+  jsonForScan,
+}

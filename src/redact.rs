@@ -19,6 +19,8 @@ pub const MAX_DEPTH: usize = 32;
 pub struct Secrets {
     list: Vec<String>,
     matcher: Option<AhoCorasick>,
+    /// Every secret as it appears inside JSON text (raw, and escaped when escaping changes it).
+    json_matcher: Option<AhoCorasick>,
 }
 
 impl Secrets {
@@ -35,7 +37,17 @@ impl Secrets {
         } else {
             AhoCorasickBuilder::new().match_kind(MatchKind::LeftmostLongest).build(&list).ok()
         };
-        Secrets { list, matcher }
+        let mut forms = list.clone();
+        for s in &list {
+            if let Ok(quoted) = serde_json::to_string(s) {
+                let inner = &quoted[1..quoted.len() - 1];
+                if inner != s {
+                    forms.push(inner.to_owned());
+                }
+            }
+        }
+        let json_matcher = if forms.is_empty() { None } else { AhoCorasick::new(&forms).ok() };
+        Secrets { list, matcher, json_matcher }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -47,6 +59,15 @@ impl Secrets {
     }
 
     /// The union of two secret sets.
+
+    /// Whether JSON text (of a value) may contain a secret. `true` errs on the safe side: a secret
+    /// that spans JSON punctuation only costs a full redaction walk.
+    pub fn in_json_text(&self, text: &str) -> bool {
+        match &self.json_matcher {
+            Some(m) => m.is_match(text),
+            None => !self.list.is_empty(),
+        }
+    }
 
     #[inline]
     pub fn redact<'a>(&self, text: &'a str) -> Cow<'a, str> {
@@ -102,6 +123,16 @@ mod tests {
         assert_eq!(s.list(), &["abc".to_string(), "abcdef".to_string()]);
         assert_eq!(s.redact("xabcdefx abc"), "x[REDACTED]x [REDACTED]");
         assert!(Secrets::new([""]).is_empty());
+    }
+
+    #[test]
+    fn finds_secrets_in_json_text_raw_or_escaped() {
+        let s = Secrets::new(["plain", "has\"quote", "tab\there"]);
+        assert!(s.in_json_text(r#"{"a":"x plain y"}"#));
+        assert!(s.in_json_text(&serde_json::to_string(&serde_json::json!({ "k": "has\"quote" })).unwrap()));
+        assert!(s.in_json_text(&serde_json::to_string(&serde_json::json!(["tab\there"])).unwrap()));
+        assert!(!s.in_json_text(r#"{"a":"nothing"}"#));
+        assert!(!Secrets::default().in_json_text("plain"));
     }
 
     #[test]

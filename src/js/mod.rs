@@ -40,10 +40,17 @@ raw_fn!(bind_glue, |js, info| {
         guardrail_error: get(c"guardrailError")?,
         guardrail_signal: get(c"guardrailSignal")?,
         noop: get(c"noop")?,
+        row: get(c"row")?,
+        started_event: get(c"startedEvent")?,
+        finished_event: get(c"finishedEvent")?,
+        error_event: get(c"errorEvent")?,
+        blocked_event: get(c"blockedEvent")?,
+        error_result: get(c"errorResult")?,
+        json_for_scan: get(c"jsonForScan")?,
     };
     let realm = Realm::get(js)?;
     if let Some(old) = realm.glue.replace(g) {
-        for r in [old.tool_context, old.guardrail_error, old.guardrail_signal, old.noop] {
+        for r in old.refs() {
             js.delete_ref(r);
         }
     }

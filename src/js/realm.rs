@@ -13,6 +13,31 @@ pub struct Glue {
     pub guardrail_error: sys::napi_ref,
     pub guardrail_signal: sys::napi_ref,
     pub noop: sys::napi_ref,
+    pub row: sys::napi_ref,
+    pub started_event: sys::napi_ref,
+    pub finished_event: sys::napi_ref,
+    pub error_event: sys::napi_ref,
+    pub blocked_event: sys::napi_ref,
+    pub error_result: sys::napi_ref,
+    pub json_for_scan: sys::napi_ref,
+}
+
+impl Glue {
+    pub fn refs(&self) -> [sys::napi_ref; 11] {
+        [
+            self.tool_context,
+            self.guardrail_error,
+            self.guardrail_signal,
+            self.noop,
+            self.row,
+            self.started_event,
+            self.finished_event,
+            self.error_event,
+            self.blocked_event,
+            self.error_result,
+            self.json_for_scan,
+        ]
+    }
 }
 
 pub struct Realm {

@@ -18,6 +18,25 @@ pub const REDACTOR_TAG: sys::napi_type_tag = sys::napi_type_tag { lower: 0x7072_
 
 const UNREADABLE: &str = "[Unreadable]";
 
+/// `v` itself when its JSON text (made in JS) shows it holds no secret; otherwise a redacted copy.
+/// For dispatch's events, rows and results, where the copy is the cost and secrets are rare.
+pub fn redact_if_needed(js: &Js, realm: &Realm, secrets: &Secrets, v: V) -> R<V> {
+    if secrets.is_empty() {
+        return Ok(v);
+    }
+    if matches!(js.ty(v)?, Ty::Object) {
+        if let Some(glue) = realm.glue.as_ref() {
+            let text = js.call(js.undefined(), js.ref_value(glue.json_for_scan)?, &[v])?;
+            if let Some(t) = js.fast_str(text)? {
+                if !secrets.in_json_text(&t) {
+                    return Ok(v);
+                }
+            }
+        }
+    }
+    redact_value(js, realm, secrets, v)
+}
+
 /// A redacted copy of `v`. Strings and keys lose every secret; `Map` becomes an object, `Set` an
 /// array; `Date`, `RegExp` and typed arrays pass through; containers deeper than 32 become
 /// `[MaxDepth]`, an ancestor cycle `[Circular]`, a property whose getter throws `[Unreadable]`.
@@ -41,7 +60,9 @@ fn walk(js: &Js, realm: &Realm, secrets: &Secrets, v: V, depth: usize, ancestors
 }
 
 fn walk_object(js: &Js, realm: &Realm, secrets: &Secrets, v: V, depth: usize, ancestors: &mut Vec<V>) -> R<V> {
-    if js.is_date(v)? || js.is_typedarray(v)? || js.instance_of(v, js.ref_value(realm.regexp_ctor)?)? {
+    // Plain objects and arrays (the usual case) skip the checks for the other kinds.
+    let plain = js.strict_eq(js.prototype_of(v)?, js.ref_value(realm.object_proto)?)? || js.is_array(v)?;
+    if !plain && (js.is_date(v)? || js.is_typedarray(v)? || js.instance_of(v, js.ref_value(realm.regexp_ctor)?)?) {
         return Ok(v);
     }
     for &a in ancestors.iter() {
@@ -62,14 +83,14 @@ fn walk_object(js: &Js, realm: &Realm, secrets: &Secrets, v: V, depth: usize, an
             js.set_element(out, i, item)?;
         }
         out
-    } else if js.instance_of(v, js.ref_value(realm.map_ctor)?)? {
+    } else if !plain && js.instance_of(v, js.ref_value(realm.map_ctor)?)? {
         map_to_object(js, realm, secrets, v, depth, ancestors)?
-    } else if js.instance_of(v, js.ref_value(realm.set_ctor)?)? {
+    } else if !plain && js.instance_of(v, js.ref_value(realm.set_ctor)?)? {
         set_to_array(js, realm, secrets, v, depth, ancestors)?
     } else {
         let out = js.object()?;
         let mut taken = HashSet::new();
-        if js.is_error(v)? {
+        if !plain && js.is_error(v)? {
             // Error's own name/message/stack are not enumerable; keep the two that explain it.
             for key in [c"name", c"message"] {
                 let Some(item) = read(js, || js.get(v, key))? else { continue };

@@ -16,8 +16,6 @@ pub const DEFAULT_MAX_TOOL_ROUNDS: u32 = 8;
 pub const MAX_TOOL_ROUNDS: u32 = 64;
 /// Hard cap of `loop.toolConcurrency`.
 pub const MAX_TOOL_CONCURRENCY: u32 = 64;
-/// The error code of a call a stopped batch never started.
-pub const NOT_DISPATCHED: &str = "tool_call_not_dispatched";
 
 /// A refused run option: a message and a stable code. `kind` is the JS error class to throw.
 #[derive(Debug, Clone, PartialEq, Eq)]

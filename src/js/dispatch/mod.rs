@@ -44,7 +44,10 @@ pub const S_ID: usize = 14;
 pub const S_NAME: usize = 15;
 pub const S_ARGS_ERROR: usize = 16;
 pub const S_AUTHORITY: usize = 17;
-pub const NVALS: usize = 18;
+/// `context.sessionId` and `context.runId` as given (events and rows carry them as is).
+pub const S_SESSION: usize = 18;
+pub const S_RUN: usize = 19;
+pub const NVALS: usize = 20;
 const HEADER: u32 = 3;
 
 /// How a parked machine is resumed.
@@ -200,7 +203,7 @@ impl Machine {
         }
         let mut out = v;
         if !self.compiled.secrets.is_empty() {
-            out = redact_value(js, realm, &self.compiled.secrets, out)?;
+            out = super::redact::redact_if_needed(js, realm, &self.compiled.secrets, out)?;
         }
         if self.compiled.host_redactor {
             let r = self.hook(Hook::Redactor);
@@ -239,44 +242,42 @@ impl Machine {
 
     // ----- objects ---------------------------------------------------------------------------
 
-    fn result_with_error(&self, js: &Js, error: V) -> R<V> {
-        let r = js.object()?;
-        js.set(r, c"toolCallId", js.string(&self.tool_call_id)?)?;
-        js.set(r, c"name", js.string(&self.name)?)?;
-        js.set(r, c"error", error)?;
-        Ok(r)
+    fn glue(&self, js: &Js, pick: impl Fn(&super::realm::Glue) -> napi::sys::napi_ref, args: &[V]) -> R<V> {
+        let realm = Realm::get(js)?;
+        let f = js.ref_value(pick(realm.glue()?))?;
+        js.call(js.undefined(), f, args)
     }
 
-    fn event_head(&self, js: &Js, ty: &str) -> R<V> {
-        let e = js.object()?;
-        js.set(e, c"type", js.string(ty)?)?;
-        js.set(e, c"sessionId", js.string(&self.session_id)?)?;
-        js.set(e, c"runId", js.string(&self.run_id)?)?;
-        Ok(e)
+    fn result_with_error(&self, js: &Js, vals: &Vals, error: V) -> R<V> {
+        self.glue(js, |g| g.error_result, &[vals.0[S_ID], vals.0[S_NAME], error])
     }
 
-    fn metadata(&self, js: &Js, status: &str) -> R<V> {
-        let m = js.object()?;
-        js.set(m, c"durationMs", js.number(self.duration_ms())?)?;
-        js.set(m, c"status", js.string(status)?)?;
-        Ok(m)
-    }
-
-    /// A `ToolCallRecord` with the common fields; the caller adds the status fields.
-    fn row(&self, js: &Js, vals: &Vals, status: &str) -> R<V> {
-        build_row(
+    /// A `ToolCallRecord`: `{ id, sessionId, runId, toolCallId, name, arguments, status, startedAt,
+    /// redacted, ...ownership }` plus the terminal fields when given.
+    fn row(&self, js: &Js, vals: &Vals, status: &str, finished: Option<(V, V, V)>) -> R<V> {
+        let u = js.undefined();
+        let args = vals.0[S_SAFE_ARGS];
+        let args = if js.ty(args)? == Ty::Object { args } else { js.object()? };
+        let ownership = if self.has(Hook::Ownership) && js.ty(self.hook(Hook::Ownership))? == Ty::Object { self.hook(Hook::Ownership) } else { u };
+        let (finished_at, reason, result) = finished.unwrap_or((u, u, u));
+        self.glue(
             js,
-            &RowFields {
-                session_id: &self.session_id,
-                run_id: &self.run_id,
-                tool_call_id: &self.tool_call_id,
-                name: &self.name,
-                args: vals.0[S_SAFE_ARGS],
-                started_at: &self.dispatch_at,
-                redacted: self.has(Hook::Redactor),
-                ownership: if self.has(Hook::Ownership) { Some(self.hook(Hook::Ownership)) } else { None },
-            },
-            status,
+            |g| g.row,
+            &[
+                js.string(&row_id())?,
+                vals.0[S_SESSION],
+                vals.0[S_RUN],
+                vals.0[S_ID],
+                vals.0[S_NAME],
+                args,
+                js.string(status)?,
+                js.string(&self.dispatch_at)?,
+                js.boolean(self.has(Hook::Redactor)),
+                ownership,
+                finished_at,
+                reason,
+                result,
+            ],
         )
     }
 
@@ -359,7 +360,7 @@ impl Machine {
 
     fn block(&mut self, reason: BlockedReason, js: &Js, vals: &mut Vals, error: V) -> R<Flow> {
         self.ids(js, vals)?;
-        vals.0[S_RESULT] = self.result_with_error(js, error)?;
+        vals.0[S_RESULT] = self.result_with_error(js, vals, error)?;
         self.terminal = Some((Terminal::Blocked(reason), 0));
         Ok(Flow::Continue)
     }
@@ -371,7 +372,7 @@ impl Machine {
 
     fn fail_with(&mut self, js: &Js, vals: &mut Vals, info: V) -> R<Flow> {
         self.ids(js, vals)?;
-        vals.0[S_RESULT] = self.result_with_error(js, info)?;
+        vals.0[S_RESULT] = self.result_with_error(js, vals, info)?;
         self.terminal = Some((Terminal::Error, 0));
         Ok(Flow::Continue)
     }
@@ -404,7 +405,7 @@ impl Machine {
     }
 
     /// Reads `sessionId`, `runId` and the call id as text, once.
-    fn ids(&mut self, js: &Js, vals: &Vals) -> R<()> {
+    fn ids(&mut self, js: &Js, vals: &mut Vals) -> R<()> {
         if self.ids_ready {
             return Ok(());
         }
@@ -416,8 +417,11 @@ impl Machine {
             }
         };
         let ctx = vals.0[S_CTX];
-        self.session_id = text(js.get(ctx, c"sessionId")?)?;
-        self.run_id = text(js.get(ctx, c"runId")?)?;
+        let (session, run) = (js.get(ctx, c"sessionId")?, js.get(ctx, c"runId")?);
+        self.session_id = text(session)?;
+        self.run_id = text(run)?;
+        vals.0[S_SESSION] = session;
+        vals.0[S_RUN] = run;
         self.tool_call_id = text(vals.0[S_ID])?;
         self.ids_ready = true;
         Ok(())
@@ -858,11 +862,7 @@ impl Machine {
                 self.ids(js, vals)?;
             }
             let safe_call = if self.has(Hook::Emit) { self.safe_call(js, realm, vals)? } else { js.undefined() };
-            let parked = self.emit(js, input, || {
-                let e = self.event_head(js, "tool_execution_started")?;
-                js.set(e, c"call", safe_call)?;
-                Ok(e)
-            })?;
+            let parked = self.emit(js, input, || self.glue(js, |g| g.started_event, &[vals.0[S_SESSION], vals.0[S_RUN], safe_call]))?;
             if let Some(p) = parked {
                 return Ok(Flow::Park(p));
             }
@@ -874,10 +874,7 @@ impl Machine {
             if self.has(Hook::Ledger) {
                 self.safe_args(js, realm, vals)?;
             }
-            let parked = self.append(js, input, || {
-                let r = self.row(js, vals, "started")?;
-                Ok(r)
-            })?;
+            let parked = self.append(js, input, || self.row(js, vals, "started", None))?;
             if let Some(p) = parked {
                 return Ok(Flow::Park(p));
             }
@@ -1013,28 +1010,18 @@ impl Machine {
 
     fn terminal_event(&self, js: &Js, realm: &Realm, vals: &mut Vals, kind: Terminal) -> R<V> {
         let result = vals.0[S_RESULT];
+        let ms = js.number(self.duration_ms())?;
         match kind {
-            Terminal::Finished => {
-                let e = self.event_head(js, "tool_execution_finished")?;
-                js.set(e, c"result", result)?;
-                js.set(e, c"metadata", self.metadata(js, "finished")?)?;
-                Ok(e)
-            }
+            Terminal::Finished => self.glue(js, |g| g.finished_event, &[vals.0[S_SESSION], vals.0[S_RUN], result, ms]),
             Terminal::Error => {
-                let e = self.event_head(js, "tool_execution_error")?;
-                js.set(e, c"call", self.safe_call(js, realm, vals)?)?;
-                js.set(e, c"error", js.get(result, c"error")?)?;
-                js.set(e, c"metadata", self.metadata(js, "error")?)?;
-                Ok(e)
+                let call = self.safe_call(js, realm, vals)?;
+                let error = js.get(result, c"error")?;
+                self.glue(js, |g| g.error_event, &[vals.0[S_SESSION], vals.0[S_RUN], call, error, ms])
             }
             Terminal::Blocked(reason) => {
-                let e = self.event_head(js, "tool_execution_blocked")?;
-                js.set(e, c"toolCallId", js.string(&self.tool_call_id)?)?;
-                js.set(e, c"name", js.string(&self.name)?)?;
-                js.set(e, c"reason", js.string(reason.as_str())?)?;
-                js.set(e, c"error", js.get(result, c"error")?)?;
-                js.set(e, c"metadata", self.metadata(js, "blocked")?)?;
-                Ok(e)
+                let error = js.get(result, c"error")?;
+                let reason = js.string(reason.as_str())?;
+                self.glue(js, |g| g.blocked_event, &[vals.0[S_SESSION], vals.0[S_RUN], vals.0[S_ID], vals.0[S_NAME], reason, error, ms])
             }
         }
     }
@@ -1042,17 +1029,11 @@ impl Machine {
     fn terminal_row(&self, js: &Js, vals: &Vals, kind: Terminal) -> R<V> {
         let finished_at = js.string(&iso8601(now_millis()))?;
         let (status, reason) = match kind {
-            Terminal::Finished => ("finished", None),
-            Terminal::Error => ("error", None),
-            Terminal::Blocked(r) => ("blocked", Some(r)),
+            Terminal::Finished => ("finished", js.undefined()),
+            Terminal::Error => ("error", js.undefined()),
+            Terminal::Blocked(r) => ("blocked", js.string(r.as_str())?),
         };
-        let r = self.row(js, vals, status)?;
-        js.set(r, c"finishedAt", finished_at)?;
-        if let Some(reason) = reason {
-            js.set(r, c"reason", js.string(reason.as_str())?)?;
-        }
-        js.set(r, c"result", vals.0[S_RESULT])?;
-        Ok(r)
+        self.row(js, vals, status, Some((finished_at, reason, vals.0[S_RESULT])))
     }
 }
 
