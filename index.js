@@ -20,6 +20,19 @@ native.bindGlue({
 
 const { dispatchStart, dispatchResume, dispatcherCreate, dispatcherStart } = native
 
+// A plain options object holding exactly { call, registry, context } sets no hook: the native side
+// then skips reading the options' keys. Anything else (more keys, other prototypes) is read in full.
+function bareRegistry(options) {
+  return options !== null &&
+    typeof options === 'object' &&
+    Object.getPrototypeOf(options) === Object.prototype &&
+    Reflect.ownKeys(options).length === 3 &&
+    'call' in options &&
+    'context' in options
+    ? options.registry
+    : undefined
+}
+
 // The call's fields and the context's identity and signal are read here, where a property read
 // costs about a nanosecond, and handed to the native machine as arguments.
 function dispatchToolCall(options) {
@@ -31,6 +44,7 @@ function dispatchToolCall(options) {
       options, call, context,
       call?.name, call?.id, call?.arguments, call?.argumentsError, call?.authority,
       context?.identity, context?.signal,
+      bareRegistry(options),
     )
   } catch (e) {
     return Promise.reject(e)

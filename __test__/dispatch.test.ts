@@ -573,6 +573,29 @@ describe("createToolDispatcher", () => {
   });
 });
 
+describe("dispatchToolCall: options however they are built", () => {
+  it("finds hooks set through getters, prototypes and non-enumerable properties", async () => {
+    const registry = createToolRegistry([echoTool()]);
+    const base = { call: call("echo"), registry, context: ctx() };
+    class Options {
+      call = base.call;
+      registry = registry;
+      context = base.context;
+      get filter() {
+        return { deny: ["echo"] };
+      }
+    }
+    const inherited = Object.assign(Object.create({ filter: { deny: ["echo"] } }), base);
+    const hidden = Object.defineProperty({ ...base }, "filter", { value: { deny: ["echo"] }, enumerable: false });
+    for (const options of [new Options(), inherited, hidden]) {
+      const r = await dispatchToolCall(options as never);
+      expect(r.error).toEqual({ message: "Tool denied: echo" });
+    }
+    const plain = await dispatchToolCall(base);
+    expect(plain.error).toBeUndefined();
+  });
+});
+
 describe("dispatchToolCall: misuse rejects, never throws synchronously", () => {
   it("rejects a missing registry, a non-object call and bad options", async () => {
     await expect(dispatchToolCall(undefined as never)).rejects.toThrow("dispatchToolCall: options must be an object");

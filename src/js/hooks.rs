@@ -224,6 +224,32 @@ pub fn compile(js: &Js, options: V, values: &mut [V; 13], call_given: bool) -> R
     Ok((Compiled { present, filter, secrets, host_redactor, any_redaction }, extra))
 }
 
+thread_local! {
+    /// Options that set only a registry: the same compiled state every time.
+    static BARE: Rc<Compiled> = Rc::new(Compiled {
+        present: { let mut p = Present::default(); p.add(Hook::Registry); p },
+        filter: None,
+        secrets: Rc::new(Secrets::default()),
+        host_redactor: false,
+        any_redaction: false,
+    });
+}
+
+/// Bound options holding only `registry` (the registry is kept by reference for this call only;
+/// the bound state is dropped with the call).
+pub fn bare(js: &Js, registry: V) -> R<Rc<Bound>> {
+    let mut refs = vec![None; HOOKS.len()];
+    refs[Hook::Registry as usize] = Some(js.create_ref(registry)?);
+    let compiled = BARE.with(|b| Compiled {
+        present: b.present,
+        filter: None,
+        secrets: b.secrets.clone(),
+        host_redactor: false,
+        any_redaction: false,
+    });
+    Ok(Rc::new(Bound { env: js.env, refs, compiled }))
+}
+
 /// Binds an options object once (`createToolDispatcher`).
 pub fn bind(js: &Js, options: V) -> R<Bound> {
     let mut values = [std::ptr::null_mut(); 13];

@@ -1214,11 +1214,16 @@ fn resume(js: &Js, frame: V, value: V, mode: u32) -> R<V> {
 // dispatchStart(options, call, context, name, id, arguments, argumentsError, authority, identity, signal):
 // the package entry reads `options.call`, `options.context` and the fields after them in JS.
 raw_fn!(dispatch_start, |js, info| {
-    let (_, _, [options, call, ctx, name, id, args, args_error, authority, identity, signal], argc) = cb_args::<10>(js, info)?;
+    let (_, _, [options, call, ctx, name, id, args, args_error, authority, identity, signal, bare_registry], argc) =
+        cb_args::<11>(js, info)?;
     if js.ty(options)? != Ty::Object {
         return Err(type_error("dispatchToolCall: options must be an object", "ERR_PRISM_INVALID_OPTION"));
     }
-    let pre = (argc == 10).then_some(PreRead { name, id, args, args_error, authority, identity, signal });
+    let pre = (argc >= 10).then_some(PreRead { name, id, args, args_error, authority, identity, signal });
+    // `{ call, registry, context }` and nothing else: no hook to look for.
+    if argc == 11 && js.ty(bare_registry)? == Ty::Object {
+        return start(js, options, call, ctx, Some(hooks::bare(js, bare_registry)?), pre);
+    }
     start(js, options, call, ctx, None, pre)
 });
 
