@@ -124,6 +124,47 @@ fn full_request(obj: &Object, target: String, verb_name: &str) -> Result<Request
     })
 }
 
+/// The check both static policies share: `(allowed, reason)` for one request. The full request
+/// (kind and verb) is read only when a `kind:target:verb` entry or a refusal needs it.
+fn decide(
+    rule: &Rule,
+    ctx: &FunctionCallContext,
+    verb_name: &str,
+    invalid: &str,
+    reason: impl Fn(Verdict, &Request) -> Option<String>,
+) -> Result<(bool, Option<String>)> {
+    let lists = match rule {
+        Rule::Constant(ok, r) => return Ok((*ok, r.clone())),
+        Rule::Lists(lists) => lists,
+    };
+    let Some(obj) = request_object(ctx)? else { return Ok((false, Some(invalid.to_owned()))) };
+    let Some(target) = string_prop(&obj, "target")? else { return Ok((false, Some(invalid.to_owned()))) };
+    let mut full: Option<Request> = None;
+    let mut read_error: Option<Error> = None;
+    let verdict = lists.decide(&target, || match full_request(&obj, target.clone(), verb_name) {
+        Ok(r) => {
+            let key = format!("{}:{}:{}", r.kind, r.target, r.verb);
+            full = Some(r);
+            key
+        }
+        Err(e) => {
+            read_error = Some(e);
+            String::new()
+        }
+    });
+    if let Some(e) = read_error {
+        return Err(e);
+    }
+    if verdict == Verdict::Allowed {
+        return Ok((true, None));
+    }
+    let r = match full {
+        Some(r) => r,
+        None => full_request(&obj, target, verb_name)?,
+    };
+    Ok((false, reason(verdict, &r)))
+}
+
 /// `createStaticPermissionPolicy(options)`: `{ allow?, deny?, defaultDecision? }` or a boolean.
 #[napi(js_name = "createStaticPermissionPolicy")]
 pub fn create_static_permission_policy<'env>(
@@ -151,65 +192,12 @@ pub fn create_static_permission_policy<'env>(
             }
         },
     };
-    let check = env.create_function_from_closure::<Unknown, _, _>(
-        "check",
-        move |ctx: FunctionCallContext| {
-            let lists = match &rule {
-                Rule::Constant(allowed, reason) => {
-                    return Ok(StaticPermissionDecision {
-                        allowed: *allowed,
-                        reason: reason.clone(),
-                    })
-                }
-                Rule::Lists(lists) => lists,
-            };
-            let Some(obj) = request_object(&ctx)? else {
-                return Ok(StaticPermissionDecision {
-                    allowed: false,
-                    reason: Some("Invalid permission request".to_owned()),
-                });
-            };
-            let Some(target) = string_prop(&obj, "target")? else {
-                return Ok(StaticPermissionDecision {
-                    allowed: false,
-                    reason: Some("Invalid permission request".to_owned()),
-                });
-            };
-            let mut full: Option<Request> = None;
-            let mut read_error: Option<Error> = None;
-            let verdict = lists.decide(&target, || {
-                match full_request(&obj, target.clone(), "action") {
-                    Ok(r) => {
-                        let key = format!("{}:{}:{}", r.kind, r.target, r.verb);
-                        full = Some(r);
-                        key
-                    }
-                    Err(e) => {
-                        read_error = Some(e);
-                        String::new()
-                    }
-                }
-            });
-            if let Some(e) = read_error {
-                return Err(e);
-            }
-            if verdict == Verdict::Allowed {
-                return Ok(StaticPermissionDecision {
-                    allowed: true,
-                    reason: None,
-                });
-            }
-            let r = match full {
-                Some(r) => r,
-                None => full_request(&obj, target, "action")?,
-            };
-            let key = format!("{}:{}:{}", r.kind, r.target, r.verb);
-            Ok(StaticPermissionDecision {
-                allowed: false,
-                reason: permission_reason(verdict, &key),
-            })
-        },
-    )?;
+    let check = env.create_function_from_closure::<Unknown, _, _>("check", move |ctx: FunctionCallContext| {
+        let (allowed, reason) = decide(&rule, &ctx, "action", "Invalid permission request", |verdict, r| {
+            permission_reason(verdict, &format!("{}:{}:{}", r.kind, r.target, r.verb))
+        })?;
+        Ok(StaticPermissionDecision { allowed, reason })
+    })?;
     let mut policy = Object::new(env)?;
     policy.set_named_property("check", check)?;
     Ok(policy)
@@ -252,64 +240,11 @@ pub fn create_static_trust_policy<'env>(
             }
         },
     };
-    let check = env.create_function_from_closure::<Unknown, _, _>(
-        "check",
-        move |ctx: FunctionCallContext| {
-            let lists = match &rule {
-                Rule::Constant(trusted, reason) => {
-                    return Ok(StaticTrustDecision {
-                        trusted: *trusted,
-                        reason: reason.clone(),
-                    })
-                }
-                Rule::Lists(lists) => lists,
-            };
-            let Some(obj) = request_object(&ctx)? else {
-                return Ok(StaticTrustDecision {
-                    trusted: false,
-                    reason: Some("Invalid trust request".to_owned()),
-                });
-            };
-            let Some(target) = string_prop(&obj, "target")? else {
-                return Ok(StaticTrustDecision {
-                    trusted: false,
-                    reason: Some("Invalid trust request".to_owned()),
-                });
-            };
-            let mut full: Option<Request> = None;
-            let mut read_error: Option<Error> = None;
-            let verdict = lists.decide(&target, || {
-                match full_request(&obj, target.clone(), "capability") {
-                    Ok(r) => {
-                        let key = format!("{}:{}:{}", r.kind, r.target, r.verb);
-                        full = Some(r);
-                        key
-                    }
-                    Err(e) => {
-                        read_error = Some(e);
-                        String::new()
-                    }
-                }
-            });
-            if let Some(e) = read_error {
-                return Err(e);
-            }
-            if verdict == Verdict::Allowed {
-                return Ok(StaticTrustDecision {
-                    trusted: true,
-                    reason: None,
-                });
-            }
-            let r = match full {
-                Some(r) => r,
-                None => full_request(&obj, target, "capability")?,
-            };
-            Ok(StaticTrustDecision {
-                trusted: false,
-                reason: trust_reason(verdict, &r.kind, &r.target),
-            })
-        },
-    )?;
+    let check = env.create_function_from_closure::<Unknown, _, _>("check", move |ctx: FunctionCallContext| {
+        let (trusted, reason) =
+            decide(&rule, &ctx, "capability", "Invalid trust request", |verdict, r| trust_reason(verdict, &r.kind, &r.target))?;
+        Ok(StaticTrustDecision { trusted, reason })
+    })?;
     let mut policy = Object::new(env)?;
     policy.set_named_property("check", check)?;
     Ok(policy)
