@@ -279,3 +279,62 @@ async function agentUsage(): Promise<void> {
   void [result.status, result.finishReason, state.activatedToolNames, session.messages().length, AGENT_RUN_LIMITS.maxToolRounds];
 }
 void agentUsage;
+
+// Registry, filters, dispatch and redaction, as a host migrating from @arnilo/prism writes them.
+import {
+  createSecretRedactor as makeRedactor,
+  createToolDispatcher,
+  createToolRegistry as makeRegistry,
+  dispatchToolCall,
+  errorToErrorInfo,
+  filterTools,
+  redactRunLedgerRecord,
+  redactSecrets,
+  type AgentEvent,
+  type DispatchToolCallOptions,
+  type ErrorInfo,
+  type ToolCallContent,
+  type ToolDefinition,
+  type ToolFilterInput,
+  type ToolResult,
+  type ToolValidator,
+} from "../index.js";
+
+async function harnessUsage(): Promise<void> {
+  const echo: ToolDefinition = {
+    name: "echo",
+    parameters: { type: "object", properties: { text: { type: "string" } } },
+    execute(args, context) {
+      context.progress?.(0.5, { step: "echo" });
+      return { toolCallId: context.toolCallId, name: "echo", value: args };
+    },
+  };
+  const registry = makeRegistry([echo], { duplicate: "error" });
+  const filter: ToolFilterInput = [{ allow: ["echo"] }, { deny: ["admin"] }];
+  const active: readonly ToolDefinition[] = filterTools(registry.list(), filter);
+  const validate: ToolValidator = (_tool, args) => (typeof args.text === "string" ? undefined : "text is required");
+  const rows: ToolCallRecord[] = [];
+  const events: AgentEvent[] = [];
+  const call: ToolCallContent = { type: "tool_call", id: "call_1", name: "echo", arguments: { text: "hi" } };
+  const options: DispatchToolCallOptions = {
+    call,
+    registry,
+    context: { sessionId: "s1", runId: "r1", toolCallId: "call_1", signal: new AbortController().signal },
+    filter: { allow: active.map((t) => t.name) },
+    validate,
+    emit: (e) => void events.push(e),
+    ledger: { appendToolCall: (r) => void rows.push(r) },
+    secrets: ["sk-live"],
+    redactor: makeRedactor(["sk-live"]),
+    ownership: { tenantId: "t1" },
+    guardrails: { toolInput: [{ name: "ok", evaluate: () => ({ action: "allow" }) }], maxConcurrency: 2 },
+  };
+  const result: ToolResult = await dispatchToolCall(options);
+  const dispatcher = createToolDispatcher({ registry, emit: options.emit });
+  const again: ToolResult = await dispatcher.dispatch(call, { sessionId: "s1", runId: "r1" });
+  const info: ErrorInfo = errorToErrorInfo(new Error("boom sk-live"), ["sk-live"]);
+  const clean: { key: string } = redactSecrets({ key: "sk-live" }, ["sk-live"]);
+  const row: ToolCallRecord | undefined = rows[0] && redactRunLedgerRecord(rows[0], makeRedactor(["sk-live"]));
+  void [result, again, info, clean, row];
+}
+void harnessUsage;
