@@ -235,19 +235,9 @@ thread_local! {
     });
 }
 
-/// Bound options holding only `registry` (the registry is kept by reference for this call only;
-/// the bound state is dropped with the call).
-pub fn bare(js: &Js, registry: V) -> R<Rc<Bound>> {
-    let mut refs = vec![None; HOOKS.len()];
-    refs[Hook::Registry as usize] = Some(js.create_ref(registry)?);
-    let compiled = BARE.with(|b| Compiled {
-        present: b.present,
-        filter: None,
-        secrets: b.secrets.clone(),
-        host_redactor: false,
-        any_redaction: false,
-    });
-    Ok(Rc::new(Bound { env: js.env, refs, compiled }))
+/// The compiled state of options that set only a registry.
+pub fn bare_compiled() -> Rc<Compiled> {
+    BARE.with(|b| b.clone())
 }
 
 /// Binds an options object once (`createToolDispatcher`).

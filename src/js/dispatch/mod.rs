@@ -1078,6 +1078,13 @@ fn type_name(js: &Js, v: V) -> R<&'static str> {
 
 // ----- entry points -------------------------------------------------------------------------------
 
+/// A dispatch whose options are exactly `{ call, registry, context }`: no hook to read.
+fn start_bare(js: &Js, options: V, call: V, ctx: V, registry: V, pre: Option<PreRead>) -> R<V> {
+    let mut hv = [js.undefined(); 13];
+    hv[Hook::Registry as usize] = registry;
+    start_with(js, options, call, ctx, registry, Source::Options, hooks::bare_compiled(), hv, pre)
+}
+
 fn start(js: &Js, options: V, mut call: V, mut ctx: V, bound: Option<Rc<Bound>>, pre: Option<PreRead>) -> R<V> {
     let mut hv = [std::ptr::null_mut(); 13];
     let (source, compiled) = match bound {
@@ -1110,6 +1117,21 @@ fn start(js: &Js, options: V, mut call: V, mut ctx: V, bound: Option<Rc<Bound>>,
     if !compiled.present.has(Hook::Registry) {
         return Err(type_error("dispatchToolCall: options.registry is required", "ERR_PRISM_INVALID_OPTION"));
     }
+    start_with(js, options, call, ctx, registry, source, compiled, hv, pre)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn start_with(
+    js: &Js,
+    options: V,
+    call: V,
+    ctx: V,
+    registry: V,
+    source: Source,
+    compiled: Rc<Compiled>,
+    hv: [V; 13],
+    pre: Option<PreRead>,
+) -> R<V> {
     let native = native_registry(js, registry)?;
     let ctx = match js.ty(ctx)? {
         Ty::Object => ctx,
@@ -1222,7 +1244,7 @@ raw_fn!(dispatch_start, |js, info| {
     let pre = (argc >= 10).then_some(PreRead { name, id, args, args_error, authority, identity, signal });
     // `{ call, registry, context }` and nothing else: no hook to look for.
     if argc == 11 && js.ty(bare_registry)? == Ty::Object {
-        return start(js, options, call, ctx, Some(hooks::bare(js, bare_registry)?), pre);
+        return start_bare(js, options, call, ctx, bare_registry, pre);
     }
     start(js, options, call, ctx, None, pre)
 });
