@@ -354,9 +354,9 @@ describe("loop strategy", () => {
   it("an unsupported strategy fails closed before any provider turn", async () => {
     let turns = 0;
     const provider = createMockProvider([providerDone()], { onRequest: () => void turns++ });
-    await expect(createAgent({ model, provider }).createSession().run("x", { loop: { strategy: "generate-validate-revise" } as any })).rejects.toMatchObject({
+    await expect(createAgent({ model, provider }).createSession().run("x", { loop: { strategy: "tree-of-thought" } as any })).rejects.toMatchObject({
       code: "unsupported_loop_strategy",
-      message: 'loop.strategy "generate-validate-revise" is not supported (only "single-shot")',
+      message: 'loop.strategy "tree-of-thought" is not supported (only "single-shot" or "generate-validate-revise")',
     });
     expect(turns).toBe(0);
   });

@@ -248,6 +248,10 @@ import {
   toolCallContent,
   type AgentRunResult,
   type AgentSessionState,
+  type ArtifactLoopEvent,
+  type ArtifactLoopOptions,
+  type ArtifactValidation,
+  type LoopOptions,
   type AIProvider,
   type ProviderEvent,
   type RunOptions,
@@ -277,6 +281,19 @@ async function agentUsage(): Promise<void> {
   session.abort("stop");
   session.clearActivatedTools();
   void [result.status, result.finishReason, state.activatedToolNames, session.messages().length, AGENT_RUN_LIMITS.maxToolRounds];
+
+  const artifactLoop: ArtifactLoopOptions<{ title: string }> = {
+    strategy: "generate-validate-revise",
+    parser: (text) => JSON.parse(text) as { title: string },
+    validator: async (a): Promise<ArtifactValidation> => (a.title ? undefined : { message: "title is missing" }),
+    maxRevisions: AGENT_RUN_LIMITS.defaultMaxRevisions,
+    toolCalls: "bounded",
+  };
+  const loop: LoopOptions = artifactLoop;
+  const artifactResult: AgentRunResult = await session.run("draft", { loop, limits: { maxToolRounds: 2 } });
+  if (artifactResult.finishReason === "artifact_failed") void artifactResult.error?.code;
+  const maybeEvent = { type: "artifact_accepted", sessionId: "s", runId: "r", turn: 1, artifact: 1, metadata: { revisions: 0, toolRounds: 0 } } as ArtifactLoopEvent;
+  void [artifactResult.artifact, artifactResult.revisions, artifactResult.toolRounds, maybeEvent.type, AGENT_RUN_LIMITS.maxRevisions];
 }
 void agentUsage;
 

@@ -191,10 +191,13 @@ module.exports = function agentApi({ createToolDispatcher, createToolRegistry, e
       const grant = decode(
         native.runResolveGrant(names.join('\0'), names.length, requested, resumeGrant === undefined ? undefined : JSON.stringify(resumeGrant)),
       )
-      const limits = decode(
-        native.runResolveLimits(json({ ...config.limits, ...options.limits }), json({ ...config.loop, ...options.loop })),
-      )
       const loop = { ...config.loop, ...options.loop }
+      const limits = decode(
+        native.runResolveLimits(json({ ...config.limits, ...options.limits }), json({ ...loop, parser: typeof loop.parser, validator: typeof loop.validator })),
+      )
+      const artifactLoop = limits.strategy === 'generate-validate-revise'
+      const parser = typeof loop.parser === 'function' ? loop.parser : (text) => text
+      const artifactValidator = typeof loop.validator === 'function' ? loop.validator : undefined
       const narrowing = pick('toolNarrowing')
       const disclosure = pick('toolsDisclosure') ?? 'all'
       if (disclosure !== 'all' && disclosure !== 'search') {
@@ -246,14 +249,16 @@ module.exports = function agentApi({ createToolDispatcher, createToolRegistry, e
       const usage = {}
       let rounds = 0
       let turns = 0
+      let revisions = 0
       let lastAssistant
       let hashCache // [tools array, metadata] for the unchanged request list
       let narrowCache // [kept key, tools, dispatcher] for an unchanged narrowed set
-      const finish = (status, finishReason, error) => {
+      const finish = (status, finishReason, error, extra) => {
         if (options.signal) options.signal.removeEventListener('abort', onAbort)
         if (current === controller) current = undefined
         const content = lastAssistant ? lastAssistant.content : []
         const result = { sessionId, runId, status, text: textOf(content), content, message: lastAssistant, usage, finishReason, error }
+        if (artifactLoop) Object.assign(result, { revisions, toolRounds: rounds }, extra)
         emit({ type: status === 'succeeded' ? 'run_finished' : status === 'aborted' ? 'run_aborted' : 'run_failed', sessionId, runId, result })
         return result
       }
@@ -372,6 +377,11 @@ module.exports = function agentApi({ createToolDispatcher, createToolRegistry, e
 
         const hosted = calls.map((c) => c.authority === 'provider-hosted')
         const hostCalls = hosted.filter((h) => !h).length
+        if (artifactLoop) {
+          const next = await artifactStep(calls, hosted, hostCalls, dispatcher)
+          if (next !== undefined) return next
+          continue
+        }
         const step = native.runNextStep(limits.maxToolRounds, limits.maxTurns, rounds, turns, hostCalls)
         if (step === 'done') return finish('succeeded', 'stop')
         if (step === 'turn_limit') {
@@ -379,13 +389,18 @@ module.exports = function agentApi({ createToolDispatcher, createToolRegistry, e
           return finish('succeeded', 'turn_limit')
         }
         rounds += 1
+        const stopped = await runBatch(calls, hosted, dispatcher, limits.toolConcurrency)
+        if (stopped !== undefined) return stopped
+      }
 
-        // The batch: the plan says which calls run and how many at once.
+      // The calls of one turn: the plan says which run and how many at once. Rows go to the
+      // transcript in call order; answers the finished result when the batch stopped the run.
+      async function runBatch(calls, hosted, dispatcher, concurrency) {
         const exclusive = calls.map((c) => {
           const t = registry.get(c.name)
           return t !== undefined && t.exclusive === true
         })
-        const plan = native.runPlanBatch(limits.toolConcurrency, hosted, exclusive)
+        const plan = native.runPlanBatch(concurrency, hosted, exclusive)
         const width = plan[0]
         const order = plan.slice(1)
         const results = new Array(calls.length)
@@ -417,6 +432,67 @@ module.exports = function agentApi({ createToolDispatcher, createToolRegistry, e
         }
         if (failure !== undefined) return finish('failed', 'error', errorToErrorInfo(failure, config.secrets))
         if (signal.aborted) return finish('aborted', 'aborted', abortError())
+        return undefined
+      }
+
+      // generate-validate-revise: one response. Answers the finished result, or undefined to ask
+      // the provider again (after a tool round or a revision request).
+      async function artifactStep(calls, hosted, hostCalls, dispatcher) {
+        const failWith = (verdict) => {
+          const error = { name: 'ArtifactFailedError', code: verdict.reason, message: verdict.message }
+          const metadata = { reason: verdict.reason, revisions, toolRounds: rounds }
+          if (verdict.rejection) metadata.rejection = verdict.rejection
+          emit({ type: 'artifact_failed', sessionId, runId, turn: turns, error, metadata })
+          return finish('failed', 'artifact_failed', error)
+        }
+        const step = native.runArtifactStep(limits.toolCalls === 'bounded', limits.maxToolRounds, rounds, hostCalls)
+        if (step === 'tool_round_limit') {
+          for (let i = 0; i < calls.length; i++) if (!hosted[i]) transcript.push(toolMessage(notDispatched(calls[i], 'turn_limit')))
+          return failWith(JSON.parse(native.runArtifactToolRoundLimit(limits.maxToolRounds)))
+        }
+        if (step === 'tools') {
+          rounds += 1
+          return runBatch(calls, hosted, dispatcher, 1)
+        }
+        // A candidate. Inert calls are answered with not-dispatched rows, so no call is left open.
+        for (let i = 0; i < calls.length; i++) if (!hosted[i]) transcript.push(toolMessage(notDispatched(calls[i], 'inert')))
+        const text = textOf(lastAssistant.content)
+        let verdict
+        let artifact
+        try {
+          artifact = await parser(text)
+        } catch (err) {
+          verdict = native.runArtifactVerdict(limits.maxRevisions, revisions, 'parse_error', errorToErrorInfo(err, config.secrets).message)
+        }
+        if (verdict === undefined) {
+          let answer
+          let threw
+          try {
+            if (artifactValidator) answer = await artifactValidator(artifact)
+          } catch (err) {
+            threw = err
+          }
+          if (threw !== undefined) {
+            if (signal.aborted) return finish('aborted', 'aborted', abortError())
+            const error = errorToErrorInfo(threw, config.secrets)
+            const v = JSON.parse(native.runArtifactVerdict(limits.maxRevisions, revisions, 'validator_error'))
+            emit({ type: 'artifact_failed', sessionId, runId, turn: turns, error, metadata: { reason: v.reason, revisions, toolRounds: rounds } })
+            return finish('failed', 'error', error)
+          }
+          const detail = answer === undefined ? undefined : json(Array.isArray(config.secrets) ? native.redactSecrets(answer, config.secrets) : answer)
+          verdict = native.runArtifactVerdict(limits.maxRevisions, revisions, 'validated', detail)
+        }
+        if (signal.aborted) return finish('aborted', 'aborted', abortError())
+        const v = JSON.parse(verdict)
+        if (v.action === 'accept') {
+          emit({ type: 'artifact_accepted', sessionId, runId, turn: turns, artifact, metadata: { revisions, toolRounds: rounds } })
+          return finish('succeeded', 'stop', undefined, { artifact })
+        }
+        if (v.action === 'fail') return failWith(v)
+        revisions = v.revision
+        emit({ type: 'artifact_rejected', sessionId, runId, turn: turns, metadata: { reason: v.reason, message: v.message, revision: v.revision } })
+        transcript.push({ role: 'user', content: [{ type: 'text', text: v.request }] })
+        return undefined
       }
     }
 

@@ -117,11 +117,38 @@ export interface ToolsSearchOptions {
   queryBytes?: number;
 }
 
-export interface LoopOptions {
+export interface SingleShotLoopOptions {
   strategy?: "single-shot";
   /** Calls of one turn run at most this many at once: default 1, clamped to 64. */
   toolConcurrency?: number;
 }
+
+/**
+ * A validator's answer: `undefined` / `true` accept the artifact; a message, `{ message }` or `false`
+ * reject it (the message goes back to the model in a revision request).
+ */
+export type ArtifactValidation = void | undefined | boolean | string | { message?: string };
+
+/**
+ * `generate-validate-revise`: every provider response is a candidate artifact. `parser(text)` turns
+ * its text into the artifact (a throw makes the candidate invalid; default: the text itself), then
+ * `validator(artifact)` accepts or rejects it; a rejection asks the model for a revision.
+ */
+export interface ArtifactLoopOptions<A = unknown> {
+  strategy: "generate-validate-revise";
+  parser?: (text: string) => A | Promise<A>;
+  validator?: (artifact: A) => ArtifactValidation | Promise<ArtifactValidation>;
+  /** Revision requests after the first candidate: default 2, clamped to 16; 0 = one candidate only. */
+  maxRevisions?: number;
+  /**
+   * `"inert"` (default): calls in a response are never dispatched (each gets a
+   * `tool_call_not_dispatched` row) and the response is still a candidate. `"bounded"`: a response
+   * with calls dispatches them sequentially, consumes one of `limits.maxToolRounds` and is not parsed.
+   */
+  toolCalls?: "inert" | "bounded";
+}
+
+export type LoopOptions = SingleShotLoopOptions | ArtifactLoopOptions<any>;
 
 export interface RunLimits {
   /** Provider turns whose calls are executed: default 8, hard cap 64. */
@@ -171,7 +198,8 @@ export interface RunOptions {
 }
 
 export type AgentRunStatus = "succeeded" | "failed" | "aborted";
-export type AgentFinishReason = "stop" | "turn_limit" | "error" | "aborted";
+/** `artifact_failed`: a `generate-validate-revise` run ended on `max_revisions` or `tool_round_limit`. */
+export type AgentFinishReason = "stop" | "turn_limit" | "error" | "aborted" | "artifact_failed";
 
 export interface AgentRunResult {
   sessionId: string;
@@ -183,8 +211,39 @@ export interface AgentRunResult {
   message?: { role: "assistant"; content: Array<TextContent | ToolCallContent> };
   usage: Usage;
   finishReason: AgentFinishReason;
+  /** On an `artifact_failed` run: `{ name: "ArtifactFailedError", code: "max_revisions" | "tool_round_limit", message }`. */
   error?: ErrorInfo;
+  /** `generate-validate-revise` only: the accepted artifact (what `parser` returned). */
+  artifact?: unknown;
+  /** `generate-validate-revise` only: revision requests made. */
+  revisions?: number;
+  /** `generate-validate-revise` only: tool rounds used (`toolCalls: "bounded"`). */
+  toolRounds?: number;
 }
+
+/** Events of the `generate-validate-revise` loop (besides the run's other events). */
+export type ArtifactLoopEvent =
+  | { type: "artifact_accepted"; sessionId: string; runId: string; turn: number; artifact: unknown; metadata: { revisions: number; toolRounds: number } }
+  | {
+      type: "artifact_rejected";
+      sessionId: string;
+      runId: string;
+      turn: number;
+      metadata: { reason: "parse_error" | "validation_failed"; message: string; revision: number };
+    }
+  | {
+      type: "artifact_failed";
+      sessionId: string;
+      runId: string;
+      turn: number;
+      error: ErrorInfo;
+      metadata: {
+        reason: "max_revisions" | "tool_round_limit" | "validator_error";
+        revisions: number;
+        toolRounds: number;
+        rejection?: { reason: "parse_error" | "validation_failed"; message: string };
+      };
+    };
 
 /** What `session.state()` returns and `createSession({ state })` resumes from (JSON-serializable). */
 export interface AgentSessionState {
@@ -217,10 +276,15 @@ export interface Agent {
 
 export declare function createAgent(config: AgentConfig): Agent;
 
-/** `{ defaultMaxToolRounds: 8, maxToolRounds: 64, maxToolConcurrency: 64, maxGrantNames: 1024 }`. */
+/**
+ * `{ defaultMaxToolRounds: 8, maxToolRounds: 64, maxToolConcurrency: 64, maxGrantNames: 1024,
+ * defaultMaxRevisions: 2, maxRevisions: 16 }`.
+ */
 export declare const AGENT_RUN_LIMITS: Readonly<{
   defaultMaxToolRounds: number;
   maxToolRounds: number;
   maxToolConcurrency: number;
   maxGrantNames: number;
+  defaultMaxRevisions: number;
+  maxRevisions: number;
 }>;

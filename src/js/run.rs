@@ -65,22 +65,75 @@ pub fn run_resolve_limits(limits: Option<String>, loop_options: Option<String>) 
         Err(e) => return refused(e),
     };
     let lp = parse(loop_options);
-    match lp.get("strategy") {
-        None | Some(Value::Null) => {}
-        Some(Value::String(s)) if s == "single-shot" => {}
-        Some(other) => {
-            return refused(run::RunError {
-                kind: "RangeError",
-                code: "unsupported_loop_strategy",
-                message: format!("loop.strategy {other} is not supported (only \"single-shot\")"),
-            })
-        }
-    }
+    let strategy = match run::artifact::resolve_strategy(&lp) {
+        Ok(s) => s,
+        Err(e) => return refused(e),
+    };
     let conc = match run::resolve_concurrency(lp.get("toolConcurrency")) {
         Ok(c) => c,
         Err(e) => return refused(e),
     };
-    json!({ "maxToolRounds": lim.max_tool_rounds, "maxTurns": lim.max_turns, "toolConcurrency": conc }).to_string()
+    let mut out = json!({ "maxToolRounds": lim.max_tool_rounds, "maxTurns": lim.max_turns, "toolConcurrency": conc, "strategy": "single-shot" });
+    if let run::artifact::Strategy::Artifact(a) = strategy {
+        out["strategy"] = json!("generate-validate-revise");
+        out["maxRevisions"] = json!(a.max_revisions);
+        out["toolCalls"] = json!(match a.tool_calls {
+            run::artifact::ToolCalls::Inert => "inert",
+            run::artifact::ToolCalls::Bounded => "bounded",
+        });
+    }
+    out.to_string()
+}
+
+fn artifact_loop(max_revisions: u32, bounded: bool) -> run::artifact::ArtifactLoop {
+    run::artifact::ArtifactLoop {
+        max_revisions,
+        tool_calls: if bounded { run::artifact::ToolCalls::Bounded } else { run::artifact::ToolCalls::Inert },
+    }
+}
+
+/// Artifact loop, after a response: `"candidate"`, `"tools"` or `"tool_round_limit"`.
+#[napi(js_name = "runArtifactStep")]
+pub fn run_artifact_step(bounded: bool, max_tool_rounds: u32, rounds_used: u32, host_calls: u32) -> &'static str {
+    run::artifact::response_step(artifact_loop(0, bounded), max_tool_rounds, rounds_used, host_calls).as_str()
+}
+
+/// Artifact loop, after a candidate: `outcome` is `"parse_error"` (`detail`: the thrown message),
+/// `"validated"` (`detail`: the validator's answer as JSON text, absent for `undefined`) or
+/// `"validator_error"`. Answers `{"action":"accept"}`, `{"action":"revise",revision,reason,message,request}`
+/// or `{"action":"fail",reason,message,rejection:{reason,message}|null}`.
+#[napi(js_name = "runArtifactVerdict")]
+pub fn run_artifact_verdict(max_revisions: u32, revisions_used: u32, outcome: String, detail: Option<String>) -> String {
+    use run::artifact::{verdict, Outcome};
+    let outcome = match outcome.as_str() {
+        "parse_error" => Outcome::ParseError(detail.unwrap_or_default()),
+        "validated" => Outcome::Validated(detail.map(|t| serde_json::from_str(&t).unwrap_or(Value::Null))),
+        _ => Outcome::ValidatorError,
+    };
+    verdict_json(verdict(artifact_loop(max_revisions, false), revisions_used, &outcome))
+}
+
+fn verdict_json(v: run::artifact::Verdict) -> String {
+    use run::artifact::Verdict;
+    match v {
+        Verdict::Accept => json!({ "action": "accept" }),
+        Verdict::Revise { revision, reason, message, request } => {
+            json!({ "action": "revise", "revision": revision, "reason": reason.as_str(), "message": message, "request": request })
+        }
+        Verdict::Fail { reason, message, rejection } => json!({
+            "action": "fail",
+            "reason": reason.as_str(),
+            "message": message,
+            "rejection": rejection.map(|(r, m)| json!({ "reason": r.as_str(), "message": m })),
+        }),
+    }
+    .to_string()
+}
+
+/// The `{"action":"fail","reason":"tool_round_limit",..}` verdict of a response past `maxToolRounds`.
+#[napi(js_name = "runArtifactToolRoundLimit")]
+pub fn run_artifact_tool_round_limit(max_tool_rounds: u32) -> String {
+    verdict_json(run::artifact::tool_round_limit(max_tool_rounds))
 }
 
 /// `"done"`, `"execute"` or `"turn_limit"` after a provider turn.
@@ -105,7 +158,7 @@ pub fn run_not_dispatched_message(name: String, why: String) -> String {
     run::not_dispatched_message(&name, &why)
 }
 
-/// `{ maxToolRounds, defaultMaxToolRounds, maxToolConcurrency, maxGrantNames }`.
+/// `{ maxToolRounds, defaultMaxToolRounds, maxToolConcurrency, maxGrantNames, defaultMaxRevisions, maxRevisions }`.
 #[napi(js_name = "runLimitsTable")]
 pub fn run_limits_table() -> String {
     json!({
@@ -113,6 +166,8 @@ pub fn run_limits_table() -> String {
         "maxToolRounds": run::MAX_TOOL_ROUNDS,
         "maxToolConcurrency": run::MAX_TOOL_CONCURRENCY,
         "maxGrantNames": run::MAX_GRANT_NAMES,
+        "defaultMaxRevisions": run::artifact::DEFAULT_MAX_REVISIONS,
+        "maxRevisions": run::artifact::MAX_REVISIONS,
     })
     .to_string()
 }

@@ -8,6 +8,8 @@ use std::collections::HashSet;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
+pub mod artifact;
+
 /// Most names a `toolNames` grant may list.
 pub const MAX_GRANT_NAMES: usize = 1024;
 /// `limits.maxToolRounds` when none is given.
@@ -181,7 +183,7 @@ pub struct Limits {
     pub max_turns: u32,
 }
 
-fn count(value: Option<&Value>, name: &str, default: u32, cap: u32, min: u32) -> Result<u32, RunError> {
+pub(crate) fn count(value: Option<&Value>, name: &str, default: u32, cap: u32, min: u32) -> Result<u32, RunError> {
     match value {
         None | Some(Value::Null) => Ok(default),
         Some(v) => {
@@ -261,12 +263,14 @@ pub fn plan_batch(concurrency: u32, hosted: &[bool], exclusive: &[bool]) -> Batc
 }
 
 /// The error message of a call the run never started: `why` is `"aborted"` (the run was
-/// aborted), `"turn_limit"` (the call came past `maxToolRounds`), anything else a batch that
+/// aborted), `"turn_limit"` (the call came past `maxToolRounds`), `"inert"` (an artifact loop
+/// that does not dispatch calls), anything else a batch that
 /// stopped on a failure.
 pub fn not_dispatched_message(name: &str, why: &str) -> String {
     let because = match why {
         "aborted" => "the run was aborted",
         "turn_limit" => "the run reached its tool round limit",
+        "inert" => "tools are inert in the generate-validate-revise loop",
         _ => "the batch stopped before it started",
     };
     format!("Tool call {name} was not dispatched: {because}")

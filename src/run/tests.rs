@@ -103,5 +103,6 @@ fn batches() {
 fn not_dispatched_messages_name_the_call_and_the_cause() {
     assert_eq!(not_dispatched_message("x", "aborted"), "Tool call x was not dispatched: the run was aborted");
     assert_eq!(not_dispatched_message("x", "turn_limit"), "Tool call x was not dispatched: the run reached its tool round limit");
+    assert_eq!(not_dispatched_message("x", "inert"), "Tool call x was not dispatched: tools are inert in the generate-validate-revise loop");
     assert_eq!(not_dispatched_message("x", "failed"), "Tool call x was not dispatched: the batch stopped before it started");
 }
