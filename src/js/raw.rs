@@ -56,6 +56,19 @@ pub enum Ty {
     BigInt,
 }
 
+/// `is_x(&self, v) -> R<bool>` methods over Node-API's `napi_is_x` checks.
+macro_rules! predicates {
+    ($($name:ident => $f:ident),* $(,)?) => {
+        $(
+            pub fn $name(&self, v: V) -> R<bool> {
+                let mut b = false;
+                call!(self, $f(v, &mut b))?;
+                Ok(b)
+            }
+        )*
+    };
+}
+
 #[derive(Clone, Copy)]
 pub struct Js {
     pub env: sys::napi_env,
@@ -137,30 +150,12 @@ impl Js {
     pub fn is_nullish(&self, v: V) -> R<bool> {
         Ok(matches!(self.ty(v)?, Ty::Undefined | Ty::Null))
     }
-    pub fn is_array(&self, v: V) -> R<bool> {
-        let mut b = false;
-        call!(self, napi_is_array(v, &mut b))?;
-        Ok(b)
-    }
-    pub fn is_error(&self, v: V) -> R<bool> {
-        let mut b = false;
-        call!(self, napi_is_error(v, &mut b))?;
-        Ok(b)
-    }
-    pub fn is_date(&self, v: V) -> R<bool> {
-        let mut b = false;
-        call!(self, napi_is_date(v, &mut b))?;
-        Ok(b)
-    }
-    pub fn is_typedarray(&self, v: V) -> R<bool> {
-        let mut b = false;
-        call!(self, napi_is_typedarray(v, &mut b))?;
-        Ok(b)
-    }
-    pub fn is_promise(&self, v: V) -> R<bool> {
-        let mut b = false;
-        call!(self, napi_is_promise(v, &mut b))?;
-        Ok(b)
+    predicates! {
+        is_array => napi_is_array,
+        is_error => napi_is_error,
+        is_date => napi_is_date,
+        is_typedarray => napi_is_typedarray,
+        is_promise => napi_is_promise,
     }
     /// A native promise, or any object or function with a callable `then` (Promises/A+ thenable).
     pub fn is_thenable(&self, v: V) -> R<bool> {
