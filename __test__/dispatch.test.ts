@@ -573,6 +573,29 @@ describe("createToolDispatcher", () => {
   });
 });
 
+describe("dispatchToolCall: nested calls", () => {
+  it("lets a tool dispatch other tools, synchronously and asynchronously, with one terminal row each", async () => {
+    const rec = recorder();
+    const registry = createToolRegistry([echoTool()]);
+    const outer: ToolDefinition = {
+      name: "outer",
+      async execute(args, c) {
+        const first = await dispatchToolCall({ call: call("echo", { text: "a" }, `${c.toolCallId}.1`), registry, context: ctx(), ledger: rec.ledger });
+        const second = await dispatchToolCall({ call: call("missing", {}, `${c.toolCallId}.2`), registry, context: ctx(), ledger: rec.ledger });
+        return { toolCallId: c.toolCallId, name: "outer", value: [first.value, second.error] };
+      },
+    };
+    registry.register(outer);
+    const r = await dispatchToolCall({ call: call("outer", {}, "top"), registry, context: ctx(), ledger: rec.ledger });
+    expect(r.value).toEqual([{ text: "a" }, { message: "Unknown tool: missing" }]);
+    expect(rec.terminalRows().map((x) => [x.toolCallId, x.status])).toEqual([
+      ["top.1", "finished"],
+      ["top.2", "blocked"],
+      ["top", "finished"],
+    ]);
+  });
+});
+
 describe("dispatchToolCall: options however they are built", () => {
   it("finds hooks set through getters, prototypes and non-enumerable properties", async () => {
     const registry = createToolRegistry([echoTool()]);
