@@ -355,3 +355,12 @@ async function harnessUsage(): Promise<void> {
   void [result, again, info, clean, row];
 }
 void harnessUsage;
+
+// The generated search tool registers like any other tool.
+import { createSearchToolsTool as makeSearchTool, createToolSearchIndex as makeIndex } from "../index.js";
+function searchToolRegisters(tools: ToolDefinition[]): void {
+  const index = makeIndex(tools);
+  const registry = makeRegistry([...tools, makeSearchTool(index)]);
+  registry.register(makeSearchTool(index));
+}
+void searchToolRegisters;

@@ -1,6 +1,8 @@
 // Tool search: a BM25-lite index over tool names and descriptions, the generated `search_tools`
 // tool, and fail-closed progressive disclosure. See docs/search.md.
 
+import type { ToolExecutionContext } from "./harness"
+
 /**
  * What the index reads from a tool: its `name`, its `description`, and the names and
  * descriptions of `parameters.properties`. Any `ToolDefinition` fits.
@@ -67,10 +69,9 @@ export interface SearchToolsArgs {
   k?: number
 }
 
-/** The part of `ToolExecutionContext` that `search_tools` reads. */
+/** The part of `ToolExecutionContext` that `search_tools` reads (any context object will do). */
 export interface SearchToolsContext {
   toolCallId?: string
-  [key: string]: unknown
 }
 
 /** The `ToolResult` of a `search_tools` call. */
@@ -105,6 +106,8 @@ export interface SearchToolsTool {
     additionalProperties: false
   }
   /** Synchronous; never throws for bad arguments (they give a result with `error`). */
+  /** Called by dispatch with a full context: the result carries its `toolCallId`. */
+  execute(args: SearchToolsArgs | Record<string, unknown>, ctx: ToolExecutionContext): SearchToolsResult & { toolCallId: string }
   execute(args: SearchToolsArgs | Record<string, unknown>, ctx?: SearchToolsContext): SearchToolsResult
 }
 
