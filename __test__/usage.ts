@@ -364,3 +364,27 @@ function searchToolRegisters(tools: ToolDefinition[]): void {
   registry.register(makeSearchTool(index));
 }
 void searchToolRegisters;
+
+// The package's own pieces plug into dispatch without casts.
+import {
+  createJsonSchemaToolArgumentValidator as makeValidator,
+  createMemoryRunLedger as makeLedger,
+  createMemoryToolEffectStore as makeStore,
+  createMiddlewareRegistry as makeMiddleware,
+  createStaticPermissionPolicy as makePermission,
+  createStaticTrustPolicy as makeTrust,
+} from "../index.js";
+async function piecesPlugIn(registry: ReturnType<typeof makeRegistry>, call: ToolCallContent): Promise<ToolResult> {
+  return dispatchToolCall({
+    call,
+    registry,
+    context: { sessionId: "s", runId: "r" },
+    middleware: makeMiddleware(),
+    permission: makePermission({ allow: ["echo"] }),
+    trust: makeTrust({ trusted: ["echo"] }),
+    validate: makeValidator(),
+    effectStore: makeStore(),
+    ledger: makeLedger(),
+  });
+}
+void piecesPlugIn;
