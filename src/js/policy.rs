@@ -165,33 +165,38 @@ fn decide(
     Ok((false, reason(verdict, &r)))
 }
 
+/// The options both static policies take: nothing (lists empty), a boolean (a constant decision), or
+/// `{ <yes>?, <no>?, defaultDecision? }`. With `constant_form`, `{ <yes>: boolean, reason? }` is a
+/// constant decision too, as `@arnilo/prism` accepts it for trust.
+fn read_rule(env: &Env, options: Option<Unknown>, factory: &str, (yes, no): (&str, &str), constant_form: bool) -> Result<Rule> {
+    let Some(value) = options else { return Ok(Rule::Lists(StaticLists::new(Vec::new(), Vec::new(), None))) };
+    match value.get_type()? {
+        ValueType::Undefined => Ok(Rule::Lists(StaticLists::new(Vec::new(), Vec::new(), None))),
+        ValueType::Boolean => Ok(Rule::Constant(unsafe { value.cast::<bool>() }?, None)),
+        ValueType::Object => {
+            let obj: Object = unsafe { value.cast() }?;
+            if constant_form {
+                let flag: Unknown = obj.get_named_property(yes)?;
+                if flag.get_type()? == ValueType::Boolean {
+                    return Ok(Rule::Constant(unsafe { flag.cast::<bool>() }?, string_prop(&obj, "reason")?));
+                }
+            }
+            let listed = string_list(env, &obj, yes, factory)?;
+            let refused = string_list(env, &obj, no, factory)?;
+            let default = default_decision(env, &obj, factory, yes, no)?;
+            Ok(Rule::Lists(StaticLists::new(listed, refused, default)))
+        }
+        _ => type_error(env, &format!("{factory}: options must be an object or a boolean")),
+    }
+}
+
 /// `createStaticPermissionPolicy(options)`: `{ allow?, deny?, defaultDecision? }` or a boolean.
 #[napi(js_name = "createStaticPermissionPolicy")]
 pub fn create_static_permission_policy<'env>(
     env: &'env Env,
     options: Option<Unknown<'env>>,
 ) -> Result<Object<'env>> {
-    const FACTORY: &str = "createStaticPermissionPolicy";
-    let rule = match options {
-        None => Rule::Lists(StaticLists::new(Vec::new(), Vec::new(), None)),
-        Some(value) => match value.get_type()? {
-            ValueType::Undefined => Rule::Lists(StaticLists::new(Vec::new(), Vec::new(), None)),
-            ValueType::Boolean => Rule::Constant(unsafe { value.cast::<bool>() }?, None),
-            ValueType::Object => {
-                let obj: Object = unsafe { value.cast() }?;
-                let allow = string_list(env, &obj, "allow", FACTORY)?;
-                let deny = string_list(env, &obj, "deny", FACTORY)?;
-                let default = default_decision(env, &obj, FACTORY, "allow", "deny")?;
-                Rule::Lists(StaticLists::new(allow, deny, default))
-            }
-            _ => {
-                return type_error(
-                    env,
-                    &format!("{FACTORY}: options must be an object or a boolean"),
-                )
-            }
-        },
-    };
+    let rule = read_rule(env, options, "createStaticPermissionPolicy", ("allow", "deny"), false)?;
     let check = env.create_function_from_closure::<Unknown, _, _>("check", move |ctx: FunctionCallContext| {
         let (allowed, reason) = decide(&rule, &ctx, "action", "Invalid permission request", |verdict, r| {
             permission_reason(verdict, &format!("{}:{}:{}", r.kind, r.target, r.verb))
@@ -210,36 +215,7 @@ pub fn create_static_trust_policy<'env>(
     env: &'env Env,
     options: Option<Unknown<'env>>,
 ) -> Result<Object<'env>> {
-    const FACTORY: &str = "createStaticTrustPolicy";
-    let rule = match options {
-        None => Rule::Lists(StaticLists::new(Vec::new(), Vec::new(), None)),
-        Some(value) => match value.get_type()? {
-            ValueType::Undefined => Rule::Lists(StaticLists::new(Vec::new(), Vec::new(), None)),
-            ValueType::Boolean => Rule::Constant(unsafe { value.cast::<bool>() }?, None),
-            ValueType::Object => {
-                let obj: Object = unsafe { value.cast() }?;
-                let trusted: Unknown = obj.get_named_property("trusted")?;
-                if trusted.get_type()? == ValueType::Boolean {
-                    // A constant decision, as `@arnilo/prism` accepts it.
-                    Rule::Constant(
-                        unsafe { trusted.cast::<bool>() }?,
-                        string_prop(&obj, "reason")?,
-                    )
-                } else {
-                    let list = string_list(env, &obj, "trusted", FACTORY)?;
-                    let untrusted = string_list(env, &obj, "untrusted", FACTORY)?;
-                    let default = default_decision(env, &obj, FACTORY, "trusted", "untrusted")?;
-                    Rule::Lists(StaticLists::new(list, untrusted, default))
-                }
-            }
-            _ => {
-                return type_error(
-                    env,
-                    &format!("{FACTORY}: options must be an object or a boolean"),
-                )
-            }
-        },
-    };
+    let rule = read_rule(env, options, "createStaticTrustPolicy", ("trusted", "untrusted"), true)?;
     let check = env.create_function_from_closure::<Unknown, _, _>("check", move |ctx: FunctionCallContext| {
         let (trusted, reason) =
             decide(&rule, &ctx, "capability", "Invalid trust request", |verdict, r| trust_reason(verdict, &r.kind, &r.target))?;
