@@ -6,6 +6,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { serviceIdentity } from "./helpers/service-identity.js";
 import { createSqliteToolEffectStore, deriveToolEffectKey, toolEffectArgumentsHash } from "../index.js";
 
 const child = join(__dirname, "helpers", "dispatch-child.mjs");
@@ -13,13 +14,7 @@ const dir = mkdtempSync(join(tmpdir(), "prism-dispatch-crash-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 // The child's identity and call (see helpers/dispatch-child.mjs).
-const identity = {
-  tenantId: "tenant",
-  principal: { kind: "service", id: "payments" },
-  scopes: ["tools:execute"],
-  issuedAt: "2026-01-01T00:00:00.000Z",
-  verified: true as const,
-};
+const identity = serviceIdentity;
 const argumentsHash = toolEffectArgumentsHash({ amount: 5 });
 const base = { identity, ownership: { tenantId: "tenant" }, sessionId: "session", runId: "run", toolCallId: "crash", toolName: "charge", argumentsHash };
 const effectKey = { ...base, key: deriveToolEffectKey(base) };

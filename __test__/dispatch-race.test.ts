@@ -6,6 +6,7 @@ import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from "n
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { serviceIdentity } from "./helpers/service-identity.js";
 import {
   createMemoryToolEffectStore,
   createSqliteToolEffectStore,
@@ -19,13 +20,7 @@ const child = join(__dirname, "helpers", "dispatch-child.mjs");
 const dir = mkdtempSync(join(tmpdir(), "prism-dispatch-race-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const identity = {
-  tenantId: "tenant",
-  principal: { kind: "service", id: "payments" },
-  scopes: ["tools:execute"],
-  issuedAt: "2026-01-01T00:00:00.000Z",
-  verified: true as const,
-};
+const identity = serviceIdentity;
 const context = { sessionId: "session", runId: "run", toolCallId: "ignored" };
 const call = (id: string) => ({ type: "tool_call" as const, id, name: "charge", arguments: { amount: 5 } });
 
