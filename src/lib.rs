@@ -3,6 +3,7 @@
 
 mod arguments;
 mod dispatch;
+pub mod error;
 pub mod effects;
 mod filter;
 mod js;
