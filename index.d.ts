@@ -9,6 +9,7 @@ export declare function nativeVersion(): string;
 export * from "./types/middleware"
 export * from "./types/extensions"
 export * from "./types/policy"
+export * from "./types/errors"
 
 export * from "./types/validation";
 export * from "./types/arguments";

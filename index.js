@@ -95,6 +95,8 @@ module.exports = {
   PermissionDeniedError: errors.PermissionDeniedError,
   TrustDeniedError: errors.TrustDeniedError,
   GuardrailError: errors.GuardrailError,
+  ProviderTransportError: errors.ProviderTransportError,
+  AgentRunError: errors.AgentRunError,
 
   // Validation (SPEC.md section 6) and provider argument text — docs/validation.md
   createToolParameterValidator: validation.createToolParameterValidator,

@@ -25,6 +25,8 @@ export const {
   PermissionDeniedError,
   TrustDeniedError,
   GuardrailError,
+  ProviderTransportError,
+  AgentRunError,
 
   // Validation and provider argument text
   createToolParameterValidator,

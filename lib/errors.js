@@ -69,4 +69,34 @@ class GuardrailError extends Error {
   }
 }
 
-module.exports = { PermissionDeniedError, TrustDeniedError, GuardrailError }
+// A provider stream that could not be read: a bounded buffer overflowed, the stream was aborted, or
+// tool-call deltas were incomplete or carried invalid JSON. `code` is one of upstream's codes.
+class ProviderTransportError extends Error {
+  /**
+   * @param {'sse_buffer_overflow'|'sse_event_overflow'|'response_body_overflow'|'aborted'|'invalid_json_arguments'|'incomplete_delta'|'response_body_shape'} code
+   * @param {string} message
+   * @param {number | undefined} limitBytes the bound that was hit, for the overflow codes
+   */
+  constructor(code, message, limitBytes) {
+    super(message)
+    this.name = 'ProviderTransportError'
+    this.code = code
+    this.limitBytes = limitBytes
+  }
+}
+
+// A run that ended `failed` or `aborted`: `session.run` rejects with it, and `result` is the run's result.
+class AgentRunError extends Error {
+  /**
+   * @param {{ status: string, error?: { message?: string } }} result
+   * @param {{ cause?: unknown } | undefined} options
+   */
+  constructor(result, options) {
+    const message = result?.error?.message ?? (result?.status === 'aborted' ? 'Agent run aborted' : 'Agent run failed')
+    super(message, errorOptions(options))
+    this.name = 'AgentRunError'
+    this.result = result
+  }
+}
+
+module.exports = { PermissionDeniedError, TrustDeniedError, GuardrailError, ProviderTransportError, AgentRunError }

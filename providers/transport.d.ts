@@ -1,0 +1,2 @@
+// Subpath `prism-tools-native/providers/transport`.
+export { ProviderTransportError, ProviderTransportErrorCode } from "../types/errors";

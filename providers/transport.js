@@ -1,0 +1,8 @@
+'use strict'
+// Subpath `prism-tools-native/providers/transport`, where `@arnilo/prism` keeps its provider transport
+// names. The same objects as the main entry.
+const errors = require('../lib/errors.js')
+
+module.exports = {
+  ProviderTransportError: errors.ProviderTransportError,
+}
