@@ -10,6 +10,7 @@ const extensions = require('./lib/extensions.js')
 const effects = require('./lib/effects.js')
 const validation = require('./lib/validation.js')
 const argumentsText = require('./lib/arguments-text.js')
+const registry = require('./lib/registry.js')
 
 native.bindGlue({
   ...glue,
@@ -74,8 +75,8 @@ function createToolDispatcher(options) {
 module.exports = {
   nativeVersion: native.nativeVersion,
   // registry and filters
-  createToolRegistry: native.createToolRegistry,
-  filterTools: native.filterTools,
+  createToolRegistry: registry.createToolRegistry,
+  filterTools: registry.filterTools,
   // dispatch
   dispatchToolCall,
   createToolDispatcher,
@@ -139,7 +140,7 @@ module.exports = {
   const provider = require('./lib/provider.js')
   const { createAgent } = require('./lib/agent.js')({
     createToolDispatcher,
-    createToolRegistry: native.createToolRegistry,
+    createToolRegistry: registry.createToolRegistry,
     errorToErrorInfo: native.errorToErrorInfo,
     reconstructToolCallDeltas: argumentsText.reconstructToolCallDeltas,
     search: {

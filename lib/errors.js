@@ -4,6 +4,14 @@
 // The permission and trust errors also accept `@arnilo/prism`'s `(request, decision)` form, so code that
 // builds them the old way keeps working.
 
+// A built-in error (`Error`, `TypeError`, `RangeError`) with a stable `code`, as the native side throws
+// them (src/error.rs holds the list of codes).
+function codedError(Ctor, message, code) {
+  const e = new Ctor(message)
+  e.code = code
+  return e
+}
+
 function isRequest(value) {
   return value !== null && typeof value === 'object' && typeof value.target === 'string'
 }
@@ -99,4 +107,4 @@ class AgentRunError extends Error {
   }
 }
 
-module.exports = { PermissionDeniedError, TrustDeniedError, GuardrailError, ProviderTransportError, AgentRunError }
+module.exports = { codedError, PermissionDeniedError, TrustDeniedError, GuardrailError, ProviderTransportError, AgentRunError }

@@ -18,6 +18,10 @@ pub enum Code {
     InvalidTool,
     /// Strict registration met a name twice.
     DuplicateTool,
+    /// Strict registration of a contribution met a key twice.
+    DuplicateContribution,
+    /// `registry.resolve` of a name no tool has.
+    UnknownTool,
     /// `get` of a contribution kind or id that does not exist.
     UnknownContribution,
     /// A registry or store was called again from inside one of its own callbacks.
@@ -46,6 +50,8 @@ impl Code {
             Code::InvalidFilter => "ERR_PRISM_INVALID_FILTER",
             Code::InvalidTool => "ERR_PRISM_INVALID_TOOL",
             Code::DuplicateTool => "ERR_PRISM_DUPLICATE_TOOL",
+            Code::DuplicateContribution => "ERR_PRISM_DUPLICATE_CONTRIBUTION",
+            Code::UnknownTool => "ERR_PRISM_UNKNOWN_TOOL",
             Code::UnknownContribution => "ERR_PRISM_UNKNOWN_CONTRIBUTION",
             Code::Reentrant => "ERR_PRISM_REENTRANT",
             Code::Aborted => "ERR_PRISM_ABORTED",
@@ -93,6 +99,18 @@ impl PrismError {
     }
     pub fn reentrant(message: impl Into<Cow<'static, str>>) -> Self {
         Self::new(Kind::Error, Code::Reentrant, message)
+    }
+
+    /// Throws this error into `env` as `new <kind>(message)` with `code` set, and returns the
+    /// pending-exception result napi-rs expects from an entry point that has thrown.
+    pub fn throw<T>(self, env: &napi::Env) -> napi::Result<T> {
+        let code = Some(self.code.as_str());
+        match self.kind {
+            Kind::Error => env.throw_error(&self.message, code)?,
+            Kind::TypeError => env.throw_type_error(&self.message, code)?,
+            Kind::RangeError => env.throw_range_error(&self.message, code)?,
+        }
+        Err(napi::Error::from_status(napi::Status::PendingException))
     }
 }
 
