@@ -11,6 +11,7 @@ const effects = require('./lib/effects.js')
 const validation = require('./lib/validation.js')
 const argumentsText = require('./lib/arguments-text.js')
 const registry = require('./lib/registry.js')
+const contributions = require('./lib/contributions.js')
 
 native.bindGlue({
   ...glue,
@@ -89,8 +90,10 @@ module.exports = {
   createMiddlewareRegistry: middleware.createMiddlewareRegistry,
   createExtensionKernel: extensions.createExtensionKernel,
   createExtensionEventBus: extensions.createExtensionEventBus,
-  createContributionRegistries: native.createContributionRegistries,
-  ContributionRegistry: native.ContributionRegistry,
+  createContributionRegistries: contributions.createContributionRegistries,
+  createContributionRegistry: contributions.createContributionRegistry,
+  registerDiscoveredContributions: contributions.registerDiscoveredContributions,
+  ContributionRegistry: contributions.ContributionRegistry,
   createStaticPermissionPolicy: native.createStaticPermissionPolicy,
   createStaticTrustPolicy: native.createStaticTrustPolicy,
   PermissionDeniedError: errors.PermissionDeniedError,

@@ -19,6 +19,8 @@ export const {
   createExtensionKernel,
   createExtensionEventBus,
   createContributionRegistries,
+  createContributionRegistry,
+  registerDiscoveredContributions,
   ContributionRegistry,
   createStaticPermissionPolicy,
   createStaticTrustPolicy,

@@ -4,7 +4,6 @@
 pub mod arguments;
 pub mod dispatch;
 pub mod effects;
-pub mod extensions;
 pub mod guardrails;
 pub mod hooks;
 pub mod ledger;
