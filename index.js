@@ -12,6 +12,7 @@ const validation = require('./lib/validation.js')
 const argumentsText = require('./lib/arguments-text.js')
 const registry = require('./lib/registry.js')
 const contributions = require('./lib/contributions.js')
+const ledger = require('./lib/ledger.js')
 
 native.bindGlue({
   ...glue,
@@ -122,8 +123,16 @@ module.exports = {
   assertIdentityMatchesOwnership: native.assertIdentityMatchesOwnership,
   createMemoryToolEffectStore: native.createMemoryToolEffectStore,
   createSqliteToolEffectStore: native.createSqliteToolEffectStore,
-  createMemoryRunLedger: native.createMemoryRunLedger,
-  createSqliteRunLedger: native.createSqliteRunLedger,
+  createMemoryRunLedger: ledger.createMemoryRunLedger,
+  createSqliteRunLedger: ledger.createSqliteRunLedger,
+  createBatchedRunLedger: ledger.createBatchedRunLedger,
+  isFlushableRunLedger: ledger.isFlushableRunLedger,
+  DEFAULT_LEDGER_BATCH_ENTRIES: ledger.DEFAULT_LEDGER_BATCH_ENTRIES,
+  HARD_LEDGER_BATCH_ENTRIES: ledger.HARD_LEDGER_BATCH_ENTRIES,
+  DEFAULT_LEDGER_BATCH_BYTES: ledger.DEFAULT_LEDGER_BATCH_BYTES,
+  HARD_LEDGER_BATCH_BYTES: ledger.HARD_LEDGER_BATCH_BYTES,
+  DEFAULT_LEDGER_BATCH_DELAY_MS: ledger.DEFAULT_LEDGER_BATCH_DELAY_MS,
+  HARD_LEDGER_BATCH_DELAY_MS: ledger.HARD_LEDGER_BATCH_DELAY_MS,
   // end of recoverable tool effects and run ledgers
 
   // Tool search: BM25-lite index, the generated search_tools tool, fail-closed disclosure.

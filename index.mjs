@@ -52,6 +52,14 @@ export const {
   createSqliteToolEffectStore,
   createMemoryRunLedger,
   createSqliteRunLedger,
+  createBatchedRunLedger,
+  isFlushableRunLedger,
+  DEFAULT_LEDGER_BATCH_ENTRIES,
+  HARD_LEDGER_BATCH_ENTRIES,
+  DEFAULT_LEDGER_BATCH_BYTES,
+  HARD_LEDGER_BATCH_BYTES,
+  DEFAULT_LEDGER_BATCH_DELAY_MS,
+  HARD_LEDGER_BATCH_DELAY_MS,
   // end of recoverable tool effects and run ledgers
 
   // Tool search: BM25-lite index, the generated search_tools tool, fail-closed disclosure.
