@@ -13,6 +13,8 @@ const argumentsText = require('./lib/arguments-text.js')
 const registry = require('./lib/registry.js')
 const contributions = require('./lib/contributions.js')
 const ledger = require('./lib/ledger.js')
+const policy = require('./lib/policy.js')
+const identity = require('./lib/identity.js')
 
 native.bindGlue({
   ...glue,
@@ -97,6 +99,8 @@ module.exports = {
   ContributionRegistry: contributions.ContributionRegistry,
   createStaticPermissionPolicy: native.createStaticPermissionPolicy,
   createStaticTrustPolicy: native.createStaticTrustPolicy,
+  assertPermission: policy.assertPermission,
+  assertTrusted: policy.assertTrusted,
   PermissionDeniedError: errors.PermissionDeniedError,
   TrustDeniedError: errors.TrustDeniedError,
   GuardrailError: errors.GuardrailError,
@@ -121,6 +125,15 @@ module.exports = {
   identityMatchesOwnership: native.identityMatchesOwnership,
   assertIdentityActive: native.assertIdentityActive,
   assertIdentityMatchesOwnership: native.assertIdentityMatchesOwnership,
+  // identity helpers (types/policy.d.ts)
+  DEFAULT_IDENTITY_LIMITS: identity.DEFAULT_IDENTITY_LIMITS,
+  HARD_IDENTITY_LIMITS: identity.HARD_IDENTITY_LIMITS,
+  resolveIdentityLimits: identity.resolveIdentityLimits,
+  ownershipFromIdentity: identity.ownershipFromIdentity,
+  narrowIdentity: identity.narrowIdentity,
+  assertIdentityPropagation: identity.assertIdentityPropagation,
+  resolveRunIdentity: identity.resolveRunIdentity,
+  identityTelemetryAttributes: identity.identityTelemetryAttributes,
   createMemoryToolEffectStore: native.createMemoryToolEffectStore,
   createSqliteToolEffectStore: native.createSqliteToolEffectStore,
   createMemoryRunLedger: ledger.createMemoryRunLedger,

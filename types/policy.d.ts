@@ -101,3 +101,72 @@ export declare class GuardrailError extends Error {
   readonly record: unknown
   constructor(message?: string, options?: PolicyErrorOptions)
 }
+
+/**
+ * Resolves when `policy` allows `request` (no policy allows); otherwise throws
+ * `PermissionDeniedError(request, decision)`. A policy that throws or rejects propagates its own error.
+ */
+export declare function assertPermission(policy: PermissionPolicy | undefined, request: PermissionRequest): Promise<void>
+
+/**
+ * Resolves when `policy` trusts `request` (no policy trusts); otherwise throws
+ * `TrustDeniedError(request, decision)`. A policy that throws or rejects propagates its own error.
+ */
+export declare function assertTrusted(policy: TrustPolicy | undefined, request: TrustRequest): Promise<void>
+
+// ----- identity helpers ----------------------------------------------------------------------------
+
+import type { AgentIdentity, OwnershipScope, Principal } from "./effects"
+
+export interface IdentityLimits {
+  readonly maxScopes: number
+  readonly maxScopeBytes: number
+  readonly maxMetadataBytes: number
+  readonly maxCredentialRefBytes: number
+  readonly maxPrincipalIdBytes: number
+}
+
+/** `{ maxScopes: 64, maxScopeBytes: 128, maxMetadataBytes: 4096, maxCredentialRefBytes: 256, maxPrincipalIdBytes: 256 }`. */
+export declare const DEFAULT_IDENTITY_LIMITS: IdentityLimits
+/** The most any limit may be raised to. */
+export declare const HARD_IDENTITY_LIMITS: IdentityLimits
+
+/** Defaults filled in; a value outside `[1, hard]` throws `RangeError` `<name> must be a positive safe integer no greater than <hard>`. */
+export declare function resolveIdentityLimits(input?: Partial<IdentityLimits>): IdentityLimits
+
+export interface IdentityLimitOptions {
+  readonly limits?: Partial<IdentityLimits>
+  readonly now?: number
+  readonly expectedTenantId?: string
+}
+
+/** `{ tenantId, accountId?, userId? }` of the identity. */
+export declare function ownershipFromIdentity(identity: AgentIdentity): OwnershipScope & { readonly tenantId: string }
+
+export interface NarrowIdentityOptions {
+  /** Non-empty, each held by the parent (else `IdentityError` reason `scope_widen`). */
+  readonly scopes: readonly string[]
+  readonly principal?: Principal
+  readonly credentialRefs?: readonly string[]
+  /** Never later than the parent's (`expiry_widen`). */
+  readonly expiresAt?: string
+  readonly metadata?: Readonly<Record<string, unknown>>
+  readonly limits?: Partial<IdentityLimits>
+}
+
+/** A delegated identity: same tenant and owners, `delegatedFrom` the parent's principal, narrower scopes. */
+export declare function narrowIdentity(parent: AgentIdentity, options: NarrowIdentityOptions): AgentIdentity
+
+/** Throws `IdentityError` unless `child` is active, keeps tenant/account/user and does not widen scopes. */
+export declare function assertIdentityPropagation(parent: AgentIdentity, child: AgentIdentity, options?: IdentityLimitOptions): void
+
+/** The run's identity (`runIdentity` wins), checked active and owning `ownership`; `undefined` when neither is given. */
+export declare function resolveRunIdentity(
+  runIdentity: AgentIdentity | undefined,
+  agentIdentity: AgentIdentity | undefined,
+  ownership?: OwnershipScope,
+  options?: IdentityLimitOptions,
+): AgentIdentity | undefined
+
+/** `prism.identity.*` attributes naming the identity, without credentials. */
+export declare function identityTelemetryAttributes(identity: AgentIdentity): Readonly<Record<string, string>>
