@@ -15,6 +15,7 @@ const contributions = require('./lib/contributions.js')
 const ledger = require('./lib/ledger.js')
 const policy = require('./lib/policy.js')
 const identity = require('./lib/identity.js')
+const guardrails = require('./lib/guardrails.js')
 
 native.bindGlue({
   ...glue,
@@ -104,6 +105,9 @@ module.exports = {
   PermissionDeniedError: errors.PermissionDeniedError,
   TrustDeniedError: errors.TrustDeniedError,
   GuardrailError: errors.GuardrailError,
+  runGuardrails: guardrails.runGuardrails,
+  assertGuardrailsAllowed: guardrails.assertGuardrailsAllowed,
+  MAX_GUARDRAIL_CONCURRENCY: guardrails.MAX_GUARDRAIL_CONCURRENCY,
   ProviderTransportError: errors.ProviderTransportError,
   AgentRunError: errors.AgentRunError,
 

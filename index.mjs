@@ -29,6 +29,9 @@ export const {
   PermissionDeniedError,
   TrustDeniedError,
   GuardrailError,
+  runGuardrails,
+  assertGuardrailsAllowed,
+  MAX_GUARDRAIL_CONCURRENCY,
   ProviderTransportError,
   AgentRunError,
 
