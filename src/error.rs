@@ -38,6 +38,9 @@ pub enum Code {
     ToolEffectStore,
     /// A run ledger failed to accept or write a row.
     Ledger,
+    /// An argument of the wrong type, with Node's own code (the static policies and the extension
+    /// and middleware registries throw it, as Node's APIs do).
+    InvalidArgType,
     /// A bug in this package: it should never be seen.
     Internal,
 }
@@ -60,6 +63,7 @@ impl Code {
             Code::Untrusted => "ERR_PRISM_UNTRUSTED",
             Code::ToolEffectStore => "ERR_PRISM_TOOL_EFFECT_STORE",
             Code::Ledger => "ERR_PRISM_LEDGER",
+            Code::InvalidArgType => "ERR_INVALID_ARG_TYPE",
             Code::Internal => "ERR_PRISM_INTERNAL",
         }
     }

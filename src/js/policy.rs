@@ -10,7 +10,7 @@ use napi_derive::napi;
 
 use crate::policy::{parse_default, permission_reason, trust_reason, StaticLists, Verdict};
 
-const CODE_INVALID_ARG: &str = "ERR_INVALID_ARG_TYPE";
+use crate::error::{Code, Kind, PrismError};
 
 /// `PermissionDecision` as returned by a static policy.
 #[napi(object)]
@@ -27,13 +27,13 @@ pub struct StaticTrustDecision {
 }
 
 fn type_error<T>(env: &Env, message: &str) -> Result<T> {
-    env.throw_type_error(message, Some(CODE_INVALID_ARG))?;
-    Err(Error::from_status(Status::PendingException))
+    PrismError::new(Kind::TypeError, Code::InvalidArgType, message.to_owned()).throw(env)
 }
 
 fn string_prop(obj: &Object, name: &str) -> Result<Option<String>> {
     let value: Unknown = obj.get_named_property(name)?;
     if value.get_type()? == ValueType::String {
+        // SAFETY: `get_type` answered String just above.
         Ok(Some(unsafe { value.cast::<String>() }?))
     } else {
         Ok(None)
@@ -53,6 +53,7 @@ fn string_list(env: &Env, obj: &Object, name: &str, factory: &str) -> Result<Vec
             )
         }
     }
+    // SAFETY: the match above returned unless `value` is an object for which `napi_is_array` is true.
     let array: Array = unsafe { value.cast() }?;
     let mut out = Vec::with_capacity(array.len() as usize);
     for i in 0..array.len() {
@@ -63,6 +64,7 @@ fn string_list(env: &Env, obj: &Object, name: &str, factory: &str) -> Result<Vec
                 &format!("{factory}: {name} must be an array of strings"),
             );
         }
+        // SAFETY: `get_type` answered String just above.
         out.push(unsafe { item.cast::<String>() }?);
     }
     Ok(out)
@@ -78,6 +80,7 @@ fn default_decision(
     let value: Unknown = obj.get_named_property("defaultDecision")?;
     let text = match value.get_type()? {
         ValueType::Undefined | ValueType::Null => None,
+        // SAFETY: this arm runs only when `get_type` answered String.
         ValueType::String => Some(unsafe { value.cast::<String>() }?),
         _ => {
             return type_error(
@@ -113,6 +116,7 @@ fn request_object<'a>(ctx: &'a FunctionCallContext) -> Result<Option<Object<'a>>
     if value.get_type()? != ValueType::Object {
         return Ok(None);
     }
+    // SAFETY: `get_type` answered Object just above.
     Ok(Some(unsafe { value.cast::<Object>() }?))
 }
 
@@ -172,12 +176,15 @@ fn read_rule(env: &Env, options: Option<Unknown>, factory: &str, (yes, no): (&st
     let Some(value) = options else { return Ok(Rule::Lists(StaticLists::new(Vec::new(), Vec::new(), None))) };
     match value.get_type()? {
         ValueType::Undefined => Ok(Rule::Lists(StaticLists::new(Vec::new(), Vec::new(), None))),
+        // SAFETY: this arm runs only when `get_type` answered Boolean.
         ValueType::Boolean => Ok(Rule::Constant(unsafe { value.cast::<bool>() }?, None)),
         ValueType::Object => {
+            // SAFETY: this arm runs only when `get_type` answered Object.
             let obj: Object = unsafe { value.cast() }?;
             if constant_form {
                 let flag: Unknown = obj.get_named_property(yes)?;
                 if flag.get_type()? == ValueType::Boolean {
+                    // SAFETY: `get_type` answered Boolean just above.
                     return Ok(Rule::Constant(unsafe { flag.cast::<bool>() }?, string_prop(&obj, "reason")?));
                 }
             }
