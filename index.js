@@ -111,7 +111,7 @@ module.exports = {
   ProviderTransportError: errors.ProviderTransportError,
   AgentRunError: errors.AgentRunError,
 
-  // Validation (SPEC.md section 6) and provider argument text — docs/validation.md
+  // Validation (docs/spec.md section 6) and provider argument text — docs/validation.md
   createToolParameterValidator: validation.createToolParameterValidator,
   createJsonSchemaArgumentValidator: validation.createJsonSchemaArgumentValidator,
   createJsonSchemaToolArgumentValidator: validation.createJsonSchemaToolArgumentValidator,

@@ -5,7 +5,7 @@ import type { BlockedReason, ToolResult } from "./harness";
 
 export type ToolCallStatus = "started" | "finished" | "error" | "blocked";
 
-/** One tool-call ledger row (SPEC section 3). */
+/** One tool-call ledger row (docs/spec.md section 3). */
 export interface ToolCallRecord extends OwnershipScope {
   readonly id: string;
   readonly sessionId: string;
