@@ -248,3 +248,16 @@ describe("bounded rows: the built-in ledgers store every row they are given", ()
     );
   });
 });
+
+describe("built-in ledgers as plain objects", () => {
+  it("a host wrapping a ledger with a spread keeps the other methods", () => {
+    const inner = createMemoryRunLedger();
+    const runs: unknown[] = [];
+    const wrapped = { ...inner, appendRun: (r: object) => void runs.push(r) };
+    wrapped.appendToolCall({ id: "r", sessionId: "s", toolCallId: "c", name: "t", arguments: {}, startedAt: "2026-01-01T00:00:00.000Z", redacted: false });
+    wrapped.appendRun({ id: "run" });
+    expect(wrapped.list().map((r) => r.id)).toEqual(["r"]);
+    expect(inner.list("run")).toEqual([]);
+    expect(runs).toEqual([{ id: "run" }]);
+  });
+});
