@@ -5,7 +5,8 @@
 use std::borrow::Cow;
 
 /// Every `code` a thrown error of this package can carry (except the `ToolEffectError` and
-/// `IdentityError` codes, which `effects::error` owns because their classes own them).
+/// `IdentityError` codes, which `effects::error` owns because their classes own them). The JS
+/// modules (`lib/`, `testing/`) throw only codes listed here; `__test__/error-codes.test.ts` checks it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Code {
     /// An option or argument of a public function has the wrong type or is out of range.
@@ -38,6 +39,18 @@ pub enum Code {
     ToolEffectStore,
     /// A run ledger failed to accept or write a row.
     Ledger,
+    /// A guardrail blocked or tripped (`GuardrailError`).
+    GuardrailBlocked,
+    /// A guardrail asked to interrupt at a stage that cannot suspend.
+    GuardrailInterruptUnavailable,
+    /// An extension was refused by the load policy (allow list, signature).
+    ExtensionRejected,
+    /// A middleware called `next(v)` and returned a different value.
+    MiddlewareConflict,
+    /// A middleware called `next` after it settled.
+    MiddlewareLateNext,
+    /// A middleware called `next` twice.
+    MiddlewareNextTwice,
     /// An argument of the wrong type, with Node's own code (the static policies and the extension
     /// and middleware registries throw it, as Node's APIs do).
     InvalidArgType,
@@ -63,6 +76,12 @@ impl Code {
             Code::Untrusted => "ERR_PRISM_UNTRUSTED",
             Code::ToolEffectStore => "ERR_PRISM_TOOL_EFFECT_STORE",
             Code::Ledger => "ERR_PRISM_LEDGER",
+            Code::GuardrailBlocked => "ERR_PRISM_GUARDRAIL_BLOCKED",
+            Code::GuardrailInterruptUnavailable => "ERR_PRISM_GUARDRAIL_INTERRUPT_UNAVAILABLE",
+            Code::ExtensionRejected => "ERR_PRISM_EXTENSION_REJECTED",
+            Code::MiddlewareConflict => "ERR_PRISM_MIDDLEWARE_CONFLICT",
+            Code::MiddlewareLateNext => "ERR_PRISM_MIDDLEWARE_LATE_NEXT",
+            Code::MiddlewareNextTwice => "ERR_PRISM_MIDDLEWARE_NEXT_TWICE",
             Code::InvalidArgType => "ERR_INVALID_ARG_TYPE",
             Code::Internal => "ERR_PRISM_INTERNAL",
         }
