@@ -10,6 +10,12 @@ const extensions = require('./lib/extensions.js')
 const effects = require('./lib/effects.js')
 const validation = require('./lib/validation.js')
 const argumentsText = require('./lib/arguments-text.js')
+const registry = require('./lib/registry.js')
+const contributions = require('./lib/contributions.js')
+const ledger = require('./lib/ledger.js')
+const policy = require('./lib/policy.js')
+const identity = require('./lib/identity.js')
+const guardrails = require('./lib/guardrails.js')
 
 native.bindGlue({
   ...glue,
@@ -74,8 +80,8 @@ function createToolDispatcher(options) {
 module.exports = {
   nativeVersion: native.nativeVersion,
   // registry and filters
-  createToolRegistry: native.createToolRegistry,
-  filterTools: native.filterTools,
+  createToolRegistry: registry.createToolRegistry,
+  filterTools: registry.filterTools,
   // dispatch
   dispatchToolCall,
   createToolDispatcher,
@@ -88,17 +94,24 @@ module.exports = {
   createMiddlewareRegistry: middleware.createMiddlewareRegistry,
   createExtensionKernel: extensions.createExtensionKernel,
   createExtensionEventBus: extensions.createExtensionEventBus,
-  createContributionRegistries: native.createContributionRegistries,
-  ContributionRegistry: native.ContributionRegistry,
+  createContributionRegistries: contributions.createContributionRegistries,
+  createContributionRegistry: contributions.createContributionRegistry,
+  registerDiscoveredContributions: contributions.registerDiscoveredContributions,
+  ContributionRegistry: contributions.ContributionRegistry,
   createStaticPermissionPolicy: native.createStaticPermissionPolicy,
   createStaticTrustPolicy: native.createStaticTrustPolicy,
+  assertPermission: policy.assertPermission,
+  assertTrusted: policy.assertTrusted,
   PermissionDeniedError: errors.PermissionDeniedError,
   TrustDeniedError: errors.TrustDeniedError,
   GuardrailError: errors.GuardrailError,
+  runGuardrails: guardrails.runGuardrails,
+  assertGuardrailsAllowed: guardrails.assertGuardrailsAllowed,
+  MAX_GUARDRAIL_CONCURRENCY: guardrails.MAX_GUARDRAIL_CONCURRENCY,
   ProviderTransportError: errors.ProviderTransportError,
   AgentRunError: errors.AgentRunError,
 
-  // Validation (SPEC.md section 6) and provider argument text — docs/validation.md
+  // Validation (docs/spec.md section 6) and provider argument text — docs/validation.md
   createToolParameterValidator: validation.createToolParameterValidator,
   createJsonSchemaArgumentValidator: validation.createJsonSchemaArgumentValidator,
   createJsonSchemaToolArgumentValidator: validation.createJsonSchemaToolArgumentValidator,
@@ -116,10 +129,27 @@ module.exports = {
   identityMatchesOwnership: native.identityMatchesOwnership,
   assertIdentityActive: native.assertIdentityActive,
   assertIdentityMatchesOwnership: native.assertIdentityMatchesOwnership,
+  // identity helpers (types/policy.d.ts)
+  DEFAULT_IDENTITY_LIMITS: identity.DEFAULT_IDENTITY_LIMITS,
+  HARD_IDENTITY_LIMITS: identity.HARD_IDENTITY_LIMITS,
+  resolveIdentityLimits: identity.resolveIdentityLimits,
+  ownershipFromIdentity: identity.ownershipFromIdentity,
+  narrowIdentity: identity.narrowIdentity,
+  assertIdentityPropagation: identity.assertIdentityPropagation,
+  resolveRunIdentity: identity.resolveRunIdentity,
+  identityTelemetryAttributes: identity.identityTelemetryAttributes,
   createMemoryToolEffectStore: native.createMemoryToolEffectStore,
   createSqliteToolEffectStore: native.createSqliteToolEffectStore,
-  createMemoryRunLedger: native.createMemoryRunLedger,
-  createSqliteRunLedger: native.createSqliteRunLedger,
+  createMemoryRunLedger: ledger.createMemoryRunLedger,
+  createSqliteRunLedger: ledger.createSqliteRunLedger,
+  createBatchedRunLedger: ledger.createBatchedRunLedger,
+  isFlushableRunLedger: ledger.isFlushableRunLedger,
+  DEFAULT_LEDGER_BATCH_ENTRIES: ledger.DEFAULT_LEDGER_BATCH_ENTRIES,
+  HARD_LEDGER_BATCH_ENTRIES: ledger.HARD_LEDGER_BATCH_ENTRIES,
+  DEFAULT_LEDGER_BATCH_BYTES: ledger.DEFAULT_LEDGER_BATCH_BYTES,
+  HARD_LEDGER_BATCH_BYTES: ledger.HARD_LEDGER_BATCH_BYTES,
+  DEFAULT_LEDGER_BATCH_DELAY_MS: ledger.DEFAULT_LEDGER_BATCH_DELAY_MS,
+  HARD_LEDGER_BATCH_DELAY_MS: ledger.HARD_LEDGER_BATCH_DELAY_MS,
   // end of recoverable tool effects and run ledgers
 
   // Tool search: BM25-lite index, the generated search_tools tool, fail-closed disclosure.
@@ -139,7 +169,7 @@ module.exports = {
   const provider = require('./lib/provider.js')
   const { createAgent } = require('./lib/agent.js')({
     createToolDispatcher,
-    createToolRegistry: native.createToolRegistry,
+    createToolRegistry: registry.createToolRegistry,
     errorToErrorInfo: native.errorToErrorInfo,
     reconstructToolCallDeltas: argumentsText.reconstructToolCallDeltas,
     search: {

@@ -136,3 +136,128 @@ describe("SQLite run ledger", () => {
     }
   });
 });
+
+describe("bounded rows: the built-in ledgers store every row they are given", () => {
+  const { dispatchToolCall, createToolRegistry, createBatchedRunLedger }: typeof import("../index.js") = require("../index.js");
+  const base = { id: "r", sessionId: "s", toolCallId: "c", name: "t", arguments: {}, startedAt: "2026-01-01T00:00:00.000Z", redacted: false };
+
+  it("a row over 1 MiB is kept, truncated with a marker and within the bound", () => {
+    for (const ledger of [createMemoryRunLedger(), createSqliteRunLedger(db())]) {
+      ledger.appendToolCall({ ...base, status: "finished", result: { toolCallId: "c", name: "t", value: "x".repeat(3 * 1024 * 1024) } });
+      ledger.appendToolCall({ ...base, status: "finished", result: { toolCallId: "c", name: "t", value: Array.from({ length: 200_000 }, (_, i) => ({ i, text: "abcdefgh" })) } });
+      const [big, many] = ledger.list() as any[];
+      expect(big.id).toBe("r");
+      expect(big.result.value.endsWith("[Truncated]")).toBe(true);
+      expect(Buffer.byteLength(JSON.stringify(big))).toBeLessThanOrEqual(1024 * 1024);
+      expect(many.result.value.at(-1)).toBe("[Truncated]");
+      expect(many.result.value[0]).toEqual({ i: 0, text: "abcdefgh" });
+      ledger.close();
+    }
+  });
+
+  it("a BigInt, a cycle, very deep nesting and throwing getters become markers, not refusals", () => {
+    const ledger = createMemoryRunLedger();
+    const cyclic: any = { name: "loop" };
+    cyclic.self = cyclic;
+    let deep: any = { leaf: true };
+    for (let i = 0; i < 100_000; i++) deep = { d: deep };
+    const hostile = {
+      get boom() {
+        throw new Error("getter");
+      },
+      ok: 1,
+      toJSONHolder: { toJSON() {
+        throw new Error("toJSON");
+      } },
+    };
+    ledger.appendToolCall({ ...base, id: "big", result: { toolCallId: "c", name: "t", value: 12345678901234567890n } } as never);
+    ledger.appendToolCall({ ...base, id: "cyc", result: { toolCallId: "c", name: "t", value: cyclic } });
+    ledger.appendToolCall({ ...base, id: "deep", result: { toolCallId: "c", name: "t", value: deep } });
+    ledger.appendToolCall({ ...base, id: "hostile", result: { toolCallId: "c", name: "t", value: hostile } });
+    const rows = Object.fromEntries((ledger.list() as any[]).map((r) => [r.id, r.result.value]));
+    expect(rows.big).toBe("12345678901234567890");
+    expect(rows.cyc).toEqual({ name: "loop", self: "[Circular]" });
+    let node = rows.deep;
+    let depth = 0;
+    while (typeof node === "object") {
+      node = node.d;
+      depth++;
+    }
+    expect(node).toBe("[MaxDepth]");
+    expect(depth).toBeLessThan(40);
+    expect(rows.hostile).toEqual({ boom: "[Unreadable]", ok: 1, toJSONHolder: "[Unreadable]" });
+  });
+
+  it("a dispatched call whose result holds a BigInt and a cycle leaves one terminal row", async () => {
+    const ledger = createMemoryRunLedger();
+    const value: any = { n: 1n };
+    value.self = value;
+    const registry = createToolRegistry([{ name: "t", execute: (_a, ctx) => ({ toolCallId: ctx.toolCallId, name: "t", value }) }]);
+    await dispatchToolCall({
+      call: { type: "tool_call", id: "c1", name: "t", arguments: {} },
+      registry,
+      context: { sessionId: "s", runId: "r" },
+      ledger,
+    });
+    const rows = ledger.list() as any[];
+    expect(rows.map((r) => r.status)).toEqual(["started", "finished"]);
+    expect(rows[1].result.value).toEqual({ n: "1", self: "[Circular]" });
+  });
+
+  it("refusals and storage failures carry ERR_PRISM_LEDGER", () => {
+    const ledger = createSqliteRunLedger(db());
+    expect(() => ledger.appendToolCall(null as never)).toThrow(expect.objectContaining({ code: "ERR_PRISM_LEDGER", name: "TypeError" }));
+    ledger.close();
+    expect(() => ledger.appendToolCall(base as never)).toThrow(expect.objectContaining({ code: "ERR_PRISM_LEDGER", message: "run ledger is closed" }));
+    expect(() => createSqliteRunLedger(db(), { batchSize: 0 })).toThrow(
+      expect.objectContaining({ code: "ERR_PRISM_INVALID_OPTION", message: "batchSize must be an integer from 1 to 100000" }),
+    );
+    expect(() => createSqliteRunLedger(join(dir, "missing", "dir", "x.db"))).toThrow(expect.objectContaining({ code: "ERR_PRISM_LEDGER" }));
+    expect(() => createMemoryRunLedger().list("nope" as never)).toThrow(expect.objectContaining({ code: "ERR_PRISM_INVALID_OPTION" }));
+  });
+
+  it("createBatchedRunLedger queues, writes in order on flush, on a terminal run row, and retries a failed write", async () => {
+    const written: string[] = [];
+    let fail = false;
+    const target = {
+      appendToolCall: async (r: any) => {
+        if (fail) throw new Error("ledger write failed");
+        written.push(`tool:${r.id}`);
+      },
+      appendRun: async (r: any) => void written.push(`run:${r.status}`),
+    };
+    const batched = createBatchedRunLedger(target, { maxDelayMs: 60_000 });
+    expect(batched.durability).toBe("flush_on_terminal");
+    await batched.appendToolCall({ ...base, id: "a" });
+    await batched.appendRun({ status: "running" });
+    expect(written).toEqual([]);
+    expect(batched.status()).toEqual({ accepted: 2, flushed: 0, buffered: 2 });
+    await batched.appendRun({ status: "completed" });
+    expect(written).toEqual(["tool:a", "run:running", "run:completed"]);
+    fail = true;
+    await batched.appendToolCall({ ...base, id: "b" });
+    await expect(batched.flush()).rejects.toThrow("ledger write failed");
+    expect(batched.status().buffered).toBe(1);
+    fail = false;
+    expect(await batched.flush()).toEqual({ accepted: 4, flushed: 4, buffered: 0 });
+    await batched.dispose();
+    await expect(batched.appendToolCall({ ...base, id: "c" })).rejects.toThrow("batched run ledger is disposed");
+    expect(() => createBatchedRunLedger(target, { maxBatchEntries: 0 })).toThrow("maxBatchEntries must be an integer in [1, 4096]");
+    await expect(createBatchedRunLedger(target, { maxBatchBytes: 10 }).appendToolCall({ ...base })).rejects.toThrow(
+      "run ledger record exceeds byte limit",
+    );
+  });
+});
+
+describe("built-in ledgers as plain objects", () => {
+  it("a host wrapping a ledger with a spread keeps the other methods", () => {
+    const inner = createMemoryRunLedger();
+    const runs: unknown[] = [];
+    const wrapped = { ...inner, appendRun: (r: object) => void runs.push(r) };
+    wrapped.appendToolCall({ id: "r", sessionId: "s", toolCallId: "c", name: "t", arguments: {}, startedAt: "2026-01-01T00:00:00.000Z", redacted: false });
+    wrapped.appendRun({ id: "run" });
+    expect(wrapped.list().map((r) => r.id)).toEqual(["r"]);
+    expect(inner.list("run")).toEqual([]);
+    expect(runs).toEqual([{ id: "run" }]);
+  });
+});

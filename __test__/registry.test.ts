@@ -111,3 +111,61 @@ describe("filterTools", () => {
     expect(() => filterTools(tools, [null as never])).toThrow("A tool filter must be an object");
   });
 });
+
+describe("registry and filter errors carry stable codes", () => {
+  const codeOf = (f: () => unknown) => {
+    try {
+      f();
+    } catch (e: any) {
+      return [e.constructor.name, e.code, e.message];
+    }
+    return undefined;
+  };
+
+  it("names the code of every refusal", () => {
+    expect(codeOf(() => createToolRegistry().resolve("x"))).toEqual(["Error", "ERR_PRISM_UNKNOWN_TOOL", "Unknown tool: x"]);
+    expect(codeOf(() => createToolRegistry([1 as never]))).toEqual(["TypeError", "ERR_PRISM_INVALID_TOOL", "Tool definition must be an object"]);
+    expect(codeOf(() => createToolRegistry([], 5 as never))).toEqual(["TypeError", "ERR_PRISM_INVALID_OPTION", "createToolRegistry: options must be an object"]);
+    expect(codeOf(() => filterTools("x" as never))).toEqual(["TypeError", "ERR_PRISM_INVALID_OPTION", "filterTools: tools must be an array of tool definitions"]);
+    expect(codeOf(() => filterTools([], { deny: "x" } as never))).toEqual(["TypeError", "ERR_PRISM_INVALID_FILTER", "filter.deny must be an array of tool names"]);
+  });
+
+  it("skips entries that are not tools instead of throwing, and reads each name once", () => {
+    let reads = 0;
+    const counted = { get name() { reads++; return "a"; }, execute() {} };
+    expect(filterTools([null, 3, { name: 7 }, counted] as never, { allow: ["a"] })).toEqual([counted]);
+    expect(reads).toBe(1);
+  });
+
+  it("a registry spread into a new object keeps working (methods are closures, not prototype methods)", () => {
+    const a = tool("a");
+    const wrapped = { ...createToolRegistry([a]), extra: true };
+    expect(wrapped.get("a")).toBe(a);
+    wrapped.register(tool("b"));
+    expect(wrapped.list().map((t) => t.name)).toEqual(["a", "b"]);
+  });
+});
+
+describe("dispatch finds tools through registry.get", () => {
+  it("asks a host-written registry's get once per call and runs what it answered", async () => {
+    const { dispatchToolCall } = await import("../index.js");
+    const asked: string[] = [];
+    const echo = { name: "echo", execute: (args: any, ctx: any) => ({ toolCallId: ctx.toolCallId, name: "echo", value: args }) };
+    const registry = {
+      register() {},
+      get(name: string) {
+        asked.push(name);
+        return name === "echo" ? echo : undefined;
+      },
+      resolve() {
+        return echo;
+      },
+      list: () => [echo],
+    };
+    const ok = await dispatchToolCall({ call: { type: "tool_call", id: "c1", name: "echo", arguments: { x: 1 } }, registry, context: { sessionId: "s", runId: "r" } });
+    expect(ok).toMatchObject({ value: { x: 1 } });
+    const missing = await dispatchToolCall({ call: { type: "tool_call", id: "c2", name: "nope", arguments: {} }, registry, context: { sessionId: "s", runId: "r" } });
+    expect(missing.error?.message).toBe("Unknown tool: nope");
+    expect(asked).toEqual(["echo", "nope"]);
+  });
+});

@@ -1,13 +1,18 @@
 // Middleware chain cost, side by side in one process: this package's registry (`run`, and the internal
 // `runSync` dispatch uses) against a plain JS chain a user would write (the `@arnilo/prism` algorithm:
 // async, one await per middleware) and a minimal synchronous JS loop (the floor). The Rust-driven row is
-// a measurement fixture (`__benchRustDrivenChain`) that shows what running the chain from Rust costs.
-// Run: npm run build && node bench/middleware.bench.mjs
+// a measurement fixture (`__benchRustDrivenChain`, only in a build with the `bench` cargo feature) that
+// shows what running the chain from Rust costs.
+// Run: npm run bench:middleware (builds with the fixture, runs this, then rebuilds without it)
 import { createRequire } from 'node:module'
 
 const require = createRequire(import.meta.url)
 const { createMiddlewareRegistry } = require('../index.js')
 const binding = require('../binding.js')
+if (typeof binding.__benchRustDrivenChain !== 'function') {
+  console.error('This bench needs the `bench` cargo feature: npm run bench:middleware')
+  process.exit(1)
+}
 
 const ROUNDS = 7
 

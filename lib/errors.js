@@ -4,6 +4,14 @@
 // The permission and trust errors also accept `@arnilo/prism`'s `(request, decision)` form, so code that
 // builds them the old way keeps working.
 
+// A built-in error (`Error`, `TypeError`, `RangeError`) with a stable `code`, as the native side throws
+// them (src/error.rs holds the list of codes).
+function codedError(Ctor, message, code) {
+  const e = new Ctor(message)
+  e.code = code
+  return e
+}
+
 function isRequest(value) {
   return value !== null && typeof value === 'object' && typeof value.target === 'string'
 }
@@ -56,12 +64,29 @@ class TrustDeniedError extends Error {
   }
 }
 
+function isGuardrailRecord(value) {
+  return value !== null && typeof value === 'object' && typeof value.action === 'string' && typeof value.stage === 'string'
+}
+
 class GuardrailError extends Error {
   /**
-   * @param {string} message
+   * @param {string | object} message the message, or a guardrail decision record (`@arnilo/prism`'s form)
    * @param {{ cause?: unknown, record?: unknown } | undefined} options `record` is the guardrail decision record
    */
   constructor(message, options) {
+    if (isGuardrailRecord(message)) {
+      const record = message
+      const interrupt = record.action === 'interrupt'
+      super(
+        interrupt
+          ? `Guardrail interruption is unavailable at stage "${record.stage}"; interrupt suspends only at the input stage of durable runs`
+          : 'Guardrail blocked run',
+      )
+      this.name = 'GuardrailError'
+      this.code = interrupt ? 'ERR_PRISM_GUARDRAIL_INTERRUPT_UNAVAILABLE' : 'ERR_PRISM_GUARDRAIL_BLOCKED'
+      this.record = record
+      return
+    }
     super(message === undefined ? 'Blocked by guardrail' : String(message), errorOptions(options))
     this.name = 'GuardrailError'
     this.code = 'ERR_PRISM_GUARDRAIL_BLOCKED'
@@ -99,4 +124,4 @@ class AgentRunError extends Error {
   }
 }
 
-module.exports = { PermissionDeniedError, TrustDeniedError, GuardrailError, ProviderTransportError, AgentRunError }
+module.exports = { codedError, PermissionDeniedError, TrustDeniedError, GuardrailError, ProviderTransportError, AgentRunError }

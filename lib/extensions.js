@@ -1,11 +1,11 @@
 'use strict'
 // The extension kernel: the await driver that runs each extension's `setup(api)` (sync or async) in
-// order. The contribution registries are native (`ContributionRegistry`); the middleware registry is
+// order. The contribution registries are `lib/contributions.js`; the middleware registry is
 // `lib/middleware.js`. Contributions stay inert: nothing here registers a tool into a ToolRegistry or
 // dispatches anything.
 
-const native = require('../binding.js')
 const { PermissionDeniedError } = require('./errors.js')
+const { createContributionRegistries, authMethodKey } = require('./contributions.js')
 const { createMiddlewareRegistry, extensionError, codedError, describeType } = require('./middleware.js')
 
 const CODE_INVALID_ARG = 'ERR_INVALID_ARG_TYPE'
@@ -64,6 +64,15 @@ async function assertLoadPolicy(policy, extension) {
   }
 }
 
+// Registers `value` under `key` and records how to take it back out: only what this extension put
+// there is removed, so a later registration of the same key by another extension survives.
+function keyed(registry, key, value, track) {
+  registry.register(key, value)
+  track(() => {
+    if (registry.get(key) === value) registry.unregister(key)
+  })
+}
+
 function unwind(undo) {
   for (const fn of undo.reverse()) {
     try {
@@ -87,7 +96,7 @@ function createExtensionKernel(options) {
     throw codedError(TypeError, `onError must be a function, got ${describeType(opts.onError)}`, CODE_INVALID_ARG)
   }
   const secrets = opts.secrets
-  const registries = opts.registries ?? native.createContributionRegistries()
+  const registries = opts.registries ?? createContributionRegistries()
   const events = createExtensionEventBus({ errorPolicy, secrets })
   if (opts.onError !== undefined) events.on('extension_error', opts.onError)
   const middleware = opts.middleware ?? createMiddlewareRegistry({ errorPolicy, secrets, onError: events.emit })
@@ -112,12 +121,40 @@ function createExtensionKernel(options) {
       if (tool === null || typeof tool !== 'object' || typeof tool.name !== 'string') {
         throw codedError(TypeError, `registerTool expects a tool definition with a string name, got ${describeType(tool)}`, CODE_INVALID_ARG)
       }
-      registries.tools.register(tool.name, tool)
+      keyed(registries.tools, tool.name, tool, track)
+    },
+    registerProvider(provider) {
+      registries.providers.register(provider)
+      // Only remove what this extension put there.
       track(() => {
-        // Only remove what this extension put there.
-        if (registries.tools.get(tool.name) === tool) registries.tools.unregister(tool.name)
+        if (registries.providers.get(provider.id) === provider) registries.providers.unregister(provider.id)
       })
     },
+    registerModel(model) {
+      registries.models.register(model)
+      track(() => {
+        if (registries.models.get(model.provider, model.model) === model) registries.models.unregister(model.provider, model.model)
+      })
+    },
+    registerContextProvider: (provider) => keyed(registries.contextProviders, provider?.name, provider, track),
+    registerSkill: (skill) => keyed(registries.skills, skill?.name, skill, track),
+    registerCommand: (command) => keyed(registries.commands, command?.name, command, track),
+    registerAgent: (agent) => keyed(registries.agents, agent?.name, agent, track),
+    registerInputBuilder: (builder) => keyed(registries.inputBuilders, builder?.name, builder, track),
+    registerPromptBuilder: (builder) => keyed(registries.promptBuilders, builder?.name, builder, track),
+    registerCompactionStrategy: (strategy) => keyed(registries.compactionStrategies, strategy?.name, strategy, track),
+    registerRetryPolicy: (policy) => keyed(registries.retryPolicies, policy?.name, policy, track),
+    registerStoreFactory: (factory) => keyed(registries.storeFactories, factory?.name, factory, track),
+    registerResourceLoader: (key, loader) => keyed(registries.resourceLoaders, key, loader, track),
+    registerSettingsProvider: (key, provider) => keyed(registries.settingsProviders, key, provider, track),
+    registerCredentialResolver: (key, resolver) => keyed(registries.credentialResolvers, key, resolver, track),
+    registerProviderPackage: (pkg) => keyed(registries.providerPackages, pkg?.name, pkg, track),
+    registerAuthMethod: (method) =>
+      keyed(registries.authMethods, method !== null && typeof method === 'object' ? authMethodKey(method) : undefined, method, track),
+    registerProviderRequestPolicy: (policy) => keyed(registries.providerRequestPolicies, policy?.name, policy, track),
+    registerSystemPromptContribution: (contribution) =>
+      keyed(registries.systemPromptContributions, contribution?.id, contribution, track),
+    registerInstructionInjector: (injector) => keyed(registries.instructionInjectors, injector?.name, injector, track),
   })
 
   async function load(extensions) {

@@ -12,11 +12,7 @@ const CODE_CONFLICT = 'ERR_PRISM_MIDDLEWARE_CONFLICT'
 const CODE_LATE_NEXT = 'ERR_PRISM_MIDDLEWARE_LATE_NEXT'
 const CODE_INVALID_ARG = 'ERR_INVALID_ARG_TYPE'
 
-function codedError(Ctor, message, code) {
-  const error = new Ctor(message)
-  error.code = code
-  return error
-}
+const { codedError } = require('./errors.js')
 
 function describeType(value) {
   return value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value

@@ -5,7 +5,8 @@
 use std::borrow::Cow;
 
 /// Every `code` a thrown error of this package can carry (except the `ToolEffectError` and
-/// `IdentityError` codes, which `effects::error` owns because their classes own them).
+/// `IdentityError` codes, which `effects::error` owns because their classes own them). The JS
+/// modules (`lib/`, `testing/`) throw only codes listed here; `__test__/error-codes.test.ts` checks it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Code {
     /// An option or argument of a public function has the wrong type or is out of range.
@@ -18,6 +19,10 @@ pub enum Code {
     InvalidTool,
     /// Strict registration met a name twice.
     DuplicateTool,
+    /// Strict registration of a contribution met a key twice.
+    DuplicateContribution,
+    /// `registry.resolve` of a name no tool has.
+    UnknownTool,
     /// `get` of a contribution kind or id that does not exist.
     UnknownContribution,
     /// A registry or store was called again from inside one of its own callbacks.
@@ -34,6 +39,21 @@ pub enum Code {
     ToolEffectStore,
     /// A run ledger failed to accept or write a row.
     Ledger,
+    /// A guardrail blocked or tripped (`GuardrailError`).
+    GuardrailBlocked,
+    /// A guardrail asked to interrupt at a stage that cannot suspend.
+    GuardrailInterruptUnavailable,
+    /// An extension was refused by the load policy (allow list, signature).
+    ExtensionRejected,
+    /// A middleware called `next(v)` and returned a different value.
+    MiddlewareConflict,
+    /// A middleware called `next` after it settled.
+    MiddlewareLateNext,
+    /// A middleware called `next` twice.
+    MiddlewareNextTwice,
+    /// An argument of the wrong type, with Node's own code (the static policies and the extension
+    /// and middleware registries throw it, as Node's APIs do).
+    InvalidArgType,
     /// A bug in this package: it should never be seen.
     Internal,
 }
@@ -46,6 +66,8 @@ impl Code {
             Code::InvalidFilter => "ERR_PRISM_INVALID_FILTER",
             Code::InvalidTool => "ERR_PRISM_INVALID_TOOL",
             Code::DuplicateTool => "ERR_PRISM_DUPLICATE_TOOL",
+            Code::DuplicateContribution => "ERR_PRISM_DUPLICATE_CONTRIBUTION",
+            Code::UnknownTool => "ERR_PRISM_UNKNOWN_TOOL",
             Code::UnknownContribution => "ERR_PRISM_UNKNOWN_CONTRIBUTION",
             Code::Reentrant => "ERR_PRISM_REENTRANT",
             Code::Aborted => "ERR_PRISM_ABORTED",
@@ -54,6 +76,13 @@ impl Code {
             Code::Untrusted => "ERR_PRISM_UNTRUSTED",
             Code::ToolEffectStore => "ERR_PRISM_TOOL_EFFECT_STORE",
             Code::Ledger => "ERR_PRISM_LEDGER",
+            Code::GuardrailBlocked => "ERR_PRISM_GUARDRAIL_BLOCKED",
+            Code::GuardrailInterruptUnavailable => "ERR_PRISM_GUARDRAIL_INTERRUPT_UNAVAILABLE",
+            Code::ExtensionRejected => "ERR_PRISM_EXTENSION_REJECTED",
+            Code::MiddlewareConflict => "ERR_PRISM_MIDDLEWARE_CONFLICT",
+            Code::MiddlewareLateNext => "ERR_PRISM_MIDDLEWARE_LATE_NEXT",
+            Code::MiddlewareNextTwice => "ERR_PRISM_MIDDLEWARE_NEXT_TWICE",
+            Code::InvalidArgType => "ERR_INVALID_ARG_TYPE",
             Code::Internal => "ERR_PRISM_INTERNAL",
         }
     }
@@ -93,6 +122,18 @@ impl PrismError {
     }
     pub fn reentrant(message: impl Into<Cow<'static, str>>) -> Self {
         Self::new(Kind::Error, Code::Reentrant, message)
+    }
+
+    /// Throws this error into `env` as `new <kind>(message)` with `code` set, and returns the
+    /// pending-exception result napi-rs expects from an entry point that has thrown.
+    pub fn throw<T>(self, env: &napi::Env) -> napi::Result<T> {
+        let code = Some(self.code.as_str());
+        match self.kind {
+            Kind::Error => env.throw_error(&self.message, code)?,
+            Kind::TypeError => env.throw_type_error(&self.message, code)?,
+            Kind::RangeError => env.throw_range_error(&self.message, code)?,
+        }
+        Err(napi::Error::from_status(napi::Status::PendingException))
     }
 }
 

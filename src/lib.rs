@@ -11,7 +11,6 @@ pub mod ledger;
 mod middleware;
 mod policy;
 mod redact;
-mod registry;
 mod run;
 mod search;
 mod validate;

@@ -19,3 +19,9 @@ export declare function assertToolEffectStoreConforms(
   store: ToolEffectStore | Promise<ToolEffectStore> | (() => ToolEffectStore | Promise<ToolEffectStore>),
   options?: ToolEffectStoreConformanceOptions,
 ): Promise<void>;
+
+/** The same kit under `@arnilo/prism`'s other name. */
+export declare function runToolEffectStoreConformance(
+  store: ToolEffectStore | Promise<ToolEffectStore> | (() => ToolEffectStore | Promise<ToolEffectStore>),
+  options?: ToolEffectStoreConformanceOptions,
+): Promise<void>;

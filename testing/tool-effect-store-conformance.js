@@ -171,4 +171,9 @@ async function assertToolEffectStoreConforms(storeOrFactory, options = {}) {
   if (!m2 || m2.status !== 'failed_retryable') fail('cleanup must keep non-terminal effects')
 }
 
-module.exports = { assertToolEffectStoreConforms }
+/** The kit under `@arnilo/prism`'s other name: runs `assertToolEffectStoreConforms`. */
+async function runToolEffectStoreConformance(factory, options) {
+  await assertToolEffectStoreConforms(factory, options)
+}
+
+module.exports = { assertToolEffectStoreConforms, runToolEffectStoreConformance }

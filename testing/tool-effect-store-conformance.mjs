@@ -1,5 +1,5 @@
 // ES module entry of the ToolEffectStore conformance kit.
 import cjs from './tool-effect-store-conformance.js'
 
-export const { assertToolEffectStoreConforms } = cjs
+export const { assertToolEffectStoreConforms, runToolEffectStoreConformance } = cjs
 export default cjs

@@ -1,5 +1,5 @@
 // The agent tool loop: the provider seam, the mock provider, createAgent / session.run.
-// See docs/agent.md and SPEC.md section 8.
+// See docs/agent.md and docs/spec.md section 8.
 
 import type {
   AgentEvent,

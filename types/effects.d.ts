@@ -1,4 +1,4 @@
-// Recoverable tool effects (SPEC section 7): declarations, keys, identity checks, the ToolEffectStore
+// Recoverable tool effects (docs/spec.md section 7): declarations, keys, identity checks, the ToolEffectStore
 // contract and the built-in stores.
 
 /** A JSON value. */

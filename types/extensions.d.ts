@@ -14,8 +14,11 @@ export type ToolContribution = ToolDefinition<any>
  * `TypeError` (`ERR_INVALID_ARG_TYPE`).
  */
 export declare class ContributionRegistry<T = unknown> {
-  /** `label` names the kind in messages; `"contribution"` by default. */
-  constructor(label?: string)
+  /**
+   * `label` names the kind in messages; `"contribution"` by default. `duplicate: "error"` makes a
+   * second registration of a name throw `Duplicate <label>: <name>` (`ERR_PRISM_DUPLICATE_CONTRIBUTION`).
+   */
+  constructor(options?: string | ContributionRegistryOptions)
   register(name: string, contribution: T): void
   get(name: string): T | undefined
   resolve(name: string): T
@@ -24,13 +27,104 @@ export declare class ContributionRegistry<T = unknown> {
   unregister(name: string): boolean
 }
 
-export interface ContributionRegistries {
-  /** Tool definitions; `resolve` throws `Unknown tool: <name>`. */
-  readonly tools: ContributionRegistry<ToolContribution>
+export interface ContributionRegistryOptions {
+  /** Names the kind in messages; `"contribution"` by default. */
+  readonly label?: string
+  /** `"replace"` (default) replaces in place; `"error"` throws `Duplicate <label>: <name>`. */
+  readonly duplicate?: "replace" | "error"
 }
 
-/** Creates `{ tools }`. Nothing stored is registered into a `ToolRegistry` or dispatched by this package. */
-export declare function createContributionRegistries(): ContributionRegistries
+/** A contribution registry as a plain object (its methods work detached and survive a spread). */
+export declare function createContributionRegistry<T = unknown>(options?: ContributionRegistryOptions): ContributionRegistry<T>
+
+/** A provider contribution: stored by `id`, never called by this package. */
+export interface ProviderContribution {
+  readonly id: string
+  readonly [key: string]: unknown
+}
+
+/** A model configuration contribution, stored by `(provider, model)`. */
+export interface ModelContribution {
+  readonly provider: string
+  readonly model: string
+  readonly [key: string]: unknown
+}
+
+export interface ProviderContributionRegistry<T extends ProviderContribution = ProviderContribution> {
+  register(provider: T): void
+  unregister(id: string): boolean
+  get(id: string): T | undefined
+  /** By id or by a model's `provider`; throws `Unknown provider: <id>`. */
+  resolve(model: string | { readonly provider: string }): T
+  list(): T[]
+}
+
+export interface ModelContributionRegistry<T extends ModelContribution = ModelContribution> {
+  register(model: T): void
+  unregister(provider: string, model: string): boolean
+  get(provider: string, model: string): T | undefined
+  /** Throws `Unknown model: <provider>/<model>`. */
+  resolve(provider: string, model: string): T
+  list(): T[]
+}
+
+/** A named contribution (skills, commands, agents, builders, policies, …). */
+export interface NamedContribution {
+  readonly name: string
+  readonly [key: string]: unknown
+}
+
+/** The twenty registries of `@arnilo/prism`; messages name the kind (`Unknown skill: <name>`). */
+export interface ContributionRegistries {
+  readonly providers: ProviderContributionRegistry
+  readonly models: ModelContributionRegistry
+  /** Tool definitions; `resolve` throws `Unknown tool: <name>`. */
+  readonly tools: ContributionRegistry<ToolContribution>
+  readonly contextProviders: ContributionRegistry<any>
+  readonly skills: ContributionRegistry<any>
+  readonly commands: ContributionRegistry<any>
+  readonly agents: ContributionRegistry<any>
+  readonly inputBuilders: ContributionRegistry<any>
+  readonly promptBuilders: ContributionRegistry<any>
+  readonly compactionStrategies: ContributionRegistry<any>
+  readonly retryPolicies: ContributionRegistry<any>
+  readonly storeFactories: ContributionRegistry<any>
+  readonly resourceLoaders: ContributionRegistry<any>
+  readonly settingsProviders: ContributionRegistry<any>
+  readonly credentialResolvers: ContributionRegistry<any>
+  readonly providerPackages: ContributionRegistry<any>
+  /** Keyed `<provider>\0<name ?? kind>`. */
+  readonly authMethods: ContributionRegistry<any>
+  readonly providerRequestPolicies: ContributionRegistry<any>
+  /** Keyed by the contribution's `id`. */
+  readonly systemPromptContributions: ContributionRegistry<any>
+  readonly instructionInjectors: ContributionRegistry<any>
+}
+
+/** Creates the twenty registries. Nothing stored is registered into a `ToolRegistry` or run by this package. */
+export declare function createContributionRegistries(options?: {
+  readonly duplicate?: "replace" | "error"
+}): ContributionRegistries
+
+/** A contribution found by discovery (a package's manifest), as `@arnilo/prism` describes it. */
+export interface DiscoveredContribution {
+  readonly kind: "skill" | "tool" | "context" | "instructions" | (string & {})
+  readonly name: string
+  readonly origin?: string
+  readonly path?: string
+  readonly skill?: { readonly name: string; readonly [key: string]: unknown }
+  readonly declaration?: { readonly module?: string; readonly exportName?: string; readonly resource?: string }
+}
+
+/**
+ * Registers discovered contributions: a skill as given; a tool, context provider or instructions as an
+ * inert descriptor whose execution is the host's (calling it throws `… requires host execution …`).
+ * Imports nothing; last write wins per kind and name.
+ */
+export declare function registerDiscoveredContributions(
+  registries: ContributionRegistries,
+  contributions: readonly DiscoveredContribution[],
+): void
 
 export type ExtensionEventHandler = (event: ExtensionEvent) => void | Promise<void>
 
@@ -59,6 +153,27 @@ export interface ExtensionAPI {
   use<T>(hook: MiddlewareHookName | string, middleware: Middleware<T>): () => void
   /** Stores `tool` in `contributions.tools` under `tool.name`. It stays inert until the host registers it. */
   registerTool(tool: ToolContribution): void
+  registerProvider(provider: ProviderContribution): void
+  registerModel(model: ModelContribution): void
+  registerContextProvider(provider: NamedContribution): void
+  registerSkill(skill: NamedContribution): void
+  registerCommand(command: NamedContribution): void
+  registerAgent(agent: NamedContribution): void
+  registerInputBuilder(builder: NamedContribution): void
+  registerPromptBuilder(builder: NamedContribution): void
+  registerCompactionStrategy(strategy: NamedContribution): void
+  registerRetryPolicy(policy: NamedContribution): void
+  registerStoreFactory(factory: NamedContribution): void
+  registerResourceLoader(key: string, loader: object): void
+  registerSettingsProvider(key: string, provider: object): void
+  registerCredentialResolver(key: string, resolver: object): void
+  registerProviderPackage(providerPackage: NamedContribution): void
+  /** Keyed `<provider>\0<name ?? kind>`. */
+  registerAuthMethod(method: { readonly provider: string; readonly name?: string; readonly kind?: string }): void
+  registerProviderRequestPolicy(policy: NamedContribution): void
+  /** Keyed by `id`. */
+  registerSystemPromptContribution(contribution: { readonly id: string; readonly [key: string]: unknown }): void
+  registerInstructionInjector(injector: NamedContribution): void
 }
 
 export interface Extension {

@@ -75,7 +75,7 @@ export interface ToolCallContent {
   authority?: "host" | "provider-hosted";
 }
 
-/** Any object with this shape is a registry; `createToolRegistry` makes the native one. */
+/** Any object with this shape is a registry; `createToolRegistry` makes one over a JS `Map`. */
 export interface ToolRegistry {
   /** Stores or replaces by `tool.name`; throws `Duplicate tool: <name>` in strict mode. */
   register(tool: ToolDefinition<any>): void;

@@ -5,7 +5,7 @@ import type { BlockedReason, ToolResult } from "./harness";
 
 export type ToolCallStatus = "started" | "finished" | "error" | "blocked";
 
-/** One tool-call ledger row (SPEC section 3). */
+/** One tool-call ledger row (docs/spec.md section 3). */
 export interface ToolCallRecord extends OwnershipScope {
   readonly id: string;
   readonly sessionId: string;
@@ -41,8 +41,13 @@ export interface RunLedger {
 }
 
 /**
- * A built-in ledger. Appends store a JSON snapshot of the record (at most 1 MiB; not an object or not
- * serialisable → `Error`) and return synchronously.
+ * A built-in ledger. Appends store a JSON snapshot of the record and return synchronously. Every object
+ * row is kept: what JSON cannot hold or what exceeds 1 MiB is replaced by a marker — a BigInt by its
+ * decimal digits as a string, an ancestor cycle by `"[Circular]"`, nesting deeper than 32 by
+ * `"[MaxDepth]"`, a throwing getter or `toJSON` by `"[Unreadable]"`, the tail of a long string or array by
+ * `"[Truncated]"`. A record that is not an object throws `TypeError` (`ERR_PRISM_LEDGER`); a closed
+ * ledger or a storage failure throws `Error` (`ERR_PRISM_LEDGER`). The methods are own properties, so
+ * `{ ...ledger, appendRun() {…} }` keeps the rest working.
  */
 export interface NativeRunLedger extends RunLedger {
   appendToolCall(record: ToolCallRecord): void;
@@ -81,3 +86,54 @@ export declare function createMemoryRunLedger(): NativeRunLedger;
  * of the last `flushIntervalMs` plus the batch in flight.
  */
 export declare function createSqliteRunLedger(path: string, options?: SqliteRunLedgerOptions): NativeRunLedger;
+
+export type RunLedgerDurability = "write_through" | "flush_on_terminal" | "buffered";
+
+export interface RunLedgerFlushResult {
+  readonly accepted: number;
+  readonly flushed: number;
+  readonly buffered: number;
+}
+
+/** A ledger that acknowledges appends once queued; `flush()` acknowledges writes. */
+export interface FlushableRunLedger extends RunLedger {
+  readonly durability: RunLedgerDurability;
+  appendToolCall(record: ToolCallRecord): Promise<void>;
+  appendRun(record: RunLedgerObject): Promise<void>;
+  appendEvent(record: RunLedgerObject): Promise<void>;
+  appendUsage(record: RunLedgerObject): Promise<void>;
+  /** Writes every queued record to the target in order; a failed write stays queued and rejects. */
+  flush(): Promise<RunLedgerFlushResult>;
+  status(): RunLedgerFlushResult;
+  /** Refuses later appends; flushes first unless `{ flush: false }`, which drops the queue. */
+  dispose(options?: { readonly flush?: boolean }): Promise<void>;
+}
+
+export interface BatchedRunLedgerOptions {
+  /** A flush fires once this many records are queued (default 128, at most 4 096). */
+  readonly maxBatchEntries?: number;
+  /** A flush fires once the queued JSON reaches this many bytes (default 512 KiB, at most 8 MiB). */
+  readonly maxBatchBytes?: number;
+  /** An append flushes first rather than queue more records than this (default 2 × maxBatchEntries). */
+  readonly maxBufferedEntries?: number;
+  /** An append flushes first rather than queue more bytes than this (default 2 × maxBatchBytes). */
+  readonly maxBufferedBytes?: number;
+  /** Longest a queued record waits for its flush, in ms (default 25, at most 60 000). */
+  readonly maxDelayMs?: number;
+  /** `"flush_on_terminal"` (default): a run row with a terminal status flushes; `"write_through"`: every append. */
+  readonly durability?: RunLedgerDurability;
+}
+
+/**
+ * Wraps any `RunLedger` with one bounded FIFO (writes still go to `target` one record at a time, in
+ * order). A record larger than the byte bounds rejects with `RangeError` `run ledger record exceeds byte
+ * limit`; an option outside its range throws `RangeError` `<name> must be an integer in [1, <max>]`.
+ */
+export declare function createBatchedRunLedger(target: RunLedger, options?: BatchedRunLedgerOptions): FlushableRunLedger;
+export declare function isFlushableRunLedger(ledger: RunLedger): ledger is FlushableRunLedger;
+export declare const DEFAULT_LEDGER_BATCH_ENTRIES: 128;
+export declare const HARD_LEDGER_BATCH_ENTRIES: 4096;
+export declare const DEFAULT_LEDGER_BATCH_BYTES: number;
+export declare const HARD_LEDGER_BATCH_BYTES: number;
+export declare const DEFAULT_LEDGER_BATCH_DELAY_MS: 25;
+export declare const HARD_LEDGER_BATCH_DELAY_MS: 60000;

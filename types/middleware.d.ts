@@ -1,4 +1,4 @@
-// Middleware registry (SPEC.md section 4).
+// Middleware registry (docs/spec.md section 4).
 
 /** The `ErrorInfo` an `extension_error` event carries: known secrets are already `[REDACTED]`. */
 export interface ExtensionErrorInfo {

@@ -1,4 +1,4 @@
-// Validation of tool arguments (SPEC.md section 6). See docs/validation.md.
+// Validation of tool arguments (docs/spec.md section 6). See docs/validation.md.
 
 /** One problem found in a tool call's arguments. */
 export interface ToolArgumentValidationIssue {

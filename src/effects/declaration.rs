@@ -25,7 +25,7 @@ pub struct Declaration {
     pub idempotency: Idempotency,
 }
 
-/// What dispatch does with a declaration (SPEC section 7, `seed/tools.md`):
+/// What dispatch does with a declaration (docs/spec.md section 7, `seed/tools.md`):
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EffectPlan {
     /// No effect machinery (no declaration, `kind: "none"`, or `idempotency: "none"`).

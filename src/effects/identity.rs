@@ -1,6 +1,6 @@
 //! `AgentIdentity` checks: is an identity active, and does it own an `OwnershipScope`.
 //!
-//! Active (SPEC section 1): `verified === true`; `issuedAt` parseable and at most one minute in the future;
+//! Active (docs/spec.md section 1): `verified === true`; `issuedAt` parseable and at most one minute in the future;
 //! `expiresAt`, when set, parseable and in the future; `revokedAt`, when set, parseable and in the future.
 //! The shape is bounded as in `@arnilo/prism` (default identity limits): `tenantId` non-empty, at most 256
 //! bytes; `principal.id` non-empty, at most 256 bytes; `principal.kind` non-empty, at most 64 bytes;

@@ -1,4 +1,4 @@
-//! Recoverable tool effects (SPEC section 7): declarations, canonical JSON, keys, identity checks, and the
+//! Recoverable tool effects (docs/spec.md section 7): declarations, canonical JSON, keys, identity checks, and the
 //! claim/CAS store state machine with its in-memory and SQLite storages. Plain Rust, no napi types.
 
 pub mod canonical;

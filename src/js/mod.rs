@@ -4,7 +4,6 @@
 pub mod arguments;
 pub mod dispatch;
 pub mod effects;
-pub mod extensions;
 pub mod guardrails;
 pub mod hooks;
 pub mod ledger;
@@ -60,10 +59,8 @@ raw_fn!(bind_glue, |js, info| {
 /// Adds every raw export to the module's exports object.
 pub fn register(js: &Js, exports: V) -> R<()> {
     Realm::install(js)?;
-    let table: [(&str, napi::sys::napi_callback); 13] = [
+    let table: [(&str, napi::sys::napi_callback); 11] = [
         ("bindGlue", Some(bind_glue)),
-        ("createToolRegistry", Some(registry::create_tool_registry)),
-        ("filterTools", Some(registry::filter_tools)),
         ("redactSecrets", Some(redact::redact_secrets)),
         ("errorToErrorInfo", Some(redact::error_to_error_info_export)),
         ("createSecretRedactor", Some(redact::create_secret_redactor)),

@@ -10,7 +10,7 @@ use napi_derive::napi;
 
 use crate::policy::{parse_default, permission_reason, trust_reason, StaticLists, Verdict};
 
-const CODE_INVALID_ARG: &str = "ERR_INVALID_ARG_TYPE";
+use crate::error::{Code, Kind, PrismError};
 
 /// `PermissionDecision` as returned by a static policy.
 #[napi(object)]
@@ -27,13 +27,13 @@ pub struct StaticTrustDecision {
 }
 
 fn type_error<T>(env: &Env, message: &str) -> Result<T> {
-    env.throw_type_error(message, Some(CODE_INVALID_ARG))?;
-    Err(Error::from_status(Status::PendingException))
+    PrismError::new(Kind::TypeError, Code::InvalidArgType, message.to_owned()).throw(env)
 }
 
 fn string_prop(obj: &Object, name: &str) -> Result<Option<String>> {
     let value: Unknown = obj.get_named_property(name)?;
     if value.get_type()? == ValueType::String {
+        // SAFETY: `get_type` answered String just above.
         Ok(Some(unsafe { value.cast::<String>() }?))
     } else {
         Ok(None)
@@ -53,6 +53,7 @@ fn string_list(env: &Env, obj: &Object, name: &str, factory: &str) -> Result<Vec
             )
         }
     }
+    // SAFETY: the match above returned unless `value` is an object for which `napi_is_array` is true.
     let array: Array = unsafe { value.cast() }?;
     let mut out = Vec::with_capacity(array.len() as usize);
     for i in 0..array.len() {
@@ -63,6 +64,7 @@ fn string_list(env: &Env, obj: &Object, name: &str, factory: &str) -> Result<Vec
                 &format!("{factory}: {name} must be an array of strings"),
             );
         }
+        // SAFETY: `get_type` answered String just above.
         out.push(unsafe { item.cast::<String>() }?);
     }
     Ok(out)
@@ -78,6 +80,7 @@ fn default_decision(
     let value: Unknown = obj.get_named_property("defaultDecision")?;
     let text = match value.get_type()? {
         ValueType::Undefined | ValueType::Null => None,
+        // SAFETY: this arm runs only when `get_type` answered String.
         ValueType::String => Some(unsafe { value.cast::<String>() }?),
         _ => {
             return type_error(
@@ -113,6 +116,7 @@ fn request_object<'a>(ctx: &'a FunctionCallContext) -> Result<Option<Object<'a>>
     if value.get_type()? != ValueType::Object {
         return Ok(None);
     }
+    // SAFETY: `get_type` answered Object just above.
     Ok(Some(unsafe { value.cast::<Object>() }?))
 }
 
@@ -137,19 +141,25 @@ fn decide(
         Rule::Constant(ok, r) => return Ok((*ok, r.clone())),
         Rule::Lists(lists) => lists,
     };
-    let Some(obj) = request_object(ctx)? else { return Ok((false, Some(invalid.to_owned()))) };
-    let Some(target) = string_prop(&obj, "target")? else { return Ok((false, Some(invalid.to_owned()))) };
+    let Some(obj) = request_object(ctx)? else {
+        return Ok((false, Some(invalid.to_owned())));
+    };
+    let Some(target) = string_prop(&obj, "target")? else {
+        return Ok((false, Some(invalid.to_owned())));
+    };
     let mut full: Option<Request> = None;
     let mut read_error: Option<Error> = None;
-    let verdict = lists.decide(&target, || match full_request(&obj, target.clone(), verb_name) {
-        Ok(r) => {
-            let key = format!("{}:{}:{}", r.kind, r.target, r.verb);
-            full = Some(r);
-            key
-        }
-        Err(e) => {
-            read_error = Some(e);
-            String::new()
+    let verdict = lists.decide(&target, || {
+        match full_request(&obj, target.clone(), verb_name) {
+            Ok(r) => {
+                let key = format!("{}:{}:{}", r.kind, r.target, r.verb);
+                full = Some(r);
+                key
+            }
+            Err(e) => {
+                read_error = Some(e);
+                String::new()
+            }
         }
     });
     if let Some(e) = read_error {
@@ -168,17 +178,31 @@ fn decide(
 /// The options both static policies take: nothing (lists empty), a boolean (a constant decision), or
 /// `{ <yes>?, <no>?, defaultDecision? }`. With `constant_form`, `{ <yes>: boolean, reason? }` is a
 /// constant decision too, as `@arnilo/prism` accepts it for trust.
-fn read_rule(env: &Env, options: Option<Unknown>, factory: &str, (yes, no): (&str, &str), constant_form: bool) -> Result<Rule> {
-    let Some(value) = options else { return Ok(Rule::Lists(StaticLists::new(Vec::new(), Vec::new(), None))) };
+fn read_rule(
+    env: &Env,
+    options: Option<Unknown>,
+    factory: &str,
+    (yes, no): (&str, &str),
+    constant_form: bool,
+) -> Result<Rule> {
+    let Some(value) = options else {
+        return Ok(Rule::Lists(StaticLists::new(Vec::new(), Vec::new(), None)));
+    };
     match value.get_type()? {
         ValueType::Undefined => Ok(Rule::Lists(StaticLists::new(Vec::new(), Vec::new(), None))),
+        // SAFETY: this arm runs only when `get_type` answered Boolean.
         ValueType::Boolean => Ok(Rule::Constant(unsafe { value.cast::<bool>() }?, None)),
         ValueType::Object => {
+            // SAFETY: this arm runs only when `get_type` answered Object.
             let obj: Object = unsafe { value.cast() }?;
             if constant_form {
                 let flag: Unknown = obj.get_named_property(yes)?;
                 if flag.get_type()? == ValueType::Boolean {
-                    return Ok(Rule::Constant(unsafe { flag.cast::<bool>() }?, string_prop(&obj, "reason")?));
+                    // SAFETY: `get_type` answered Boolean just above.
+                    return Ok(Rule::Constant(
+                        unsafe { flag.cast::<bool>() }?,
+                        string_prop(&obj, "reason")?,
+                    ));
                 }
             }
             let listed = string_list(env, &obj, yes, factory)?;
@@ -186,7 +210,10 @@ fn read_rule(env: &Env, options: Option<Unknown>, factory: &str, (yes, no): (&st
             let default = default_decision(env, &obj, factory, yes, no)?;
             Ok(Rule::Lists(StaticLists::new(listed, refused, default)))
         }
-        _ => type_error(env, &format!("{factory}: options must be an object or a boolean")),
+        _ => type_error(
+            env,
+            &format!("{factory}: options must be an object or a boolean"),
+        ),
     }
 }
 
@@ -196,13 +223,28 @@ pub fn create_static_permission_policy<'env>(
     env: &'env Env,
     options: Option<Unknown<'env>>,
 ) -> Result<Object<'env>> {
-    let rule = read_rule(env, options, "createStaticPermissionPolicy", ("allow", "deny"), false)?;
-    let check = env.create_function_from_closure::<Unknown, _, _>("check", move |ctx: FunctionCallContext| {
-        let (allowed, reason) = decide(&rule, &ctx, "action", "Invalid permission request", |verdict, r| {
-            permission_reason(verdict, &format!("{}:{}:{}", r.kind, r.target, r.verb))
-        })?;
-        Ok(StaticPermissionDecision { allowed, reason })
-    })?;
+    let rule = read_rule(
+        env,
+        options,
+        "createStaticPermissionPolicy",
+        ("allow", "deny"),
+        false,
+    )?;
+    let check = env.create_function_from_closure::<Unknown, _, _>(
+        "check",
+        move |ctx: FunctionCallContext| {
+            let (allowed, reason) = decide(
+                &rule,
+                &ctx,
+                "action",
+                "Invalid permission request",
+                |verdict, r| {
+                    permission_reason(verdict, &format!("{}:{}:{}", r.kind, r.target, r.verb))
+                },
+            )?;
+            Ok(StaticPermissionDecision { allowed, reason })
+        },
+    )?;
     let mut policy = Object::new(env)?;
     policy.set_named_property("check", check)?;
     Ok(policy)
@@ -215,12 +257,26 @@ pub fn create_static_trust_policy<'env>(
     env: &'env Env,
     options: Option<Unknown<'env>>,
 ) -> Result<Object<'env>> {
-    let rule = read_rule(env, options, "createStaticTrustPolicy", ("trusted", "untrusted"), true)?;
-    let check = env.create_function_from_closure::<Unknown, _, _>("check", move |ctx: FunctionCallContext| {
-        let (trusted, reason) =
-            decide(&rule, &ctx, "capability", "Invalid trust request", |verdict, r| trust_reason(verdict, &r.kind, &r.target))?;
-        Ok(StaticTrustDecision { trusted, reason })
-    })?;
+    let rule = read_rule(
+        env,
+        options,
+        "createStaticTrustPolicy",
+        ("trusted", "untrusted"),
+        true,
+    )?;
+    let check = env.create_function_from_closure::<Unknown, _, _>(
+        "check",
+        move |ctx: FunctionCallContext| {
+            let (trusted, reason) = decide(
+                &rule,
+                &ctx,
+                "capability",
+                "Invalid trust request",
+                |verdict, r| trust_reason(verdict, &r.kind, &r.target),
+            )?;
+            Ok(StaticTrustDecision { trusted, reason })
+        },
+    )?;
     let mut policy = Object::new(env)?;
     policy.set_named_property("check", check)?;
     Ok(policy)

@@ -1,38 +1,13 @@
 //! Middleware support that is plain logic: how a thrown value becomes the `ErrorInfo` of an
-//! `extension_error` event, with known secrets replaced by `[REDACTED]`.
+//! `extension_error` event, with known secrets replaced by `[REDACTED]` (by `crate::redact`, the
+//! package's one secret matcher).
 //!
 //! The chain itself runs in `lib/middleware.js`: every step is a call into host JS with a fresh `next`
 //! closure, and `bench/RESULTS.md` (section "Middleware") shows what driving it from Rust would cost.
 
 use std::borrow::Cow;
 
-/// The text that replaces a secret.
-pub const REDACTED: &str = "[REDACTED]";
-
-/// Known secrets, normalised once: empty values dropped, duplicates removed, longest first so that a
-/// secret containing another is replaced whole (no tail of the longer one is left behind).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Secrets(Vec<String>);
-
-impl Secrets {
-    pub fn new<I: IntoIterator<Item = String>>(values: I) -> Self {
-        let mut list: Vec<String> = values.into_iter().filter(|s| !s.is_empty()).collect();
-        list.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
-        list.dedup();
-        Secrets(list)
-    }
-
-    /// Replaces every occurrence of every secret. Borrows when nothing matched.
-    pub fn redact<'a>(&self, text: &'a str) -> Cow<'a, str> {
-        let mut out: Cow<'a, str> = Cow::Borrowed(text);
-        for secret in &self.0 {
-            if out.contains(secret.as_str()) {
-                out = Cow::Owned(out.replace(secret.as_str(), REDACTED));
-            }
-        }
-        out
-    }
-}
+pub use crate::redact::Secrets;
 
 /// An `ErrorInfo` code: a string or a finite number.
 #[derive(Debug, Clone, PartialEq)]
@@ -101,8 +76,8 @@ mod tests {
     #[test]
     fn empty_and_duplicate_secrets_are_dropped() {
         let s = secrets(&["", "k", "k"]);
-        assert_eq!(s, Secrets(vec!["k".to_owned()]));
-        assert_eq!(secrets(&[""]), Secrets::default());
+        assert_eq!(s.list(), ["k".to_owned()]);
+        assert!(secrets(&[""]).is_empty());
         assert_eq!(secrets(&[""]).redact("anything"), "anything");
     }
 

@@ -1,4 +1,4 @@
-//! The run-level rules of the agent tool loop (SPEC.md section 8), as plain Rust:
+//! The run-level rules of the agent tool loop (docs/spec.md section 8), as plain Rust:
 //! the per-run grant, per-turn narrowing, the tools metadata hash, round and turn limits, and
 //! the plan of a parallel batch. The JS loop (`lib/agent.js`) asks these functions and follows
 //! their answers; nothing here knows about napi.

@@ -1,4 +1,4 @@
-//! The validator's options: every limit has a default and a hard cap (SPEC.md section 6).
+//! The validator's options: every limit has a default and a hard cap (docs/spec.md section 6).
 
 use serde_json::{Map, Value};
 

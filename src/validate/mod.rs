@@ -1,4 +1,4 @@
-//! Bounded JSON Schema validation of tool arguments (SPEC.md section 6), in plain Rust.
+//! Bounded JSON Schema validation of tool arguments (docs/spec.md section 6), in plain Rust.
 //!
 //! An [`Engine`] holds the limits and an LRU of compiled schemas keyed by schema text. Schemas
 //! and arguments both arrive as JSON text (the JS side serializes once, or hands over the

@@ -1,0 +1,137 @@
+'use strict'
+// `createToolRegistry` and `filterTools`, in JS on purpose: a registry is a Map of host objects and a
+// filter is a few Set lookups per tool. A crossing into Rust costs more than the whole work
+// (bench/RESULTS.md, "Registry and filters"), so the data stays where it lives. `get` returns the very
+// object registered; the methods are closures, so they keep working when detached.
+
+const { codedError } = require('./errors.js')
+
+function parseDuplicate(options) {
+  if (options === undefined || options === null) return false
+  if (typeof options !== 'object') {
+    throw codedError(TypeError, 'createToolRegistry: options must be an object', 'ERR_PRISM_INVALID_OPTION')
+  }
+  const duplicate = options.duplicate
+  if (duplicate === undefined || duplicate === 'replace') return false
+  if (duplicate === 'error') return true
+  throw codedError(
+    TypeError,
+    'createToolRegistry: options.duplicate must be "replace" or "error"',
+    'ERR_PRISM_INVALID_OPTION',
+  )
+}
+
+function toolName(tool) {
+  if (typeof tool !== 'object' || tool === null) {
+    throw codedError(TypeError, 'Tool definition must be an object', 'ERR_PRISM_INVALID_TOOL')
+  }
+  const name = tool.name
+  if (typeof name !== 'string' || name.length === 0) {
+    throw codedError(TypeError, 'Tool definition must have a non-empty string name', 'ERR_PRISM_INVALID_TOOL')
+  }
+  return name
+}
+
+/**
+ * A registry of tools by exact name. `duplicate: "replace"` (default) replaces in place, keeping the
+ * first position in `list()`; `"error"` refuses a second registration with `Duplicate tool: <name>`.
+ */
+function createToolRegistry(tools, options) {
+  const strict = parseDuplicate(options)
+  const byName = new Map()
+  function register(tool) {
+    const name = toolName(tool)
+    if (strict && byName.has(name)) {
+      throw codedError(Error, `Duplicate tool: ${name}`, 'ERR_PRISM_DUPLICATE_TOOL')
+    }
+    byName.set(name, tool)
+  }
+  function get(name) {
+    return byName.get(name)
+  }
+  function resolve(name) {
+    const tool = typeof name === 'string' ? byName.get(name) : undefined
+    if (tool === undefined) throw codedError(Error, `Unknown tool: ${String(name)}`, 'ERR_PRISM_UNKNOWN_TOOL')
+    return tool
+  }
+  function list() {
+    return [...byName.values()]
+  }
+  if (tools !== undefined && tools !== null) {
+    if (!Array.isArray(tools)) {
+      throw codedError(TypeError, 'createToolRegistry: tools must be an array of tool definitions', 'ERR_PRISM_INVALID_OPTION')
+    }
+    for (let i = 0; i < tools.length; i++) register(tools[i])
+  }
+  return { register, get, resolve, list }
+}
+
+// ----- filters ------------------------------------------------------------------------------------
+
+const NO_NAMES = []
+
+function nameList(value, what) {
+  if (value === undefined || value === null) return NO_NAMES
+  if (!Array.isArray(value)) {
+    throw codedError(TypeError, `${what} must be an array of tool names`, 'ERR_PRISM_INVALID_FILTER')
+  }
+  for (let i = 0; i < value.length; i++) {
+    if (typeof value[i] !== 'string') {
+      throw codedError(TypeError, `${what} must contain only strings`, 'ERR_PRISM_INVALID_FILTER')
+    }
+  }
+  return value
+}
+
+function checkRule(rule) {
+  if (typeof rule !== 'object' || rule === null || Array.isArray(rule)) {
+    throw codedError(TypeError, 'A tool filter must be an object { allow?, deny? }', 'ERR_PRISM_INVALID_FILTER')
+  }
+  return [nameList(rule.allow, 'filter.allow'), nameList(rule.deny, 'filter.deny')]
+}
+
+/**
+ * `ToolFilter | ToolFilter[] | undefined` as `{ allows, deny }`: a tool survives when `deny` does not
+ * hold its exact name and every set in `allows` does. An empty or missing allow is no restriction.
+ * Throws `ERR_PRISM_INVALID_FILTER` for anything that is not that shape.
+ */
+function compileToolFilter(filter) {
+  const allows = []
+  let deny
+  const add = (rule) => {
+    const [allow, denied] = checkRule(rule)
+    if (allow.length > 0) allows.push(new Set(allow))
+    if (denied.length > 0) {
+      deny ??= new Set()
+      for (let i = 0; i < denied.length; i++) deny.add(denied[i])
+    }
+  }
+  if (Array.isArray(filter)) for (let i = 0; i < filter.length; i++) add(filter[i])
+  else if (filter !== undefined && filter !== null) add(filter)
+  return { allows, deny }
+}
+
+function permits(compiled, name) {
+  if (compiled.deny !== undefined && compiled.deny.has(name)) return false
+  const allows = compiled.allows
+  for (let i = 0; i < allows.length; i++) if (!allows[i].has(name)) return false
+  return true
+}
+
+/** The tools that survive `filter`, as a new array in input order; never anything outside `tools`. */
+function filterTools(tools, filter) {
+  if (!Array.isArray(tools)) {
+    throw codedError(TypeError, 'filterTools: tools must be an array of tool definitions', 'ERR_PRISM_INVALID_OPTION')
+  }
+  const compiled = compileToolFilter(filter)
+  const out = []
+  for (let i = 0; i < tools.length; i++) {
+    const tool = tools[i]
+    if (typeof tool !== 'object' || tool === null) continue
+    const name = tool.name
+    if (typeof name === 'string' && permits(compiled, name)) out.push(tool)
+  }
+  return out
+}
+
+module.exports = { createToolRegistry, filterTools, compileToolFilter }
