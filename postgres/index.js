@@ -1,0 +1,7 @@
+'use strict'
+// Subpath `prism-tools-native/postgres`: the PostgreSQL tool effect store (docs/postgres.md).
+const postgres = require('../lib/postgres.js')
+
+module.exports = {
+  createPostgresToolEffectStore: postgres.createPostgresToolEffectStore,
+}
