@@ -31,16 +31,24 @@ start)
     BIN=$(bin_dir) || { echo "postgres-server: no PostgreSQL server binaries after install" >&2; exit 1; }
   fi
   mkdir -p "$dir"
-  [ "$(id -u)" = 0 ] && chown postgres "$dir"
+  if [ "$(id -u)" = 0 ]; then
+    chown postgres "$dir"
+    chmod o+x "$(dirname "$dir")" # the server's user must reach its data folder
+  fi
   chmod 700 "$dir"
   if [ ! -f "$dir/PG_VERSION" ]; then
-    as_owner "$BIN/initdb" -D "$dir" -U prism --auth=trust -E UTF8 --no-sync >"$dir.initdb.log" 2>&1 ||
-      { cat "$dir.initdb.log" >&2; exit 1; }
+    # TCP logins need the password (so the suite can test a failed login); the socket is trusted.
+    pwfile=$(mktemp)
+    echo prism >"$pwfile"
+    chmod 644 "$pwfile"
+    as_owner "$BIN/initdb" -D "$dir" -U prism --pwfile="$pwfile" --auth-local=trust --auth-host=scram-sha-256 \
+      -E UTF8 --no-sync >"$dir/../initdb.log" 2>&1 || { cat "$dir/../initdb.log" >&2; exit 1; }
+    rm -f "$pwfile"
   fi
   as_owner "$BIN/pg_ctl" -D "$dir" -l "$dir/server.log" -w -t 60 \
     -o "-h 127.0.0.1 -p $port -k $dir -c fsync=off -c max_connections=300 -c shared_buffers=64MB" start >&2 ||
     { cat "$dir/server.log" >&2; exit 1; }
-  echo "postgres://prism@127.0.0.1:$port/postgres"
+  echo "postgres://prism:prism@127.0.0.1:$port/postgres"
   ;;
 stop)
   BIN=$(bin_dir) || exit 0

@@ -10,15 +10,54 @@ use std::str::FromStr;
 use std::time::Duration;
 
 use postgres::error::SqlState;
-use postgres::{Config, NoTls, Row};
-use r2d2_postgres::PostgresConnectionManager;
+use postgres::{Client, Config, NoTls, Row, Statement};
 
 use super::error::StoreError;
 use super::record::{EffectRecord, Failure, Status};
 use super::store::{Owner, RecordStorage, Update};
 
-type Pool = r2d2::Pool<PostgresConnectionManager<NoTls>>;
-type Conn = r2d2::PooledConnection<PostgresConnectionManager<NoTls>>;
+/// A pooled connection with this store's statements prepared once, when it was opened: each operation
+/// then costs five round trips (begin, lock, read, write, commit) instead of two per statement.
+pub struct Prepared {
+    client: Client,
+    lock: Statement,
+    read: Statement,
+    upsert: Statement,
+    cleanup: Statement,
+}
+
+/// Opens connections and prepares the statements on each.
+struct Manager {
+    config: Config,
+    sql: [String; 4],
+}
+
+impl r2d2::ManageConnection for Manager {
+    type Connection = Prepared;
+    type Error = postgres::Error;
+
+    fn connect(&self) -> Result<Prepared, postgres::Error> {
+        let mut client = self.config.connect(NoTls)?;
+        Ok(Prepared {
+            lock: client.prepare(&self.sql[0])?,
+            read: client.prepare(&self.sql[1])?,
+            upsert: client.prepare(&self.sql[2])?,
+            cleanup: client.prepare(&self.sql[3])?,
+            client,
+        })
+    }
+
+    fn is_valid(&self, conn: &mut Prepared) -> Result<(), postgres::Error> {
+        conn.client.simple_query("").map(|_| ())
+    }
+
+    fn has_broken(&self, conn: &mut Prepared) -> bool {
+        conn.client.is_closed()
+    }
+}
+
+type Pool = r2d2::Pool<Manager>;
+type Conn = r2d2::PooledConnection<Manager>;
 
 /// Where and how to connect.
 #[derive(Debug, Clone)]
@@ -54,7 +93,8 @@ pub fn valid_schema(name: &str) -> bool {
     !b.is_empty()
         && b.len() <= 63
         && (b[0].is_ascii_lowercase() || b[0] == b'_')
-        && b.iter().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'_')
+        && b.iter()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'_')
 }
 
 /// A storage failure with the database's own words (never arguments, results or claim tokens: those
@@ -62,32 +102,37 @@ pub fn valid_schema(name: &str) -> bool {
 pub fn storage_error(what: &str, e: &postgres::Error) -> StoreError {
     let detail = match e.as_db_error() {
         Some(db) => format!("{} ({})", db.message(), db.code().code()),
-        None => e.to_string(),
+        None => {
+            // "error connecting to server" alone hides the cause (refused, timed out, DNS, …).
+            let mut d = e.to_string();
+            let mut source = std::error::Error::source(e);
+            while let Some(s) = source {
+                d.push_str(": ");
+                d.push_str(&s.to_string());
+                source = s.source();
+            }
+            d
+        }
     };
     StoreError::Storage(format!("tool effect store failed: {what}: {detail}"))
 }
 
 fn pool_error(e: r2d2::Error) -> StoreError {
-    StoreError::Storage(format!("tool effect store failed: no database connection: {e}"))
+    StoreError::Storage(format!(
+        "tool effect store failed: no database connection: {e}"
+    ))
 }
 
-/// Opens a pool for `options` (connections are made lazily but the first one is checked now, so a wrong
-/// URL, refused connection or failed authentication is reported at creation).
-pub fn open_pool(options: &PostgresOptions, application: &str) -> Result<Pool, StoreError> {
-    if !valid_schema(&options.schema) {
-        return Err(StoreError::Storage(format!(
-            "tool effect store failed: schema must match ^[a-z_][a-z0-9_]{{0,62}}$, got {:?}",
-            crate::redact::truncate_utf8(&options.schema, 80)
-        )));
-    }
-    let mut config = Config::from_str(&options.url)
-        .map_err(|e| StoreError::Storage(format!("tool effect store failed: invalid connection string: {e}")))?;
-    config
-        .connect_timeout(Duration::from_millis(options.connect_timeout_ms))
-        .application_name(application)
-        .options(&format!("-c statement_timeout={} -c lock_timeout={}", options.statement_timeout_ms, options.statement_timeout_ms));
-    let manager = PostgresConnectionManager::new(config, NoTls);
+/// A pool of prepared connections (made lazily, at most `max_connections`).
+fn open_pool(
+    options: &PostgresOptions,
+    config: Config,
+    sql: [String; 4],
+) -> Result<Pool, StoreError> {
+    let manager = Manager { config, sql };
     r2d2::Pool::builder()
+        // A dead connection shows as closed, or fails its statement and is dropped: no test query per use.
+        .test_on_check_out(false)
         .max_size(options.max_connections.clamp(1, 64))
         .min_idle(Some(0))
         .connection_timeout(Duration::from_millis(options.connect_timeout_ms.max(100)))
@@ -96,9 +141,43 @@ pub fn open_pool(options: &PostgresOptions, application: &str) -> Result<Pool, S
         .map_err(pool_error)
 }
 
+fn check_schema(schema: &str) -> Result<(), StoreError> {
+    if valid_schema(schema) {
+        return Ok(());
+    }
+    Err(StoreError::Storage(format!(
+        "tool effect store failed: schema must match ^[a-z_][a-z0-9_]{{0,62}}$, got {:?}",
+        crate::redact::truncate_utf8(schema, 80)
+    )))
+}
+
+/// The client configuration: the URL's settings plus the connect timeout and per-statement timeouts.
+fn pool_config(options: &PostgresOptions, application: &str) -> Result<Config, StoreError> {
+    let mut config = Config::from_str(&options.url).map_err(|e| {
+        StoreError::Storage(format!(
+            "tool effect store failed: invalid connection string: {e}"
+        ))
+    })?;
+    config
+        .connect_timeout(Duration::from_millis(options.connect_timeout_ms))
+        .application_name(application)
+        .options(&format!(
+            "-c statement_timeout={} -c lock_timeout={}",
+            options.statement_timeout_ms, options.statement_timeout_ms
+        ));
+    Ok(config)
+}
+
 /// Ordered migrations of one component; each runs once per schema, under a lock, in one transaction.
-pub fn migrate(conn: &mut Conn, schema: &str, component: &str, steps: &[&str]) -> Result<(), StoreError> {
-    let mut tx = conn.transaction().map_err(|e| storage_error("migrate", &e))?;
+pub fn migrate(
+    conn: &mut Client,
+    schema: &str,
+    component: &str,
+    steps: &[&str],
+) -> Result<(), StoreError> {
+    let mut tx = conn
+        .transaction()
+        .map_err(|e| storage_error("migrate", &e))?;
     // One lock for every migration of this package, so workers starting together take turns.
     tx.execute("SELECT pg_advisory_xact_lock(7307141006339522001)", &[])
         .map_err(|e| storage_error("migrate", &e))?;
@@ -117,7 +196,8 @@ pub fn migrate(conn: &mut Conn, schema: &str, component: &str, steps: &[&str]) -
         .map_err(|e| storage_error("migrate", &e))?
         .get(0);
     for (i, step) in steps.iter().enumerate().skip(applied.max(0) as usize) {
-        tx.batch_execute(&step.replace("{schema}", schema)).map_err(|e| storage_error("migrate", &e))?;
+        tx.batch_execute(&step.replace("{schema}", schema))
+            .map_err(|e| storage_error("migrate", &e))?;
         tx.execute(
             &format!("INSERT INTO {schema}.prism_migrations (component, version) VALUES ($1, $2)"),
             &[&component, &(i as i32 + 1)],
@@ -156,9 +236,6 @@ CREATE INDEX prism_tool_effects_cleanup ON {schema}.prism_tool_effects (tenant_i
 pub struct PostgresStorage {
     /// `None` once closed.
     pool: std::sync::RwLock<Option<Pool>>,
-    select: String,
-    upsert: String,
-    cleanup: String,
 }
 
 /// How many times taking the record's lock is retried after a serialisation failure or deadlock.
@@ -166,18 +243,27 @@ const LOCK_RETRIES: u32 = 5;
 
 impl PostgresStorage {
     pub fn open(options: &PostgresOptions) -> Result<Self, StoreError> {
-        let pool = open_pool(options, "prism-tools-native effects")?;
-        let mut conn = pool.get().map_err(pool_error)?;
-        migrate(&mut conn, &options.schema, "tool_effects", MIGRATIONS)?;
+        check_schema(&options.schema)?;
+        let config = pool_config(options, "prism-tools-native effects")?;
+        // The first connection is made directly, so a refused connection or a failed login is reported
+        // with its cause (a pool keeps only a summary); it creates or migrates the table.
+        let mut first = config
+            .connect(NoTls)
+            .map_err(|e| storage_error("connect", &e))?;
+        migrate(&mut first, &options.schema, "tool_effects", MIGRATIONS)?;
         let t = format!("{}.prism_tool_effects", options.schema);
-        Ok(Self {
-            pool: std::sync::RwLock::new(Some(pool)),
-            select: format!(
+        let sql = [
+            // The advisory lock serialises every writer of this id, including two claimants of an absent
+            // record (a row lock cannot). It must be its own statement: under READ COMMITTED a statement
+            // reads the snapshot taken when it started, so a read in the locking statement could miss the
+            // commit of the transaction it waited for (the race proof caught exactly that).
+            "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))".to_owned(),
+            format!(
                 "SELECT tenant_id, account_id, user_id, effect_key, session_id, run_id, tool_call_id, tool_name,
                    arguments_hash, status, attempt, version, claim_token, result, result_ref, failure_code,
                    failure_reference, created_at, updated_at, expires_at FROM {t} WHERE id = $1"
             ),
-            upsert: format!(
+            format!(
                 "INSERT INTO {t} (id, tenant_id, account_id, user_id, effect_key, session_id, run_id, tool_call_id,
                    tool_name, arguments_hash, status, attempt, version, claim_token, result, result_ref,
                    failure_code, failure_reference, created_at, updated_at, expires_at)
@@ -189,27 +275,35 @@ impl PostgresStorage {
                    expires_at = EXCLUDED.expires_at
                  WHERE {t}.tenant_id = EXCLUDED.tenant_id"
             ),
-            cleanup: format!(
+            format!(
                 "DELETE FROM {t} WHERE id IN (
                    SELECT id FROM {t}
                    WHERE tenant_id = $1 AND account_id IS NOT DISTINCT FROM $2 AND user_id IS NOT DISTINCT FROM $3
                      AND status IN ('completed', 'failed_terminal') AND updated_at < $4
                    LIMIT $5)"
             ),
+        ];
+        drop(first);
+        let pool = open_pool(options, config, sql)?;
+        Ok(Self {
+            pool: std::sync::RwLock::new(Some(pool)),
         })
     }
 
     fn conn(&self) -> Result<Conn, StoreError> {
         // Clone the pool (a shared handle) so no lock is held while waiting for a connection.
         let pool = self.pool.read().unwrap_or_else(|e| e.into_inner()).clone();
-        pool.ok_or_else(|| StoreError::Storage("tool effect store is closed".into()))?.get().map_err(pool_error)
+        pool.ok_or_else(|| StoreError::Storage("tool effect store is closed".into()))?
+            .get()
+            .map_err(pool_error)
     }
 }
 
 fn from_row(row: &Row) -> Result<EffectRecord, StoreError> {
     let status: String = row.get(9);
-    let status = Status::parse(&status)
-        .ok_or_else(|| StoreError::Storage("tool effect store failed: corrupt record status".into()))?;
+    let status = Status::parse(&status).ok_or_else(|| {
+        StoreError::Storage("tool effect store failed: corrupt record status".into())
+    })?;
     let failure_code: Option<String> = row.get(15);
     let failure_reference: Option<String> = row.get(16);
     let attempt: i32 = row.get(10);
@@ -230,7 +324,10 @@ fn from_row(row: &Row) -> Result<EffectRecord, StoreError> {
         claim_token: row.get(12),
         result: row.get(13),
         result_ref: row.get(14),
-        failure: failure_code.map(|code| Failure { code, reference: failure_reference }),
+        failure: failure_code.map(|code| Failure {
+            code,
+            reference: failure_reference,
+        }),
         created_at: row.get(17),
         updated_at: row.get(18),
         expires_at: row.get(19),
@@ -243,19 +340,31 @@ fn retryable(e: &postgres::Error) -> bool {
 
 impl RecordStorage for PostgresStorage {
     fn read(&self, id: &str) -> Result<Option<EffectRecord>, StoreError> {
-        let mut conn = self.conn()?;
-        let row = conn.query_opt(self.select.as_str(), &[&id]).map_err(|e| storage_error("read", &e))?;
-        row.as_ref().map(from_row).transpose()
+        // Reads take the lock too (inside a transaction): a read never sees a half-decided transition.
+        self.update(id, |current| Ok((None, current)))
     }
 
-    fn update<R>(&self, id: &str, f: impl FnOnce(Option<EffectRecord>) -> Update<R>) -> Result<R, StoreError> {
+    fn update<R>(
+        &self,
+        id: &str,
+        f: impl FnOnce(Option<EffectRecord>) -> Update<R>,
+    ) -> Result<R, StoreError> {
         let mut conn = self.conn()?;
+        let Prepared {
+            client,
+            lock,
+            read,
+            upsert,
+            ..
+        } = &mut *conn;
         let mut attempt = 0;
         let (mut tx, current) = loop {
-            let mut tx = conn.transaction().map_err(|e| storage_error("begin", &e))?;
+            let mut tx = client
+                .transaction()
+                .map_err(|e| storage_error("begin", &e))?;
             let locked = tx
-                .execute("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", &[&id])
-                .and_then(|_| tx.query_opt(self.select.as_str(), &[&id]));
+                .execute(&*lock, &[&id])
+                .and_then(|_| tx.query_opt(&*read, &[&id]));
             match locked {
                 Ok(row) => break (tx, row.as_ref().map(from_row).transpose()?),
                 Err(e) if retryable(&e) && attempt < LOCK_RETRIES => {
@@ -274,7 +383,7 @@ impl RecordStorage for PostgresStorage {
             let failure_reference = r.failure.as_ref().and_then(|f| f.reference.as_deref());
             let written = tx
                 .execute(
-                    self.upsert.as_str(),
+                    &*upsert,
                     &[
                         &id,
                         &r.tenant_id,
@@ -301,7 +410,9 @@ impl RecordStorage for PostgresStorage {
                 )
                 .map_err(|e| storage_error("write", &e))?;
             if written != 1 {
-                return Err(StoreError::Storage("tool effect store failed: the record belongs to another tenant".into()));
+                return Err(StoreError::Storage(
+                    "tool effect store failed: the record belongs to another tenant".into(),
+                ));
             }
         }
         tx.commit().map_err(|e| storage_error("commit", &e))?;
@@ -311,8 +422,20 @@ impl RecordStorage for PostgresStorage {
     fn cleanup(&self, owner: &Owner, before: i64, limit: u32) -> Result<u32, StoreError> {
         let mut conn = self.conn()?;
         let limit = limit as i64;
-        let n = conn
-            .execute(self.cleanup.as_str(), &[&owner.tenant_id, &owner.account_id, &owner.user_id, &before, &limit])
+        let Prepared {
+            client, cleanup, ..
+        } = &mut *conn;
+        let n = client
+            .execute(
+                &*cleanup,
+                &[
+                    &owner.tenant_id,
+                    &owner.account_id,
+                    &owner.user_id,
+                    &before,
+                    &limit,
+                ],
+            )
             .map_err(|e| storage_error("cleanup", &e))?;
         Ok(n as u32)
     }
@@ -332,7 +455,16 @@ mod tests {
         for ok in ["prism", "_x", "a1_b", &"a".repeat(63)] {
             assert!(valid_schema(ok), "{ok}");
         }
-        for bad in ["", "1a", "Prism", "a-b", "a;drop table x", "a b", &"a".repeat(64), "é"] {
+        for bad in [
+            "",
+            "1a",
+            "Prism",
+            "a-b",
+            "a;drop table x",
+            "a b",
+            &"a".repeat(64),
+            "é",
+        ] {
             assert!(!valid_schema(bad), "{bad}");
         }
     }
@@ -342,11 +474,15 @@ mod tests {
         let mut o = PostgresOptions::new("postgres://nobody@127.0.0.1:1/none");
         o.connect_timeout_ms = 500;
         match PostgresStorage::open(&o) {
-            Err(StoreError::Storage(m)) => assert!(m.contains("no database connection"), "{m}"),
+            Err(StoreError::Storage(m)) => {
+                assert!(m.contains("connect") && m.contains("refused"), "{m}")
+            }
             Err(e) => panic!("unexpected error {e}"),
             Ok(_) => panic!("connected to port 1"),
         }
         o.schema = "Bad-Name".into();
-        assert!(matches!(PostgresStorage::open(&o), Err(StoreError::Storage(m)) if m.contains("schema must match")));
+        assert!(
+            matches!(PostgresStorage::open(&o), Err(StoreError::Storage(m)) if m.contains("schema must match"))
+        );
     }
 }

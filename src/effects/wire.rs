@@ -23,7 +23,11 @@ fn field(obj: &Map<String, Value>, name: &str) -> Field {
 
 fn principal(v: Option<&Value>) -> Option<PrincipalView> {
     let obj = v?.as_object()?;
-    Some(PrincipalView { kind: field(obj, "kind"), id: field(obj, "id"), display_name: field(obj, "displayName") })
+    Some(PrincipalView {
+        kind: field(obj, "kind"),
+        id: field(obj, "id"),
+        display_name: field(obj, "displayName"),
+    })
 }
 
 fn string_list(v: &Value) -> Option<Vec<Field>> {
@@ -45,7 +49,9 @@ fn string_list(v: &Value) -> Option<Vec<Field>> {
 /// An `AgentIdentity` as the host wrote it; `metadataBytes` is the byte length of the metadata's JSON
 /// (absent when there is no metadata, `null` when it could not be serialised).
 pub fn identity(v: Option<&Value>) -> IdentityView {
-    let Some(obj) = v.and_then(Value::as_object) else { return IdentityView::default() };
+    let Some(obj) = v.and_then(Value::as_object) else {
+        return IdentityView::default();
+    };
     let other_principals = ["sponsor", "owner", "delegatedFrom"]
         .iter()
         .filter(|name| obj.contains_key(**name))
@@ -59,7 +65,9 @@ pub fn identity(v: Option<&Value>) -> IdentityView {
         other_principals,
         scopes: obj.get("scopes").and_then(string_list),
         credential_refs: obj.get("credentialRefs").map(string_list),
-        metadata_bytes: obj.get("metadataBytes").map(|b| b.as_u64().map(|n| n as usize)),
+        metadata_bytes: obj
+            .get("metadataBytes")
+            .map(|b| b.as_u64().map(|n| n as usize)),
         issued_at: field(obj, "issuedAt"),
         expires_at: field(obj, "expiresAt"),
         revoked_at: field(obj, "revokedAt"),
@@ -68,8 +76,14 @@ pub fn identity(v: Option<&Value>) -> IdentityView {
 }
 
 pub fn ownership(v: Option<&Value>) -> OwnershipView {
-    let Some(obj) = v.and_then(Value::as_object) else { return OwnershipView::default() };
-    OwnershipView { tenant_id: field(obj, "tenantId"), account_id: field(obj, "accountId"), user_id: field(obj, "userId") }
+    let Some(obj) = v.and_then(Value::as_object) else {
+        return OwnershipView::default();
+    };
+    OwnershipView {
+        tenant_id: field(obj, "tenantId"),
+        account_id: field(obj, "accountId"),
+        user_id: field(obj, "userId"),
+    }
 }
 
 /// A `ToolEffectKey` (`identity`, `ownership`, `key`, ids, `argumentsHash`).
@@ -87,7 +101,10 @@ pub fn key(obj: &Map<String, Value>) -> KeyInput {
 }
 
 pub fn claim(obj: &Map<String, Value>) -> Claim {
-    Claim { claim_token: field(obj, "claimToken"), expected_version: number(obj, "expectedVersion") }
+    Claim {
+        claim_token: field(obj, "claimToken"),
+        expected_version: number(obj, "expectedVersion"),
+    }
 }
 
 /// A number field; `None` when absent or not a number (the store then refuses it as it does any
@@ -122,9 +139,17 @@ fn result(obj: &Map<String, Value>) -> ResultInput {
 pub fn transition(method: &str, obj: &Map<String, Value>) -> Option<Transition> {
     Some(match method {
         "markDispatched" => Transition::Dispatched,
-        "complete" => Transition::Complete { result: result(obj), result_ref: field(obj, "resultRef") },
-        "fail" => Transition::Fail { status: field(obj, "status"), failure: failure(obj) },
-        "markUnknown" => Transition::Unknown { failure: failure(obj) },
+        "complete" => Transition::Complete {
+            result: result(obj),
+            result_ref: field(obj, "resultRef"),
+        },
+        "fail" => Transition::Fail {
+            status: field(obj, "status"),
+            failure: failure(obj),
+        },
+        "markUnknown" => Transition::Unknown {
+            failure: failure(obj),
+        },
         _ => return None,
     })
 }
@@ -147,7 +172,8 @@ pub fn date_parser(obj: &Map<String, Value>) -> impl Fn(&str) -> Option<i64> + '
         parse_iso_strict(text).or_else(|| {
             dates?.iter().find_map(|pair| {
                 let pair = pair.as_array()?;
-                (pair.first()?.as_str()? == text).then(|| pair.get(1)?.as_f64().map(|ms| ms as i64))?
+                (pair.first()?.as_str()? == text)
+                    .then(|| pair.get(1)?.as_f64().map(|ms| ms as i64))?
             })
         })
     }
@@ -178,8 +204,14 @@ mod tests {
             "scopes": ["a", 1], "owner": "not an object", "metadataBytes": null, "verified": true
         })));
         assert_eq!(id.tenant_id, Field::Text("acme".into()));
-        assert_eq!(id.principal.as_ref().map(|p| p.id.clone()), Some(Field::Text("billing".into())));
-        assert_eq!(id.scopes, Some(vec![Field::Text("a".into()), Field::Invalid]));
+        assert_eq!(
+            id.principal.as_ref().map(|p| p.id.clone()),
+            Some(Field::Text("billing".into()))
+        );
+        assert_eq!(
+            id.scopes,
+            Some(vec![Field::Text("a".into()), Field::Invalid])
+        );
         assert_eq!(id.other_principals.len(), 1);
         assert!(id.other_principals[0].is_none());
         assert_eq!(id.metadata_bytes, Some(None));
@@ -192,18 +224,29 @@ mod tests {
     fn transitions_and_results() {
         let o = obj(json!({ "resultJson": "{\"b\":1,\"a\":[1,2]}", "resultRef": "r" }));
         match transition("complete", &o) {
-            Some(Transition::Complete { result: Some(Ok(text)), result_ref }) => {
+            Some(Transition::Complete {
+                result: Some(Ok(text)),
+                result_ref,
+            }) => {
                 assert_eq!(text, r#"{"b":1,"a":[1,2]}"#);
                 assert_eq!(result_ref, Field::Text("r".into()));
             }
             other => panic!("unexpected {other:?}"),
         }
         let bad = obj(json!({ "resultUnserializable": true }));
-        assert!(matches!(transition("complete", &bad), Some(Transition::Complete { result: Some(Err(())), .. })));
+        assert!(matches!(
+            transition("complete", &bad),
+            Some(Transition::Complete {
+                result: Some(Err(())),
+                ..
+            })
+        ));
         assert!(transition("explode", &o).is_none());
         let f = obj(json!({ "status": "failed_terminal", "failure": "x" }));
         match transition("fail", &f) {
-            Some(Transition::Fail { failure: Some(fi), .. }) => assert_eq!(fi.code, Field::Invalid),
+            Some(Transition::Fail {
+                failure: Some(fi), ..
+            }) => assert_eq!(fi.code, Field::Invalid),
             other => panic!("unexpected {other:?}"),
         }
     }
@@ -212,7 +255,10 @@ mod tests {
     fn dates_fall_back_to_host_parsed_values() {
         let o = obj(json!({ "dates": [["Tue, 01 Dec 2026 00:00:00 GMT", 1796083200000.0]] }));
         let parse = date_parser(&o);
-        assert_eq!(parse("Tue, 01 Dec 2026 00:00:00 GMT"), Some(1_796_083_200_000));
+        assert_eq!(
+            parse("Tue, 01 Dec 2026 00:00:00 GMT"),
+            Some(1_796_083_200_000)
+        );
         assert_eq!(parse("1970-01-01T00:00:01.000Z"), Some(1000));
         assert_eq!(parse("nonsense"), None);
     }

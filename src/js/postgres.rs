@@ -99,19 +99,36 @@ pub struct OperationTask {
     now: Option<i64>,
 }
 
-fn run(store: &Store, method: &str, input: &str, now: i64) -> std::result::Result<String, StoreError> {
-    let value: Value = serde_json::from_str(input)
-        .map_err(|_| StoreError::Effect(EffectError::limit("tool effect store input must be JSON")))?;
+fn run(
+    store: &Store,
+    method: &str,
+    input: &str,
+    now: i64,
+) -> std::result::Result<String, StoreError> {
+    let value: Value = serde_json::from_str(input).map_err(|_| {
+        StoreError::Effect(EffectError::limit("tool effect store input must be JSON"))
+    })?;
     let empty = Map::new();
     let obj = value.as_object().unwrap_or(&empty);
     let key = wire::key(obj);
     let parse = wire::date_parser(obj);
     match method {
-        "get" => Ok(store.get(&key, now, &parse)?.map_or_else(|| "null".to_owned(), |r| r.to_json())),
+        "get" => Ok(store
+            .get(&key, now, &parse)?
+            .map_or_else(|| "null".to_owned(), |r| r.to_json())),
         "begin" => {
-            let (outcome, record) =
-                store.begin(&key, wire::number(obj, "claimTtlMs"), wire::number(obj, "maxAttempts"), now, &parse)?;
-            Ok(format!("{{\"outcome\":\"{}\",\"record\":{}}}", outcome.as_str(), record.to_json()))
+            let (outcome, record) = store.begin(
+                &key,
+                wire::number(obj, "claimTtlMs"),
+                wire::number(obj, "maxAttempts"),
+                now,
+                &parse,
+            )?;
+            Ok(format!(
+                "{{\"outcome\":\"{}\",\"record\":{}}}",
+                outcome.as_str(),
+                record.to_json()
+            ))
         }
         "resolveUnknown" => {
             let r: Resolution = wire::resolution(obj);
@@ -128,8 +145,12 @@ fn run(store: &Store, method: &str, input: &str, now: i64) -> std::result::Resul
             Ok(format!("{{\"deleted\":{deleted}}}"))
         }
         other => match wire::transition(other, obj) {
-            Some(to) => Ok(store.transition(&key, &wire::claim(obj), &to, now, &parse)?.to_json()),
-            None => Err(StoreError::Effect(EffectError::limit("unknown tool effect store method"))),
+            Some(to) => Ok(store
+                .transition(&key, &wire::claim(obj), &to, now, &parse)?
+                .to_json()),
+            None => Err(StoreError::Effect(EffectError::limit(
+                "unknown tool effect store method",
+            ))),
         },
     }
 }
@@ -153,7 +174,12 @@ impl PostgresToolEffectStoreHandle {
     /// Runs `method` with its input as JSON text; resolves with the answer as JSON text. `now` (epoch ms)
     /// replaces the clock, for tests of lease expiry.
     #[napi]
-    pub fn call(&self, method: String, input: String, now: Option<f64>) -> AsyncTask<OperationTask> {
+    pub fn call(
+        &self,
+        method: String,
+        input: String,
+        now: Option<f64>,
+    ) -> AsyncTask<OperationTask> {
         AsyncTask::new(OperationTask {
             store: self.store.clone(),
             method,
