@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { assertToolEffectStoreConforms } from "../testing/tool-effect-store-conformance.js";
-import { createPostgresToolEffectStore } from "../postgres/index.js";
+import { createPostgresRunLedger, createPostgresToolEffectStore } from "../postgres/index.js";
 import {
   createToolRegistry,
   deriveToolEffectKey,
@@ -319,4 +319,92 @@ describe("server restart under load", () => {
     for (const code of endings.keys()) expect(["ok", "ERR_PRISM_TOOL_EFFECT_STORE", "ERR_PRISM_TOOL_EFFECT_UNKNOWN"]).toContain(code);
     await store.close();
   }, 600_000);
+});
+
+describe("the PostgreSQL run ledger", () => {
+  it("keeps every row of several workers, each worker's rows in its order", async () => {
+    const schema = freshSchema("ledger");
+    const ledgers = Array.from({ length: 4 }, () => createPostgresRunLedger({ connectionString: url, schema, batchSize: 64 }));
+    for (let i = 0; i < 2000; i++) {
+      const w = i % 4;
+      ledgers[w].appendToolCall({ id: `w${w}-${i}`, toolCallId: `c${i}`, status: "finished", worker: w, n: i });
+    }
+    await Promise.all(ledgers.map((l) => l.flush()));
+    const rows = (await ledgers[0].list("tool_call")) as { worker: number; n: number }[];
+    expect(rows).toHaveLength(2000);
+    for (let w = 0; w < 4; w++) {
+      const mine = rows.filter((r) => r.worker === w).map((r) => r.n);
+      expect(mine).toEqual([...mine].sort((a, b) => a - b));
+      expect(mine).toHaveLength(500);
+    }
+    expect(ledgers[1].status()).toEqual({ accepted: 500, flushed: 500, buffered: 0 });
+    await Promise.all(ledgers.map((l) => l.close()));
+    expect(() => ledgers[0].appendRun({ id: "late" })).toThrow(expect.objectContaining({ code: "ERR_PRISM_LEDGER" }));
+  });
+
+  it("bounds a row it cannot store whole instead of dropping it", async () => {
+    const ledger = createPostgresRunLedger(url, freshSchema("bounded"));
+    const cyclic: Record<string, unknown> = { id: "cyc", toolCallId: "c1", status: "finished" };
+    cyclic.self = cyclic;
+    ledger.appendToolCall(cyclic);
+    ledger.appendToolCall({ id: "big", toolCallId: "c2", status: "error", value: "x".repeat(2 * 1024 * 1024) });
+    ledger.appendToolCall({ id: "bigint", toolCallId: "c3", status: "finished", value: 10n });
+    await ledger.flush();
+    const rows = await ledger.list();
+    expect(rows).toEqual([
+      { truncated: "unserializable", id: "cyc", toolCallId: "c1", status: "finished" },
+      { truncated: "too_large", id: "big", toolCallId: "c2", status: "error", originalBytes: expect.any(Number) },
+      { truncated: "unserializable", id: "bigint", toolCallId: "c3", status: "finished" },
+    ]);
+    await ledger.close();
+  });
+
+  it("receives exactly one terminal row per dispatched call", async () => {
+    const ledger = createPostgresRunLedger(url, freshSchema("rows"));
+    const store = createPostgresToolEffectStore(url, freshSchema("rows_fx"));
+    const registry = createToolRegistry([chargeTool(() => {})]);
+    const ids = Array.from({ length: 50 }, (_, i) => `row-${i}`);
+    await Promise.all(ids.map((id) => dispatchToolCall({ call: call(id), registry, context, identity, effectStore: store, ledger })));
+    await ledger.flush();
+    const rows = (await ledger.list()) as { toolCallId: string; status: string }[];
+    const terminal = rows.filter((r) => r.status !== "started");
+    expect(terminal.map((r) => r.toolCallId).sort()).toEqual([...ids].sort());
+    await Promise.all([ledger.close(), store.close()]);
+  });
+
+  it("commits queued rows when the process exits without closing", () => {
+    const schema = freshSchema("exit");
+    const script = `
+      const { createPostgresRunLedger } = require(${JSON.stringify(join(__dirname, "..", "postgres", "index.js"))});
+      const l = createPostgresRunLedger(${JSON.stringify(url)}, ${JSON.stringify(schema)});
+      l.ready().then(() => { for (let i = 0; i < 300; i++) l.appendEvent({ id: "e" + i, n: i }); process.exit(0); });`;
+    const r = spawnSync(process.execPath, ["-e", script], { encoding: "utf8" });
+    expect(r.status).toBe(0);
+    const check = createPostgresRunLedger(url, schema);
+    return check.list("event").then(async (rows) => {
+      expect(rows.map((x) => (x as { n: number }).n)).toEqual(Array.from({ length: 300 }, (_, i) => i));
+      await check.close();
+    });
+  });
+
+  it("holds rows while the database restarts, then writes them all", async () => {
+    const server = startPostgres(29);
+    const ledger = createPostgresRunLedger({ connectionString: server.url, schema: "outage", connectTimeoutMs: 500 });
+    await ledger.ready();
+    ledger.appendRun({ id: "before" });
+    await ledger.flush();
+    server.stop();
+    for (let i = 0; i < 100; i++) ledger.appendRun({ id: `during-${i}` });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(ledger.status().buffered).toBeGreaterThan(0);
+    const err = await ledger.flush(200).catch((e) => e);
+    expect(err.code).toBe("ERR_PRISM_LEDGER");
+    expect(err.message).toMatch(/rows not yet written/);
+    server.start();
+    await ledger.flush(20_000);
+    const rows = (await ledger.list("run")) as { id: string }[];
+    expect(rows.map((r) => r.id)).toEqual(["before", ...Array.from({ length: 100 }, (_, i) => `during-${i}`)]);
+    await ledger.close();
+    server.stop();
+  }, 60_000);
 });

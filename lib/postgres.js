@@ -1,5 +1,5 @@
 'use strict'
-// PostgreSQL tool effect store (`prism-tools-native/postgres`). The state machine and every check are the
+// PostgreSQL tool effect store and run ledger (`prism-tools-native/postgres`). The state machine and every check are the
 // native ones every built-in store shares; the database work runs on libuv's thread pool. This file only
 // turns a host's key and transition objects into JSON text the native side reads with the same meaning
 // it gives JS values (absent, a string, or invalid), and gives native failures their error classes.
@@ -251,4 +251,134 @@ function createPostgresToolEffectStore(target, schemaArg, extra) {
   return store
 }
 
-module.exports = { createPostgresToolEffectStore }
+// ----- run ledger --------------------------------------------------------------------------------
+
+const MAX_LEDGER_RECORD_BYTES = 1024 * 1024
+const KINDS = { appendToolCall: 'tool_call', appendRun: 'run', appendEvent: 'event', appendUsage: 'usage' }
+// Fields kept when a row must be shrunk: enough to find the call and see how it ended.
+const KEPT = ['id', 'sessionId', 'runId', 'toolCallId', 'name', 'status', 'startedAt', 'finishedAt', 'type', 'redacted']
+
+// A row's JSON text, bounded: a row that cannot be serialised (BigInt, a cycle) or is larger than 1 MiB is
+// still written, as its identifying fields plus a marker, so no call loses its terminal row.
+function ledgerText(record) {
+  let json
+  let why
+  try {
+    json = JSON.stringify(record)
+    if (json === undefined) why = 'unserializable'
+  } catch {
+    why = 'unserializable'
+  }
+  if (json !== undefined && Buffer.byteLength(json) > MAX_LEDGER_RECORD_BYTES) why = 'too_large'
+  if (!why) return json
+  const kept = { truncated: why }
+  if (isObject(record)) {
+    for (const k of KEPT) {
+      let v
+      try {
+        v = record[k]
+      } catch {
+        continue
+      }
+      if (typeof v === 'string') kept[k] = v.length > 1024 ? v.slice(0, 1024) : v
+      else if (typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v))) kept[k] = v
+    }
+  }
+  if (why === 'too_large') kept.originalBytes = Buffer.byteLength(json)
+  return JSON.stringify(kept)
+}
+
+function ledgerOptions(target, schema) {
+  const o = readOptions(target, schema)
+  const int = (name, min, max) => {
+    const v = isObject(target) ? target[name] : undefined
+    if (v === undefined) return undefined
+    if (!Number.isInteger(v) || v < min || v > max) {
+      throw new RangeError(`createPostgresRunLedger: ${name} must be an integer from ${min} to ${max}`)
+    }
+    return v
+  }
+  return {
+    connectionString: o.connectionString,
+    schema: o.schema ?? 'prism',
+    connectTimeoutMs: o.connectTimeoutMs,
+    statementTimeoutMs: o.statementTimeoutMs,
+    batchSize: int('batchSize', 1, 10_000),
+    flushIntervalMs: int('flushIntervalMs', 0, 60_000),
+    maxPendingRows: int('maxPendingRows', 1, 10_000_000),
+  }
+}
+
+/**
+ * A `RunLedger` (and upstream's `FlushableRunLedger`) on PostgreSQL, shared by many workers:
+ * `createPostgresRunLedger(pool | connectionString | { connectionString, schema?, batchSize?,
+ * flushIntervalMs?, maxPendingRows?, … }, schema?)`. Appends return at once; a writer thread inserts
+ * them in batches, in append order. `flush()` resolves once everything appended is committed.
+ */
+function createPostgresRunLedger(target, schemaArg) {
+  const options = ledgerOptions(target, schemaArg)
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(options.schema)) {
+    throw new TypeError('createPostgresRunLedger: schema must match ^[a-z_][a-z0-9_]{0,62}$')
+  }
+  let handle
+  let closed = false
+  // Rows appended before the connection is open wait here, in order.
+  const early = []
+  const opening = native.openPostgresRunLedger(options).then((h) => {
+    handle = h
+    for (const [kind, json] of early.splice(0)) h.append(kind, json)
+    return h
+  })
+  opening.catch(() => {})
+  const onExit = () => {
+    try {
+      handle?.closeBlocking(5000)
+    } catch {
+      // the process is ending; the rows not written are lost, as documented
+    }
+  }
+  process.once('exit', onExit)
+
+  const ledger = { durability: 'buffered' }
+  for (const [method, kind] of Object.entries(KINDS)) {
+    ledger[method] = (record) => {
+      if (closed) throw Object.assign(new Error('run ledger is closed'), { code: 'ERR_PRISM_LEDGER' })
+      const json = ledgerText(record)
+      if (handle) handle.append(kind, json)
+      else early.push([kind, json])
+    }
+  }
+  Object.assign(ledger, {
+    /** `{ accepted, flushed, buffered }` right now. */
+    status() {
+      const s = handle ? handle.status() : { accepted: 0, flushed: 0, buffered: 0 }
+      return { ...s, accepted: s.accepted + early.length, buffered: s.buffered + early.length }
+    },
+    /** Resolves once every row appended so far is committed (rejects after `timeoutMs`, default 30 s). */
+    async flush(timeoutMs = 30_000) {
+      const h = await opening
+      return h.flush(timeoutMs)
+    },
+    /** The records of one kind (default `tool_call`) in append order. */
+    async list(kind = 'tool_call', limit = Infinity) {
+      const h = await opening
+      return (await h.list(kind, limit)).map((text) => JSON.parse(text))
+    },
+    ready: () => opening.then(() => undefined),
+    /** Flushes (within `timeoutMs`), then stops the writer. */
+    async close(timeoutMs = 30_000) {
+      closed = true
+      process.removeListener('exit', onExit)
+      const h = await opening
+      await h.close(timeoutMs)
+    },
+    /** `dispose({ flush: false })` stops without waiting for unwritten rows (they are dropped). */
+    async dispose(o) {
+      if (o?.flush !== false) return ledger.close()
+      await ledger.close(0).catch(() => {})
+    },
+  })
+  return ledger
+}
+
+module.exports = { createPostgresToolEffectStore, createPostgresRunLedger }

@@ -1,4 +1,4 @@
-//! napi exports of the PostgreSQL tool effect store. Every operation runs on the libuv thread pool
+//! napi exports of the PostgreSQL tool effect store and run ledger. Every operation runs on the libuv thread pool
 //! (`AsyncTask`), never on the JS thread: inputs cross as JSON text written by `lib/postgres.js`, records
 //! come back as JSON text, and failures reject with real `Error`s carrying the store's code (the facade
 //! gives them their `ToolEffectError` / `IdentityError` class).
@@ -192,5 +192,216 @@ impl PostgresToolEffectStoreHandle {
     #[napi]
     pub fn close(&self) {
         crate::effects::store::RecordStorage::close(&self.store.storage);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Run ledger.
+
+use crate::ledger::postgres::{LedgerStatus, PostgresLedger, PostgresLedgerOptions};
+use crate::ledger::{LedgerError, RecordKind};
+use std::time::Duration;
+
+/// Options of `createPostgresRunLedger` as the facade hands them over.
+#[napi(object)]
+pub struct PostgresLedgerJsOptions {
+    pub connection_string: String,
+    pub schema: Option<String>,
+    pub connect_timeout_ms: Option<u32>,
+    pub statement_timeout_ms: Option<u32>,
+    pub batch_size: Option<u32>,
+    pub flush_interval_ms: Option<u32>,
+    pub max_pending_rows: Option<u32>,
+}
+
+#[napi(object)]
+pub struct RunLedgerStatus {
+    pub accepted: f64,
+    pub flushed: f64,
+    pub buffered: f64,
+}
+
+impl From<LedgerStatus> for RunLedgerStatus {
+    fn from(s: LedgerStatus) -> Self {
+        Self {
+            accepted: s.accepted as f64,
+            flushed: s.flushed as f64,
+            buffered: s.buffered as f64,
+        }
+    }
+}
+
+fn ledger_reject(env: &Env, e: &LedgerError) -> Error {
+    let build = || -> Result<Error> {
+        let mut obj = env.create_error(Error::new(Status::GenericFailure, e.to_string()))?;
+        obj.set_named_property("code", crate::error::Code::Ledger.as_str())?;
+        Ok(Error::from(obj.to_unknown()))
+    };
+    build().unwrap_or_else(|err| err)
+}
+
+pub struct OpenLedgerTask {
+    options: Option<PostgresLedgerOptions>,
+}
+
+impl Task for OpenLedgerTask {
+    type Output = std::result::Result<Arc<PostgresLedger>, LedgerError>;
+    type JsValue = PostgresRunLedgerHandle;
+
+    fn compute(&mut self) -> Result<Self::Output> {
+        let options = self
+            .options
+            .take()
+            .ok_or_else(|| Error::new(Status::GenericFailure, "opened twice"))?;
+        Ok(PostgresLedger::open(options).map(Arc::new))
+    }
+
+    fn resolve(&mut self, env: Env, output: Self::Output) -> Result<Self::JsValue> {
+        match output {
+            Ok(ledger) => Ok(PostgresRunLedgerHandle { ledger }),
+            Err(e) => Err(ledger_reject(&env, &e)),
+        }
+    }
+}
+
+/// `openPostgresRunLedger(options)` → a promise of the native handle the facade wraps.
+#[napi(js_name = "openPostgresRunLedger")]
+pub fn open_postgres_run_ledger(options: PostgresLedgerJsOptions) -> AsyncTask<OpenLedgerTask> {
+    let mut pg = PostgresOptions::new(options.connection_string);
+    if let Some(s) = options.schema {
+        pg.schema = s;
+    }
+    if let Some(ms) = options.connect_timeout_ms {
+        pg.connect_timeout_ms = ms as u64;
+    }
+    if let Some(ms) = options.statement_timeout_ms {
+        pg.statement_timeout_ms = ms as u64;
+    }
+    let mut o = PostgresLedgerOptions::new(pg);
+    if let Some(n) = options.batch_size {
+        o.batch_size = (n as usize).clamp(1, 10_000);
+    }
+    if let Some(ms) = options.flush_interval_ms {
+        o.flush_interval_ms = ms as u64;
+    }
+    if let Some(n) = options.max_pending_rows {
+        o.max_pending_rows = (n as usize).max(1);
+    }
+    AsyncTask::new(OpenLedgerTask { options: Some(o) })
+}
+
+/// Waits for the writer off the JS thread.
+pub struct LedgerWaitTask {
+    ledger: Arc<PostgresLedger>,
+    close: bool,
+    timeout: Duration,
+}
+
+impl Task for LedgerWaitTask {
+    type Output = std::result::Result<LedgerStatus, LedgerError>;
+    type JsValue = RunLedgerStatus;
+
+    fn compute(&mut self) -> Result<Self::Output> {
+        Ok(if self.close {
+            self.ledger
+                .close(self.timeout)
+                .map(|_| self.ledger.status())
+        } else {
+            self.ledger.flush(self.timeout)
+        })
+    }
+
+    fn resolve(&mut self, env: Env, output: Self::Output) -> Result<Self::JsValue> {
+        output.map(Into::into).map_err(|e| ledger_reject(&env, &e))
+    }
+}
+
+pub struct LedgerListTask {
+    ledger: Arc<PostgresLedger>,
+    kind: RecordKind,
+    limit: i64,
+}
+
+impl Task for LedgerListTask {
+    type Output = std::result::Result<Vec<String>, LedgerError>;
+    type JsValue = Vec<String>;
+
+    fn compute(&mut self) -> Result<Self::Output> {
+        Ok(self.ledger.list(self.kind, self.limit))
+    }
+
+    fn resolve(&mut self, env: Env, output: Self::Output) -> Result<Self::JsValue> {
+        output.map_err(|e| ledger_reject(&env, &e))
+    }
+}
+
+#[napi]
+pub struct PostgresRunLedgerHandle {
+    ledger: Arc<PostgresLedger>,
+}
+
+fn record_kind(kind: &str) -> Result<RecordKind> {
+    RecordKind::parse(kind).ok_or_else(|| {
+        Error::new(
+            Status::InvalidArg,
+            format!("unknown ledger record kind {kind:?}"),
+        )
+    })
+}
+
+#[napi]
+impl PostgresRunLedgerHandle {
+    /// Queues one row's JSON text; throws `ERR_PRISM_LEDGER` when closed or when too many rows wait.
+    #[napi]
+    pub fn append(&self, env: Env, kind: String, json: String) -> Result<()> {
+        self.ledger
+            .append(record_kind(&kind)?, json)
+            .map_err(|e| ledger_reject(&env, &e))
+    }
+
+    #[napi]
+    pub fn status(&self) -> RunLedgerStatus {
+        self.ledger.status().into()
+    }
+
+    #[napi]
+    pub fn flush(&self, timeout_ms: u32) -> AsyncTask<LedgerWaitTask> {
+        AsyncTask::new(LedgerWaitTask {
+            ledger: self.ledger.clone(),
+            close: false,
+            timeout: Duration::from_millis(timeout_ms as u64),
+        })
+    }
+
+    #[napi]
+    pub fn close(&self, timeout_ms: u32) -> AsyncTask<LedgerWaitTask> {
+        AsyncTask::new(LedgerWaitTask {
+            ledger: self.ledger.clone(),
+            close: true,
+            timeout: Duration::from_millis(timeout_ms as u64),
+        })
+    }
+
+    /// Closes on the JS thread, waiting at most `timeout_ms`: for the process's `exit` event, where
+    /// nothing asynchronous runs any more.
+    #[napi]
+    pub fn close_blocking(&self, env: Env, timeout_ms: u32) -> Result<()> {
+        self.ledger
+            .close(Duration::from_millis(timeout_ms as u64))
+            .map_err(|e| ledger_reject(&env, &e))
+    }
+
+    #[napi]
+    pub fn list(&self, kind: String, limit: f64) -> Result<AsyncTask<LedgerListTask>> {
+        let limit = if limit.is_finite() && limit >= 0.0 {
+            limit.min(1e12) as i64
+        } else {
+            i64::MAX
+        };
+        Ok(AsyncTask::new(LedgerListTask {
+            ledger: self.ledger.clone(),
+            kind: record_kind(&kind)?,
+            limit,
+        }))
     }
 }
