@@ -5,10 +5,12 @@ pub mod canonical;
 pub mod declaration;
 pub mod error;
 pub mod identity;
+pub mod postgres;
 pub mod record;
 pub mod sqlite;
 pub mod store;
 pub mod time;
+pub mod wire;
 
 pub use canonical::{arguments_hash, canonical_json, derive_key, KeyMaterial};
 pub use error::{EffectError, EffectErrorCode, IdentityFailure, StoreError};

@@ -9,6 +9,7 @@ pub mod hooks;
 pub mod ledger;
 pub mod middleware;
 pub mod policy;
+pub mod postgres;
 pub mod progress;
 pub mod raw;
 pub mod realm;

@@ -3,6 +3,7 @@
 //! are committed in batches by a writer thread.
 
 pub mod memory;
+pub mod postgres;
 pub mod sqlite;
 
 use std::fmt;

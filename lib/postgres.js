@@ -1,0 +1,384 @@
+'use strict'
+// PostgreSQL tool effect store and run ledger (`prism-tools-native/postgres`). The state machine and every check are the
+// native ones every built-in store shares; the database work runs on libuv's thread pool. This file only
+// turns a host's key and transition objects into JSON text the native side reads with the same meaning
+// it gives JS values (absent, a string, or invalid), and gives native failures their error classes.
+
+const native = require('../binding.js')
+const { ToolEffectError, IdentityError } = require('./effects.js')
+
+const PRINCIPALS = ['sponsor', 'owner', 'delegatedFrom']
+const MAX_LIST_ITEMS = 4096
+const INVALID = 0 // any non-string JSON value reads as "present but invalid"
+
+const isObject = (v) => typeof v === 'object' && v !== null
+const text = (v) => (typeof v === 'string' ? v : v === undefined ? undefined : INVALID)
+
+function list(v) {
+  if (!Array.isArray(v)) return undefined
+  const out = []
+  const n = Math.min(v.length, MAX_LIST_ITEMS + 1)
+  for (let i = 0; i < n; i++) out.push(typeof v[i] === 'string' ? v[i] : INVALID)
+  return out
+}
+
+function principal(p) {
+  return isObject(p) ? { kind: text(p.kind), id: text(p.id), displayName: text(p.displayName) } : INVALID
+}
+
+function addDate(dates, value) {
+  if (typeof value !== 'string') return
+  const ms = Date.parse(value)
+  if (!Number.isNaN(ms)) dates.push([value, ms])
+}
+
+function identityWire(id, dates) {
+  if (!isObject(id)) return undefined
+  const out = {
+    tenantId: text(id.tenantId),
+    accountId: text(id.accountId),
+    userId: text(id.userId),
+    principal: id.principal === undefined ? undefined : principal(id.principal),
+    scopes: list(id.scopes),
+    issuedAt: text(id.issuedAt),
+    expiresAt: text(id.expiresAt),
+    revokedAt: text(id.revokedAt),
+    verified: id.verified === true,
+  }
+  for (const name of PRINCIPALS) {
+    const p = id[name]
+    if (p !== undefined) out[name] = principal(p)
+  }
+  if (id.credentialRefs !== undefined) out.credentialRefs = list(id.credentialRefs) ?? INVALID
+  if (id.metadata !== undefined) {
+    let bytes = null
+    try {
+      const json = JSON.stringify(id.metadata)
+      bytes = json === undefined ? 0 : Buffer.byteLength(json)
+    } catch {
+      bytes = null
+    }
+    out.metadataBytes = bytes
+  }
+  addDate(dates, id.issuedAt)
+  addDate(dates, id.expiresAt)
+  addDate(dates, id.revokedAt)
+  return out
+}
+
+function ownershipWire(o) {
+  return isObject(o) ? { tenantId: text(o.tenantId), accountId: text(o.accountId), userId: text(o.userId) } : undefined
+}
+
+function failureWire(f) {
+  if (f === undefined) return undefined
+  return isObject(f) ? { code: text(f.code), reference: text(f.reference) } : INVALID
+}
+
+function throwIfAborted(input) {
+  const signal = isObject(input) ? input.signal : undefined
+  if (!isObject(signal) || signal.aborted !== true) return
+  if (signal.reason !== undefined) throw signal.reason
+  const e = new Error('This operation was aborted')
+  e.name = 'AbortError'
+  e.code = 'ABORT_ERR'
+  throw e
+}
+
+// The JSON text of one store call's input.
+function wire(input) {
+  if (!isObject(input)) input = {}
+  const dates = []
+  const out = {
+    identity: identityWire(input.identity, dates),
+    ownership: ownershipWire(input.ownership),
+    key: text(input.key),
+    sessionId: text(input.sessionId),
+    runId: text(input.runId),
+    toolCallId: text(input.toolCallId),
+    toolName: text(input.toolName),
+    argumentsHash: text(input.argumentsHash),
+    claimToken: text(input.claimToken),
+    expectedVersion: typeof input.expectedVersion === 'number' ? input.expectedVersion : undefined,
+    claimTtlMs: typeof input.claimTtlMs === 'number' ? input.claimTtlMs : undefined,
+    maxAttempts: typeof input.maxAttempts === 'number' ? input.maxAttempts : undefined,
+    limit: typeof input.limit === 'number' ? input.limit : undefined,
+    status: text(input.status),
+    resultRef: text(input.resultRef),
+    failure: failureWire(input.failure),
+    before: text(input.before),
+    dates,
+  }
+  if (input.result !== undefined) {
+    try {
+      const json = JSON.stringify(input.result)
+      if (json === undefined) out.resultUnserializable = true
+      else out.resultJson = json
+    } catch {
+      out.resultUnserializable = true
+    }
+  }
+  addDate(dates, input.before)
+  // Non-finite numbers become null in JSON, which the native side reads as "not a number" — as it
+  // reads them from JS values.
+  return JSON.stringify(out)
+}
+
+// Native failures are real Errors with a code; give contract refusals their public classes.
+function classify(e) {
+  const code = isObject(e) ? e.code : undefined
+  if (typeof code === 'string' && code.startsWith('ERR_PRISM_TOOL_EFFECT_') && code !== 'ERR_PRISM_TOOL_EFFECT_STORE') {
+    return new ToolEffectError(code, e.message)
+  }
+  if (code === 'ERR_PRISM_IDENTITY') return new IdentityError(e.message, e.reason)
+  return e
+}
+
+function connectionFromPool(pool) {
+  const o = isObject(pool.options) ? pool.options : {}
+  if (o.ssl) {
+    throw new TypeError(
+      'createPostgresToolEffectStore: the pool uses TLS (ssl), which the native client does not support yet; ' +
+        'pass { connectionString } to a server reachable without TLS (e.g. through a local proxy)',
+    )
+  }
+  if (typeof o.password === 'function') {
+    throw new TypeError('createPostgresToolEffectStore: a password function is not supported; pass { connectionString }')
+  }
+  if (typeof o.connectionString === 'string') return o.connectionString
+  const enc = encodeURIComponent
+  const user = o.user ?? process.env.PGUSER ?? 'postgres'
+  const password = o.password ?? process.env.PGPASSWORD
+  const host = o.host ?? process.env.PGHOST ?? '127.0.0.1'
+  const port = o.port ?? process.env.PGPORT ?? 5432
+  const database = o.database ?? process.env.PGDATABASE ?? user
+  const auth = password === undefined ? enc(user) : `${enc(user)}:${enc(String(password))}`
+  const hostPart = String(host).startsWith('/') ? `?host=${enc(host)}` : ''
+  return hostPart
+    ? `postgres://${auth}@localhost:${port}/${enc(database)}${hostPart}`
+    : `postgres://${auth}@${host}:${port}/${enc(database)}`
+}
+
+function readOptions(target, schema) {
+  if (typeof target === 'string') return { connectionString: target, schema }
+  if (!isObject(target)) {
+    throw new TypeError(
+      'createPostgresToolEffectStore: pass a pg Pool and a schema, a connection string, or { connectionString, schema }',
+    )
+  }
+  if (typeof target.query === 'function' && typeof target.connect === 'function') {
+    return { connectionString: connectionFromPool(target), schema }
+  }
+  if (typeof target.connectionString !== 'string') {
+    throw new TypeError('createPostgresToolEffectStore: options.connectionString must be a string')
+  }
+  const ms = (name) => {
+    const v = target[name]
+    if (v === undefined) return undefined
+    if (!Number.isInteger(v) || v < 1 || v > 3_600_000) {
+      throw new RangeError(`createPostgresToolEffectStore: ${name} must be an integer from 1 to 3600000`)
+    }
+    return v
+  }
+  const maxConnections = target.maxConnections
+  if (maxConnections !== undefined && (!Number.isInteger(maxConnections) || maxConnections < 1 || maxConnections > 64)) {
+    throw new RangeError('createPostgresToolEffectStore: maxConnections must be an integer from 1 to 64')
+  }
+  return {
+    connectionString: target.connectionString,
+    schema: target.schema ?? schema,
+    maxConnections,
+    connectTimeoutMs: ms('connectTimeoutMs'),
+    statementTimeoutMs: ms('statementTimeoutMs'),
+  }
+}
+
+/**
+ * A `ToolEffectStore` on PostgreSQL: `createPostgresToolEffectStore(pool, schema)` (upstream's shape: the
+ * store connects with the pool's settings), `createPostgresToolEffectStore(connectionString, schema?)` or
+ * `createPostgresToolEffectStore({ connectionString, schema?, maxConnections?, connectTimeoutMs?,
+ * statementTimeoutMs?, now? })`. Every method returns a promise.
+ */
+function createPostgresToolEffectStore(target, schemaArg, extra) {
+  const options = readOptions(target, schemaArg)
+  const schema = options.schema ?? 'prism'
+  if (typeof schema !== 'string' || !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) {
+    throw new TypeError(`createPostgresToolEffectStore: schema must match ^[a-z_][a-z0-9_]{0,62}$`)
+  }
+  const now = isObject(target) && typeof target.now === 'function' ? target.now : isObject(extra) ? extra.now : undefined
+  let handle
+  let closed = false
+  const opening = native.openPostgresToolEffectStore({ ...options, schema }).then(
+    (h) => (handle = h),
+    (e) => Promise.reject(classify(e)),
+  )
+  opening.catch(() => {}) // surfaced by the first call (or `ready()`), never as an unhandled rejection
+
+  async function call(method, input) {
+    throwIfAborted(input)
+    if (closed) throw Object.assign(new Error('tool effect store is closed'), { code: 'ERR_PRISM_TOOL_EFFECT_STORE' })
+    const h = handle ?? (await opening)
+    const body = wire(input)
+    let out
+    try {
+      out = await h.call(method, body, now === undefined ? undefined : Number(now()))
+    } catch (e) {
+      throw classify(e)
+    }
+    return JSON.parse(out)
+  }
+
+  const store = {
+    async get(key) {
+      return (await call('get', key)) ?? undefined
+    },
+    begin: (input) => call('begin', input),
+    markDispatched: (t) => call('markDispatched', t),
+    complete: (t) => call('complete', t),
+    fail: (t) => call('fail', t),
+    markUnknown: (t) => call('markUnknown', t),
+    resolveUnknown: (t) => call('resolveUnknown', t),
+    cleanup: (input) => call('cleanup', input),
+    /** Resolves once connected and migrated; rejects with the connection or migration failure. */
+    ready: () => opening.then(() => undefined),
+    /** Closes the store's connections. Later calls fail with `ERR_PRISM_TOOL_EFFECT_STORE`. */
+    async close() {
+      closed = true
+      const h = await opening.catch(() => undefined)
+      h?.close()
+    },
+  }
+  return store
+}
+
+// ----- run ledger --------------------------------------------------------------------------------
+
+const MAX_LEDGER_RECORD_BYTES = 1024 * 1024
+const KINDS = { appendToolCall: 'tool_call', appendRun: 'run', appendEvent: 'event', appendUsage: 'usage' }
+// Fields kept when a row must be shrunk: enough to find the call and see how it ended.
+const KEPT = ['id', 'sessionId', 'runId', 'toolCallId', 'name', 'status', 'startedAt', 'finishedAt', 'type', 'redacted']
+
+// A row's JSON text, bounded: a row that cannot be serialised (BigInt, a cycle) or is larger than 1 MiB is
+// still written, as its identifying fields plus a marker, so no call loses its terminal row.
+function ledgerText(record) {
+  let json
+  let why
+  try {
+    json = JSON.stringify(record)
+    if (json === undefined) why = 'unserializable'
+  } catch {
+    why = 'unserializable'
+  }
+  if (json !== undefined && Buffer.byteLength(json) > MAX_LEDGER_RECORD_BYTES) why = 'too_large'
+  if (!why) return json
+  const kept = { truncated: why }
+  if (isObject(record)) {
+    for (const k of KEPT) {
+      let v
+      try {
+        v = record[k]
+      } catch {
+        continue
+      }
+      if (typeof v === 'string') kept[k] = v.length > 1024 ? v.slice(0, 1024) : v
+      else if (typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v))) kept[k] = v
+    }
+  }
+  if (why === 'too_large') kept.originalBytes = Buffer.byteLength(json)
+  return JSON.stringify(kept)
+}
+
+function ledgerOptions(target, schema) {
+  const o = readOptions(target, schema)
+  const int = (name, min, max) => {
+    const v = isObject(target) ? target[name] : undefined
+    if (v === undefined) return undefined
+    if (!Number.isInteger(v) || v < min || v > max) {
+      throw new RangeError(`createPostgresRunLedger: ${name} must be an integer from ${min} to ${max}`)
+    }
+    return v
+  }
+  return {
+    connectionString: o.connectionString,
+    schema: o.schema ?? 'prism',
+    connectTimeoutMs: o.connectTimeoutMs,
+    statementTimeoutMs: o.statementTimeoutMs,
+    batchSize: int('batchSize', 1, 10_000),
+    flushIntervalMs: int('flushIntervalMs', 0, 60_000),
+    maxPendingRows: int('maxPendingRows', 1, 10_000_000),
+  }
+}
+
+/**
+ * A `RunLedger` (and upstream's `FlushableRunLedger`) on PostgreSQL, shared by many workers:
+ * `createPostgresRunLedger(pool | connectionString | { connectionString, schema?, batchSize?,
+ * flushIntervalMs?, maxPendingRows?, … }, schema?)`. Appends return at once; a writer thread inserts
+ * them in batches, in append order. `flush()` resolves once everything appended is committed.
+ */
+function createPostgresRunLedger(target, schemaArg) {
+  const options = ledgerOptions(target, schemaArg)
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(options.schema)) {
+    throw new TypeError('createPostgresRunLedger: schema must match ^[a-z_][a-z0-9_]{0,62}$')
+  }
+  let handle
+  let closed = false
+  // Rows appended before the connection is open wait here, in order.
+  const early = []
+  const opening = native.openPostgresRunLedger(options).then((h) => {
+    handle = h
+    for (const [kind, json] of early.splice(0)) h.append(kind, json)
+    return h
+  })
+  opening.catch(() => {})
+  const onExit = () => {
+    try {
+      handle?.closeBlocking(5000)
+    } catch {
+      // the process is ending; the rows not written are lost, as documented
+    }
+  }
+  process.once('exit', onExit)
+
+  const ledger = { durability: 'buffered' }
+  for (const [method, kind] of Object.entries(KINDS)) {
+    ledger[method] = (record) => {
+      if (closed) throw Object.assign(new Error('run ledger is closed'), { code: 'ERR_PRISM_LEDGER' })
+      const json = ledgerText(record)
+      if (handle) handle.append(kind, json)
+      else early.push([kind, json])
+    }
+  }
+  Object.assign(ledger, {
+    /** `{ accepted, flushed, buffered }` right now. */
+    status() {
+      const s = handle ? handle.status() : { accepted: 0, flushed: 0, buffered: 0 }
+      return { ...s, accepted: s.accepted + early.length, buffered: s.buffered + early.length }
+    },
+    /** Resolves once every row appended so far is committed (rejects after `timeoutMs`, default 30 s). */
+    async flush(timeoutMs = 30_000) {
+      const h = await opening
+      return h.flush(timeoutMs)
+    },
+    /** The records of one kind (default `tool_call`) in append order. */
+    async list(kind = 'tool_call', limit = Infinity) {
+      const h = await opening
+      return (await h.list(kind, limit)).map((text) => JSON.parse(text))
+    },
+    ready: () => opening.then(() => undefined),
+    /** Flushes (within `timeoutMs`), then stops the writer. */
+    async close(timeoutMs = 30_000) {
+      closed = true
+      process.removeListener('exit', onExit)
+      const h = await opening
+      await h.close(timeoutMs)
+    },
+    /** `dispose({ flush: false })` stops without waiting for unwritten rows (they are dropped). */
+    async dispose(o) {
+      if (o?.flush !== false) return ledger.close()
+      await ledger.close(0).catch(() => {})
+    },
+  })
+  return ledger
+}
+
+module.exports = { createPostgresToolEffectStore, createPostgresRunLedger }

@@ -1,0 +1,8 @@
+'use strict'
+// Subpath `prism-tools-native/postgres`: the PostgreSQL tool effect store and run ledger (docs/postgres.md).
+const postgres = require('../lib/postgres.js')
+
+module.exports = {
+  createPostgresToolEffectStore: postgres.createPostgresToolEffectStore,
+  createPostgresRunLedger: postgres.createPostgresRunLedger,
+}
