@@ -43,13 +43,14 @@ function assertStringBytes(label, value, maxBytes) {
 /**
  * Every tool the server lists, through raw `tools/list` requests so the SDK never compiles a remote output
  * schema. Bounded by `maxListPages`, `maxTools`, `maxCursorBytes`, name/description/schema bytes, and
- * `callTimeoutMs` for the whole listing, not per page. Tools whose own schema breaks a bound are left out
+ * `connectTimeoutMs` for the whole listing, not per page. Tools whose own schema breaks a bound are left out
  * and reported through `onRejected`; crossing an aggregate bound fails the listing.
  */
 async function listAllMcpTools(client, signal, input = {}, onRejected) {
   const limits = input && Object.isFrozen(input) && 'listCacheTtlMs' in input ? input : L.resolveMcpClientLimits(input)
   const { ListToolsResultSchema } = sdk.types()
-  const deadline = Date.now() + limits.callTimeoutMs
+  const listTimeout = limits.connectTimeoutMs ?? limits.callTimeoutMs
+  const deadline = Date.now() + listTimeout
   const tools = []
   const seen = new Set()
   let cursor
@@ -60,7 +61,7 @@ async function listAllMcpTools(client, signal, input = {}, onRejected) {
     pages += 1
     if (pages > limits.maxListPages) throw bridgeError(`MCP tools/list exceeds ${limits.maxListPages} pages`, 'ERR_PRISM_MCP_LIMIT')
     const remaining = deadline - Date.now()
-    if (remaining <= 0) throw bridgeError(`MCP tools/list exceeds ${limits.callTimeoutMs}ms`, 'ERR_PRISM_MCP_TIMEOUT')
+    if (remaining <= 0) throw bridgeError(`MCP tools/list exceeds ${listTimeout}ms`, 'ERR_PRISM_MCP_TIMEOUT')
     const page = await client.request({ method: 'tools/list', params: cursor ? { cursor } : undefined }, ListToolsResultSchema, {
       signal,
       timeout: remaining,
@@ -299,9 +300,9 @@ async function refreshTools(state, signal) {
       state.rejectedTools = Object.freeze(rejected)
       state.listFetchedAt = Date.now()
       state.lastRefreshError = undefined
-      if (typeof state.onToolsChanged === 'function' && before.size + next.length > 0) {
-        const added = next.filter((tool) => !before.has(tool.name)).map((tool) => tool.name)
-        const removed = [...before.keys()].filter((name) => !state.byName.has(name))
+      const added = next.filter((tool) => !before.has(tool.name)).map((tool) => tool.name)
+      const removed = [...before.keys()].filter((name) => !state.byName.has(name))
+      if (typeof state.onToolsChanged === 'function' && before.size > 0 && added.length + removed.length > 0) {
         try {
           state.onToolsChanged(state.tools, { added, removed })
         } catch {
@@ -462,7 +463,7 @@ async function connectClient(options, capabilities) {
   }
   options.signal?.addEventListener('abort', onAbort, { once: true })
   try {
-    await client.connect(transport, { signal: options.signal, timeout: limits.callTimeoutMs, maxTotalTimeout: limits.callTimeoutMs })
+    await client.connect(transport, { signal: options.signal, timeout: limits.connectTimeoutMs, maxTotalTimeout: limits.connectTimeoutMs })
   } catch (error) {
     onAbort()
     throw error

@@ -58,6 +58,9 @@ const CLIENT_LIMITS = [
   ['maxResultBytes', 'DEFAULT_MAX_RESULT_BYTES', 'HARD_MAX_RESULT_BYTES'],
   ['callTimeoutMs', 'DEFAULT_CALL_TIMEOUT_MS', 'HARD_CALL_TIMEOUT_MS'],
   ['listCacheTtlMs', 'DEFAULT_LIST_CACHE_TTL_MS', 'HARD_LIST_CACHE_TTL_MS'],
+  // Not upstream's: connecting and listing get their own deadline, so a short callTimeoutMs for quick
+  // tools does not race a server's start-up.
+  ['connectTimeoutMs', 'DEFAULT_CALL_TIMEOUT_MS', 'HARD_CALL_TIMEOUT_MS'],
 ]
 
 /** Every client limit resolved against its default and hard cap; throws on an invalid value. */
