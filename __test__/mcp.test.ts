@@ -252,3 +252,31 @@ describe("names, limits and content mapping", () => {
     expect(() => measureBoundedJson("x".repeat(20), { maxBytes: 10, maxDepth: 2, maxProperties: 100 })).toThrow("exceeds 10 bytes");
   });
 });
+
+describe("Streamable HTTP server that dies mid-call", () => {
+  it("gives the pending call an error result and the bridge a clear state", async () => {
+    const server = await startEverythingHttp();
+    const bridge: any = await connectMcpTools({
+      serverId: "remote",
+      transport: { type: "streamable-http", url: server.url, allowedOrigins: [server.origin], allowLoopbackHttp: true },
+      callTimeoutMs: 30_000,
+    });
+    try {
+      const registry = createToolRegistry(bridge.tools);
+      const pending = dispatchToolCall({
+        call: call("c1", "mcp:remote:trigger-long-running-operation", { duration: 20, steps: 20 }),
+        registry,
+        context: ctx,
+      });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      server.child.kill("SIGKILL");
+      const result: any = await pending;
+      expect(result.error.code).toBe("ERR_PRISM_MCP_DISCONNECTED");
+      expect(bridge.state).toBe("disconnected");
+      const later: any = await dispatchToolCall({ call: call("c2", "mcp:remote:echo", { message: "x" }), registry, context: ctx });
+      expect(later.error.code).toBe("ERR_PRISM_MCP_DISCONNECTED");
+    } finally {
+      await bridge.close();
+    }
+  });
+});

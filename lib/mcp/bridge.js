@@ -119,10 +119,12 @@ function remoteToolEffect(remote, serverId, policy, useAnnotations) {
   }
   const hints = useAnnotations && remote.annotations && typeof remote.annotations === 'object' ? remote.annotations : {}
   if (hints.readOnlyHint === true) return { effect: Object.freeze({ kind: 'none', idempotency: 'none' }), exclusive: false }
-  // MCP's defaults: a tool that is not read-only is destructive unless it says otherwise.
+  // MCP's defaults: a tool that is not read-only is destructive unless it says otherwise. A destructive
+  // tool runs alone in a parallel turn. `idempotentHint` never makes a call claimable on its own: a claim
+  // needs a verified identity, and an untrusted hint must not make dispatch demand one — a host opts in
+  // through its `effect` policy.
   const destructive = hints.destructiveHint !== false
-  const idempotency = hints.idempotentHint === true ? 'optional' : 'unsupported'
-  return { effect: Object.freeze({ kind: 'external_mutation', idempotency }), exclusive: destructive }
+  return { effect: Object.freeze({ kind: 'external_mutation', idempotency: 'unsupported' }), exclusive: destructive }
 }
 
 /**
@@ -148,6 +150,7 @@ function mapMcpToolsToDefinitions(remoteTools, context) {
       description: remote.description,
       parameters: remote.inputSchema,
       effect,
+      mcp: Object.freeze({ serverId: context.serverId, remoteName, annotations: remote.annotations }),
       execute(args, ctx) {
         if (context.isClosed && context.isClosed()) throw new McpBridgeClosedError()
         return context.callRemoteTool(remoteName, args, ctx, name)
