@@ -280,3 +280,68 @@ describe("Streamable HTTP server that dies mid-call", () => {
     }
   });
 });
+
+describe("attachMcpToolBridge and host callbacks", () => {
+  it("bridges a host's own SDK client; close() closes it and its server", async () => {
+    const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
+    const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
+    const { attachMcpToolBridge } = await import("../mcp/index.mjs");
+    const transport = new StdioClientTransport(everythingStdio());
+    const client = new Client({ name: "host", version: "1.0.0" });
+    await client.connect(transport);
+    const pid = track(transport.pid ?? undefined);
+    const bridge: any = await attachMcpToolBridge(client, transport, { serverId: "own", allow: ["get-sum"] });
+    expect(bridge.tools.map((t: any) => t.name)).toEqual(["mcp:own:get-sum"]);
+    const result: any = await bridge.tools[0].execute({ a: 1, b: 2 }, { ...ctx, toolCallId: "c1" });
+    expect(result.content[0].text).toBe("The sum of 1 and 2 is 3.");
+    await bridge.refresh();
+    expect(bridge.tools.length).toBe(1);
+    await bridge.close();
+    expect(await waitFor(() => !isAlive(pid))).toBe(true);
+    await expect(attachMcpToolBridge({} as any, {} as any, { serverId: "x" })).rejects.toThrow(/connected @modelcontextprotocol\/sdk Client/);
+  });
+
+  it("an invalid or throwing effect policy fails the connect and stops the server; throwing observers change nothing", async () => {
+    await expect(
+      connectMcpTools({ serverId: "e", transport: everythingStdio(), effect: () => ({ kind: "none", idempotency: "required" }) as any }),
+    ).rejects.toThrow("MCP tool effect policy returned an invalid declaration");
+    await expect(
+      connectMcpTools({
+        serverId: "e",
+        transport: everythingStdio(),
+        effect: () => {
+          throw "not an Error";
+        },
+      }),
+    ).rejects.toBe("not an Error");
+    const bridge: any = await connectMcpTools({ serverId: "e", transport: everythingStdio(), allow: ["trigger-long-running-operation"] });
+    track(bridge.pid);
+    try {
+      const result: any = await dispatchToolCall({
+        call: call("c1", "mcp:e:trigger-long-running-operation", { duration: 0.2, steps: 2 }),
+        registry: createToolRegistry(bridge.tools),
+        context: {
+          ...ctx,
+          progress: () => {
+            throw new Error("observer broke");
+          },
+        },
+      });
+      expect(result.error).toBeUndefined();
+      expect(result.content[0].text).toMatch(/completed/);
+    } finally {
+      await bridge.close();
+    }
+  });
+
+  it("Streamable HTTP bodies are bounded by maxResponseBytes", async () => {
+    const server = await startEverythingHttp();
+    await expect(
+      connectMcpTools({
+        serverId: "tiny",
+        transport: { type: "streamable-http", url: server.url, allowedOrigins: [server.origin], allowLoopbackHttp: true, maxResponseBytes: 64 },
+        connectTimeoutMs: 5_000,
+      }),
+    ).rejects.toThrow("MCP HTTP response exceeds 64 bytes");
+  });
+});

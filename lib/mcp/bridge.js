@@ -18,6 +18,9 @@ const MAX_ERROR_BYTES = 8 * 1024
 const EFFECT_KINDS = new Set(['none', 'local_mutation', 'external_mutation'])
 const EFFECT_IDEMPOTENCY = new Set(['none', 'optional', 'required', 'tool_managed', 'unsupported'])
 const UNTRUSTED = 'untrusted_external'
+// Transport errors after which the connection cannot carry a pending call to its end. The SDK reports
+// these only through `onerror`, so they are recognised by message.
+const BROKEN_TRANSPORT = /SSE stream disconnected|Maximum reconnection attempts|ReadBuffer exceeded|MCP HTTP response exceeds/
 
 // One validator for every bridge: its LRU keeps compiled schemas keyed by content.
 let sharedValidator
@@ -234,7 +237,7 @@ function hookClient(state) {
     } catch {}
     lastError = boundedMcpErrorMessage(error, 512)
     // A Streamable HTTP stream that broke mid-call is not retried (maxRetries 0): its calls cannot finish.
-    if (/SSE stream disconnected|Maximum reconnection attempts|ReadBuffer exceeded/.test(lastError)) markDisconnected(state, lastError)
+    if (BROKEN_TRANSPORT.test(lastError)) markDisconnected(state, lastError)
   }
   const { ToolListChangedNotificationSchema } = sdk.types()
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
@@ -465,13 +468,27 @@ async function connectClient(options, capabilities) {
     transport.close().catch(() => {})
   }
   options.signal?.addEventListener('abort', onAbort, { once: true })
+  // A transport failure while connecting (a bound crossed, a broken stream) ends the connect at once
+  // instead of leaving the handshake to time out.
+  let transportFailure
+  client.onerror = (error) => {
+    const message = boundedMcpErrorMessage(error, 512)
+    if (transportFailure === undefined && BROKEN_TRANSPORT.test(message)) {
+      transportFailure = error
+      transport.close().catch(() => {})
+    }
+  }
   try {
     await client.connect(transport, { signal: options.signal, timeout: limits.connectTimeoutMs, maxTotalTimeout: limits.connectTimeoutMs })
   } catch (error) {
     onAbort()
+    if (transportFailure !== undefined) {
+      throw bridgeError(`MCP server ${options.serverId} failed while connecting: ${boundedMcpErrorMessage(transportFailure, MAX_ERROR_BYTES)}`, 'ERR_PRISM_MCP_TRANSPORT', transportFailure)
+    }
     throw error
   } finally {
     options.signal?.removeEventListener('abort', onAbort)
+    client.onerror = undefined
   }
   return { client, transport }
 }
