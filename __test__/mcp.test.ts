@@ -205,6 +205,43 @@ describe("connectMcpTools on server-everything", () => {
   });
 });
 
+describe("the optional peer dependency", () => {
+  it("neither the main entry nor the mcp subpath loads the SDK until a bridge connects", async () => {
+    const { spawnSync } = await import("node:child_process");
+    const script = [
+      "const loaded = () => Object.keys(require.cache).some((k) => k.includes('@modelcontextprotocol'));",
+      "require('./index.js'); const a = loaded();",
+      "const mcp = require('./mcp/index.js'); const b = loaded();",
+      "mcp.connectMcpTools({ serverId: 'x', transport: { type: 'pigeon' } }).catch(() => { console.log(JSON.stringify([a, b, loaded()])); });",
+    ].join("\n");
+    const out = spawnSync(process.execPath, ["-e", script], { cwd: new URL("..", import.meta.url), encoding: "utf8", timeout: 20_000 });
+    expect(out.stdout.trim()).toBe("[false,false,true]");
+  });
+});
+
+describe("bad input to a bridged tool", () => {
+  it("non-object, hostile and oversized arguments end with an error result, never a request", async () => {
+    const bridge: any = await connectMcpTools({ serverId: "bad", transport: everythingStdio(), allow: ["echo"] });
+    track(bridge.pid);
+    try {
+      const echo = bridge.tools[0];
+      const run = (args: unknown) => echo.execute(args, { ...ctx, toolCallId: "c" });
+      for (const args of [null, "text", [1, 2], { message: "x".repeat(2_000_000) }, JSON.parse('{"message":"x","__proto__":{"polluted":true}}'), { message: 7 }]) {
+        const result: any = await run(args);
+        expect(result.error.code).toBe("ERR_PRISM_MCP_INVALID_ARGUMENTS");
+      }
+      const cyclic: any = { message: "x" };
+      cyclic.self = cyclic;
+      expect(((await run(cyclic)) as any).error.code).toBe("ERR_PRISM_MCP_INVALID_ARGUMENTS");
+      expect(({} as any).polluted).toBeUndefined();
+      // The bridge is still fine.
+      expect(((await run({ message: "ok" })) as any).content[0].text).toBe("Echo: ok");
+    } finally {
+      await bridge.close();
+    }
+  });
+});
+
 describe("names, limits and content mapping", () => {
   it("formatMcpToolName keeps upstream's names; the provider-safe formatter is safe and collision-free", () => {
     expect(formatMcpToolName("mcp:fs:", "read_file")).toBe("mcp:fs:read_file");
