@@ -204,7 +204,6 @@ function createState(client, transport, options, ownsClient) {
     listFetchedAt: 0,
     refreshing: undefined,
     refreshQueued: false,
-    pending: new Set(),
   }
 }
 
@@ -212,9 +211,8 @@ function markDisconnected(state, reason) {
   if (state.status !== 'connected') return
   state.status = 'disconnected'
   state.error = reason
-  const error = bridgeError(`MCP server ${state.serverId} disconnected: ${reason}`, 'ERR_PRISM_MCP_DISCONNECTED')
-  for (const controller of state.pending) controller.abort(error)
-  // The transport is gone or broken: close it so a stdio server is killed and nothing leaks.
+  // The transport is gone or broken: closing it makes the SDK reject every pending request, kills a
+  // stdio server, and leaks nothing.
   Promise.resolve()
     .then(() => state.transport.close())
     .catch(() => {})
@@ -339,31 +337,24 @@ async function callRemoteTool(state, remoteName, args, ctx, name) {
     if (refusal !== undefined) return errorResult(ctx, name, String(typeof refusal === 'string' ? refusal : refusal.message), 'ERR_PRISM_MCP_INVALID_ARGUMENTS', base)
   }
   const { CompatibilityCallToolResultSchema } = sdk.types()
-  const controller = new AbortController()
+  // The dispatch signal goes to the SDK as it is (abort → notifications/cancelled). A disconnect or
+  // close() closes the transport, and the SDK then rejects every pending request: no per-call
+  // controller is needed.
   const signal = ctx && ctx.signal
-  const onAbort = () => controller.abort(signal.reason)
-  if (signal) {
-    if (signal.aborted) controller.abort(signal.reason)
-    else signal.addEventListener('abort', onAbort, { once: true })
-  }
-  state.pending.add(controller)
   const progress = ctx && typeof ctx.progress === 'function' ? ctx.progress : undefined
   const timeout = state.limits.callTimeoutMs
+  const requestOptions = { signal, timeout }
+  if (progress) {
+    requestOptions.onprogress = (p) => {
+      try {
+        progress.call(ctx, { progress: p.progress, total: p.total, message: p.message }, base)
+      } catch {
+        // The host's progress observer never changes the call.
+      }
+    }
+  }
   try {
-    const result = await state.client.request({ method: 'tools/call', params: { name: remoteName, arguments: args } }, CompatibilityCallToolResultSchema, {
-      signal: controller.signal,
-      timeout,
-      maxTotalTimeout: timeout,
-      onprogress: progress
-        ? (p) => {
-            try {
-              progress.call(ctx, { progress: p.progress, total: p.total, message: p.message }, base)
-            } catch {
-              // The host's progress observer never changes the call.
-            }
-          }
-        : undefined,
-    })
+    const result = await state.client.request({ method: 'tools/call', params: { name: remoteName, arguments: args } }, CompatibilityCallToolResultSchema, requestOptions)
     let measured
     try {
       measured = measureBoundedJson(result, {
@@ -400,17 +391,12 @@ async function callRemoteTool(state, remoteName, args, ctx, name) {
     if (isTimeout(error)) return errorResult(ctx, name, `MCP tool call timed out after ${timeout}ms`, 'ERR_PRISM_MCP_TIMEOUT', base)
     if (signal && signal.aborted) return errorResult(ctx, name, 'MCP tool call aborted', 'ERR_PRISM_ABORTED', base)
     return errorResult(ctx, name, boundedMcpErrorMessage(error, MAX_ERROR_BYTES), 'ERR_PRISM_MCP_TOOL', base)
-  } finally {
-    state.pending.delete(controller)
-    if (signal) signal.removeEventListener('abort', onAbort)
   }
 }
 
 async function closeState(state) {
   if (state.status === 'closed') return
   state.status = 'closed'
-  const error = new McpBridgeClosedError()
-  for (const controller of state.pending) controller.abort(error)
   state.tools = Object.freeze([])
   state.byName = new Map()
   state.remoteTools = []
