@@ -388,3 +388,41 @@ async function piecesPlugIn(registry: ReturnType<typeof makeRegistry>, call: Too
   });
 }
 void piecesPlugIn;
+
+// MCP client bridge (subpath prism-tools-native/mcp)
+import {
+  connectMcpCapabilities,
+  connectMcpTools,
+  formatProviderSafeMcpToolName,
+  McpToolNameCollisionError,
+  type McpBridgedTool,
+  type McpToolBridge,
+} from "../mcp/index.js";
+async function mcpUsage(): Promise<void> {
+  const bridge: McpToolBridge = await connectMcpTools({
+    serverId: "fs",
+    transport: { type: "stdio", command: "npx", args: ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"] },
+    formatName: formatProviderSafeMcpToolName,
+    deny: ["write_file"],
+    callTimeoutMs: 30_000,
+    effect: ({ remoteName }) => (remoteName === "read_file" ? { kind: "none", idempotency: "none" } : undefined),
+    onToolsChanged: (tools, change) => void [tools.length, change.added, change.removed],
+  });
+  const tools: readonly McpBridgedTool[] = bridge.tools;
+  const registry = createToolRegistry([...tools]);
+  void registry;
+  const state: "connected" | "disconnected" | "closed" = bridge.state;
+  void state;
+  await bridge.close();
+  const caps = await connectMcpCapabilities({
+    serverId: "remote",
+    transport: { type: "streamable-http", url: "https://mcp.example.com/mcp", allowedOrigins: ["https://mcp.example.com"] },
+  });
+  const resources = await caps.listResources();
+  const text: string | undefined = (await caps.readResource(resources[0]!.uri)).contents[0]?.text;
+  const prompt = await caps.getPrompt("review", { topic: "security" });
+  void [text, prompt.messages.length];
+  const error = new McpToolNameCollisionError("mcp:a:b", "b");
+  void error.prefixedName;
+}
+void mcpUsage;

@@ -1,0 +1,132 @@
+// MCP servers that misbehave, for the bridge's tests, built on the SDK's own server classes and run
+// over stdio: `node mcp-hostile-server.mjs <mode>`. Modes: hang, huge, exit, many, schemas, collide,
+// dup, changing. Each also offers a well-behaved `echo` (except many/collide/dup).
+import { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
+import { z } from 'zod'
+
+const mode = process.argv[2]
+const obj = (properties = {}, extra = {}) => ({ type: 'object', properties, ...extra })
+const echoTool = { name: 'echo', description: 'Echoes text', inputSchema: obj({ text: { type: 'string' } }, { required: ['text'] }), annotations: { readOnlyHint: true } }
+const text = (t) => ({ content: [{ type: 'text', text: t }] })
+
+function lowLevel(listTools, callTool) {
+  const server = new Server({ name: `hostile-${mode}`, version: '1.0.0' }, { capabilities: { tools: { listChanged: true } } })
+  server.setRequestHandler(ListToolsRequestSchema, listTools)
+  server.setRequestHandler(CallToolRequestSchema, callTool)
+  return server
+}
+
+function nested(depth) {
+  let schema = { type: 'string' }
+  for (let i = 0; i < depth; i++) schema = obj({ inner: schema })
+  return schema
+}
+
+let server
+switch (mode) {
+  case 'hang':
+  case 'huge':
+  case 'exit':
+    server = lowLevel(
+      async () => ({
+        tools: [
+          echoTool,
+          { name: 'hang', description: 'Never answers', inputSchema: obj() },
+          { name: 'huge', description: 'Returns 50 MB of text', inputSchema: obj() },
+          { name: 'big', description: 'Returns 12 MB of text', inputSchema: obj() },
+          { name: 'exit', description: 'Exits the process mid-call', inputSchema: obj() },
+        ],
+      }),
+      async (request) => {
+        switch (request.params.name) {
+          case 'echo':
+            return text(String(request.params.arguments?.text))
+          case 'hang':
+            return new Promise(() => {})
+          case 'huge':
+            return text('x'.repeat(50 * 1024 * 1024))
+          case 'big':
+            return text('y'.repeat(12 * 1024 * 1024))
+          case 'exit':
+            setTimeout(() => process.exit(3), 50)
+            return new Promise(() => {})
+          default:
+            return { ...text(`unknown tool ${request.params.name}`), isError: true }
+        }
+      },
+    )
+    break
+  case 'many': {
+    const all = Array.from({ length: 5000 }, (_, i) => ({
+      name: `tool_${String(i).padStart(4, '0')}`,
+      description: i === 4321 ? 'Convert a temperature from celsius to fahrenheit' : `Synthetic tool number ${i} for inventory record ${i % 97}`,
+      inputSchema: obj({ id: { type: 'integer' } }),
+    }))
+    server = lowLevel(
+      async (request) => {
+        const start = Number(request.params?.cursor ?? 0)
+        const next = start + 100
+        return { tools: all.slice(start, next), ...(next < all.length ? { nextCursor: String(next) } : {}) }
+      },
+      async (request) => text(`called ${request.params.name}`),
+    )
+    break
+  }
+  case 'schemas': {
+    const hostileProto = JSON.parse('{"type":"object","properties":{"__proto__":{"type":"string"}}}')
+    server = lowLevel(
+      async () => ({
+        tools: [
+          echoTool,
+          { name: 'unknown_type', inputSchema: obj({ a: { type: 'dict' } }) },
+          { name: 'remote_ref', inputSchema: obj({ a: { $ref: 'http://127.0.0.1:1/evil.json' } }) },
+          { name: 'proto_key', inputSchema: hostileProto },
+          { name: 'too_deep', inputSchema: nested(200) },
+          { name: 'too_big', inputSchema: obj({ blob: { type: 'string', description: 'z'.repeat(300 * 1024) } }) },
+          { name: 'bad_dialect', inputSchema: obj({}, { $schema: 'http://example.com/my-dialect' }) },
+          { name: 'ref_cycle', inputSchema: obj({ a: { $ref: '#/$defs/x' } }, { $defs: { x: { $ref: '#/$defs/x' } } }) },
+        ],
+      }),
+      async (request) => text(`called ${request.params.name}`),
+    )
+    break
+  }
+  case 'collide':
+    server = lowLevel(
+      async () => ({
+        tools: ['read.file', 'read_file', 'read file', 'read:file', 'ä-read'].map((name) => ({ name, description: `tool ${name}`, inputSchema: obj() })),
+      }),
+      async (request) => text(`called ${request.params.name}`),
+    )
+    break
+  case 'dup':
+    server = lowLevel(
+      async () => ({ tools: [echoTool, { ...echoTool, description: 'second echo' }] }),
+      async () => text('dup'),
+    )
+    break
+  case 'changing': {
+    const mcp = new McpServer({ name: 'hostile-changing', version: '1.0.0' }, { capabilities: { tools: { listChanged: true } } })
+    const registered = {}
+    registered.echo = mcp.registerTool('echo', { description: 'Echoes text', inputSchema: { text: z.string() } }, async ({ text: t }) => text(t))
+    mcp.registerTool('add-tools', { description: 'Adds the tools extra and secret' }, async () => {
+      registered.extra = mcp.registerTool('extra', { description: 'An added tool' }, async () => text('extra ran'))
+      registered.secret = mcp.registerTool('secret', { description: 'A tool the host never allowed' }, async () => text('secret ran'))
+      return text('added')
+    })
+    mcp.registerTool('remove-echo', { description: 'Removes echo' }, async () => {
+      registered.echo.remove()
+      return text('removed')
+    })
+    server = mcp
+    break
+  }
+  default:
+    process.stderr.write(`unknown mode ${mode}\n`)
+    process.exit(2)
+}
+
+await server.connect(new StdioServerTransport())

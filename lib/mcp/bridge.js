@@ -1,0 +1,523 @@
+'use strict'
+// The MCP tool bridge: the tools a server lists become `ToolDefinition`s whose `execute` sends
+// `tools/call`. Listing is bounded (pages, tools, bytes, time), names go through a formatter and the
+// host's allow/deny, schemas are checked by the package's JSON Schema validator, and every result is
+// bounded and marked untrusted. A server that closes or breaks leaves the bridge `disconnected`, and
+// every pending and later call ends with an error result instead of hanging.
+const native = require('../../index.js')
+const sdk = require('./sdk.js')
+const L = require('./limits.js')
+const { McpBridgeError, McpBridgeClosedError, McpToolNameCollisionError } = require('./errors.js')
+const { measureBoundedJson, utf8Bytes } = require('./json-bounds.js')
+const { mapMcpContentToBlocks, summarizeMcpContent, boundedMcpErrorMessage, mcpCallError } = require('./content.js')
+const { assertValidServerId, defaultMcpNamePrefix, formatMcpToolName } = require('./names.js')
+const { createMcpTransport } = require('./transport.js')
+
+const CLIENT_INFO = { name: 'prism-tools-native-mcp', version: '0.1.0' }
+const MAX_ERROR_BYTES = 8 * 1024
+const EFFECT_KINDS = new Set(['none', 'local_mutation', 'external_mutation'])
+const EFFECT_IDEMPOTENCY = new Set(['none', 'optional', 'required', 'tool_managed', 'unsupported'])
+const UNTRUSTED = 'untrusted_external'
+// Transport errors after which the connection cannot carry a pending call to its end. The SDK reports
+// these only through `onerror`, so they are recognised by message.
+const BROKEN_TRANSPORT = /SSE stream disconnected|Maximum reconnection attempts|ReadBuffer exceeded|MCP HTTP response exceeds/
+
+// One validator for every bridge: its LRU keeps compiled schemas keyed by content.
+let sharedValidator
+function toolArgumentValidator() {
+  if (!sharedValidator) sharedValidator = native.createJsonSchemaToolArgumentValidator()
+  return sharedValidator
+}
+let sharedAdapter
+function schemaAdapter() {
+  if (!sharedAdapter) sharedAdapter = native.createJsonSchemaArgumentValidator({ maxErrors: 1 })
+  return sharedAdapter
+}
+
+function bridgeError(message, code, cause) {
+  return new McpBridgeError(message, { code, cause })
+}
+
+function assertStringBytes(label, value, maxBytes) {
+  if (typeof value !== 'string') throw bridgeError(`${label} is not a string`, 'ERR_PRISM_MCP_PROTOCOL')
+  if (utf8Bytes(value) > maxBytes) throw bridgeError(`${label} exceeds ${maxBytes} bytes`, 'ERR_PRISM_MCP_LIMIT')
+}
+
+/**
+ * Every tool the server lists, through raw `tools/list` requests so the SDK never compiles a remote output
+ * schema. Bounded by `maxListPages`, `maxTools`, `maxCursorBytes`, name/description/schema bytes, and
+ * `connectTimeoutMs` for the whole listing, not per page. Tools whose own schema breaks a bound are left out
+ * and reported through `onRejected`; crossing an aggregate bound fails the listing.
+ */
+async function listAllMcpTools(client, signal, input = {}, onRejected) {
+  const limits = input && Object.isFrozen(input) && 'listCacheTtlMs' in input ? input : L.resolveMcpClientLimits(input)
+  const { ListToolsResultSchema } = sdk.types()
+  const listTimeout = limits.connectTimeoutMs ?? limits.callTimeoutMs
+  const deadline = Date.now() + listTimeout
+  const tools = []
+  const seen = new Set()
+  let cursor
+  let pages = 0
+  let totalSchemaBytes = 0
+  do {
+    if (signal && signal.aborted) throw signal.reason ?? bridgeError('MCP tools/list aborted', 'ERR_PRISM_ABORTED')
+    pages += 1
+    if (pages > limits.maxListPages) throw bridgeError(`MCP tools/list exceeds ${limits.maxListPages} pages`, 'ERR_PRISM_MCP_LIMIT')
+    const remaining = deadline - Date.now()
+    if (remaining <= 0) throw bridgeError(`MCP tools/list exceeds ${listTimeout}ms`, 'ERR_PRISM_MCP_TIMEOUT')
+    const page = await client.request({ method: 'tools/list', params: cursor ? { cursor } : undefined }, ListToolsResultSchema, {
+      signal,
+      timeout: remaining,
+      maxTotalTimeout: remaining,
+    })
+    if (tools.length + page.tools.length > limits.maxTools) throw bridgeError(`MCP tools/list exceeds ${limits.maxTools} tools`, 'ERR_PRISM_MCP_LIMIT')
+    for (const tool of page.tools) {
+      try {
+        assertStringBytes('MCP tool name', tool.name, limits.maxToolNameBytes)
+        if (tool.description !== undefined) assertStringBytes(`MCP tool ${tool.name} description`, tool.description, limits.maxToolDescriptionBytes)
+        const bounds = { maxBytes: limits.maxToolSchemaBytes, maxDepth: limits.maxJsonDepth, maxProperties: limits.maxJsonProperties }
+        let bytes = measureBoundedJson(tool.inputSchema, { ...bounds, label: `MCP tool ${tool.name} input schema` }).bytes
+        if (tool.outputSchema !== undefined) {
+          bytes += measureBoundedJson(tool.outputSchema, { ...bounds, maxBytes: Math.max(1, bounds.maxBytes - bytes), label: `MCP tool ${tool.name} output schema` }).bytes
+        }
+        totalSchemaBytes += bytes
+      } catch (error) {
+        if (typeof onRejected !== 'function' || typeof tool.name !== 'string') throw error
+        onRejected({ remoteName: tool.name, reason: error.message })
+        continue
+      }
+      if (totalSchemaBytes > limits.maxTotalToolSchemaBytes) {
+        throw bridgeError(`MCP tool schemas exceed ${limits.maxTotalToolSchemaBytes} aggregate bytes`, 'ERR_PRISM_MCP_LIMIT')
+      }
+      tools.push(tool)
+    }
+    const next = page.nextCursor || undefined
+    if (next) {
+      assertStringBytes('MCP tools/list cursor', next, limits.maxCursorBytes)
+      if (seen.has(next)) throw bridgeError('MCP tools/list repeated a pagination cursor', 'ERR_PRISM_MCP_PROTOCOL')
+      seen.add(next)
+    }
+    cursor = next
+  } while (cursor)
+  return tools
+}
+
+/** The effect and `exclusive` flag of a remote tool: the host's `effect` policy wins over annotations. */
+function remoteToolEffect(remote, serverId, policy, useAnnotations) {
+  if (typeof policy === 'function') {
+    const declared = policy({ serverId, remoteName: remote.name })
+    if (declared !== undefined) {
+      if (
+        declared === null ||
+        typeof declared !== 'object' ||
+        !EFFECT_KINDS.has(declared.kind) ||
+        !EFFECT_IDEMPOTENCY.has(declared.idempotency) ||
+        (declared.kind === 'none' && declared.idempotency !== 'none')
+      ) {
+        throw bridgeError('MCP tool effect policy returned an invalid declaration', 'ERR_PRISM_MCP_EFFECT')
+      }
+      const effect = Object.freeze({ kind: declared.kind, idempotency: declared.idempotency })
+      return { effect, exclusive: effect.kind !== 'none' }
+    }
+  }
+  const hints = useAnnotations && remote.annotations && typeof remote.annotations === 'object' ? remote.annotations : {}
+  if (hints.readOnlyHint === true) return { effect: Object.freeze({ kind: 'none', idempotency: 'none' }), exclusive: false }
+  // MCP's defaults: a tool that is not read-only is destructive unless it says otherwise. A destructive
+  // tool runs alone in a parallel turn. `idempotentHint` never makes a call claimable on its own: a claim
+  // needs a verified identity, and an untrusted hint must not make dispatch demand one — a host opts in
+  // through its `effect` policy.
+  const destructive = hints.destructiveHint !== false
+  return { effect: Object.freeze({ kind: 'external_mutation', idempotency: 'unsupported' }), exclusive: destructive }
+}
+
+/**
+ * Maps listed tools to `ToolDefinition`s. `context.callRemoteTool(remoteName, args, ctx, mappedName)` runs
+ * a call; `formatName` (default `formatMcpToolName`) names them. Two remote tools with one mapped name throw
+ * `McpToolNameCollisionError`.
+ */
+function mapMcpToolsToDefinitions(remoteTools, context) {
+  const format = typeof context.formatName === 'function' ? context.formatName : formatMcpToolName
+  const seen = new Set()
+  const out = []
+  for (const remote of remoteTools) {
+    const name = format(context.namePrefix, remote.name)
+    if (typeof name !== 'string' || name.length === 0) throw bridgeError(`MCP tool name formatter returned no name for ${remote.name}`, 'ERR_PRISM_MCP_NAME')
+    if (seen.has(name)) throw new McpToolNameCollisionError(name, remote.name)
+    seen.add(name)
+    const { effect, exclusive } = context.effectForRemoteTool
+      ? { effect: context.effectForRemoteTool(remote), exclusive: undefined }
+      : remoteToolEffect(remote, context.serverId, undefined, true)
+    const remoteName = remote.name
+    const tool = {
+      name,
+      description: remote.description,
+      parameters: remote.inputSchema,
+      effect,
+      mcp: Object.freeze({ serverId: context.serverId, remoteName, annotations: remote.annotations }),
+      execute(args, ctx) {
+        if (context.isClosed && context.isClosed()) throw new McpBridgeClosedError()
+        return context.callRemoteTool(remoteName, args, ctx, name)
+      },
+    }
+    if (exclusive !== undefined) tool.exclusive = exclusive
+    out.push(tool)
+  }
+  return out
+}
+
+function errorResult(ctx, name, message, code, metadata) {
+  return { toolCallId: ctx.toolCallId, name, error: mcpCallError(message, code), metadata }
+}
+
+function isConnectionClosed(error) {
+  return error && typeof error === 'object' && error.code === -32000 && /Connection closed/.test(String(error.message))
+}
+
+function isTimeout(error) {
+  return error && typeof error === 'object' && error.code === -32001
+}
+
+function createState(client, transport, options, ownsClient) {
+  assertValidServerId(options.serverId)
+  const limits = L.resolveMcpClientLimits(options)
+  if (options.formatName !== undefined && typeof options.formatName !== 'function') throw new TypeError('formatName must be a function')
+  const filter = options.allow !== undefined || options.deny !== undefined ? { allow: options.allow, deny: options.deny } : undefined
+  return {
+    client,
+    transport,
+    ownsClient,
+    serverId: options.serverId,
+    namePrefix: options.namePrefix ?? defaultMcpNamePrefix(options.serverId),
+    formatName: options.formatName ?? formatMcpToolName,
+    limits,
+    filter,
+    effect: options.effect,
+    annotations: options.annotations !== false,
+    validateArguments: options.validateArguments !== false,
+    onToolsChanged: options.onToolsChanged,
+    tools: [],
+    byName: new Map(),
+    remoteTools: [],
+    rejectedTools: [],
+    status: 'connected',
+    error: undefined,
+    listFetchedAt: 0,
+    refreshing: undefined,
+    refreshQueued: false,
+  }
+}
+
+function markDisconnected(state, reason) {
+  if (state.status !== 'connected') return
+  state.status = 'disconnected'
+  state.error = reason
+  // The transport is gone or broken: closing it makes the SDK reject every pending request, kills a
+  // stdio server, and leaks nothing.
+  Promise.resolve()
+    .then(() => state.transport.close())
+    .catch(() => {})
+}
+
+function hookClient(state) {
+  const { client } = state
+  const previousClose = client.onclose
+  const previousError = client.onerror
+  let lastError
+  client.onclose = () => {
+    try {
+      previousClose?.()
+    } catch {}
+    markDisconnected(state, lastError ? `connection closed (${lastError})` : 'connection closed')
+  }
+  client.onerror = (error) => {
+    try {
+      previousError?.(error)
+    } catch {}
+    lastError = boundedMcpErrorMessage(error, 512)
+    // A Streamable HTTP stream that broke mid-call is not retried (maxRetries 0): its calls cannot finish.
+    if (BROKEN_TRANSPORT.test(lastError)) markDisconnected(state, lastError)
+  }
+  const { ToolListChangedNotificationSchema } = sdk.types()
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+    state.listFetchedAt = 0
+    scheduleRefresh(state)
+  })
+}
+
+function scheduleRefresh(state) {
+  if (state.status !== 'connected') return
+  if (state.refreshing) {
+    state.refreshQueued = true
+    return
+  }
+  refreshTools(state).catch((error) => {
+    state.lastRefreshError = boundedMcpErrorMessage(error, MAX_ERROR_BYTES)
+  })
+}
+
+/** Re-lists, maps and filters; replaces the tool set only when the whole refresh succeeds. */
+async function refreshTools(state, signal) {
+  if (state.status === 'closed') throw new McpBridgeClosedError()
+  if (state.refreshing) {
+    state.refreshQueued = true
+    return state.refreshing
+  }
+  state.refreshing = (async () => {
+    do {
+      state.refreshQueued = false
+      const rejected = []
+      const listed = await listAllMcpTools(state.client, signal, state.limits, (entry) => rejected.push(entry))
+      // Host allow/deny on remote names, with the package's filter semantics (deny wins).
+      let kept = listed
+      if (state.filter) {
+        const allowed = new Set(native.filterTools(listed.map((tool) => ({ name: tool.name })), state.filter).map((tool) => tool.name))
+        kept = listed.filter((tool) => allowed.has(tool.name))
+      }
+      // Schemas the validator refuses (unknown dialect, remote $ref, hostile keys) are left out.
+      const adapter = schemaAdapter()
+      const usable = []
+      for (const tool of kept) {
+        const schema = tool.inputSchema
+        const checked = adapter.validate(schema, {})
+        const refusal = !checked.ok && checked.errors && checked.errors.find((issue) => !issue.path && /^schema\b/.test(issue.message))
+        if (refusal) rejected.push({ remoteName: tool.name, reason: `input schema refused: ${refusal.message}` })
+        else usable.push(tool)
+      }
+      const next = mapMcpToolsToDefinitions(usable, {
+        namePrefix: state.namePrefix,
+        serverId: state.serverId,
+        formatName: state.formatName,
+        isClosed: () => state.status === 'closed',
+        callRemoteTool: (remoteName, args, ctx, name) => callRemoteTool(state, remoteName, args, ctx, name),
+        effectForRemoteTool: undefined,
+      })
+      for (let i = 0; i < next.length; i++) {
+        const { effect, exclusive } = remoteToolEffect(usable[i], state.serverId, state.effect, state.annotations)
+        next[i].effect = effect
+        next[i].exclusive = exclusive
+      }
+      if (state.status === 'closed') return
+      const before = state.byName
+      state.tools = Object.freeze(next)
+      state.byName = new Map(next.map((tool) => [tool.name, tool]))
+      state.remoteTools = usable
+      state.rejectedTools = Object.freeze(rejected)
+      state.listFetchedAt = Date.now()
+      state.lastRefreshError = undefined
+      const added = next.filter((tool) => !before.has(tool.name)).map((tool) => tool.name)
+      const removed = [...before.keys()].filter((name) => !state.byName.has(name))
+      if (typeof state.onToolsChanged === 'function' && before.size > 0 && added.length + removed.length > 0) {
+        try {
+          state.onToolsChanged(state.tools, { added, removed })
+        } catch {
+          // A host listener's failure never undoes a refresh.
+        }
+      }
+    } while (state.refreshQueued && state.status === 'connected')
+  })()
+  try {
+    await state.refreshing
+  } finally {
+    state.refreshing = undefined
+  }
+}
+
+async function callRemoteTool(state, remoteName, args, ctx, name) {
+  const base = { mcp: { serverId: state.serverId, remoteName }, untrusted: true, trust: UNTRUSTED }
+  if (state.status === 'closed') throw new McpBridgeClosedError()
+  if (state.status === 'disconnected') {
+    return errorResult(ctx, name, `MCP server ${state.serverId} disconnected: ${state.error}`, 'ERR_PRISM_MCP_DISCONNECTED', base)
+  }
+  // A definition that a refresh dropped (removed by the server or no longer allowed) never reaches the server.
+  if (!state.byName.has(name) || state.byName.get(name).execute === undefined) {
+    return errorResult(ctx, name, `MCP tool ${name} is no longer offered by server ${state.serverId}`, 'ERR_PRISM_MCP_TOOL_REMOVED', base)
+  }
+  if (state.validateArguments) {
+    const refusal = toolArgumentValidator()(state.byName.get(name), args, ctx)
+    if (refusal !== undefined) return errorResult(ctx, name, String(typeof refusal === 'string' ? refusal : refusal.message), 'ERR_PRISM_MCP_INVALID_ARGUMENTS', base)
+  }
+  const { CompatibilityCallToolResultSchema } = sdk.types()
+  // The dispatch signal goes to the SDK as it is (abort → notifications/cancelled). A disconnect or
+  // close() closes the transport, and the SDK then rejects every pending request: no per-call
+  // controller is needed.
+  const signal = ctx && ctx.signal
+  const progress = ctx && typeof ctx.progress === 'function' ? ctx.progress : undefined
+  const timeout = state.limits.callTimeoutMs
+  const requestOptions = { signal, timeout }
+  if (progress) {
+    requestOptions.onprogress = (p) => {
+      try {
+        progress.call(ctx, { progress: p.progress, total: p.total, message: p.message }, base)
+      } catch {
+        // The host's progress observer never changes the call.
+      }
+    }
+  }
+  try {
+    const result = await state.client.request({ method: 'tools/call', params: { name: remoteName, arguments: args } }, CompatibilityCallToolResultSchema, requestOptions)
+    let measured
+    try {
+      measured = measureBoundedJson(result, {
+        maxBytes: state.limits.maxResultBytes,
+        maxDepth: state.limits.maxJsonDepth,
+        maxProperties: state.limits.maxJsonProperties,
+        label: `MCP tool ${remoteName} result`,
+      })
+    } catch (error) {
+      return errorResult(ctx, name, error.message, 'ERR_PRISM_MCP_RESULT_LIMIT', base)
+    }
+    if ('toolResult' in result) {
+      return { toolCallId: ctx.toolCallId, name, value: result.toolResult, metadata: { ...base, mcp: { ...base.mcp, bytesUsed: measured.bytes } } }
+    }
+    const mapped = mapMcpContentToBlocks(result.content, { maxResultBytes: state.limits.maxResultBytes })
+    const metadata = { ...base, mcp: { ...base.mcp, truncated: mapped.truncated, bytesUsed: measured.bytes } }
+    if (result.isError) {
+      return {
+        toolCallId: ctx.toolCallId,
+        name,
+        content: mapped.content,
+        error: mcpCallError(summarizeMcpContent(result.content, Math.min(MAX_ERROR_BYTES, state.limits.maxResultBytes))),
+        metadata,
+      }
+    }
+    const out = { toolCallId: ctx.toolCallId, name, content: mapped.content, metadata }
+    if (result.structuredContent !== undefined) out.value = result.structuredContent
+    return out
+  } catch (error) {
+    if (state.status === 'closed') throw new McpBridgeClosedError()
+    if (state.status === 'disconnected' || isConnectionClosed(error)) {
+      return errorResult(ctx, name, `MCP server ${state.serverId} disconnected: ${state.error ?? 'connection closed'}`, 'ERR_PRISM_MCP_DISCONNECTED', base)
+    }
+    if (isTimeout(error)) return errorResult(ctx, name, `MCP tool call timed out after ${timeout}ms`, 'ERR_PRISM_MCP_TIMEOUT', base)
+    if (signal && signal.aborted) return errorResult(ctx, name, 'MCP tool call aborted', 'ERR_PRISM_ABORTED', base)
+    return errorResult(ctx, name, boundedMcpErrorMessage(error, MAX_ERROR_BYTES), 'ERR_PRISM_MCP_TOOL', base)
+  }
+}
+
+async function closeState(state) {
+  if (state.status === 'closed') return
+  state.status = 'closed'
+  state.tools = Object.freeze([])
+  state.byName = new Map()
+  state.remoteTools = []
+  try {
+    await state.client.close()
+  } catch {}
+  try {
+    await state.transport.close()
+  } catch {}
+}
+
+function createFacade(state) {
+  return {
+    get tools() {
+      if (state.status === 'closed') throw new McpBridgeClosedError()
+      return state.tools
+    },
+    get state() {
+      return state.status
+    },
+    get error() {
+      return state.error
+    },
+    get rejectedTools() {
+      return state.rejectedTools
+    },
+    get pid() {
+      const pid = state.transport && state.transport.pid
+      return typeof pid === 'number' ? pid : undefined
+    },
+    get serverId() {
+      return state.serverId
+    },
+    get client() {
+      return state.client
+    },
+    refresh: (options) => {
+      if (state.status === 'disconnected') return Promise.reject(bridgeError(`MCP server ${state.serverId} disconnected: ${state.error}`, 'ERR_PRISM_MCP_DISCONNECTED'))
+      return refreshTools(state, options && options.signal)
+    },
+    close: () => closeState(state),
+  }
+}
+
+async function connectClient(options, capabilities) {
+  if (options === null || typeof options !== 'object') throw new TypeError('connectMcpTools needs an options object')
+  assertValidServerId(options.serverId)
+  const limits = L.resolveMcpClientLimits(options)
+  if (options.signal && options.signal.aborted) throw options.signal.reason
+  const { Client } = sdk.client()
+  const transport = createMcpTransport(options.transport)
+  const client = new Client(CLIENT_INFO, { capabilities: capabilities || {} })
+  const onAbort = () => {
+    client.close().catch(() => {})
+    transport.close().catch(() => {})
+  }
+  options.signal?.addEventListener('abort', onAbort, { once: true })
+  // A transport failure while connecting (a bound crossed, a broken stream) ends the connect at once
+  // instead of leaving the handshake to time out.
+  let transportFailure
+  client.onerror = (error) => {
+    const message = boundedMcpErrorMessage(error, 512)
+    if (transportFailure === undefined && BROKEN_TRANSPORT.test(message)) {
+      transportFailure = error
+      transport.close().catch(() => {})
+    }
+  }
+  try {
+    await client.connect(transport, { signal: options.signal, timeout: limits.connectTimeoutMs, maxTotalTimeout: limits.connectTimeoutMs })
+  } catch (error) {
+    onAbort()
+    if (transportFailure !== undefined) {
+      throw bridgeError(`MCP server ${options.serverId} failed while connecting: ${boundedMcpErrorMessage(transportFailure, MAX_ERROR_BYTES)}`, 'ERR_PRISM_MCP_TRANSPORT', transportFailure)
+    }
+    throw error
+  } finally {
+    options.signal?.removeEventListener('abort', onAbort)
+    client.onerror = undefined
+  }
+  return { client, transport }
+}
+
+async function startBridge(state, signal) {
+  hookClient(state)
+  const onAbort = () => closeState(state)
+  signal?.addEventListener('abort', onAbort, { once: true })
+  try {
+    await refreshTools(state, signal)
+  } catch (error) {
+    await closeState(state)
+    throw error
+  } finally {
+    signal?.removeEventListener('abort', onAbort)
+  }
+  return createFacade(state)
+}
+
+/**
+ * Connects to an MCP server over the configured transport and bridges its tools.
+ * @param {import('../../types/mcp').ConnectMcpToolsOptions} options
+ */
+async function connectMcpTools(options) {
+  const { client, transport } = await connectClient(options)
+  return startBridge(createState(client, transport, options, true), options.signal)
+}
+
+/** Bridges the tools of a host's own, already connected SDK client. `close()` closes both. */
+async function attachMcpToolBridge(client, transport, options) {
+  if (!client || typeof client.request !== 'function') throw new TypeError('attachMcpToolBridge needs a connected @modelcontextprotocol/sdk Client')
+  return startBridge(createState(client, transport, options || {}, false), options && options.signal)
+}
+
+module.exports = {
+  connectMcpTools,
+  attachMcpToolBridge,
+  listAllMcpTools,
+  mapMcpToolsToDefinitions,
+  remoteToolEffect,
+  connectClient,
+  createState,
+  startBridge,
+  closeState,
+  CLIENT_INFO,
+}

@@ -1,0 +1,130 @@
+'use strict'
+// Transports from plain configuration: stdio (a spawned server, killed on close) and Streamable HTTP
+// (exact allow-listed origins, plaintext only for loopback, no redirects, every response bounded).
+const sdk = require('./sdk.js')
+const { McpBridgeError } = require('./errors.js')
+const L = require('./limits.js')
+
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]', '::1'])
+
+function isLoopbackHostname(hostname) {
+  return LOOPBACK.has(hostname) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname)
+}
+
+function transportError(message, cause) {
+  return new McpBridgeError(message, { cause, code: 'ERR_PRISM_MCP_TRANSPORT' })
+}
+
+function allowedOriginSet(config) {
+  const values = config.allowedOrigins
+  if (!Array.isArray(values) || values.length < 1 || values.length > 64) {
+    throw transportError('allowedOrigins must contain 1..64 exact origins')
+  }
+  const out = new Set()
+  for (const value of values) {
+    let parsed
+    try {
+      parsed = new URL(value)
+    } catch {
+      throw transportError(`Invalid MCP allowed origin: ${value}`)
+    }
+    if (value !== parsed.origin) throw transportError(`MCP allowed origin must be exact (scheme, host, optional port): ${value}`)
+    if (parsed.protocol !== 'https:' && !(config.allowLoopbackHttp === true && parsed.protocol === 'http:' && isLoopbackHostname(parsed.hostname))) {
+      throw transportError(`MCP allowed origin must use HTTPS: ${value}`)
+    }
+    out.add(parsed.origin)
+  }
+  return out
+}
+
+function checkUrl(url, origins, config) {
+  if (url.username || url.password) throw transportError('MCP HTTP URL must not embed credentials')
+  if (url.hash) throw transportError('MCP HTTP URL must not contain a fragment')
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw transportError(`MCP HTTP URL must use https: (got ${url.protocol})`)
+  if (!origins.has(url.origin)) throw transportError(`MCP HTTP origin ${url.origin} is not allow-listed`)
+  if (url.protocol === 'http:' && !(config.allowLoopbackHttp === true && isLoopbackHostname(url.hostname))) {
+    throw transportError('Plaintext MCP HTTP is allowed only for an explicitly enabled loopback endpoint')
+  }
+}
+
+/** A response whose body errors once it passes `maxBytes`. */
+function boundResponse(response, maxBytes) {
+  if (!response.body) return response
+  let seen = 0
+  const bounded = response.body.pipeThrough(
+    new TransformStream({
+      transform(chunk, controller) {
+        seen += chunk.byteLength
+        if (seen > maxBytes) {
+          controller.error(transportError(`MCP HTTP response exceeds ${maxBytes} bytes`))
+          return
+        }
+        controller.enqueue(chunk)
+      },
+    }),
+  )
+  return new Response(bounded, { status: response.status, statusText: response.statusText, headers: response.headers })
+}
+
+/** The fetch every Streamable HTTP request goes through: origin check, no redirects, bounded body. */
+function createBoundedMcpFetch(config) {
+  const origins = allowedOriginSet(config)
+  const maxBytes = L.validateMcpLimit('maxResponseBytes', config.maxResponseBytes ?? L.DEFAULT_MAX_HTTP_RESPONSE_BYTES, L.HARD_MAX_HTTP_RESPONSE_BYTES)
+  const base = typeof config.fetch === 'function' ? config.fetch : globalThis.fetch
+  return async (input, init) => {
+    const url = new URL(input instanceof URL ? input.href : typeof input === 'string' ? input : input.url)
+    checkUrl(url, origins, config)
+    const response = await base(url, { ...init, redirect: 'manual' })
+    if (response.status >= 300 && response.status < 400) {
+      try {
+        await response.body?.cancel()
+      } catch {}
+      throw transportError(`MCP HTTP server answered with a redirect (${response.status}); redirects are refused`)
+    }
+    return boundResponse(response, maxBytes)
+  }
+}
+
+/**
+ * @param {import('../../types/mcp').McpTransportConfig} config
+ */
+function createMcpTransport(config) {
+  if (config === null || typeof config !== 'object') throw transportError('MCP transport config must be an object')
+  switch (config.type) {
+    case 'stdio': {
+      if (typeof config.command !== 'string' || config.command.length === 0) throw transportError('MCP stdio transport needs a command')
+      const maxBufferSize = L.validateMcpLimit('maxMessageBytes', config.maxMessageBytes ?? L.DEFAULT_MAX_HTTP_RESPONSE_BYTES, L.HARD_MAX_HTTP_RESPONSE_BYTES)
+      const { StdioClientTransport } = sdk.stdio()
+      return new StdioClientTransport({
+        command: config.command,
+        args: config.args ? [...config.args] : undefined,
+        env: config.env ? { ...config.env } : undefined,
+        cwd: config.cwd,
+        stderr: config.stderr,
+        maxBufferSize,
+      })
+    }
+    case 'streamable-http': {
+      let url
+      try {
+        url = new URL(config.url)
+      } catch (error) {
+        throw transportError(`Invalid MCP HTTP URL: ${config.url}`, error)
+      }
+      const origins = allowedOriginSet(config)
+      checkUrl(url, origins, config)
+      const { StreamableHTTPClientTransport } = sdk.streamableHttp()
+      return new StreamableHTTPClientTransport(url, {
+        requestInit: config.requestInit,
+        sessionId: config.sessionId,
+        fetch: createBoundedMcpFetch(config),
+        // A broken stream is reported at once instead of being retried behind a pending call.
+        reconnectionOptions: { initialReconnectionDelay: 100, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 2, maxRetries: 0 },
+      })
+    }
+    default:
+      throw transportError(`Unsupported MCP transport: ${String(config.type)}`)
+  }
+}
+
+module.exports = { createMcpTransport, createBoundedMcpFetch, isLoopbackHostname }

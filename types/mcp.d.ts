@@ -1,0 +1,314 @@
+// The MCP client bridge (`prism-tools-native/mcp`): the tools of an MCP server as `ToolDefinition`s,
+// resources and prompts as separate bounded facades. Names follow `@arnilo/prism-mcp`. See docs/mcp.md.
+// Needs the optional peer dependency `@modelcontextprotocol/sdk` (1.30 or later 1.x).
+
+import type { ErrorInfo, JsonObject, ToolDefinition, ToolExecutionContext, ToolResult } from "./harness";
+import type { ToolEffectDeclaration } from "./effects";
+
+/** A server spawned as a child process and spoken to over its stdin/stdout. `close()` ends it (SIGTERM, then SIGKILL). */
+export interface McpStdioTransport {
+  readonly type: "stdio";
+  readonly command: string;
+  readonly args?: readonly string[];
+  /** Added to a minimal inherited environment (HOME, LOGNAME, PATH, SHELL, TERM, USER). */
+  readonly env?: Readonly<Record<string, string>>;
+  readonly cwd?: string;
+  /** The server's stderr: `"inherit"` (default), `"pipe"`, `"ignore"` or `"overlapped"`. */
+  readonly stderr?: "inherit" | "pipe" | "ignore" | "overlapped";
+  /**
+   * Largest single message the server may send, in bytes (default 16 MiB, hard cap 64 MiB). A larger one
+   * closes the connection and kills the server: the bridge turns `disconnected`.
+   */
+  readonly maxMessageBytes?: number;
+}
+
+/** A server reached over Streamable HTTP. */
+export interface McpStreamableHttpTransport {
+  readonly type: "streamable-http";
+  readonly url: string;
+  /** Exact origins (scheme, host, port) every request must go to; 1..64 entries. */
+  readonly allowedOrigins: readonly string[];
+  /** Permit `http:` for loopback hosts only (127.0.0.0/8, localhost, ::1). Otherwise HTTPS is required. */
+  readonly allowLoopbackHttp?: boolean;
+  /** Bytes of any one response body (default 16 MiB, hard cap 64 MiB). */
+  readonly maxResponseBytes?: number;
+  /** Headers (e.g. `Authorization`) and other fetch options for every request. */
+  readonly requestInit?: RequestInit;
+  readonly sessionId?: string;
+  /** The fetch to use (default `globalThis.fetch`); origin, redirect and size checks still apply. */
+  readonly fetch?: typeof globalThis.fetch;
+}
+
+export type McpTransportConfig = McpStdioTransport | McpStreamableHttpTransport;
+
+export interface McpToolEffectPolicyInput {
+  /** The host-configured server id and the remote tool's own name; remote descriptions are excluded. */
+  readonly serverId: string;
+  readonly remoteName: string;
+}
+
+/**
+ * Host review of remote tools. A declaration wins over the tool's annotations; `undefined` falls back to
+ * them (read-only → `{ kind: "none" }`, anything else → `{ kind: "external_mutation", idempotency: "unsupported" }`).
+ */
+export type McpToolEffectPolicy = (input: McpToolEffectPolicyInput) => ToolEffectDeclaration | undefined;
+
+/** Formats the registry name of a remote tool: `formatMcpToolName` (default) or `formatProviderSafeMcpToolName`. */
+export type McpToolNameFormatter = (prefix: string, remoteName: string) => string;
+
+/** The limits of a bridge; each a positive safe integer up to its hard cap (see `HARD_*`). */
+export interface McpClientLimitsInput {
+  /** `tools/list` pages (default 20, hard 100). */
+  readonly maxListPages?: number;
+  /** Tools listed (default 500, hard 5 000). */
+  readonly maxTools?: number;
+  readonly maxCursorBytes?: number;
+  readonly maxToolNameBytes?: number;
+  readonly maxToolDescriptionBytes?: number;
+  /** Input plus output schema of one tool (default 256 KiB); a larger tool is left out (`rejectedTools`). */
+  readonly maxToolSchemaBytes?: number;
+  /** All schemas of one listing (default 4 MiB); more fails the listing. */
+  readonly maxTotalToolSchemaBytes?: number;
+  readonly maxJsonDepth?: number;
+  readonly maxJsonProperties?: number;
+  /** One tool result as JSON (default 10 000 000, hard 16 MiB); more gives an `ERR_PRISM_MCP_RESULT_LIMIT` error result. */
+  readonly maxResultBytes?: number;
+  /** One `tools/call` (default 60 s, hard 30 min). */
+  readonly callTimeoutMs?: number;
+  /** Connecting and one whole `tools/list` pagination (default 60 s). Not in upstream. */
+  readonly connectTimeoutMs?: number;
+  readonly listCacheTtlMs?: number;
+}
+
+export interface ResolvedMcpClientLimits extends Required<McpClientLimitsInput> {}
+
+export interface ConnectMcpToolsOptions extends McpClientLimitsInput {
+  /** Stable id of the server (`^[A-Za-z0-9][A-Za-z0-9._-]*$`); the default prefix is `mcp:<serverId>:`. */
+  readonly serverId: string;
+  readonly transport: McpTransportConfig;
+  readonly namePrefix?: string;
+  /** Registry names of remote tools (default {@link formatMcpToolName}). */
+  readonly formatName?: McpToolNameFormatter;
+  /** Remote tool names to bridge; empty or missing means all. Applied at every re-listing. */
+  readonly allow?: readonly string[];
+  /** Remote tool names never bridged; wins over `allow`. */
+  readonly deny?: readonly string[];
+  readonly effect?: McpToolEffectPolicy;
+  /** Read `readOnlyHint` / `destructiveHint` for effects and `exclusive` (default true). */
+  readonly annotations?: boolean;
+  /** Check arguments against `inputSchema` with the package's validator before sending (default true). */
+  readonly validateArguments?: boolean;
+  /** Called after a re-listing (a `notifications/tools/list_changed` or `refresh()`) changed the tool set. */
+  readonly onToolsChanged?: (tools: readonly McpBridgedTool[], change: { readonly added: readonly string[]; readonly removed: readonly string[] }) => void;
+  /** Aborts connecting and the first listing. */
+  readonly signal?: AbortSignal;
+}
+
+export type AttachMcpToolBridgeOptions = Omit<ConnectMcpToolsOptions, "transport">;
+
+/** A bridged tool: a `ToolDefinition` that also says where it comes from. */
+export interface McpBridgedTool extends ToolDefinition<JsonObject> {
+  readonly effect: ToolEffectDeclaration;
+  exclusive?: boolean;
+  readonly mcp: Readonly<{ serverId: string; remoteName: string; annotations?: Readonly<Record<string, unknown>> }>;
+}
+
+/** A tool the bridge left out, and why (a schema over a bound or refused by the validator). */
+export interface McpRejectedTool {
+  readonly remoteName: string;
+  readonly reason: string;
+}
+
+/** `connected`; `disconnected` once the server closed, died or broke its stream; `closed` after `close()`. */
+export type McpBridgeState = "connected" | "disconnected" | "closed";
+
+export interface McpToolBridge {
+  /** The bridged tools now; replaced (never mutated) by a re-listing. Throws `McpBridgeClosedError` after `close()`. */
+  readonly tools: readonly McpBridgedTool[];
+  readonly state: McpBridgeState;
+  /** Why the bridge is `disconnected`. */
+  readonly error?: string;
+  readonly rejectedTools: readonly McpRejectedTool[];
+  /** The stdio server's process id while it runs. */
+  readonly pid?: number;
+  readonly serverId: string;
+  /** The SDK client (for requests the bridge does not wrap). */
+  readonly client: unknown;
+  /** Re-lists now. Rejects with `ERR_PRISM_MCP_DISCONNECTED` once disconnected. */
+  refresh(options?: { signal?: AbortSignal }): Promise<void>;
+  /** Ends pending calls, closes the client and the transport (a stdio server is killed). Idempotent. */
+  close(): Promise<void>;
+}
+
+export interface ConnectMcpCapabilitiesOptions extends ConnectMcpToolsOptions {
+  /** Bytes of one resources/prompts answer (default 1 MiB, hard 8 MiB). */
+  readonly maxCapabilityBytes?: number;
+  /** Items of one list (default 500, hard 5 000). */
+  readonly maxCapabilityItems?: number;
+  /** Pages of one list (default 20, hard 100). */
+  readonly maxCapabilityPages?: number;
+}
+
+/** Resources and prompts beside the tools. They are host-facing: never `ToolDefinition`s. */
+export interface McpCapabilityBridge extends McpToolBridge {
+  readonly serverVersion?: Readonly<{ name: string; version: string }>;
+  readonly serverCapabilities: Readonly<Record<string, unknown>>;
+  listResources(options?: { signal?: AbortSignal }): Promise<readonly McpResource[]>;
+  listResourceTemplates(options?: { signal?: AbortSignal }): Promise<readonly Record<string, unknown>[]>;
+  readResource(uri: string, options?: { signal?: AbortSignal }): Promise<{ contents: readonly McpResourceContents[] }>;
+  listPrompts(options?: { signal?: AbortSignal }): Promise<readonly McpPrompt[]>;
+  getPrompt(name: string, args?: Readonly<Record<string, string>>, options?: { signal?: AbortSignal }): Promise<{ description?: string; messages: readonly McpPromptMessage[] }>;
+}
+
+export interface McpResource {
+  readonly uri: string;
+  readonly name: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly mimeType?: string;
+}
+export interface McpResourceContents {
+  readonly uri: string;
+  readonly mimeType?: string;
+  readonly text?: string;
+  readonly blob?: string;
+}
+export interface McpPrompt {
+  readonly name: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly arguments?: readonly { name: string; description?: string; required?: boolean }[];
+}
+export interface McpPromptMessage {
+  readonly role: "user" | "assistant";
+  readonly content: Readonly<Record<string, unknown>>;
+}
+
+/** A remote tool as `tools/list` gives it. */
+export interface McpListedTool {
+  readonly name: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly inputSchema: JsonObject;
+  readonly outputSchema?: JsonObject;
+  readonly annotations?: Readonly<Record<string, unknown>>;
+}
+
+export declare function connectMcpTools(options: ConnectMcpToolsOptions): Promise<McpToolBridge>;
+/** Bridges a host's own connected SDK `Client` (and its transport, closed by `close()`). */
+export declare function attachMcpToolBridge(client: unknown, transport: unknown, options: AttachMcpToolBridgeOptions): Promise<McpToolBridge>;
+export declare function connectMcpCapabilities(options: ConnectMcpCapabilitiesOptions): Promise<McpCapabilityBridge>;
+export declare function attachMcpCapabilities(client: unknown, transport: unknown, options: AttachMcpToolBridgeOptions & Pick<ConnectMcpCapabilitiesOptions, "maxCapabilityBytes" | "maxCapabilityItems" | "maxCapabilityPages">): Promise<McpCapabilityBridge>;
+
+/**
+ * Every tool of a connected client, bounded by the limits; one deadline for the whole listing. Tools whose
+ * own schema breaks a bound go to `onRejected` (or throw when it is missing).
+ */
+export declare function listAllMcpTools(
+  client: unknown,
+  signal?: AbortSignal,
+  limits?: McpClientLimitsInput,
+  onRejected?: (tool: McpRejectedTool) => void,
+): Promise<McpListedTool[]>;
+
+export declare function mapMcpToolsToDefinitions(
+  remoteTools: readonly McpListedTool[],
+  context: {
+    readonly namePrefix: string;
+    readonly serverId: string;
+    readonly formatName?: McpToolNameFormatter;
+    readonly isClosed?: () => boolean;
+    readonly callRemoteTool: (remoteName: string, args: JsonObject, ctx: ToolExecutionContext, name: string) => Promise<ToolResult>;
+    readonly effectForRemoteTool?: (remote: McpListedTool) => ToolEffectDeclaration;
+  },
+): McpBridgedTool[];
+
+/** The effect and `exclusive` flag the bridge gives a listed tool. */
+export declare function mcpToolEffect(
+  tool: McpListedTool,
+  options?: { serverId?: string; effect?: McpToolEffectPolicy; annotations?: boolean },
+): { effect: ToolEffectDeclaration; exclusive: boolean };
+
+export declare function createMcpTransport(config: McpTransportConfig): unknown;
+
+/** Upstream's names: `${prefix}${remoteName}`, e.g. `mcp:fs:read_file`. */
+export declare function formatMcpToolName(prefix: string, remoteName: string): string;
+/**
+ * Names every provider accepts (`^[a-zA-Z0-9_-]{1,64}$`): `mcp:fs:` + `read_file` → `mcp_fs_read_file`;
+ * a remote name with other characters or too long keeps a readable part plus `_` and 8 hex digits of its
+ * SHA-256, so distinct remote names never share a name.
+ */
+export declare function formatProviderSafeMcpToolName(prefix: string, remoteName: string): string;
+export declare function isProviderSafeToolName(name: unknown): boolean;
+export declare function defaultMcpNamePrefix(serverId: string): string;
+export declare function assertValidServerId(serverId: string): void;
+
+export declare function mapMcpContentToBlocks(
+  content: readonly Record<string, unknown>[] | undefined,
+  options: { maxResultBytes: number },
+): { content: ({ type: "text"; text: string } | { type: "image"; mimeType: string; data: string })[]; truncated: boolean; bytesUsed: number };
+export declare function summarizeMcpContent(content: readonly Record<string, unknown>[] | undefined, maxBytes?: number): string;
+export declare function boundedMcpErrorMessage(error: unknown, maxBytes: number): string;
+export declare function mcpCallError(message: string, code?: string): ErrorInfo;
+export declare function estimateUtf8Bytes(value: string): number;
+export declare function measureBoundedJson(
+  value: unknown,
+  bounds: { maxBytes: number; maxDepth: number; maxProperties: number; label?: string },
+): { bytes: number; properties: number };
+export declare function validateMcpLimit(name: string, value: number, hardCap: number): number;
+export declare function resolveMcpClientLimits(input?: McpClientLimitsInput): ResolvedMcpClientLimits;
+
+export declare const DEFAULT_CALL_TIMEOUT_MS: 60000;
+export declare const DEFAULT_MAX_RESULT_BYTES: 10000000;
+export declare const DEFAULT_LIST_CACHE_TTL_MS: 30000;
+export declare const DEFAULT_MAX_LIST_PAGES: number;
+export declare const HARD_MAX_LIST_PAGES: number;
+export declare const DEFAULT_MAX_TOOLS: number;
+export declare const HARD_MAX_TOOLS: number;
+export declare const DEFAULT_MAX_CURSOR_BYTES: number;
+export declare const HARD_MAX_CURSOR_BYTES: number;
+export declare const DEFAULT_MAX_TOOL_NAME_BYTES: number;
+export declare const HARD_MAX_TOOL_NAME_BYTES: number;
+export declare const DEFAULT_MAX_TOOL_DESCRIPTION_BYTES: number;
+export declare const HARD_MAX_TOOL_DESCRIPTION_BYTES: number;
+export declare const DEFAULT_MAX_TOOL_SCHEMA_BYTES: number;
+export declare const HARD_MAX_TOOL_SCHEMA_BYTES: number;
+export declare const DEFAULT_MAX_TOTAL_TOOL_SCHEMA_BYTES: number;
+export declare const HARD_MAX_TOTAL_TOOL_SCHEMA_BYTES: number;
+export declare const DEFAULT_MAX_JSON_DEPTH: number;
+export declare const HARD_MAX_JSON_DEPTH: number;
+export declare const DEFAULT_MAX_JSON_PROPERTIES: number;
+export declare const HARD_MAX_JSON_PROPERTIES: number;
+export declare const HARD_MAX_RESULT_BYTES: number;
+export declare const HARD_CALL_TIMEOUT_MS: number;
+export declare const HARD_LIST_CACHE_TTL_MS: number;
+export declare const DEFAULT_MAX_HTTP_RESPONSE_BYTES: number;
+export declare const HARD_MAX_HTTP_RESPONSE_BYTES: number;
+export declare const DEFAULT_MAX_CAPABILITY_BYTES: number;
+export declare const HARD_MAX_CAPABILITY_BYTES: number;
+export declare const DEFAULT_MAX_CAPABILITY_ITEMS: number;
+export declare const HARD_MAX_CAPABILITY_ITEMS: number;
+export declare const DEFAULT_MAX_CAPABILITY_PAGES: number;
+export declare const HARD_MAX_CAPABILITY_PAGES: number;
+
+/** Codes: `ERR_PRISM_MCP_BRIDGE`, `ERR_PRISM_MCP_LIMIT`, `ERR_PRISM_MCP_TRANSPORT`, `ERR_PRISM_MCP_PROTOCOL`, `ERR_PRISM_MCP_TIMEOUT`, `ERR_PRISM_MCP_DISCONNECTED`, `ERR_PRISM_MCP_EFFECT`, `ERR_PRISM_MCP_SDK_MISSING`. */
+export declare class McpBridgeError extends Error {
+  constructor(message: string, options?: { cause?: unknown; code?: string });
+  readonly code: string;
+}
+/** `MCP tool name collision: <name> (remote tool <remote>)`, code `ERR_PRISM_MCP_NAME_COLLISION`. */
+export declare class McpToolNameCollisionError extends McpBridgeError {
+  constructor(prefixedName: string, remoteName: string);
+  readonly prefixedName: string;
+  readonly remoteName: string;
+}
+/** `MCP bridge is closed`, code `ERR_PRISM_MCP_CLOSED`. */
+export declare class McpBridgeClosedError extends McpBridgeError {
+  constructor();
+}
+/** `Unsupported MCP capability: <name>`, code `ERR_PRISM_MCP_UNSUPPORTED_CAPABILITY`. */
+export declare class McpUnsupportedCapabilityError extends Error {
+  constructor(capability: string);
+  readonly code: "ERR_PRISM_MCP_UNSUPPORTED_CAPABILITY";
+  readonly capability: string;
+}
