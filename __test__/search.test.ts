@@ -105,6 +105,26 @@ describe("createToolSearchIndex / search", () => {
     expect(idx.search("\ud800")).toEqual([]);
   });
 
+  it("never names a tool whose name holds a lone surrogate (two such names would read alike)", () => {
+    const tools = [tool("pay\ud800", "Pay an invoice"), tool("pay\udc00", "Pay a bill"), tool("refund", "Refund a payment")];
+    const idx = createToolSearchIndex(tools);
+    expect(idx.size).toBe(1);
+    const names = new Set(tools.map((t) => t.name));
+    for (const q of ["pay", "pay invoice bill", "pay\ufffd", "refund payment"]) {
+      for (const hit of idx.search(q)) expect(names.has(hit.name)).toBe(true);
+    }
+    expect(idx.search("pay invoice")).toEqual([]);
+    // A real U+FFFD name stays searchable and is not confused with the surrogate names.
+    const withReal = createToolSearchIndex([tool("pay\ufffd", "Pay an invoice"), tools[0]]);
+    expect(withReal.search("invoice").map((h) => h.name)).toEqual(["pay\ufffd"]);
+    const searchTools = createSearchToolsTool(idx);
+    const r = searchTools.execute({ query: "pay invoice bill" }, { toolCallId: "c" });
+    expect(r.value.names).toEqual([]);
+    // Disclosure cannot tell the two names apart by text: it fails closed to the whole list.
+    expect(selectDisclosedTools({ tools, input: "pay", topK: 1 })).toEqual(tools);
+    expect(selectDisclosedTools({ tools, input: "pay", topK: 1, index: idx })).toEqual(tools);
+  });
+
   it("clamps k: 0 and negative give [], fractions floor, NaN gives 16, huge gives 64", () => {
     const many = createToolSearchIndex(Array.from({ length: 100 }, (_, i) => tool(`tool_${i}`, "common word")));
     expect(many.search("common", { k: 0 })).toEqual([]);
