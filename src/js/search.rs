@@ -20,6 +20,7 @@ use napi::{sys, Env, JsValue, Unknown, ValueType};
 use napi_derive::napi;
 
 use crate::search::format::{line, NO_MATCH_TEXT};
+use crate::search::fuse::reciprocal_rank_fusion;
 use crate::search::select::{activate, disclose, Disclosure};
 use crate::search::{
     clamp_count, truncate_utf8, Scoring, SearchIndex, ToolText, DEFAULT_QUERY_BYTES, DEFAULT_TOP_K,
@@ -35,6 +36,8 @@ const CODE_INDEX_CAP: &str = "tool_search_index_cap";
 const INDEXED_TEXT_BYTES: usize = 16 * 1024;
 /// Parameters of one tool that are indexed.
 const INDEXED_PARAMETERS: usize = 64;
+/// Entries of a host-supplied `ranking` read for fusion; later ones are ignored.
+const MAX_FUSED_RANKING: u32 = 256;
 
 // ---------------------------------------------------------------------------------------------
 // Raw helpers. Each returns `Result`; none panics on host data.
@@ -508,8 +511,20 @@ pub struct ToolSearchIndex {
 }
 
 /// Results of one search as plain JS objects `{ name, score, matched }`.
-fn hits_to_js(raw: Raw, shared: &Shared, query: &str, k: usize) -> Result<sys::napi_value> {
-    let (terms, hits) = shared.index.search(query, k);
+fn hits_to_js(
+    raw: Raw,
+    shared: &Shared,
+    query: &str,
+    k: usize,
+    dense: Option<&[u32]>,
+) -> Result<sys::napi_value> {
+    let (terms, hits) = match dense {
+        None => shared.index.search(query, k),
+        Some(dense) => {
+            let (terms, lexical) = shared.index.search(query, MAX_TOP_K);
+            (terms, reciprocal_rank_fusion(&lexical, dense, k))
+        }
+    };
     let arr = raw.create_array(hits.len())?;
     if hits.is_empty() {
         return Ok(arr);
@@ -573,6 +588,7 @@ impl ToolSearchIndex {
             ));
         };
         drop(buf);
+        let mut dense: Option<Vec<u32>> = None;
         let k = match optional(raw, options)? {
             None => DEFAULT_TOP_K,
             Some(o) => {
@@ -582,6 +598,34 @@ impl ToolSearchIndex {
                         CODE_INVALID_INPUT,
                         "ToolSearchIndex.search: options must be an object",
                     ));
+                }
+                // `ranking`: the host's own ranking (names, best first), fused by RRF. Names
+                // outside the index are inert, so a fused result still names only indexed tools.
+                let rv = raw.get(o, c"ranking")?;
+                match raw.type_of(rv)? {
+                    ValueType::Undefined | ValueType::Null => {}
+                    _ if raw.is_array(rv)? => {
+                        let mut docs = Vec::new();
+                        let mut buf = self.shared.buf.borrow_mut();
+                        let n = raw.array_len(rv)?.min(MAX_FUSED_RANKING);
+                        for i in 0..n {
+                            if let Some((name, true)) = raw.name(raw.element(rv, i)?, &mut buf)? {
+                                if let Some(d) = self.shared.index.doc_of(&name) {
+                                    if !docs.contains(&d) {
+                                        docs.push(d);
+                                    }
+                                }
+                            }
+                        }
+                        dense = Some(docs);
+                    }
+                    _ => {
+                        return Err(type_error(
+                            env.raw(),
+                            CODE_INVALID_INPUT,
+                            "ToolSearchIndex.search: ranking must be an array of tool names",
+                        ))
+                    }
                 }
                 let kv = raw.get(o, c"k")?;
                 match raw.type_of(kv)? {
@@ -597,7 +641,7 @@ impl ToolSearchIndex {
                 }
             }
         };
-        let out = hits_to_js(raw, &self.shared, &q, k)?;
+        let out = hits_to_js(raw, &self.shared, &q, k, dense.as_deref())?;
         Ok(unsafe { Unknown::from_raw_unchecked(env.raw(), out) })
     }
 }

@@ -341,6 +341,14 @@ impl SearchIndex {
         }
     }
 
+    /// The document of the tool named `name`, if indexed.
+    pub fn doc_of(&self, name: &str) -> Option<u32> {
+        self.names
+            .iter()
+            .position(|n| &**n == name)
+            .map(|d| d as u32)
+    }
+
     /// Number of indexed tools (distinct names).
     pub fn size(&self) -> usize {
         self.names.len()
