@@ -105,6 +105,46 @@ describe("createToolSearchIndex / search", () => {
     expect(idx.search("\ud800")).toEqual([]);
   });
 
+  it("fuses a host-supplied ranking by reciprocal rank fusion, naming only indexed tools", () => {
+    const idx = createToolSearchIndex([
+      tool("create_issue", "Create a new issue"),
+      tool("merge_pull_request", "Merge a pull request"),
+      tool("get_weather", "Current weather for a city"),
+    ]);
+    // Without a ranking the lexical order stands; the seam is off by default.
+    expect(idx.search("issue").map((h) => h.name)).toEqual(["create_issue"]);
+    const fused = idx.search("issue", { ranking: ["get_weather", "not_a_tool", "create_issue", "get_weather"] });
+    // create_issue is in both lists; get_weather only in the host's; not_a_tool is inert.
+    expect(fused.map((h) => h.name)).toEqual(["create_issue", "get_weather"]);
+    expect(fused[0].score).toBeCloseTo(1 / 61 + 1 / 62, 6);
+    expect(fused[0].matched).toEqual(["issue"]);
+    expect(fused[1]).toMatchObject({ matched: [] });
+    expect(idx.search("issue", { ranking: [], k: 1 }).map((h) => h.name)).toEqual(["create_issue"]);
+    expect(() => idx.search("issue", { ranking: "create_issue" as never })).toThrow(
+      expect.objectContaining({ name: "TypeError", code: "invalid_tool_search_input" }),
+    );
+  });
+
+  it("never names a tool whose name holds a lone surrogate (two such names would read alike)", () => {
+    const tools = [tool("pay\ud800", "Pay an invoice"), tool("pay\udc00", "Pay a bill"), tool("refund", "Refund a payment")];
+    const idx = createToolSearchIndex(tools);
+    expect(idx.size).toBe(1);
+    const names = new Set(tools.map((t) => t.name));
+    for (const q of ["pay", "pay invoice bill", "pay\ufffd", "refund payment"]) {
+      for (const hit of idx.search(q)) expect(names.has(hit.name)).toBe(true);
+    }
+    expect(idx.search("pay invoice")).toEqual([]);
+    // A real U+FFFD name stays searchable and is not confused with the surrogate names.
+    const withReal = createToolSearchIndex([tool("pay\ufffd", "Pay an invoice"), tools[0]]);
+    expect(withReal.search("invoice").map((h) => h.name)).toEqual(["pay\ufffd"]);
+    const searchTools = createSearchToolsTool(idx);
+    const r = searchTools.execute({ query: "pay invoice bill" }, { toolCallId: "c" });
+    expect(r.value.names).toEqual([]);
+    // Disclosure cannot tell the two names apart by text: it fails closed to the whole list.
+    expect(selectDisclosedTools({ tools, input: "pay", topK: 1 })).toEqual(tools);
+    expect(selectDisclosedTools({ tools, input: "pay", topK: 1, index: idx })).toEqual(tools);
+  });
+
   it("clamps k: 0 and negative give [], fractions floor, NaN gives 16, huge gives 64", () => {
     const many = createToolSearchIndex(Array.from({ length: 100 }, (_, i) => tool(`tool_${i}`, "common word")));
     expect(many.search("common", { k: 0 })).toEqual([]);

@@ -29,6 +29,14 @@ export interface ToolSearchOptions {
    * gives no results; NaN gives the default. A non-number throws `TypeError`.
    */
   k?: number
+  /**
+   * Hybrid scoring seam, off by default: the host's own ranking of tool names, best first (for
+   * example from its embeddings). When given, the result is the reciprocal rank fusion
+   * (`1 / (60 + rank)` summed over both lists) of this ranking and the lexical one; `score` is then
+   * the fused score. Names not in the index are ignored (at most 256 entries are read), so
+   * results still name only indexed tools. Not an array → `TypeError`.
+   */
+  ranking?: readonly string[]
 }
 
 /** One search result. */

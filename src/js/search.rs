@@ -20,10 +20,12 @@ use napi::{sys, Env, JsValue, Unknown, ValueType};
 use napi_derive::napi;
 
 use crate::search::format::{line, NO_MATCH_TEXT};
+use crate::search::fuse::reciprocal_rank_fusion;
 use crate::search::select::{activate, disclose, Disclosure};
 use crate::search::{
-    clamp_count, truncate_utf8, Scoring, SearchIndex, ToolText, DEFAULT_QUERY_BYTES, DEFAULT_TOP_K, DESCRIPTION_CHARS,
-    MAX_ACTIVATED_NAMES, MAX_INDEXED_TOOLS, MAX_QUERY_BYTES, MAX_TOP_K, SEARCH_TOOLS_DEFAULT_K,
+    clamp_count, truncate_utf8, Scoring, SearchIndex, ToolText, DEFAULT_QUERY_BYTES, DEFAULT_TOP_K,
+    DESCRIPTION_CHARS, MAX_ACTIVATED_NAMES, MAX_INDEXED_TOOLS, MAX_QUERY_BYTES, MAX_TOP_K,
+    SEARCH_TOOLS_DEFAULT_K,
 };
 
 /// Error code of misuse: a value of the wrong type where the API needs a specific one.
@@ -34,6 +36,8 @@ const CODE_INDEX_CAP: &str = "tool_search_index_cap";
 const INDEXED_TEXT_BYTES: usize = 16 * 1024;
 /// Parameters of one tool that are indexed.
 const INDEXED_PARAMETERS: usize = 64;
+/// Entries of a host-supplied `ranking` read for fusion; later ones are ignored.
+const MAX_FUSED_RANKING: u32 = 256;
 
 // ---------------------------------------------------------------------------------------------
 // Raw helpers. Each returns `Result`; none panics on host data.
@@ -46,7 +50,10 @@ impl Raw {
         if status == sys::Status::napi_ok {
             Ok(())
         } else {
-            Err(Error::new(Status::from(status), format!("tool search: {what} failed")))
+            Err(Error::new(
+                Status::from(status),
+                format!("tool search: {what} failed"),
+            ))
         }
     }
 
@@ -64,38 +71,63 @@ impl Raw {
 
     fn array_len(self, v: sys::napi_value) -> Result<u32> {
         let mut n = 0;
-        Self::check(unsafe { sys::napi_get_array_length(self.0, v, &mut n) }, "array length")?;
+        Self::check(
+            unsafe { sys::napi_get_array_length(self.0, v, &mut n) },
+            "array length",
+        )?;
         Ok(n)
     }
 
     fn element(self, v: sys::napi_value, i: u32) -> Result<sys::napi_value> {
         let mut out = ptr::null_mut();
-        Self::check(unsafe { sys::napi_get_element(self.0, v, i, &mut out) }, "get element")?;
+        Self::check(
+            unsafe { sys::napi_get_element(self.0, v, i, &mut out) },
+            "get element",
+        )?;
         Ok(out)
     }
 
     fn get(self, obj: sys::napi_value, key: &CStr) -> Result<sys::napi_value> {
         let mut out = ptr::null_mut();
-        Self::check(unsafe { sys::napi_get_named_property(self.0, obj, key.as_ptr(), &mut out) }, "get property")?;
+        Self::check(
+            unsafe { sys::napi_get_named_property(self.0, obj, key.as_ptr(), &mut out) },
+            "get property",
+        )?;
         Ok(out)
     }
 
     fn set(self, obj: sys::napi_value, key: &CStr, value: sys::napi_value) -> Result<()> {
-        Self::check(unsafe { sys::napi_set_named_property(self.0, obj, key.as_ptr(), value) }, "set property")
+        Self::check(
+            unsafe { sys::napi_set_named_property(self.0, obj, key.as_ptr(), value) },
+            "set property",
+        )
     }
 
     /// The string value of `v` if it is a string: UTF-8, at most `max` bytes, cut on a character
     /// boundary (lone surrogates arrive as U+FFFD). Returns the text and whether it was cut.
     /// Short strings take one napi call: a copy into `buf`; only a copy that may have been cut
     /// asks for the full length.
-    fn string(self, v: sys::napi_value, max: usize, buf: &mut Vec<u8>) -> Result<Option<(String, bool)>> {
+    fn string(
+        self,
+        v: sys::napi_value,
+        max: usize,
+        buf: &mut Vec<u8>,
+    ) -> Result<Option<(String, bool)>> {
         const FIRST: usize = 4096;
         let first = max.min(FIRST);
         if buf.len() < first + 1 {
             buf.resize(first + 1, 0);
         }
         let mut copied = 0usize;
-        let status = unsafe { sys::napi_get_value_string_utf8(self.0, v, buf.as_mut_ptr().cast(), first + 1, &mut copied) };
+        let status = unsafe {
+            sys::napi_get_value_string_utf8(
+                self.0,
+                v,
+                buf.as_mut_ptr().cast(),
+                first + 1,
+                &mut copied,
+            )
+        };
         if status == sys::Status::napi_string_expected {
             return Ok(None);
         }
@@ -106,19 +138,68 @@ impl Raw {
             return Ok(Some((Self::utf8(&buf[..copied]), false)));
         }
         let mut len = 0usize;
-        Self::check(unsafe { sys::napi_get_value_string_utf8(self.0, v, ptr::null_mut(), 0, &mut len) }, "string length")?;
+        Self::check(
+            unsafe { sys::napi_get_value_string_utf8(self.0, v, ptr::null_mut(), 0, &mut len) },
+            "string length",
+        )?;
         let want = len.min(max);
         if buf.len() < want + 1 {
             buf.resize(want + 1, 0);
         }
         Self::check(
-            unsafe { sys::napi_get_value_string_utf8(self.0, v, buf.as_mut_ptr().cast(), want + 1, &mut copied) },
+            unsafe {
+                sys::napi_get_value_string_utf8(
+                    self.0,
+                    v,
+                    buf.as_mut_ptr().cast(),
+                    want + 1,
+                    &mut copied,
+                )
+            },
             "string copy",
         )?;
         let text = Self::utf8(&buf[..copied.min(want)]);
         let (kept, cut) = truncate_utf8(&text, max);
         let cut = cut || len > kept.len();
         Ok(Some((kept.to_owned(), cut)))
+    }
+
+    /// Whether the JS string `v` holds a lone UTF-16 surrogate. Its UTF-8 copy shows one as U+FFFD,
+    /// so two different names (`pay\ud800`, `pay\udc00`) would read as the same text; callers ask
+    /// only when the copy contains U+FFFD.
+    fn has_lone_surrogate(self, v: sys::napi_value) -> Result<bool> {
+        let mut len = 0usize;
+        // SAFETY: `v` is a live string handle of this env's scope; a null buffer asks for the length only.
+        Self::check(
+            unsafe { sys::napi_get_value_string_utf16(self.0, v, ptr::null_mut(), 0, &mut len) },
+            "string length",
+        )?;
+        let mut units = vec![0u16; len + 1];
+        let mut copied = 0usize;
+        // SAFETY: `units` has room for `len` code units plus the terminator napi writes.
+        Self::check(
+            unsafe {
+                sys::napi_get_value_string_utf16(
+                    self.0,
+                    v,
+                    units.as_mut_ptr(),
+                    len + 1,
+                    &mut copied,
+                )
+            },
+            "string copy",
+        )?;
+        Ok(char::decode_utf16(units[..copied.min(len)].iter().copied()).any(|c| c.is_err()))
+    }
+
+    /// A tool name: its text and whether it is well-formed (no lone surrogate), or `None` when
+    /// `v` is not a string.
+    fn name(self, v: sys::napi_value, buf: &mut Vec<u8>) -> Result<Option<(String, bool)>> {
+        let Some((name, _)) = self.string(v, usize::MAX, buf)? else {
+            return Ok(None);
+        };
+        let well_formed = !name.contains('\u{FFFD}') || !self.has_lone_surrogate(v)?;
+        Ok(Some((name, well_formed)))
     }
 
     fn utf8(bytes: &[u8]) -> String {
@@ -144,14 +225,19 @@ impl Raw {
             return Ok(None);
         }
         let mut out = 0f64;
-        Self::check(unsafe { sys::napi_get_value_double(self.0, v, &mut out) }, "number")?;
+        Self::check(
+            unsafe { sys::napi_get_value_double(self.0, v, &mut out) },
+            "number",
+        )?;
         Ok(Some(out))
     }
 
     fn create_string(self, s: &str) -> Result<sys::napi_value> {
         let mut out = ptr::null_mut();
         Self::check(
-            unsafe { sys::napi_create_string_utf8(self.0, s.as_ptr().cast(), s.len() as isize, &mut out) },
+            unsafe {
+                sys::napi_create_string_utf8(self.0, s.as_ptr().cast(), s.len() as isize, &mut out)
+            },
             "create string",
         )?;
         Ok(out)
@@ -159,30 +245,45 @@ impl Raw {
 
     fn create_f64(self, n: f64) -> Result<sys::napi_value> {
         let mut out = ptr::null_mut();
-        Self::check(unsafe { sys::napi_create_double(self.0, n, &mut out) }, "create number")?;
+        Self::check(
+            unsafe { sys::napi_create_double(self.0, n, &mut out) },
+            "create number",
+        )?;
         Ok(out)
     }
 
     fn create_bool(self, b: bool) -> Result<sys::napi_value> {
         let mut out = ptr::null_mut();
-        Self::check(unsafe { sys::napi_get_boolean(self.0, b, &mut out) }, "create boolean")?;
+        Self::check(
+            unsafe { sys::napi_get_boolean(self.0, b, &mut out) },
+            "create boolean",
+        )?;
         Ok(out)
     }
 
     fn create_object(self) -> Result<sys::napi_value> {
         let mut out = ptr::null_mut();
-        Self::check(unsafe { sys::napi_create_object(self.0, &mut out) }, "create object")?;
+        Self::check(
+            unsafe { sys::napi_create_object(self.0, &mut out) },
+            "create object",
+        )?;
         Ok(out)
     }
 
     fn create_array(self, len: usize) -> Result<sys::napi_value> {
         let mut out = ptr::null_mut();
-        Self::check(unsafe { sys::napi_create_array_with_length(self.0, len, &mut out) }, "create array")?;
+        Self::check(
+            unsafe { sys::napi_create_array_with_length(self.0, len, &mut out) },
+            "create array",
+        )?;
         Ok(out)
     }
 
     fn push(self, arr: sys::napi_value, i: u32, v: sys::napi_value) -> Result<()> {
-        Self::check(unsafe { sys::napi_set_element(self.0, arr, i, v) }, "set element")
+        Self::check(
+            unsafe { sys::napi_set_element(self.0, arr, i, v) },
+            "set element",
+        )
     }
 
     fn string_array(self, items: &[&str]) -> Result<sys::napi_value> {
@@ -214,12 +315,23 @@ impl Raw {
 
     fn get_by_key(self, obj: sys::napi_value, key: sys::napi_value) -> Result<sys::napi_value> {
         let mut out = ptr::null_mut();
-        Self::check(unsafe { sys::napi_get_property(self.0, obj, key, &mut out) }, "get property")?;
+        Self::check(
+            unsafe { sys::napi_get_property(self.0, obj, key, &mut out) },
+            "get property",
+        )?;
         Ok(out)
     }
 
-    fn set_by_key(self, obj: sys::napi_value, key: sys::napi_value, value: sys::napi_value) -> Result<()> {
-        Self::check(unsafe { sys::napi_set_property(self.0, obj, key, value) }, "set property")
+    fn set_by_key(
+        self,
+        obj: sys::napi_value,
+        key: sys::napi_value,
+        value: sys::napi_value,
+    ) -> Result<()> {
+        Self::check(
+            unsafe { sys::napi_set_property(self.0, obj, key, value) },
+            "set property",
+        )
     }
 
     fn is_object(self, v: sys::napi_value) -> Result<bool> {
@@ -243,6 +355,9 @@ fn range_error(env: sys::napi_env, code: &str, message: &str) -> Error {
 
 struct ToolStrings {
     name: String,
+    /// False when the JS name holds a lone surrogate: such a tool is never indexed, so a search
+    /// can never name it (its U+FFFD text could equal another tool's name).
+    well_formed: bool,
     description: String,
     parameters: String,
 }
@@ -267,14 +382,26 @@ impl Keys {
 }
 
 /// Reads one tool: `Ok(None)` when it is not an object with a string `name`.
-fn read_tool(raw: Raw, keys: &Keys, tool: sys::napi_value, buf: &mut Vec<u8>) -> Result<Option<ToolStrings>> {
+fn read_tool(
+    raw: Raw,
+    keys: &Keys,
+    tool: sys::napi_value,
+    buf: &mut Vec<u8>,
+) -> Result<Option<ToolStrings>> {
     if raw.type_of(tool)? != ValueType::Object {
         return Ok(None);
     }
-    let Some((name, _)) = raw.string(raw.get_by_key(tool, keys.name)?, usize::MAX, buf)? else {
+    let Some((name, well_formed)) = raw.name(raw.get_by_key(tool, keys.name)?, buf)? else {
         return Ok(None);
     };
-    let description = raw.string(raw.get_by_key(tool, keys.description)?, INDEXED_TEXT_BYTES, buf)?.map(|s| s.0).unwrap_or_default();
+    let description = raw
+        .string(
+            raw.get_by_key(tool, keys.description)?,
+            INDEXED_TEXT_BYTES,
+            buf,
+        )?
+        .map(|s| s.0)
+        .unwrap_or_default();
     let mut parameters = String::new();
     let props = match raw.prop(raw.get_by_key(tool, keys.parameters)?, keys.properties)? {
         Some(p) if raw.type_of(p)? == ValueType::Object => Some(p),
@@ -302,7 +429,12 @@ fn read_tool(raw: Raw, keys: &Keys, tool: sys::napi_value, buf: &mut Vec<u8>) ->
     }
     let (p, _) = truncate_utf8(&parameters, INDEXED_TEXT_BYTES);
     let parameters = p.to_owned();
-    Ok(Some(ToolStrings { name, description, parameters }))
+    Ok(Some(ToolStrings {
+        name,
+        well_formed,
+        description,
+        parameters,
+    }))
 }
 
 enum ReadTools {
@@ -331,14 +463,20 @@ fn read_tools(raw: Raw, tools: sys::napi_value) -> Result<ReadTools> {
 
 fn build_index(tools: &[ToolStrings]) -> SearchIndex {
     SearchIndex::build(
-        tools.iter().map(|t| ToolText { name: &t.name, description: &t.description, parameters: &t.parameters }),
+        tools.iter().filter(|t| t.well_formed).map(|t| ToolText {
+            name: &t.name,
+            description: &t.description,
+            parameters: &t.parameters,
+        }),
         Scoring::DEFAULT,
     )
 }
 
 /// `options.queryBytes`: default 4 096, clamped to 65 536; NaN or absent gives the default.
 fn read_query_bytes(raw: Raw, options: Option<sys::napi_value>) -> Result<usize> {
-    let Some(o) = options else { return Ok(DEFAULT_QUERY_BYTES) };
+    let Some(o) = options else {
+        return Ok(DEFAULT_QUERY_BYTES);
+    };
     if !raw.is_object(o)? {
         return Ok(DEFAULT_QUERY_BYTES);
     }
@@ -373,14 +511,30 @@ pub struct ToolSearchIndex {
 }
 
 /// Results of one search as plain JS objects `{ name, score, matched }`.
-fn hits_to_js(raw: Raw, shared: &Shared, query: &str, k: usize) -> Result<sys::napi_value> {
-    let (terms, hits) = shared.index.search(query, k);
+fn hits_to_js(
+    raw: Raw,
+    shared: &Shared,
+    query: &str,
+    k: usize,
+    dense: Option<&[u32]>,
+) -> Result<sys::napi_value> {
+    let (terms, hits) = match dense {
+        None => shared.index.search(query, k),
+        Some(dense) => {
+            let (terms, lexical) = shared.index.search(query, MAX_TOP_K);
+            (terms, reciprocal_rank_fusion(&lexical, dense, k))
+        }
+    };
     let arr = raw.create_array(hits.len())?;
     if hits.is_empty() {
         return Ok(arr);
     }
     let mut term_values: Vec<Option<sys::napi_value>> = vec![None; terms.len()];
-    let (k_name, k_score, k_matched) = (raw.create_string("name")?, raw.create_string("score")?, raw.create_string("matched")?);
+    let (k_name, k_score, k_matched) = (
+        raw.create_string("name")?,
+        raw.create_string("score")?,
+        raw.create_string("matched")?,
+    );
     for (i, hit) in hits.iter().enumerate() {
         let obj = raw.create_object()?;
         raw.set_by_key(obj, k_name, raw.create_string(shared.index.name(hit.doc))?)?;
@@ -414,29 +568,80 @@ impl ToolSearchIndex {
 
     /// The top `k` tools for `query`: `[{ name, score, matched }]`, best first, ties in input
     /// order, only tools that match at least one query term.
-    #[napi(ts_args_type = "query: string, options?: { k?: number }", ts_return_type = "ToolSearchHit[]")]
-    pub fn search<'env>(&self, env: &'env Env, query: Unknown<'env>, options: Option<Unknown<'env>>) -> Result<Unknown<'env>> {
+    #[napi(
+        ts_args_type = "query: string, options?: { k?: number }",
+        ts_return_type = "ToolSearchHit[]"
+    )]
+    pub fn search<'env>(
+        &self,
+        env: &'env Env,
+        query: Unknown<'env>,
+        options: Option<Unknown<'env>>,
+    ) -> Result<Unknown<'env>> {
         let raw = Raw(env.raw());
         let mut buf = self.shared.buf.borrow_mut();
         let Some((q, _)) = raw.string(query.raw(), self.shared.query_bytes, &mut buf)? else {
-            return Err(type_error(env.raw(), CODE_INVALID_INPUT, "ToolSearchIndex.search: query must be a string"));
+            return Err(type_error(
+                env.raw(),
+                CODE_INVALID_INPUT,
+                "ToolSearchIndex.search: query must be a string",
+            ));
         };
         drop(buf);
+        let mut dense: Option<Vec<u32>> = None;
         let k = match optional(raw, options)? {
             None => DEFAULT_TOP_K,
             Some(o) => {
                 if !raw.is_object(o)? {
-                    return Err(type_error(env.raw(), CODE_INVALID_INPUT, "ToolSearchIndex.search: options must be an object"));
+                    return Err(type_error(
+                        env.raw(),
+                        CODE_INVALID_INPUT,
+                        "ToolSearchIndex.search: options must be an object",
+                    ));
+                }
+                // `ranking`: the host's own ranking (names, best first), fused by RRF. Names
+                // outside the index are inert, so a fused result still names only indexed tools.
+                let rv = raw.get(o, c"ranking")?;
+                match raw.type_of(rv)? {
+                    ValueType::Undefined | ValueType::Null => {}
+                    _ if raw.is_array(rv)? => {
+                        let mut docs = Vec::new();
+                        let mut buf = self.shared.buf.borrow_mut();
+                        let n = raw.array_len(rv)?.min(MAX_FUSED_RANKING);
+                        for i in 0..n {
+                            if let Some((name, true)) = raw.name(raw.element(rv, i)?, &mut buf)? {
+                                if let Some(d) = self.shared.index.doc_of(&name) {
+                                    if !docs.contains(&d) {
+                                        docs.push(d);
+                                    }
+                                }
+                            }
+                        }
+                        dense = Some(docs);
+                    }
+                    _ => {
+                        return Err(type_error(
+                            env.raw(),
+                            CODE_INVALID_INPUT,
+                            "ToolSearchIndex.search: ranking must be an array of tool names",
+                        ))
+                    }
                 }
                 let kv = raw.get(o, c"k")?;
                 match raw.type_of(kv)? {
                     ValueType::Undefined | ValueType::Null => DEFAULT_TOP_K,
                     ValueType::Number => clamp_count(raw.number(kv)?, DEFAULT_TOP_K, MAX_TOP_K),
-                    _ => return Err(type_error(env.raw(), CODE_INVALID_INPUT, "ToolSearchIndex.search: k must be a number")),
+                    _ => {
+                        return Err(type_error(
+                            env.raw(),
+                            CODE_INVALID_INPUT,
+                            "ToolSearchIndex.search: k must be a number",
+                        ))
+                    }
                 }
             }
         };
-        let out = hits_to_js(raw, &self.shared, &q, k)?;
+        let out = hits_to_js(raw, &self.shared, &q, k, dense.as_deref())?;
         Ok(unsafe { Unknown::from_raw_unchecked(env.raw(), out) })
     }
 }
@@ -448,31 +653,49 @@ impl ToolSearchIndex {
     ts_args_type = "tools: readonly ToolDefinition[], options?: ToolSearchIndexOptions",
     ts_return_type = "ToolSearchIndex"
 )]
-pub fn create_tool_search_index(env: &Env, tools: Unknown, options: Option<Unknown>) -> Result<ToolSearchIndex> {
+pub fn create_tool_search_index(
+    env: &Env,
+    tools: Unknown,
+    options: Option<Unknown>,
+) -> Result<ToolSearchIndex> {
     let raw = Raw(env.raw());
     if !raw.is_array(tools.raw())? {
-        return Err(type_error(env.raw(), CODE_INVALID_INPUT, "createToolSearchIndex: tools must be an array"));
+        return Err(type_error(
+            env.raw(),
+            CODE_INVALID_INPUT,
+            "createToolSearchIndex: tools must be an array",
+        ));
     }
     let query_bytes = read_query_bytes(raw, optional(raw, options)?)?;
     let tools = match read_tools(raw, tools.raw())? {
         ReadTools::Ok(t) => t,
         ReadTools::OverCap(n) => {
-            let msg = format!("createToolSearchIndex: {n} tools exceed the index cap of {MAX_INDEXED_TOOLS}");
+            let msg = format!(
+                "createToolSearchIndex: {n} tools exceed the index cap of {MAX_INDEXED_TOOLS}"
+            );
             return Err(range_error(env.raw(), CODE_INDEX_CAP, &msg));
         }
         ReadTools::BadEntry(i) => {
-            let msg = format!("createToolSearchIndex: tools[{i}] must be an object with a string name");
+            let msg =
+                format!("createToolSearchIndex: tools[{i}] must be an object with a string name");
             return Err(type_error(env.raw(), CODE_INVALID_INPUT, &msg));
         }
     };
     let index = build_index(&tools);
-    Ok(ToolSearchIndex { shared: Rc::new(Shared { index, query_bytes, buf: RefCell::new(Vec::new()) }) })
+    Ok(ToolSearchIndex {
+        shared: Rc::new(Shared {
+            index,
+            query_bytes,
+            buf: RefCell::new(Vec::new()),
+        }),
+    })
 }
 
 // ---------------------------------------------------------------------------------------------
 // The search_tools tool.
 
-const SEARCH_TOOLS_DESCRIPTION: &str = "Search the available tools by keywords and make the best matches callable \
+const SEARCH_TOOLS_DESCRIPTION: &str =
+    "Search the available tools by keywords and make the best matches callable \
 from the next turn. Returns one line per tool: `name: short description [matched: terms]`.";
 
 fn search_tools_parameters(raw: Raw, max_k: usize) -> Result<sys::napi_value> {
@@ -481,11 +704,19 @@ fn search_tools_parameters(raw: Raw, max_k: usize) -> Result<sys::napi_value> {
     let props = raw.create_object()?;
     let query = raw.create_object()?;
     raw.set(query, c"type", raw.create_string("string")?)?;
-    raw.set(query, c"description", raw.create_string("Keywords describing the tool you need.")?)?;
+    raw.set(
+        query,
+        c"description",
+        raw.create_string("Keywords describing the tool you need.")?,
+    )?;
     raw.set(props, c"query", query)?;
     let k = raw.create_object()?;
     raw.set(k, c"type", raw.create_string("integer")?)?;
-    raw.set(k, c"description", raw.create_string("How many tools to return.")?)?;
+    raw.set(
+        k,
+        c"description",
+        raw.create_string("How many tools to return.")?,
+    )?;
     raw.set(k, c"minimum", raw.create_f64(1.0)?)?;
     raw.set(k, c"maximum", raw.create_f64(max_k as f64)?)?;
     raw.set(props, c"k", k)?;
@@ -496,7 +727,13 @@ fn search_tools_parameters(raw: Raw, max_k: usize) -> Result<sys::napi_value> {
 }
 
 /// One `search_tools` call: a ToolResult object.
-fn run_search_tools(raw: Raw, shared: &Shared, default_k: usize, args: sys::napi_value, ctx: sys::napi_value) -> Result<sys::napi_value> {
+fn run_search_tools(
+    raw: Raw,
+    shared: &Shared,
+    default_k: usize,
+    args: sys::napi_value,
+    ctx: sys::napi_value,
+) -> Result<sys::napi_value> {
     let result = raw.create_object()?;
     if raw.is_object(ctx)? {
         raw.set(result, c"toolCallId", raw.get(ctx, c"toolCallId")?)?;
@@ -510,7 +747,11 @@ fn run_search_tools(raw: Raw, shared: &Shared, default_k: usize, args: sys::napi
     };
     let Some((query, truncated)) = query else {
         let err = raw.create_object()?;
-        raw.set(err, c"message", raw.create_string("search_tools: query must be a string")?)?;
+        raw.set(
+            err,
+            c"message",
+            raw.create_string("search_tools: query must be a string")?,
+        )?;
         raw.set(err, c"code", raw.create_string("invalid_arguments")?)?;
         raw.set(result, c"error", err)?;
         let value = raw.create_object()?;
@@ -524,11 +765,21 @@ fn run_search_tools(raw: Raw, shared: &Shared, default_k: usize, args: sys::napi
     let mut text = String::new();
     let mut names: Vec<&str> = Vec::with_capacity(hits.len());
     for hit in &hits {
-        let matched: Vec<&str> = shared.index.matched(&terms, hit.doc).iter().map(|&t| terms.surface[t].as_str()).collect();
+        let matched: Vec<&str> = shared
+            .index
+            .matched(&terms, hit.doc)
+            .iter()
+            .map(|&t| terms.surface[t].as_str())
+            .collect();
         if !text.is_empty() {
             text.push('\n');
         }
-        line(shared.index.name(hit.doc), shared.index.description(hit.doc), &matched, &mut text);
+        line(
+            shared.index.name(hit.doc),
+            shared.index.description(hit.doc),
+            &matched,
+            &mut text,
+        );
         names.push(shared.index.name(hit.doc));
     }
     if hits.is_empty() {
@@ -546,34 +797,59 @@ fn run_search_tools(raw: Raw, shared: &Shared, default_k: usize, args: sys::napi
 }
 
 /// The generated `search_tools` ToolDefinition over `index`.
-#[napi(ts_args_type = "index: ToolSearchIndex, options?: SearchToolsToolOptions", ts_return_type = "SearchToolsTool")]
-pub fn create_search_tools_tool<'env>(env: &'env Env, index: &ToolSearchIndex, options: Option<Unknown<'env>>) -> Result<Unknown<'env>> {
+#[napi(
+    ts_args_type = "index: ToolSearchIndex, options?: SearchToolsToolOptions",
+    ts_return_type = "SearchToolsTool"
+)]
+pub fn create_search_tools_tool<'env>(
+    env: &'env Env,
+    index: &ToolSearchIndex,
+    options: Option<Unknown<'env>>,
+) -> Result<Unknown<'env>> {
     let raw = Raw(env.raw());
     let default_k = match optional(raw, options)? {
-        Some(o) if raw.is_object(o)? => clamp_count(raw.number(raw.get(o, c"defaultK")?)?, SEARCH_TOOLS_DEFAULT_K, MAX_TOP_K),
+        Some(o) if raw.is_object(o)? => clamp_count(
+            raw.number(raw.get(o, c"defaultK")?)?,
+            SEARCH_TOOLS_DEFAULT_K,
+            MAX_TOP_K,
+        ),
         _ => SEARCH_TOOLS_DEFAULT_K,
     };
     let tool = raw.create_object()?;
     raw.set(tool, c"name", raw.create_string(SEARCH_TOOLS_NAME)?)?;
-    raw.set(tool, c"description", raw.create_string(SEARCH_TOOLS_DESCRIPTION)?)?;
-    raw.set(tool, c"parameters", search_tools_parameters(raw, MAX_TOP_K)?)?;
+    raw.set(
+        tool,
+        c"description",
+        raw.create_string(SEARCH_TOOLS_DESCRIPTION)?,
+    )?;
+    raw.set(
+        tool,
+        c"parameters",
+        search_tools_parameters(raw, MAX_TOP_K)?,
+    )?;
     let shared = Rc::clone(&index.shared);
-    let execute = env.create_function_from_closure::<(Unknown, Unknown), Unknown, _>("execute", move |ctx| {
-        let env = ctx.env.raw();
-        let raw = Raw(env);
-        let mut undefined = ptr::null_mut();
-        Raw::check(unsafe { sys::napi_get_undefined(env, &mut undefined) }, "undefined")?;
-        let arg = |i: usize| -> Result<sys::napi_value> {
-            if i < ctx.length() {
-                Ok(ctx.get::<Unknown>(i)?.raw())
-            } else {
-                Ok(undefined)
-            }
-        };
-        let (args, call_ctx) = (arg(0)?, arg(1)?);
-        let out = run_search_tools(raw, &shared, default_k, args, call_ctx)?;
-        Ok(unsafe { Unknown::from_raw_unchecked(env, out) })
-    })?;
+    let execute = env.create_function_from_closure::<(Unknown, Unknown), Unknown, _>(
+        "execute",
+        move |ctx| {
+            let env = ctx.env.raw();
+            let raw = Raw(env);
+            let mut undefined = ptr::null_mut();
+            Raw::check(
+                unsafe { sys::napi_get_undefined(env, &mut undefined) },
+                "undefined",
+            )?;
+            let arg = |i: usize| -> Result<sys::napi_value> {
+                if i < ctx.length() {
+                    Ok(ctx.get::<Unknown>(i)?.raw())
+                } else {
+                    Ok(undefined)
+                }
+            };
+            let (args, call_ctx) = (arg(0)?, arg(1)?);
+            let out = run_search_tools(raw, &shared, default_k, args, call_ctx)?;
+            Ok(unsafe { Unknown::from_raw_unchecked(env, out) })
+        },
+    )?;
     raw.set(tool, c"execute", execute.raw())?;
     Ok(unsafe { Unknown::from_raw_unchecked(env.raw(), tool) })
 }
@@ -583,19 +859,34 @@ pub fn create_search_tools_tool<'env>(env: &'env Env, index: &ToolSearchIndex, o
 
 /// The tools to send this turn (see `select::disclose`). Fails closed to a copy of the whole
 /// list; throws only when `options` is not an object or `options.tools` is not an array.
-#[napi(ts_args_type = "options: SelectDisclosedToolsOptions", ts_return_type = "ToolDefinition[]")]
-pub fn select_disclosed_tools<'env>(env: &'env Env, options: Unknown<'env>) -> Result<Unknown<'env>> {
+#[napi(
+    ts_args_type = "options: SelectDisclosedToolsOptions",
+    ts_return_type = "ToolDefinition[]"
+)]
+pub fn select_disclosed_tools<'env>(
+    env: &'env Env,
+    options: Unknown<'env>,
+) -> Result<Unknown<'env>> {
     let raw = Raw(env.raw());
     if !raw.is_object(options.raw())? {
-        return Err(type_error(env.raw(), CODE_INVALID_INPUT, "selectDisclosedTools: options must be an object"));
+        return Err(type_error(
+            env.raw(),
+            CODE_INVALID_INPUT,
+            "selectDisclosedTools: options must be an object",
+        ));
     }
     let o = options.raw();
     let tools = raw.get(o, c"tools")?;
     if !raw.is_array(tools)? {
-        return Err(type_error(env.raw(), CODE_INVALID_INPUT, "selectDisclosedTools: tools must be an array"));
+        return Err(type_error(
+            env.raw(),
+            CODE_INVALID_INPUT,
+            "selectDisclosedTools: tools must be an array",
+        ));
     }
     let n = raw.array_len(tools)?;
-    let picked = catch_unwind(AssertUnwindSafe(|| choose(raw, o, tools, n))).unwrap_or(Ok(Disclosure::All));
+    let picked =
+        catch_unwind(AssertUnwindSafe(|| choose(raw, o, tools, n))).unwrap_or(Ok(Disclosure::All));
     // Any error while choosing (a throwing getter included) discloses everything.
     let picked = match picked {
         Ok(p) => p,
@@ -655,26 +946,32 @@ fn choose(raw: Raw, o: sys::napi_value, tools: sys::napi_value, n: u32) -> Resul
     let activated: Vec<&str> = activated.iter().map(String::as_str).collect();
     let index_v = raw.get(o, c"index")?;
     let given: Option<Rc<Shared>> = match raw.type_of(index_v)? {
-        ValueType::Object => match unsafe { ClassInstance::<ToolSearchIndex>::from_napi_value(raw.0, index_v) } {
-            Ok(i) => Some(Rc::clone(&i.shared)),
-            Err(_) => return Ok(Disclosure::All),
-        },
+        ValueType::Object => {
+            match unsafe { ClassInstance::<ToolSearchIndex>::from_napi_value(raw.0, index_v) } {
+                Ok(i) => Some(Rc::clone(&i.shared)),
+                Err(_) => return Ok(Disclosure::All),
+            }
+        }
         _ => None,
     };
     match given {
         Some(shared) => {
-            let mut names: Vec<String> = Vec::with_capacity(n as usize);
+            let mut names: Vec<(String, bool)> = Vec::with_capacity(n as usize);
             for i in 0..n {
                 let t = raw.element(tools, i)?;
                 if !raw.is_object(t)? {
                     return Ok(Disclosure::All);
                 }
-                match raw.string(raw.get(t, c"name")?, usize::MAX, &mut buf)? {
-                    Some((s, _)) => names.push(s),
+                match raw.name(raw.get(t, c"name")?, &mut buf)? {
+                    Some(name) => names.push(name),
                     None => return Ok(Disclosure::All),
                 }
             }
-            let refs: Vec<Option<&str>> = names.iter().map(|s| Some(s.as_str())).collect();
+            // A name with a lone surrogate cannot be told apart by text: disclose everything.
+            let refs: Vec<Option<&str>> = names
+                .iter()
+                .map(|(s, ok)| ok.then_some(s.as_str()))
+                .collect();
             let (q, _) = truncate_utf8(&input, shared.query_bytes);
             Ok(disclose(&refs, &shared.index, q, top_k, &activated))
         }
@@ -685,7 +982,10 @@ fn choose(raw: Raw, o: sys::napi_value, tools: sys::napi_value, n: u32) -> Resul
             };
             let query_bytes = read_query_bytes(raw, Some(o))?;
             let index = build_index(&tools);
-            let refs: Vec<Option<&str>> = tools.iter().map(|t| Some(t.name.as_str())).collect();
+            let refs: Vec<Option<&str>> = tools
+                .iter()
+                .map(|t| t.well_formed.then_some(t.name.as_str()))
+                .collect();
             let (q, _) = truncate_utf8(&input, query_bytes);
             Ok(disclose(&refs, &index, q, top_k, &activated))
         }
@@ -694,7 +994,10 @@ fn choose(raw: Raw, o: sys::napi_value, tools: sys::napi_value, n: u32) -> Resul
 
 /// Adds `names` to an activation list: returns the new list (distinct names, newest last, at
 /// most 128). Non-string entries are ignored; a non-array argument counts as empty.
-#[napi(ts_args_type = "activated: readonly string[] | undefined, names: readonly string[]", ts_return_type = "string[]")]
+#[napi(
+    ts_args_type = "activated: readonly string[] | undefined, names: readonly string[]",
+    ts_return_type = "string[]"
+)]
 pub fn activate_tool_names(env: &Env, activated: Unknown, names: Unknown) -> Result<Vec<String>> {
     let raw = Raw(env.raw());
     let mut buf = Vec::new();
@@ -733,7 +1036,10 @@ pub fn tool_search_limits(env: &Env) -> Result<Unknown<'_>> {
     if let Some((k, r)) = cached {
         if k == key {
             let mut out = ptr::null_mut();
-            Raw::check(unsafe { sys::napi_get_reference_value(env.raw(), r, &mut out) }, "limits reference")?;
+            Raw::check(
+                unsafe { sys::napi_get_reference_value(env.raw(), r, &mut out) },
+                "limits reference",
+            )?;
             if !out.is_null() {
                 return Ok(unsafe { Unknown::from_raw_unchecked(env.raw(), out) });
             }
@@ -755,7 +1061,10 @@ pub fn tool_search_limits(env: &Env) -> Result<Unknown<'_>> {
     }
     Raw::check(unsafe { sys::napi_object_freeze(env.raw(), o) }, "freeze")?;
     let mut r = ptr::null_mut();
-    Raw::check(unsafe { sys::napi_create_reference(env.raw(), o, 1, &mut r) }, "limits reference")?;
+    Raw::check(
+        unsafe { sys::napi_create_reference(env.raw(), o, 1, &mut r) },
+        "limits reference",
+    )?;
     LIMITS.with(|c| *c.borrow_mut() = Some((key, r)));
     Ok(unsafe { Unknown::from_raw_unchecked(env.raw(), o) })
 }

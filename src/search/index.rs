@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
 use super::stem::{stem, Stem};
-use super::stopwords::STOP_WORDS;
+use super::stopwords::{REQUEST_WORDS, STOP_WORDS};
 use super::tokenize::for_each_token;
 
 /// A small, fast, non-cryptographic hasher (the FxHash mix) for the term dictionary.
@@ -61,6 +61,8 @@ pub struct Scoring {
     pub parameter_weight: f32,
     pub stem: Stem,
     pub stop_words: bool,
+    /// Also drop the words of a request that never name a tool (`want`, `need`, `help`, …).
+    pub request_words: bool,
 }
 
 impl Scoring {
@@ -75,12 +77,19 @@ impl Scoring {
         parameter_weight: 0.0,
         stem: Stem::None,
         stop_words: false,
+        request_words: false,
     };
 
-    /// The shipped scoring: plain BM25-lite plus stop words and parameters as a weak field (×0.3).
-    /// docs/search.md has the measurements behind each choice, including the ones left out
-    /// (stemming, other `k1`/`b`).
-    pub const DEFAULT: Scoring = Scoring { stop_words: true, parameter_weight: 0.3, ..Scoring::PLAIN };
+    /// The shipped scoring: plain BM25-lite plus stop words (and request words such as `want`),
+    /// parameters as a weak field (×0.3) and Porter2 stemming. docs/search.md has the measurements
+    /// behind each choice on the tuning halves of three sets, including the ones left out.
+    pub const DEFAULT: Scoring = Scoring {
+        stop_words: true,
+        request_words: true,
+        parameter_weight: 0.3,
+        stem: Stem::Porter2,
+        ..Scoring::PLAIN
+    };
 }
 
 impl Default for Scoring {
@@ -130,6 +139,8 @@ pub struct SearchIndex {
     names: Vec<Box<str>>,
     descriptions: Vec<Box<str>>,
     terms: FxMap<Box<str>, u32>,
+    /// Tokens as typed → term id (after stemming); empty when the scoring does not stem.
+    words: FxMap<Box<str>, u32>,
     /// Stop words hold term ids `0..stop_count` and have no postings.
     stop_count: u32,
     /// CSR postings: term `t` owns `post_doc[post_start[t]..post_start[t + 1]]`, docs ascending.
@@ -140,14 +151,20 @@ pub struct SearchIndex {
 
 impl std::fmt::Debug for SearchIndex {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SearchIndex").field("size", &self.names.len()).field("terms", &self.terms.len()).finish()
+        f.debug_struct("SearchIndex")
+            .field("size", &self.names.len())
+            .field("terms", &self.terms.len())
+            .finish()
     }
 }
 
 impl SearchIndex {
     /// Builds the index. Tools whose name was already seen are skipped (the first one wins), so
     /// `size()` counts distinct names. The caller enforces the tool cap.
-    pub fn build<'a>(tools: impl IntoIterator<Item = ToolText<'a>>, scoring: Scoring) -> SearchIndex {
+    pub fn build<'a>(
+        tools: impl IntoIterator<Item = ToolText<'a>>,
+        scoring: Scoring,
+    ) -> SearchIndex {
         let mut names: Vec<Box<str>> = Vec::new();
         let mut descriptions: Vec<Box<str>> = Vec::new();
         let mut seen: FxMap<&'a str, ()> = FxMap::default();
@@ -155,7 +172,12 @@ impl SearchIndex {
         // Stop words take the first ids, so one dictionary lookup also tells a stop word.
         let mut stop_count = 0u32;
         if scoring.stop_words {
-            for w in STOP_WORDS {
+            let extra: &[&str] = if scoring.request_words {
+                REQUEST_WORDS
+            } else {
+                &[]
+            };
+            for w in STOP_WORDS.iter().chain(extra) {
                 terms.insert((*w).into(), stop_count);
                 stop_count += 1;
             }
@@ -169,7 +191,14 @@ impl SearchIndex {
         let mut lens: Vec<[u32; FIELDS]> = Vec::new();
         let mut buf = String::new();
         let mut stem_buf = String::new();
-        let weights = [scoring.name_weight, scoring.description_weight, scoring.parameter_weight];
+        let weights = [
+            scoring.name_weight,
+            scoring.description_weight,
+            scoring.parameter_weight,
+        ];
+        let stemming = scoring.stem != Stem::None;
+        // Token as typed → term id, when stemming.
+        let mut words: FxMap<Box<str>, u32> = FxMap::default();
 
         for tool in tools {
             if seen.insert(tool.name, ()).is_some() {
@@ -184,18 +213,43 @@ impl SearchIndex {
                     continue;
                 }
                 for_each_token(text, &mut buf, |tok| {
-                    let term: &str = stem(scoring.stem, tok, &mut stem_buf);
-                    let id = match terms.get(term) {
-                        Some(&id) if id < stop_count => return,
-                        Some(&id) => id,
+                    // Stemming is the costly step: each distinct token is stemmed once, then found
+                    // in `words`.
+                    let cached = if stemming {
+                        words.get(tok).copied()
+                    } else {
+                        None
+                    };
+                    let id = match cached {
+                        Some(id) => id,
                         None => {
-                            let id = terms.len() as u32;
-                            terms.insert(term.into(), id);
-                            last_doc.push(u32::MAX);
-                            slot.push(0);
+                            // Stop words are matched as typed, before stemming (`please` → `pleas`).
+                            let stop = terms.get(tok).copied().filter(|&id| id < stop_count);
+                            let id = match stop {
+                                Some(id) => id,
+                                None => {
+                                    let term: &str = stem(scoring.stem, tok, &mut stem_buf);
+                                    match terms.get(term) {
+                                        Some(&id) => id,
+                                        None => {
+                                            let id = terms.len() as u32;
+                                            terms.insert(term.into(), id);
+                                            last_doc.push(u32::MAX);
+                                            slot.push(0);
+                                            id
+                                        }
+                                    }
+                                }
+                            };
+                            if stemming {
+                                words.insert(tok.into(), id);
+                            }
                             id
                         }
                     };
+                    if id < stop_count {
+                        return;
+                    }
                     let i = id as usize;
                     if last_doc[i] != doc {
                         last_doc[i] = doc;
@@ -242,14 +296,21 @@ impl SearchIndex {
         let mut post_doc = vec![0u32; entries.len()];
         let mut post_impact = vec![0f32; entries.len()];
         let k1 = scoring.k1;
-        let idf: Vec<f32> = df.iter().map(|&d| (1.0 + (n as f32 - d as f32 + 0.5) / (d as f32 + 0.5)).ln()).collect();
+        let idf: Vec<f32> = df
+            .iter()
+            .map(|&d| (1.0 + (n as f32 - d as f32 + 0.5) / (d as f32 + 0.5)).ln())
+            .collect();
         let mut start = 0usize;
         for (doc, &end) in doc_end.iter().enumerate() {
             let len = lens[doc];
             let mut norm = [0f32; FIELDS];
             for f in 0..FIELDS {
                 let b = if f == 0 { scoring.name_b } else { scoring.b };
-                norm[f] = if avg[f] > 0.0 { 1.0 - b + b * len[f] as f32 / avg[f] } else { 1.0 };
+                norm[f] = if avg[f] > 0.0 {
+                    1.0 - b + b * len[f] as f32 / avg[f]
+                } else {
+                    1.0
+                };
             }
             for &(id, counts) in &entries[start..end as usize] {
                 let mut tf = 0f32;
@@ -267,7 +328,25 @@ impl SearchIndex {
             start = end as usize;
         }
 
-        SearchIndex { scoring, names, descriptions, terms, stop_count, post_start, post_doc, post_impact }
+        SearchIndex {
+            scoring,
+            names,
+            descriptions,
+            terms,
+            words,
+            stop_count,
+            post_start,
+            post_doc,
+            post_impact,
+        }
+    }
+
+    /// The document of the tool named `name`, if indexed.
+    pub fn doc_of(&self, name: &str) -> Option<u32> {
+        self.names
+            .iter()
+            .position(|n| &**n == name)
+            .map(|d| d as u32)
     }
 
     /// Number of indexed tools (distinct names).
@@ -291,9 +370,23 @@ impl SearchIndex {
         let mut stem_buf = String::new();
         let mut seen_ids: Vec<u32> = Vec::new();
         for_each_token(query, &mut buf, |tok| {
-            let term: &str = stem(self.scoring.stem, tok, &mut stem_buf);
+            let id = match self.words.get(tok) {
+                Some(&id) => Some(id),
+                None => match self
+                    .terms
+                    .get(tok)
+                    .copied()
+                    .filter(|&id| id < self.stop_count)
+                {
+                    Some(stop) => Some(stop),
+                    None => self
+                        .terms
+                        .get(stem(self.scoring.stem, tok, &mut stem_buf))
+                        .copied(),
+                },
+            };
             // Stop words, and terms the index has never seen, cannot match anything: dropped.
-            if let Some(&id) = self.terms.get(term).filter(|&&id| id >= self.stop_count) {
+            if let Some(id) = id.filter(|&id| id >= self.stop_count) {
                 if !seen_ids.contains(&id) {
                     seen_ids.push(id);
                     out.surface.push(tok.to_owned());
@@ -314,7 +407,10 @@ impl SearchIndex {
         let mut acc = vec![0f32; n];
         let mut touched: Vec<u32> = Vec::new();
         for id in terms.ids.iter().flatten() {
-            let (s, e) = (self.post_start[*id as usize] as usize, self.post_start[*id as usize + 1] as usize);
+            let (s, e) = (
+                self.post_start[*id as usize] as usize,
+                self.post_start[*id as usize + 1] as usize,
+            );
             for p in s..e {
                 let d = self.post_doc[p];
                 let a = &mut acc[d as usize];
@@ -324,7 +420,13 @@ impl SearchIndex {
                 *a += self.post_impact[p];
             }
         }
-        let mut hits: Vec<Hit> = touched.into_iter().map(|doc| Hit { doc, score: acc[doc as usize] }).collect();
+        let mut hits: Vec<Hit> = touched
+            .into_iter()
+            .map(|doc| Hit {
+                doc,
+                score: acc[doc as usize],
+            })
+            .collect();
         let better = |a: &Hit, b: &Hit| b.score.total_cmp(&a.score).then(a.doc.cmp(&b.doc));
         if hits.len() > k {
             hits.select_nth_unstable_by(k - 1, better);
@@ -346,7 +448,10 @@ impl SearchIndex {
         let mut out = Vec::new();
         for (i, id) in terms.ids.iter().enumerate() {
             if let Some(id) = id {
-                let (s, e) = (self.post_start[*id as usize] as usize, self.post_start[*id as usize + 1] as usize);
+                let (s, e) = (
+                    self.post_start[*id as usize] as usize,
+                    self.post_start[*id as usize + 1] as usize,
+                );
                 if self.post_doc[s..e].binary_search(&doc).is_ok() {
                     out.push(i);
                 }

@@ -2,6 +2,7 @@
 //! `search_tools` tool, and fail-closed progressive disclosure. Plain Rust, no napi types.
 
 pub mod format;
+pub mod fuse;
 pub mod index;
 pub mod select;
 pub mod stem;
