@@ -30,12 +30,18 @@ impl Secrets {
         S: Into<String>,
     {
         let mut seen = HashSet::new();
-        let list: Vec<String> =
-            secrets.into_iter().map(Into::into).filter(|s| !s.is_empty() && seen.insert(s.clone())).collect();
+        let list: Vec<String> = secrets
+            .into_iter()
+            .map(Into::into)
+            .filter(|s| !s.is_empty() && seen.insert(s.clone()))
+            .collect();
         let matcher = if list.is_empty() {
             None
         } else {
-            AhoCorasickBuilder::new().match_kind(MatchKind::LeftmostLongest).build(&list).ok()
+            AhoCorasickBuilder::new()
+                .match_kind(MatchKind::LeftmostLongest)
+                .build(&list)
+                .ok()
         };
         let mut forms = list.clone();
         for s in &list {
@@ -46,8 +52,16 @@ impl Secrets {
                 }
             }
         }
-        let json_matcher = if forms.is_empty() { None } else { AhoCorasick::new(&forms).ok() };
-        Secrets { list, matcher, json_matcher }
+        let json_matcher = if forms.is_empty() {
+            None
+        } else {
+            AhoCorasick::new(&forms).ok()
+        };
+        Secrets {
+            list,
+            matcher,
+            json_matcher,
+        }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -72,7 +86,9 @@ impl Secrets {
     #[inline]
     pub fn redact<'a>(&self, text: &'a str) -> Cow<'a, str> {
         match &self.matcher {
-            Some(m) if m.is_match(text) => Cow::Owned(m.replace_all(text, &vec![REDACTED; self.list.len()])),
+            Some(m) if m.is_match(text) => {
+                Cow::Owned(m.replace_all(text, &vec![REDACTED; self.list.len()]))
+            }
             _ => Cow::Borrowed(text),
         }
     }
@@ -113,7 +129,10 @@ mod tests {
     #[test]
     fn replaces_every_occurrence_of_every_secret() {
         let s = Secrets::new(["sk-123", "hunter2"]);
-        assert_eq!(s.redact("key sk-123 and sk-123, pw hunter2"), "key [REDACTED] and [REDACTED], pw [REDACTED]");
+        assert_eq!(
+            s.redact("key sk-123 and sk-123, pw hunter2"),
+            "key [REDACTED] and [REDACTED], pw [REDACTED]"
+        );
         assert!(matches!(s.redact("nothing here"), Cow::Borrowed(_)));
     }
 
@@ -129,7 +148,9 @@ mod tests {
     fn finds_secrets_in_json_text_raw_or_escaped() {
         let s = Secrets::new(["plain", "has\"quote", "tab\there"]);
         assert!(s.in_json_text(r#"{"a":"x plain y"}"#));
-        assert!(s.in_json_text(&serde_json::to_string(&serde_json::json!({ "k": "has\"quote" })).unwrap()));
+        assert!(s.in_json_text(
+            &serde_json::to_string(&serde_json::json!({ "k": "has\"quote" })).unwrap()
+        ));
         assert!(s.in_json_text(&serde_json::to_string(&serde_json::json!(["tab\there"])).unwrap()));
         assert!(!s.in_json_text(r#"{"a":"nothing"}"#));
         assert!(!Secrets::default().in_json_text("plain"));

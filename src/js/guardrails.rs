@@ -74,25 +74,49 @@ impl GuardRun {
                 let x = js.f64(mc)?;
                 if x.fract() != 0.0 || !(1.0..=MAX_CONCURRENCY).contains(&x) {
                     return Err(range_error(
-                        format!("guardrails.maxConcurrency must be an integer from 1 to 16 (got {x})"),
+                        format!(
+                            "guardrails.maxConcurrency must be an integer from 1 to 16 (got {x})"
+                        ),
                         "ERR_PRISM_INVALID_OPTION",
                     ));
                 }
                 x as u32
             }
             _ => {
-                return Err(range_error("guardrails.maxConcurrency must be an integer from 1 to 16", "ERR_PRISM_INVALID_OPTION"))
+                return Err(range_error(
+                    "guardrails.maxConcurrency must be an integer from 1 to 16",
+                    "ERR_PRISM_INVALID_OPTION",
+                ))
             }
         };
-        Ok(Some(GuardRun { stage, max, next_start: 0, next_process: 0, slots: vec![Slot::NotStarted; n as usize] }))
+        Ok(Some(GuardRun {
+            stage,
+            max,
+            next_start: 0,
+            next_process: 0,
+            slots: vec![Slot::NotStarted; n as usize],
+        }))
     }
 
-    pub fn run(&mut self, js: &Js, realm: &Realm, m: &Machine, vals: &mut Vals, value: V, input: &mut Option<Input>) -> R<GuardOutcome> {
-        let list = stage_list(js, m.hook_value(Hook::Guardrails), self.stage)?.unwrap_or(js.array(0)?);
+    pub fn run(
+        &mut self,
+        js: &Js,
+        realm: &Realm,
+        m: &Machine,
+        vals: &mut Vals,
+        value: V,
+        input: &mut Option<Input>,
+    ) -> R<GuardOutcome> {
+        let list =
+            stage_list(js, m.hook_value(Hook::Guardrails), self.stage)?.unwrap_or(js.array(0)?);
         if js.ty(vals.0[S_AUX])? != Ty::Object {
             let glue = realm.glue()?;
             let caller_signal = js.get_opt(vals.0[S_CTX], c"signal")?;
-            let pair = js.call(js.undefined(), js.ref_value(glue.guardrail_signal)?, &[caller_signal])?;
+            let pair = js.call(
+                js.undefined(),
+                js.ref_value(glue.guardrail_signal)?,
+                &[caller_signal],
+            )?;
             let aux = js.array(AUX_HEAD as usize + self.slots.len())?;
             js.set_element(aux, 0, js.element(pair, 0)?)?;
             js.set_element(aux, 1, js.element(pair, 1)?)?;
@@ -128,8 +152,16 @@ impl GuardRun {
             let (action, reason, record) = match self.slots[i as usize] {
                 Slot::Pending => return Ok(GuardOutcome::Park(slot_v)),
                 Slot::NotStarted => unreachable_slot()?,
-                Slot::Invalid => ("tripwire".to_string(), Some("guardrail_invalid".to_string()), None),
-                Slot::Threw => ("tripwire".to_string(), Some("guardrail_failed".to_string()), None),
+                Slot::Invalid => (
+                    "tripwire".to_string(),
+                    Some("guardrail_invalid".to_string()),
+                    None,
+                ),
+                Slot::Threw => (
+                    "tripwire".to_string(),
+                    Some("guardrail_failed".to_string()),
+                    None,
+                ),
                 Slot::Value => read_decision(js, slot_v)?,
             };
             let record = self.record(js, realm, m, g, &action, reason.as_deref(), record)?;
@@ -150,14 +182,31 @@ impl GuardRun {
             }
             let glue = realm.glue()?;
             let safe_message = m.secrets().redact(&message).into_owned();
-            let err = js.call(js.undefined(), js.ref_value(glue.guardrail_error)?, &[js.string(&safe_message)?, record])?;
-            return Ok(GuardOutcome::Tripwire { message, error: err });
+            let err = js.call(
+                js.undefined(),
+                js.ref_value(glue.guardrail_error)?,
+                &[js.string(&safe_message)?, record],
+            )?;
+            return Ok(GuardOutcome::Tripwire {
+                message,
+                error: err,
+            });
         }
         Ok(GuardOutcome::Allow)
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn start(&mut self, js: &Js, realm: &Realm, m: &Machine, vals: &Vals, list: V, aux: V, value: V, i: u32) -> R<()> {
+    fn start(
+        &mut self,
+        js: &Js,
+        realm: &Realm,
+        m: &Machine,
+        vals: &Vals,
+        list: V,
+        aux: V,
+        value: V,
+        i: u32,
+    ) -> R<()> {
         let g = js.element(list, i)?;
         let evaluate = js.get_opt(g, c"evaluate")?;
         let name_ok = js.ty(js.get_opt(g, c"name")?)? == Ty::String;
@@ -202,15 +251,34 @@ impl GuardRun {
         Ok(())
     }
 
-    fn record(&self, js: &Js, realm: &Realm, m: &Machine, g: V, action: &str, reason: Option<&str>, metadata: Option<V>) -> R<V> {
+    fn record(
+        &self,
+        js: &Js,
+        realm: &Realm,
+        m: &Machine,
+        g: V,
+        action: &str,
+        reason: Option<&str>,
+        metadata: Option<V>,
+    ) -> R<V> {
         let secrets = m.secrets();
         let rec = js.object()?;
-        let name = js.opt_str(js.get_opt(g, c"name")?)?.unwrap_or_else(|| "(unnamed guardrail)".into());
-        js.set(rec, c"guardrail", js.string(&secrets.redact(truncate_utf8(&name, NAME_BYTES)))?)?;
+        let name = js
+            .opt_str(js.get_opt(g, c"name")?)?
+            .unwrap_or_else(|| "(unnamed guardrail)".into());
+        js.set(
+            rec,
+            c"guardrail",
+            js.string(&secrets.redact(truncate_utf8(&name, NAME_BYTES)))?,
+        )?;
         js.set(rec, c"stage", js.string(self.stage.as_str())?)?;
         js.set(rec, c"action", js.string(action)?)?;
         if let Some(r) = reason {
-            js.set(rec, c"reason", js.string(&secrets.redact(truncate_utf8(r, REASON_BYTES)))?)?;
+            js.set(
+                rec,
+                c"reason",
+                js.string(&secrets.redact(truncate_utf8(r, REASON_BYTES)))?,
+            )?;
         }
         if let Some(md) = metadata {
             if let Some(norm) = normalise_metadata(js, realm, md)? {
@@ -234,7 +302,10 @@ impl GuardRun {
 }
 
 fn unreachable_slot() -> R<(String, Option<String>, Option<V>)> {
-    Err(super::raw::error("guardrail processed before it started", "ERR_PRISM_INTERNAL"))
+    Err(super::raw::error(
+        "guardrail processed before it started",
+        "ERR_PRISM_INTERNAL",
+    ))
 }
 
 /// The list for a stage: `toolInput` or `toolOutput` (absent → none).
@@ -249,7 +320,10 @@ fn stage_list(js: &Js, guardrails: V, stage: Stage) -> R<Option<V>> {
     }
     if !js.is_array(list)? {
         return Err(super::raw::type_error(
-            format!("guardrails.{} must be an array of guardrails", key.to_str().unwrap_or("list")),
+            format!(
+                "guardrails.{} must be an array of guardrails",
+                key.to_str().unwrap_or("list")
+            ),
             "ERR_PRISM_INVALID_OPTION",
         ));
     }
@@ -259,7 +333,11 @@ fn stage_list(js: &Js, guardrails: V, stage: Stage) -> R<Option<V>> {
 /// `(action, reason, metadata)`; an answer without a valid action is a tripwire.
 fn read_decision(js: &Js, d: V) -> R<(String, Option<String>, Option<V>)> {
     if js.ty(d)? != Ty::Object {
-        return Ok(("tripwire".into(), Some("guardrail_invalid_decision".into()), None));
+        return Ok((
+            "tripwire".into(),
+            Some("guardrail_invalid_decision".into()),
+            None,
+        ));
     }
     let action = js.opt_str(js.get(d, c"action")?)?;
     match action.as_deref() {
@@ -269,7 +347,11 @@ fn read_decision(js: &Js, d: V) -> R<(String, Option<String>, Option<V>)> {
             let md = if js.is_nullish(md)? { None } else { Some(md) };
             Ok((action.unwrap_or_default(), reason, md))
         }
-        _ => Ok(("tripwire".into(), Some("guardrail_invalid_decision".into()), None)),
+        _ => Ok((
+            "tripwire".into(),
+            Some("guardrail_invalid_decision".into()),
+            None,
+        )),
     }
 }
 
@@ -287,7 +369,9 @@ fn normalise_metadata(js: &Js, realm: &Realm, md: V) -> R<Option<V>> {
         js.set(o, c"bytes", js.number(len as f64)?)?;
         return Ok(Some(o));
     }
-    Ok(js.call_catch(json, js.ref_value(realm.json_parse)?, &[text])?.ok())
+    Ok(js
+        .call_catch(json, js.ref_value(realm.json_parse)?, &[text])?
+        .ok())
 }
 
 fn emit_decision(js: &Js, realm: &Realm, m: &Machine, record: V) -> R<()> {

@@ -89,7 +89,10 @@ impl Drop for Bound {
     }
 }
 
-pub const DISPATCHER_TAG: sys::napi_type_tag = sys::napi_type_tag { lower: 0x7072_6973_6d2d_6473, upper: 0x7061_7463_6865_0001 };
+pub const DISPATCHER_TAG: sys::napi_type_tag = sys::napi_type_tag {
+    lower: 0x7072_6973_6d2d_6473,
+    upper: 0x7061_7463_6865_0001,
+};
 
 #[derive(Clone)]
 pub enum Source {
@@ -151,20 +154,30 @@ pub struct Extra {
 /// A plain object is read by walking its own keys once (a dispatch usually sets three of the
 /// sixteen names, so this is a handful of boundary crossings instead of sixteen reads); any other
 /// object is read name by name, so getters and inherited options still work.
-pub fn compile(js: &Js, options: V, values: &mut [V; 13], call_given: bool) -> R<(Compiled, Extra)> {
+pub fn compile(
+    js: &Js,
+    options: V,
+    values: &mut [V; 13],
+    call_given: bool,
+) -> R<(Compiled, Extra)> {
     let undef = js.undefined();
     values.iter_mut().for_each(|v| *v = undef);
     let mut extra = Extra::default();
     let mut present = Present::default();
     let proto = js.prototype_of(options)?;
-    let plain = js.strict_eq(proto, js.ref_value(super::realm::Realm::get(js)?.object_proto)?)?;
+    let plain = js.strict_eq(
+        proto,
+        js.ref_value(super::realm::Realm::get(js)?.object_proto)?,
+    )?;
     if plain {
         let keys = js.keys_all(options)?;
         let n = js.array_len(keys)?;
         let mut buf = [0u8; 32];
         for i in 0..n {
             let key = js.element(keys, i)?;
-            let Some(name) = js.short_str(key, &mut buf)? else { continue };
+            let Some(name) = js.short_str(key, &mut buf)? else {
+                continue;
+            };
             let slot = HOOKS.iter().position(|(_, k)| k.to_bytes() == name);
             let target: &mut Option<V> = match (slot, name) {
                 (Some(_), _) => {
@@ -213,7 +226,10 @@ pub fn compile(js: &Js, options: V, values: &mut [V; 13], call_given: bool) -> R
             None => {
                 let f = js.get_opt(r, c"redact")?;
                 if js.ty(f)? != Ty::Function {
-                    return Err(type_error("redactor must have a redact(value) method", "ERR_PRISM_INVALID_OPTION"));
+                    return Err(type_error(
+                        "redactor must have a redact(value) method",
+                        "ERR_PRISM_INVALID_OPTION",
+                    ));
                 }
                 host_redactor = true;
             }
@@ -221,7 +237,16 @@ pub fn compile(js: &Js, options: V, values: &mut [V; 13], call_given: bool) -> R
     }
     let secrets = cached_secrets(list);
     let any_redaction = host_redactor || !secrets.is_empty();
-    Ok((Compiled { present, filter, secrets, host_redactor, any_redaction }, extra))
+    Ok((
+        Compiled {
+            present,
+            filter,
+            secrets,
+            host_redactor,
+            any_redaction,
+        },
+        extra,
+    ))
 }
 
 thread_local! {
@@ -246,7 +271,15 @@ pub fn bind(js: &Js, options: V) -> R<Bound> {
     let (compiled, _) = compile(js, options, &mut values, true)?;
     let mut refs = Vec::with_capacity(HOOKS.len());
     for (h, _) in HOOKS.iter() {
-        refs.push(if compiled.present.has(*h) { Some(js.create_ref(values[*h as usize])?) } else { None });
+        refs.push(if compiled.present.has(*h) {
+            Some(js.create_ref(values[*h as usize])?)
+        } else {
+            None
+        });
     }
-    Ok(Bound { env: js.env, refs, compiled })
+    Ok(Bound {
+        env: js.env,
+        refs,
+        compiled,
+    })
 }

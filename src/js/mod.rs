@@ -31,7 +31,13 @@ raw_fn!(bind_glue, |js, info| {
     let get = |key: &'static std::ffi::CStr| -> R<napi::sys::napi_ref> {
         let f = js.get(glue, key)?;
         if js.ty(f)? != Ty::Function {
-            return Err(type_error(format!("bindGlue: {} must be a function", key.to_str().unwrap_or("?")), "ERR_PRISM_INTERNAL"));
+            return Err(type_error(
+                format!(
+                    "bindGlue: {} must be a function",
+                    key.to_str().unwrap_or("?")
+                ),
+                "ERR_PRISM_INTERNAL",
+            ));
         }
         js.create_ref(f)
     };
@@ -67,7 +73,10 @@ pub fn register(js: &Js, exports: V) -> R<()> {
         ("redactSecrets", Some(redact::redact_secrets)),
         ("errorToErrorInfo", Some(redact::error_to_error_info_export)),
         ("createSecretRedactor", Some(redact::create_secret_redactor)),
-        ("redactRunLedgerRecord", Some(redact::redact_run_ledger_record)),
+        (
+            "redactRunLedgerRecord",
+            Some(redact::redact_run_ledger_record),
+        ),
         ("dispatchStart", Some(dispatch::dispatch_start)),
         ("dispatchResume", Some(dispatch::dispatch_resume)),
         ("dispatcherCreate", Some(dispatch::create_dispatcher)),
@@ -82,4 +91,6 @@ pub fn register(js: &Js, exports: V) -> R<()> {
     Ok(())
 }
 
-raw_fn!(native_version, |js, _info| { js.string(env!("CARGO_PKG_VERSION")) });
+raw_fn!(native_version, |js, _info| {
+    js.string(env!("CARGO_PKG_VERSION"))
+});

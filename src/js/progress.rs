@@ -44,7 +44,14 @@ fn sinks(js: &Js, hooks: V, bound: Option<Rc<Bound>>) -> R<Sinks> {
             (cached_secrets(list), host)
         }
     };
-    Ok(Sinks { emit: get(Hook::Emit)?, ledger: get(Hook::Ledger)?, redactor, ownership: get(Hook::Ownership)?, secrets, host_redactor })
+    Ok(Sinks {
+        emit: get(Hook::Emit)?,
+        ledger: get(Hook::Ledger)?,
+        redactor,
+        ownership: get(Hook::Ownership)?,
+        secrets,
+        host_redactor,
+    })
 }
 
 impl Sinks {
@@ -80,7 +87,8 @@ fn observe(js: &Js, realm: &Realm, this: V, f: V, arg: V) -> R<()> {
 
 // progressSink(hooks, ctx, toolCallId, name, args, startedAt, progress, metadata)
 raw_fn!(progress_sink, |js, info| {
-    let (_, _, [hooks, ctx, tool_call_id, name, args, started_at, progress, metadata], _) = cb_args::<8>(js, info)?;
+    let (_, _, [hooks, ctx, tool_call_id, name, args, started_at, progress, metadata], _) =
+        cb_args::<8>(js, info)?;
     let realm = Realm::get(js)?;
     let caller = js.get_opt(ctx, c"progress")?;
     if js.ty(caller)? == Ty::Function {
@@ -110,7 +118,13 @@ raw_fn!(progress_sink, |js, info| {
     if has_ledger {
         let append = js.get(s.ledger, c"appendToolCall")?;
         if js.ty(append)? == Ty::Function {
-            let to_s = |v: V| -> R<String> { if js.is_nullish(v)? { Ok(String::new()) } else { js.to_js_string(v) } };
+            let to_s = |v: V| -> R<String> {
+                if js.is_nullish(v)? {
+                    Ok(String::new())
+                } else {
+                    js.to_js_string(v)
+                }
+            };
             let safe_args = s.redact(js, realm, args)?;
             let row = build_row(
                 js,
@@ -120,9 +134,17 @@ raw_fn!(progress_sink, |js, info| {
                     tool_call_id: &to_s(tool_call_id)?,
                     name: &to_s(name)?,
                     args: safe_args,
-                    started_at: &if js.ty(started_at)? == Ty::Number { iso8601(js.f64(started_at)? as i64) } else { to_s(started_at)? },
+                    started_at: &if js.ty(started_at)? == Ty::Number {
+                        iso8601(js.f64(started_at)? as i64)
+                    } else {
+                        to_s(started_at)?
+                    },
                     redacted: !js.is_nullish(s.redactor)?,
-                    ownership: if js.ty(s.ownership)? == Ty::Object { Some(s.ownership) } else { None },
+                    ownership: if js.ty(s.ownership)? == Ty::Object {
+                        Some(s.ownership)
+                    } else {
+                        None
+                    },
                 },
                 "started",
             )?;

@@ -66,14 +66,24 @@ impl Realm {
             json_stringify: js.create_ref(js.get(json, c"stringify")?)?,
             json_parse: js.create_ref(js.get(json, c"parse")?)?,
             json: js.create_ref(json)?,
-            progress_sink: js.create_ref(js.function("progressSink", Some(super::progress::progress_sink), ptr::null_mut())?)?,
+            progress_sink: js.create_ref(js.function(
+                "progressSink",
+                Some(super::progress::progress_sink),
+                ptr::null_mut(),
+            )?)?,
             glue: None,
         });
-        unsafe extern "C" fn drop_realm(_env: sys::napi_env, data: *mut std::ffi::c_void, _hint: *mut std::ffi::c_void) {
+        unsafe extern "C" fn drop_realm(
+            _env: sys::napi_env,
+            data: *mut std::ffi::c_void,
+            _hint: *mut std::ffi::c_void,
+        ) {
             drop(unsafe { Box::from_raw(data.cast::<Realm>()) });
         }
         let raw = Box::into_raw(realm);
-        js.check(unsafe { sys::napi_set_instance_data(js.env, raw.cast(), Some(drop_realm), ptr::null_mut()) })
+        js.check(unsafe {
+            sys::napi_set_instance_data(js.env, raw.cast(), Some(drop_realm), ptr::null_mut())
+        })
     }
 
     /// The realm of this environment.
@@ -81,15 +91,21 @@ impl Realm {
         let mut data = ptr::null_mut();
         js.check(unsafe { sys::napi_get_instance_data(js.env, &mut data) })?;
         if data.is_null() {
-            return Err(error("prism-tools-native was not initialised in this environment", "ERR_PRISM_INTERNAL"));
+            return Err(error(
+                "prism-tools-native was not initialised in this environment",
+                "ERR_PRISM_INTERNAL",
+            ));
         }
         Ok(unsafe { &mut *data.cast::<Realm>() })
     }
 
     pub fn glue(&self) -> R<&Glue> {
-        self.glue
-            .as_ref()
-            .ok_or_else(|| error("prism-tools-native: load the package through its entry point (index.js)", "ERR_PRISM_INTERNAL"))
+        self.glue.as_ref().ok_or_else(|| {
+            error(
+                "prism-tools-native: load the package through its entry point (index.js)",
+                "ERR_PRISM_INTERNAL",
+            )
+        })
     }
 }
 

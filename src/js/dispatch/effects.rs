@@ -4,10 +4,13 @@
 //! a `dispatched` or `unknown` one; mark `unknown` on any failure after dispatch, and release a
 //! claim (`fail`) when the call stops before dispatch.
 
-use super::{Answer, Flow, Input, Machine, Terminal, Vals, S_ARGS, S_CTX, S_EFFECT_KEY, S_IDENTITY, S_RESULT, S_TOOL};
+use super::{
+    Answer, Flow, Input, Machine, Terminal, Vals, S_ARGS, S_CTX, S_EFFECT_KEY, S_IDENTITY,
+    S_RESULT, S_TOOL,
+};
+use crate::dispatch::reasons::BlockedReason;
 use crate::effects::declaration::{EffectPlan, Idempotency};
 use crate::effects::error::{EffectError, EffectErrorCode};
-use crate::dispatch::reasons::BlockedReason;
 use crate::js::effects as fx;
 use crate::js::hooks::Hook;
 use crate::js::raw::{Fail, Js, Ty, R, V};
@@ -34,7 +37,11 @@ fn caught<T>(js: &Js, r: napi::Result<T>) -> R<Result<T, V>> {
             if pending {
                 Ok(Err(js.take_exception()))
             } else {
-                Ok(Err(js.new_error(crate::js::raw::ErrKind::Error, &e.reason, Some("ERR_PRISM_TOOL_EFFECT_STORE"))?))
+                Ok(Err(js.new_error(
+                    crate::js::raw::ErrKind::Error,
+                    &e.reason,
+                    Some("ERR_PRISM_TOOL_EFFECT_STORE"),
+                )?))
             }
         }
     }
@@ -67,7 +74,14 @@ impl Machine {
         self.block(BlockedReason::ExecutionDenied, js, vals, info)
     }
 
-    fn effect_denied_code(&mut self, js: &Js, realm: &Realm, vals: &mut Vals, code: EffectErrorCode, message: &'static str) -> R<Flow> {
+    fn effect_denied_code(
+        &mut self,
+        js: &Js,
+        realm: &Realm,
+        vals: &mut Vals,
+        code: EffectErrorCode,
+        message: &'static str,
+    ) -> R<Flow> {
         let e = self.effect_error(js, code, message)?;
         self.effect_denied(js, realm, vals, e)
     }
@@ -76,7 +90,17 @@ impl Machine {
     fn transition(&self, js: &Js, vals: &Vals) -> R<V> {
         let key = vals.0[S_EFFECT_KEY];
         let t = js.object()?;
-        for k in [c"identity", c"ownership", c"key", c"sessionId", c"runId", c"toolCallId", c"toolName", c"argumentsHash", c"signal"] {
+        for k in [
+            c"identity",
+            c"ownership",
+            c"key",
+            c"sessionId",
+            c"runId",
+            c"toolCallId",
+            c"toolName",
+            c"argumentsHash",
+            c"signal",
+        ] {
             js.set(t, k, js.get(key, k)?)?;
         }
         if let Some(c) = &self.claim {
@@ -86,7 +110,13 @@ impl Machine {
         Ok(t)
     }
 
-    fn store_call(&self, js: &Js, input: &mut Option<Input>, method: &'static std::ffi::CStr, arg: impl FnOnce() -> R<V>) -> R<Answer> {
+    fn store_call(
+        &self,
+        js: &Js,
+        input: &mut Option<Input>,
+        method: &'static std::ffi::CStr,
+        arg: impl FnOnce() -> R<V>,
+    ) -> R<Answer> {
         let store = self.hook(Hook::EffectStore);
         if input.is_some() {
             return self.ask(js, input, store, store, &[]);
@@ -95,7 +125,10 @@ impl Machine {
         if js.ty(f)? != Ty::Function {
             let e = js.new_error(
                 crate::js::raw::ErrKind::Type,
-                &format!("effectStore.{} is not a function", method.to_str().unwrap_or("method")),
+                &format!(
+                    "effectStore.{} is not a function",
+                    method.to_str().unwrap_or("method")
+                ),
                 Some("ERR_PRISM_TOOL_EFFECT_STORE"),
             )?;
             return Ok(Answer::Threw(e));
@@ -105,10 +138,19 @@ impl Machine {
     }
 
     /// Step 8: prepare the effect; a failure blocks with `execution_denied`.
-    pub(super) fn step_effect(&mut self, js: &Js, realm: &Realm, vals: &mut Vals, input: &mut Option<Input>) -> R<Flow> {
+    pub(super) fn step_effect(
+        &mut self,
+        js: &Js,
+        realm: &Realm,
+        vals: &mut Vals,
+        input: &mut Option<Input>,
+    ) -> R<Flow> {
         if self.sub == 0 {
             let fjs = fx::Js(js.env);
-            let declaration = match caught(js, fx::resolve_declaration(fjs, vals.0[S_TOOL], vals.0[S_ARGS], vals.0[S_CTX]))? {
+            let declaration = match caught(
+                js,
+                fx::resolve_declaration(fjs, vals.0[S_TOOL], vals.0[S_ARGS], vals.0[S_CTX]),
+            )? {
                 Ok(None) => return Ok(self.advance()),
                 Ok(Some((_, d))) => d,
                 Err(thrown) => return self.effect_denied(js, realm, vals, thrown),
@@ -122,7 +164,13 @@ impl Machine {
                 if declaration.idempotency == Idempotency::Unsupported {
                     return Ok(self.advance());
                 }
-                return self.effect_denied_code(js, realm, vals, EffectErrorCode::Conflict, "verified identity is required for a durable tool effect");
+                return self.effect_denied_code(
+                    js,
+                    realm,
+                    vals,
+                    EffectErrorCode::Conflict,
+                    "verified identity is required for a durable tool effect",
+                );
             }
             // The key input: the identity's ownership, the call's ids and the arguments' hash.
             self.ids(js, vals)?;
@@ -141,7 +189,10 @@ impl Machine {
             js.set(key, c"toolCallId", js.string(&self.tool_call_id)?)?;
             js.set(key, c"toolName", js.string(&self.name)?)?;
             let env = napi::Env::from(js.env);
-            let hash = match caught(js, fx::tool_effect_arguments_hash(env, unknown_of(js, vals.0[S_ARGS])?))? {
+            let hash = match caught(
+                js,
+                fx::tool_effect_arguments_hash(env, unknown_of(js, vals.0[S_ARGS])?),
+            )? {
                 Ok(h) => h,
                 Err(thrown) => return self.effect_denied(js, realm, vals, thrown),
             };
@@ -159,7 +210,13 @@ impl Machine {
             }
             if !self.has(Hook::EffectStore) {
                 if plan == EffectPlan::ClaimRequired {
-                    return self.effect_denied_code(js, realm, vals, EffectErrorCode::Required, "durable tool effect store is required");
+                    return self.effect_denied_code(
+                        js,
+                        realm,
+                        vals,
+                        EffectErrorCode::Required,
+                        "durable tool effect store is required",
+                    );
                 }
                 return Ok(self.advance());
             }
@@ -173,7 +230,13 @@ impl Machine {
                 if is_effect_error(js, e)? {
                     self.effect_denied(js, realm, vals, e)
                 } else {
-                    self.effect_denied_code(js, realm, vals, EffectErrorCode::Unknown, "tool effect claim outcome is unknown")
+                    self.effect_denied_code(
+                        js,
+                        realm,
+                        vals,
+                        EffectErrorCode::Unknown,
+                        "tool effect claim outcome is unknown",
+                    )
                 }
             }
             Answer::Value(begun) => {
@@ -186,10 +249,22 @@ impl Machine {
                 let version = js.get_opt(record, c"version")?;
                 match (outcome.as_deref(), token) {
                     (Some("acquired"), Some(token)) if js.ty(version)? == Ty::Number => {
-                        self.claim = Some(Claim { token, version: js.f64(version)?, attempted: false, dispatched: false, completed: false });
+                        self.claim = Some(Claim {
+                            token,
+                            version: js.f64(version)?,
+                            attempted: false,
+                            dispatched: false,
+                            completed: false,
+                        });
                         Ok(self.advance())
                     }
-                    _ => self.effect_denied_code(js, realm, vals, EffectErrorCode::Unknown, "tool effect claim outcome is unknown"),
+                    _ => self.effect_denied_code(
+                        js,
+                        realm,
+                        vals,
+                        EffectErrorCode::Unknown,
+                        "tool effect claim outcome is unknown",
+                    ),
                 }
             }
         }
@@ -203,24 +278,50 @@ impl Machine {
             Some("completed") => {
                 let result = js.get_opt(record, c"result")?;
                 if js.ty(result)? != Ty::Object {
-                    return self.effect_denied_code(js, realm, vals, EffectErrorCode::Completed, "tool effect already completed without replayable result");
+                    return self.effect_denied_code(
+                        js,
+                        realm,
+                        vals,
+                        EffectErrorCode::Completed,
+                        "tool effect already completed without replayable result",
+                    );
                 }
                 vals.0[S_RESULT] = result;
                 self.terminal = Some((Terminal::Finished, 0));
                 Ok(Flow::Continue)
             }
-            Some("dispatched" | "unknown") => {
-                self.effect_denied_code(js, realm, vals, EffectErrorCode::Unknown, "tool effect outcome requires reconciliation")
-            }
-            _ => self.effect_denied_code(js, realm, vals, EffectErrorCode::Conflict, "tool effect is not dispatchable"),
+            Some("dispatched" | "unknown") => self.effect_denied_code(
+                js,
+                realm,
+                vals,
+                EffectErrorCode::Unknown,
+                "tool effect outcome requires reconciliation",
+            ),
+            _ => self.effect_denied_code(
+                js,
+                realm,
+                vals,
+                EffectErrorCode::Conflict,
+                "tool effect is not dispatchable",
+            ),
         }
     }
 
     /// `markDispatched` right before `execute`. `Some(flow)` when the machine must stop or park.
-    pub(super) fn mark_dispatched(&mut self, js: &Js, realm: &Realm, vals: &mut Vals, input: &mut Option<Input>) -> R<Option<Flow>> {
-        let Some(claim) = self.claim.as_mut() else { return Ok(None) };
+    pub(super) fn mark_dispatched(
+        &mut self,
+        js: &Js,
+        realm: &Realm,
+        vals: &mut Vals,
+        input: &mut Option<Input>,
+    ) -> R<Option<Flow>> {
+        let Some(claim) = self.claim.as_mut() else {
+            return Ok(None);
+        };
         claim.attempted = true;
-        let answer = if input.is_some() { self.store_call(js, input, c"markDispatched", || Ok(js.undefined()))? } else {
+        let answer = if input.is_some() {
+            self.store_call(js, input, c"markDispatched", || Ok(js.undefined()))?
+        } else {
             let t = self.transition(js, vals)?;
             self.store_call(js, input, c"markDispatched", || Ok(t))?
         };
@@ -243,22 +344,40 @@ impl Machine {
 
     /// True while a claim is held and the side effect may have happened.
     pub(super) fn effect_in_flight(&self) -> bool {
-        self.claim.as_ref().is_some_and(|c| c.attempted && !c.completed)
+        self.claim
+            .as_ref()
+            .is_some_and(|c| c.attempted && !c.completed)
     }
 
     /// Ends the call with `ERR_PRISM_TOOL_EFFECT_UNKNOWN`; the settle phase marks the record unknown.
     pub(super) fn effect_unknown(&mut self, js: &Js, realm: &Realm, vals: &mut Vals) -> R<Flow> {
-        let e = self.effect_error(js, EffectErrorCode::Unknown, "tool effect outcome requires reconciliation")?;
+        let e = self.effect_error(
+            js,
+            EffectErrorCode::Unknown,
+            "tool effect outcome requires reconciliation",
+        )?;
         let info = self.error_info(js, realm, e)?;
         self.fail_with(js, vals, info)
     }
 
     /// `complete` with the (redacted) result before `finished` is reported. `Some(flow)` to stop or park.
-    pub(super) fn complete_effect(&mut self, js: &Js, realm: &Realm, vals: &mut Vals, input: &mut Option<Input>) -> R<Option<Flow>> {
-        if self.claim.as_ref().is_none_or(|c| !c.dispatched || c.completed) {
+    pub(super) fn complete_effect(
+        &mut self,
+        js: &Js,
+        realm: &Realm,
+        vals: &mut Vals,
+        input: &mut Option<Input>,
+    ) -> R<Option<Flow>> {
+        if self
+            .claim
+            .as_ref()
+            .is_none_or(|c| !c.dispatched || c.completed)
+        {
             return Ok(None);
         }
-        let answer = if input.is_some() { self.store_call(js, input, c"complete", || Ok(js.undefined()))? } else {
+        let answer = if input.is_some() {
+            self.store_call(js, input, c"complete", || Ok(js.undefined()))?
+        } else {
             let t = self.transition(js, vals)?;
             js.set(t, c"result", vals.0[S_RESULT])?;
             self.store_call(js, input, c"complete", || Ok(t))?
@@ -282,8 +401,16 @@ impl Machine {
     /// Before the terminal event: an unfinished claim is marked `unknown` (after dispatch) or
     /// released with `failed_terminal` (before). Store failures here are swallowed: the outcome is
     /// already what the result says. Returns a thenable to wait for, if any.
-    pub(super) fn settle_effect(&mut self, js: &Js, vals: &mut Vals, phase: u32, input: &mut Option<Input>) -> R<Option<V>> {
-        let Some(claim) = self.claim.as_ref() else { return Ok(None) };
+    pub(super) fn settle_effect(
+        &mut self,
+        js: &Js,
+        vals: &mut Vals,
+        phase: u32,
+        input: &mut Option<Input>,
+    ) -> R<Option<V>> {
+        let Some(claim) = self.claim.as_ref() else {
+            return Ok(None);
+        };
         if claim.completed {
             return Ok(None);
         }
@@ -331,7 +458,11 @@ impl Machine {
             let t = self.transition(js, vals)?;
             js.set(t, c"status", js.string("failed_terminal")?)?;
             let failure = js.object()?;
-            js.set(failure, c"code", js.string("ERR_PRISM_TOOL_EFFECT_PRE_DISPATCH")?)?;
+            js.set(
+                failure,
+                c"code",
+                js.string("ERR_PRISM_TOOL_EFFECT_PRE_DISPATCH")?,
+            )?;
             js.set(t, c"failure", failure)?;
             call(c"fail", t)
         }
@@ -341,7 +472,10 @@ impl Machine {
         if js.opt_str(js.get_opt(record, c"status")?)?.as_deref() != Some("dispatched") {
             return Ok(None);
         }
-        let (Some(token), version) = (js.opt_str(js.get_opt(record, c"claimToken")?)?, js.get_opt(record, c"version")?) else {
+        let (Some(token), version) = (
+            js.opt_str(js.get_opt(record, c"claimToken")?)?,
+            js.get_opt(record, c"version")?,
+        ) else {
             return Ok(None);
         };
         if js.ty(version)? != Ty::Number {
@@ -376,5 +510,7 @@ fn is_effect_error(js: &Js, e: V) -> R<bool> {
     if !matches!(js.ty(e)?, Ty::Object) {
         return Ok(false);
     }
-    Ok(js.opt_str(js.get(e, c"code")?)?.is_some_and(|c| c.starts_with("ERR_PRISM_TOOL_EFFECT_") && c != "ERR_PRISM_TOOL_EFFECT_STORE"))
+    Ok(js.opt_str(js.get(e, c"code")?)?.is_some_and(|c| {
+        c.starts_with("ERR_PRISM_TOOL_EFFECT_") && c != "ERR_PRISM_TOOL_EFFECT_STORE"
+    }))
 }

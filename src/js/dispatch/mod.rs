@@ -204,7 +204,10 @@ impl Machine {
     fn read_call(&mut self, js: &Js, vals: &mut Vals) -> R<()> {
         let call = vals.0[S_CALL];
         if js.ty(call)? != Ty::Object {
-            return Err(type_error("dispatchToolCall: call must be a tool_call object", "ERR_PRISM_INVALID_CALL"));
+            return Err(type_error(
+                "dispatchToolCall: call must be a tool_call object",
+                "ERR_PRISM_INVALID_CALL",
+            ));
         }
         if !self.call_read {
             vals.0[S_NAME] = js.get(call, c"name")?;
@@ -266,7 +269,9 @@ impl Machine {
             }
             let flow = match self.step {
                 Step::CallMiddleware => self.step_middleware(js, vals, &mut input, "tool_call")?,
-                Step::InputGuardrails => self.step_guardrails(js, realm, vals, &mut input, Stage::Input)?,
+                Step::InputGuardrails => {
+                    self.step_guardrails(js, realm, vals, &mut input, Stage::Input)?
+                }
                 Step::Lookup => self.step_lookup(js, realm, vals, &mut input)?,
                 Step::Filter => self.step_filter(js, realm, vals)?,
                 Step::Arguments => self.step_arguments(js, realm, vals)?,
@@ -278,8 +283,12 @@ impl Machine {
                 Step::BeforeExecute => self.step_before_execute(js, realm, vals, &mut input)?,
                 Step::Started => self.step_started(js, realm, vals, &mut input)?,
                 Step::Execute => self.step_execute(js, realm, vals, &mut input)?,
-                Step::ResultMiddleware => self.step_middleware(js, vals, &mut input, "tool_result")?,
-                Step::OutputGuardrails => self.step_guardrails(js, realm, vals, &mut input, Stage::Output)?,
+                Step::ResultMiddleware => {
+                    self.step_middleware(js, vals, &mut input, "tool_result")?
+                }
+                Step::OutputGuardrails => {
+                    self.step_guardrails(js, realm, vals, &mut input, Stage::Output)?
+                }
                 Step::Finish => {
                     if self.sub == 0 {
                         let safe = self.redact(js, realm, vals.0[S_RESULT])?;
@@ -311,17 +320,33 @@ impl Machine {
     }
 }
 
-
 // ----- entry points -------------------------------------------------------------------------------
 
 /// A dispatch whose options are exactly `{ call, registry, context }`: no hook to read.
 fn start_bare(js: &Js, options: V, call: V, ctx: V, registry: V, pre: Option<PreRead>) -> R<V> {
     let mut hv = [js.undefined(); 13];
     hv[Hook::Registry as usize] = registry;
-    start_with(js, options, call, ctx, registry, Source::Options, hooks::bare_compiled(), hv, pre)
+    start_with(
+        js,
+        options,
+        call,
+        ctx,
+        registry,
+        Source::Options,
+        hooks::bare_compiled(),
+        hv,
+        pre,
+    )
 }
 
-fn start(js: &Js, options: V, mut call: V, mut ctx: V, bound: Option<Rc<Bound>>, pre: Option<PreRead>) -> R<V> {
+fn start(
+    js: &Js,
+    options: V,
+    mut call: V,
+    mut ctx: V,
+    bound: Option<Rc<Bound>>,
+    pre: Option<PreRead>,
+) -> R<V> {
     let mut hv = [std::ptr::null_mut(); 13];
     let (source, compiled) = match bound {
         Some(b) => {
@@ -351,7 +376,10 @@ fn start(js: &Js, options: V, mut call: V, mut ctx: V, bound: Option<Rc<Bound>>,
     };
     let registry = hv[Hook::Registry as usize];
     if !compiled.present.has(Hook::Registry) {
-        return Err(type_error("dispatchToolCall: options.registry is required", "ERR_PRISM_INVALID_OPTION"));
+        return Err(type_error(
+            "dispatchToolCall: options.registry is required",
+            "ERR_PRISM_INVALID_OPTION",
+        ));
     }
     start_with(js, options, call, ctx, registry, source, compiled, hv, pre)
 }
@@ -372,7 +400,12 @@ fn start_with(
     let ctx = match js.ty(ctx)? {
         Ty::Object => ctx,
         Ty::Undefined | Ty::Null => js.object()?,
-        _ => return Err(type_error("dispatchToolCall: context must be a ToolExecutionContext object", "ERR_PRISM_INVALID_OPTION")),
+        _ => {
+            return Err(type_error(
+                "dispatchToolCall: context must be a ToolExecutionContext object",
+                "ERR_PRISM_INVALID_OPTION",
+            ))
+        }
     };
     let start_ms = now_millis();
     let mut m = Machine {
@@ -425,13 +458,24 @@ fn settle(js: &Js, m: Machine, vals: Vals, flow: Flow) -> R<V> {
             js.throw(e)?;
             Err(Fail::Pending)
         }
-        Flow::Continue => Err(error("dispatch stopped without an outcome", "ERR_PRISM_INTERNAL")),
+        Flow::Continue => Err(error(
+            "dispatch stopped without an outcome",
+            "ERR_PRISM_INTERNAL",
+        )),
         Flow::Park(thenable) => {
             let after = m.step.after_execute() || m.terminal.is_some();
-            let signal = if m.signal_read { vals.0[S_SIGNAL] } else { js.get_opt(vals.0[S_CTX], c"signal")? };
+            let signal = if m.signal_read {
+                vals.0[S_SIGNAL]
+            } else {
+                js.get_opt(vals.0[S_CTX], c"signal")?
+            };
             // The driver races the wait against the caller's abort signal only while a host
             // callback, not an observer, is pending.
-            let race = if m.terminal.is_none() && js.ty(signal)? == Ty::Object { signal } else { js.undefined() };
+            let race = if m.terminal.is_none() && js.ty(signal)? == Ty::Object {
+                signal
+            } else {
+                js.undefined()
+            };
             let _ = after;
             let frame = js.array(HEADER as usize + NVALS)?;
             js.set_element(frame, 0, js.external(Some(m))?)?;
@@ -447,14 +491,21 @@ fn settle(js: &Js, m: Machine, vals: Vals, flow: Flow) -> R<V> {
 
 fn resume(js: &Js, frame: V, value: V, mode: u32) -> R<V> {
     if !js.is_array(frame)? {
-        return Err(type_error("dispatchResume: not a dispatch frame", "ERR_PRISM_INTERNAL"));
+        return Err(type_error(
+            "dispatchResume: not a dispatch frame",
+            "ERR_PRISM_INTERNAL",
+        ));
     }
     let ext = js.element(frame, 0)?;
     if js.ty(ext)? != Ty::External {
-        return Err(type_error("dispatchResume: not a dispatch frame", "ERR_PRISM_INTERNAL"));
+        return Err(type_error(
+            "dispatchResume: not a dispatch frame",
+            "ERR_PRISM_INTERNAL",
+        ));
     }
     let slot = unsafe { js.external_ptr::<Option<Machine>>(ext)? };
-    let mut m = unsafe { (*slot).take() }.ok_or_else(|| error("dispatch frame resumed twice", "ERR_PRISM_INTERNAL"))?;
+    let mut m = unsafe { (*slot).take() }
+        .ok_or_else(|| error("dispatch frame resumed twice", "ERR_PRISM_INTERNAL"))?;
     let mut vals = Vals([js.undefined(); NVALS]);
     for i in 0..NVALS {
         vals.0[i] = js.element(frame, HEADER + i as u32)?;
@@ -472,12 +523,27 @@ fn resume(js: &Js, frame: V, value: V, mode: u32) -> R<V> {
 // dispatchStart(options, call, context, name, id, arguments, argumentsError, authority, identity, signal):
 // the package entry reads `options.call`, `options.context` and the fields after them in JS.
 raw_fn!(dispatch_start, |js, info| {
-    let (_, _, [options, call, ctx, name, id, args, args_error, authority, identity, signal, bare_registry], argc) =
-        cb_args::<11>(js, info)?;
+    let (
+        _,
+        _,
+        [options, call, ctx, name, id, args, args_error, authority, identity, signal, bare_registry],
+        argc,
+    ) = cb_args::<11>(js, info)?;
     if js.ty(options)? != Ty::Object {
-        return Err(type_error("dispatchToolCall: options must be an object", "ERR_PRISM_INVALID_OPTION"));
+        return Err(type_error(
+            "dispatchToolCall: options must be an object",
+            "ERR_PRISM_INVALID_OPTION",
+        ));
     }
-    let pre = (argc >= 10).then_some(PreRead { name, id, args, args_error, authority, identity, signal });
+    let pre = (argc >= 10).then_some(PreRead {
+        name,
+        id,
+        args,
+        args_error,
+        authority,
+        identity,
+        signal,
+    });
     // `{ call, registry, context }` and nothing else: no hook to look for.
     if argc == 11 && js.ty(bare_registry)? == Ty::Object {
         return start_bare(js, options, call, ctx, bare_registry, pre);
@@ -487,7 +553,11 @@ raw_fn!(dispatch_start, |js, info| {
 
 raw_fn!(dispatch_resume, |js, info| {
     let (_, _, [frame, value, mode], _) = cb_args::<3>(js, info)?;
-    let mode = if js.ty(mode)? == Ty::Number { js.f64(mode)? as u32 } else { 0 };
+    let mode = if js.ty(mode)? == Ty::Number {
+        js.f64(mode)? as u32
+    } else {
+        0
+    };
     resume(js, frame, value, mode)
 });
 
@@ -496,11 +566,17 @@ raw_fn!(dispatch_resume, |js, info| {
 raw_fn!(create_dispatcher, |js, info| {
     let (_, _, [options], _) = cb_args::<1>(js, info)?;
     if js.ty(options)? != Ty::Object {
-        return Err(type_error("createToolDispatcher: options must be an object", "ERR_PRISM_INVALID_OPTION"));
+        return Err(type_error(
+            "createToolDispatcher: options must be an object",
+            "ERR_PRISM_INVALID_OPTION",
+        ));
     }
     let bound = hooks::bind(js, options)?;
     if !bound.compiled.present.has(Hook::Registry) {
-        return Err(type_error("createToolDispatcher: options.registry is required", "ERR_PRISM_INVALID_OPTION"));
+        return Err(type_error(
+            "createToolDispatcher: options.registry is required",
+            "ERR_PRISM_INVALID_OPTION",
+        ));
     }
     let obj = js.object()?;
     js.wrap(obj, Rc::new(bound))?;
@@ -510,12 +586,28 @@ raw_fn!(create_dispatcher, |js, info| {
 
 // `dispatcherStart(dispatcher, call, context)`.
 raw_fn!(dispatcher_start, |js, info| {
-    let (_, _, [dispatcher, call, ctx, name, id, args, args_error, authority, identity, signal], argc) = cb_args::<10>(js, info)?;
+    let (
+        _,
+        _,
+        [dispatcher, call, ctx, name, id, args, args_error, authority, identity, signal],
+        argc,
+    ) = cb_args::<10>(js, info)?;
     if js.ty(dispatcher)? != Ty::Object || !js.has_type_tag(dispatcher, &hooks::DISPATCHER_TAG)? {
-        return Err(type_error("not a tool dispatcher", "ERR_PRISM_INVALID_OPTION"));
+        return Err(type_error(
+            "not a tool dispatcher",
+            "ERR_PRISM_INVALID_OPTION",
+        ));
     }
     let bound = unsafe { (*js.unwrap::<Rc<Bound>>(dispatcher)?).clone() };
-    let pre = (argc == 10).then_some(PreRead { name, id, args, args_error, authority, identity, signal });
+    let pre = (argc == 10).then_some(PreRead {
+        name,
+        id,
+        args,
+        args_error,
+        authority,
+        identity,
+        signal,
+    });
     start(js, dispatcher, call, ctx, Some(bound), pre)
 });
 

@@ -34,46 +34,98 @@ impl Machine {
 
     pub(super) fn error_info(&self, js: &Js, realm: &Realm, thrown: V) -> R<V> {
         let info = error_to_error_info(js, &self.compiled.secrets, thrown)?;
-        if self.compiled.host_redactor { self.redact(js, realm, info) } else { Ok(info) }
+        if self.compiled.host_redactor {
+            self.redact(js, realm, info)
+        } else {
+            Ok(info)
+        }
     }
 
     /// `{ message }`: the shape upstream gives lookup, filter, argument and guardrail blocks.
     pub(super) fn plain_error(&self, js: &Js, realm: &Realm, message: &str) -> R<V> {
         let e = js.object()?;
-        js.set(e, c"message", js.string(&self.compiled.secrets.redact(message))?)?;
-        if self.compiled.host_redactor { self.redact(js, realm, e) } else { Ok(e) }
+        js.set(
+            e,
+            c"message",
+            js.string(&self.compiled.secrets.redact(message))?,
+        )?;
+        if self.compiled.host_redactor {
+            self.redact(js, realm, e)
+        } else {
+            Ok(e)
+        }
     }
 
-    pub(super) fn make_error(&self, js: &Js, realm: &Realm, name: &str, message: &str, code: &str, cause: Option<&str>) -> R<V> {
+    pub(super) fn make_error(
+        &self,
+        js: &Js,
+        realm: &Realm,
+        name: &str,
+        message: &str,
+        code: &str,
+        cause: Option<&str>,
+    ) -> R<V> {
         let e = js.object()?;
         js.set(e, c"name", js.string(name)?)?;
-        js.set(e, c"message", js.string(&self.compiled.secrets.redact(message))?)?;
+        js.set(
+            e,
+            c"message",
+            js.string(&self.compiled.secrets.redact(message))?,
+        )?;
         js.set(e, c"code", js.string(code)?)?;
         if let Some(c) = cause {
             js.set(e, c"cause", js.string(&self.compiled.secrets.redact(c))?)?;
         }
-        if self.compiled.host_redactor { self.redact(js, realm, e) } else { Ok(e) }
+        if self.compiled.host_redactor {
+            self.redact(js, realm, e)
+        } else {
+            Ok(e)
+        }
     }
 
     // ----- objects ---------------------------------------------------------------------------
 
-    pub(super) fn glue(&self, js: &Js, pick: impl Fn(&crate::js::realm::Glue) -> napi::sys::napi_ref, args: &[V]) -> R<V> {
+    pub(super) fn glue(
+        &self,
+        js: &Js,
+        pick: impl Fn(&crate::js::realm::Glue) -> napi::sys::napi_ref,
+        args: &[V],
+    ) -> R<V> {
         let realm = Realm::get(js)?;
         let f = js.ref_value(pick(realm.glue()?))?;
         js.call(js.undefined(), f, args)
     }
 
     pub(super) fn result_with_error(&self, js: &Js, vals: &Vals, error: V) -> R<V> {
-        self.glue(js, |g| g.error_result, &[vals.0[S_ID], vals.0[S_NAME], error])
+        self.glue(
+            js,
+            |g| g.error_result,
+            &[vals.0[S_ID], vals.0[S_NAME], error],
+        )
     }
 
     /// A `ToolCallRecord`: `{ id, sessionId, runId, toolCallId, name, arguments, status, startedAt,
     /// redacted, ...ownership }` plus the terminal fields when given.
-    pub(super) fn row(&self, js: &Js, vals: &Vals, status: &str, finished: Option<(V, V, V)>) -> R<V> {
+    pub(super) fn row(
+        &self,
+        js: &Js,
+        vals: &Vals,
+        status: &str,
+        finished: Option<(V, V, V)>,
+    ) -> R<V> {
         let u = js.undefined();
         let args = vals.0[S_SAFE_ARGS];
-        let args = if js.ty(args)? == Ty::Object { args } else { js.object()? };
-        let ownership = if self.has(Hook::Ownership) && js.ty(self.hook(Hook::Ownership))? == Ty::Object { self.hook(Hook::Ownership) } else { u };
+        let args = if js.ty(args)? == Ty::Object {
+            args
+        } else {
+            js.object()?
+        };
+        let ownership =
+            if self.has(Hook::Ownership) && js.ty(self.hook(Hook::Ownership))? == Ty::Object {
+                self.hook(Hook::Ownership)
+            } else {
+                u
+            };
         let (finished_at, reason, result) = finished.unwrap_or((u, u, u));
         self.glue(
             js,
@@ -103,7 +155,11 @@ impl Machine {
             return Ok(cur);
         }
         let args = vals.0[S_ARGS];
-        let args = if js.ty(args)? == Ty::Undefined { js.object()? } else { args };
+        let args = if js.ty(args)? == Ty::Undefined {
+            js.object()?
+        } else {
+            args
+        };
         let safe = self.redact(js, realm, args)?;
         vals.0[S_SAFE_ARGS] = safe;
         Ok(safe)
@@ -122,7 +178,12 @@ impl Machine {
     // ----- notifications ---------------------------------------------------------------------
 
     /// Calls `emit(event)`; a failing observer never changes the call's outcome.
-    pub(super) fn emit(&self, js: &Js, input: &mut Option<Input>, event: impl FnOnce() -> R<V>) -> R<Option<V>> {
+    pub(super) fn emit(
+        &self,
+        js: &Js,
+        input: &mut Option<Input>,
+        event: impl FnOnce() -> R<V>,
+    ) -> R<Option<V>> {
         if !self.has(Hook::Emit) {
             return Ok(None);
         }
@@ -142,7 +203,12 @@ impl Machine {
     }
 
     /// `ledger.appendToolCall(redactRunLedgerRecord(row, redactor))`.
-    pub(super) fn append(&self, js: &Js, input: &mut Option<Input>, row: impl FnOnce() -> R<V>) -> R<Option<V>> {
+    pub(super) fn append(
+        &self,
+        js: &Js,
+        input: &mut Option<Input>,
+        row: impl FnOnce() -> R<V>,
+    ) -> R<Option<V>> {
         if !self.has(Hook::Ledger) {
             return Ok(None);
         }
@@ -173,7 +239,13 @@ impl Machine {
 
     // ----- blocked and failed calls -----------------------------------------------------------
 
-    pub(super) fn block(&mut self, reason: BlockedReason, js: &Js, vals: &mut Vals, error: V) -> R<Flow> {
+    pub(super) fn block(
+        &mut self,
+        reason: BlockedReason,
+        js: &Js,
+        vals: &mut Vals,
+        error: V,
+    ) -> R<Flow> {
         self.ids(js, vals)?;
         vals.0[S_RESULT] = self.result_with_error(js, vals, error)?;
         self.terminal = Some((Terminal::Blocked(reason), 0));
@@ -194,7 +266,15 @@ impl Machine {
 
     /// Settle an unfinished effect claim, then the terminal event and row, then resolve or reject.
     /// Sub-steps: 0 settle the claim (1: after a `get`, mark it unknown), 2 the event, 3 the row, 4 done.
-    pub(super) fn terminal_phase(&mut self, js: &Js, realm: &Realm, vals: &mut Vals, kind: Terminal, sub: u32, input: &mut Option<Input>) -> R<Flow> {
+    pub(super) fn terminal_phase(
+        &mut self,
+        js: &Js,
+        realm: &Realm,
+        vals: &mut Vals,
+        kind: Terminal,
+        sub: u32,
+        input: &mut Option<Input>,
+    ) -> R<Flow> {
         if self.has(Hook::Emit) || self.has(Hook::Ledger) || self.claim.is_some() {
             self.ids(js, vals)?;
         }
@@ -242,20 +322,46 @@ impl Machine {
         Ok(Flow::Done(vals.0[S_RESULT]))
     }
 
-    pub(super) fn terminal_event(&self, js: &Js, realm: &Realm, vals: &mut Vals, kind: Terminal) -> R<V> {
+    pub(super) fn terminal_event(
+        &self,
+        js: &Js,
+        realm: &Realm,
+        vals: &mut Vals,
+        kind: Terminal,
+    ) -> R<V> {
         let result = vals.0[S_RESULT];
         let ms = js.number(self.duration_ms())?;
         match kind {
-            Terminal::Finished => self.glue(js, |g| g.finished_event, &[vals.0[S_SESSION], vals.0[S_RUN], result, ms]),
+            Terminal::Finished => self.glue(
+                js,
+                |g| g.finished_event,
+                &[vals.0[S_SESSION], vals.0[S_RUN], result, ms],
+            ),
             Terminal::Error => {
                 let call = self.safe_call(js, realm, vals)?;
                 let error = js.get(result, c"error")?;
-                self.glue(js, |g| g.error_event, &[vals.0[S_SESSION], vals.0[S_RUN], call, error, ms])
+                self.glue(
+                    js,
+                    |g| g.error_event,
+                    &[vals.0[S_SESSION], vals.0[S_RUN], call, error, ms],
+                )
             }
             Terminal::Blocked(reason) => {
                 let error = js.get(result, c"error")?;
                 let reason = js.string(reason.as_str())?;
-                self.glue(js, |g| g.blocked_event, &[vals.0[S_SESSION], vals.0[S_RUN], vals.0[S_ID], vals.0[S_NAME], reason, error, ms])
+                self.glue(
+                    js,
+                    |g| g.blocked_event,
+                    &[
+                        vals.0[S_SESSION],
+                        vals.0[S_RUN],
+                        vals.0[S_ID],
+                        vals.0[S_NAME],
+                        reason,
+                        error,
+                        ms,
+                    ],
+                )
             }
         }
     }
@@ -267,7 +373,12 @@ impl Machine {
             Terminal::Error => ("error", js.undefined()),
             Terminal::Blocked(r) => ("blocked", js.string(r.as_str())?),
         };
-        self.row(js, vals, status, Some((finished_at, reason, vals.0[S_RESULT])))
+        self.row(
+            js,
+            vals,
+            status,
+            Some((finished_at, reason, vals.0[S_RESULT])),
+        )
     }
 }
 
@@ -292,7 +403,15 @@ pub fn build_row(js: &Js, f: &RowFields, status: &str) -> R<V> {
     js.set(r, c"runId", js.string(f.run_id)?)?;
     js.set(r, c"toolCallId", js.string(f.tool_call_id)?)?;
     js.set(r, c"name", js.string(f.name)?)?;
-    js.set(r, c"arguments", if js.ty(f.args)? == Ty::Object { f.args } else { js.object()? })?;
+    js.set(
+        r,
+        c"arguments",
+        if js.ty(f.args)? == Ty::Object {
+            f.args
+        } else {
+            js.object()?
+        },
+    )?;
     js.set(r, c"status", js.string(status)?)?;
     js.set(r, c"startedAt", js.string(f.started_at)?)?;
     js.set(r, c"redacted", js.boolean(f.redacted))?;

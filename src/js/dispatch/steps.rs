@@ -11,8 +11,13 @@ use crate::js::realm::{is_plain_object, Realm};
 use crate::js::redact::{error_to_error_info, redact_value};
 
 impl Machine {
-
-    pub(super) fn step_middleware(&mut self, js: &Js, vals: &mut Vals, input: &mut Option<Input>, hook: &str) -> R<Flow> {
+    pub(super) fn step_middleware(
+        &mut self,
+        js: &Js,
+        vals: &mut Vals,
+        input: &mut Option<Input>,
+        hook: &str,
+    ) -> R<Flow> {
         let is_call = hook == "tool_call";
         if !self.has(Hook::Middleware) {
             if is_call {
@@ -24,10 +29,17 @@ impl Machine {
         let slot = if is_call { S_CALL } else { S_RESULT };
         let run = {
             let sync = js.get_opt(mw, c"runSync")?;
-            if js.ty(sync)? == Ty::Function { sync } else { js.get_opt(mw, c"run")? }
+            if js.ty(sync)? == Ty::Function {
+                sync
+            } else {
+                js.get_opt(mw, c"run")?
+            }
         };
         if js.ty(run)? != Ty::Function && input.is_none() {
-            return Err(type_error("middleware must be a MiddlewareRegistry with run(hook, value)", "ERR_PRISM_INVALID_OPTION"));
+            return Err(type_error(
+                "middleware must be a MiddlewareRegistry with run(hook, value)",
+                "ERR_PRISM_INVALID_OPTION",
+            ));
         }
         let hook_v = js.string(hook)?;
         match self.ask(js, input, mw, run, &[hook_v, vals.0[slot]])? {
@@ -71,7 +83,14 @@ impl Machine {
 
     pub(super) fn aborted(&mut self, js: &Js, realm: &Realm, vals: &mut Vals) -> R<Flow> {
         if self.step.after_execute() {
-            let e = self.make_error(js, realm, "AbortError", &format!("Tool call aborted: {}", self.name), reasons::CODE_ABORTED, None)?;
+            let e = self.make_error(
+                js,
+                realm,
+                "AbortError",
+                &format!("Tool call aborted: {}", self.name),
+                reasons::CODE_ABORTED,
+                None,
+            )?;
             self.fail_with(js, vals, e)
         } else {
             let e = self.make_error(
@@ -86,7 +105,14 @@ impl Machine {
         }
     }
 
-    pub(super) fn step_guardrails(&mut self, js: &Js, realm: &Realm, vals: &mut Vals, input: &mut Option<Input>, stage: Stage) -> R<Flow> {
+    pub(super) fn step_guardrails(
+        &mut self,
+        js: &Js,
+        realm: &Realm,
+        vals: &mut Vals,
+        input: &mut Option<Input>,
+        stage: Stage,
+    ) -> R<Flow> {
         if !self.has(Hook::Guardrails) {
             return Ok(self.advance());
         }
@@ -98,8 +124,15 @@ impl Machine {
             }
             vals.0[S_AUX] = js.undefined();
         }
-        let value = if stage == Stage::Input { vals.0[S_CALL] } else { vals.0[S_RESULT] };
-        let mut guard = self.guard.take().ok_or_else(|| error("guardrail state lost", "ERR_PRISM_INTERNAL"))?;
+        let value = if stage == Stage::Input {
+            vals.0[S_CALL]
+        } else {
+            vals.0[S_RESULT]
+        };
+        let mut guard = self
+            .guard
+            .take()
+            .ok_or_else(|| error("guardrail state lost", "ERR_PRISM_INTERNAL"))?;
         let outcome = guard.run(js, realm, self, vals, value, input);
         let outcome = match outcome {
             Ok(o) => o,
@@ -130,8 +163,15 @@ impl Machine {
         }
     }
 
-    pub(super) fn step_lookup(&mut self, js: &Js, realm: &Realm, vals: &mut Vals, input: &mut Option<Input>) -> R<Flow> {
-        if input.is_none() && js.opt_str(vals.0[S_AUTHORITY])?.as_deref() == Some("provider-hosted") {
+    pub(super) fn step_lookup(
+        &mut self,
+        js: &Js,
+        realm: &Realm,
+        vals: &mut Vals,
+        input: &mut Option<Input>,
+    ) -> R<Flow> {
+        if input.is_none() && js.opt_str(vals.0[S_AUTHORITY])?.as_deref() == Some("provider-hosted")
+        {
             // The provider already executed it; the host never does.
             let e = self.make_error(
                 js,
@@ -148,12 +188,17 @@ impl Machine {
         let found = if !name_is_string {
             None
         } else if let Some(state) = &self.native {
-            let s = state.try_borrow().map_err(|_| error("ToolRegistry was re-entered", "ERR_PRISM_REENTRANT"))?;
+            let s = state
+                .try_borrow()
+                .map_err(|_| error("ToolRegistry was re-entered", "ERR_PRISM_REENTRANT"))?;
             s.lookup(js, &self.name)?
         } else {
             let get = js.get_opt(registry, c"get")?;
             if js.ty(get)? != Ty::Function {
-                return Err(type_error("dispatchToolCall: registry must have get(name)", "ERR_PRISM_INVALID_OPTION"));
+                return Err(type_error(
+                    "dispatchToolCall: registry must have get(name)",
+                    "ERR_PRISM_INVALID_OPTION",
+                ));
             }
             let name_v = js.string(&self.name)?;
             match self.ask(js, input, registry, get, &[name_v])? {
@@ -192,7 +237,7 @@ impl Machine {
     }
 
     pub(super) fn step_arguments(&mut self, js: &Js, realm: &Realm, vals: &mut Vals) -> R<Flow> {
-                let args_error = vals.0[S_ARGS_ERROR];
+        let args_error = vals.0[S_ARGS_ERROR];
         if !js.is_nullish(args_error)? {
             // The provider's error as is (its code is invalid_json_arguments), minus secrets.
             let e = if js.ty(args_error)? == Ty::Object {
@@ -225,16 +270,26 @@ impl Machine {
         let env = napi::Env::from(js.env);
         let as_unknown = |v: V| -> R<napi::bindgen_prelude::Unknown<'_>> {
             use napi::bindgen_prelude::FromNapiValue;
-            unsafe { napi::bindgen_prelude::Unknown::from_napi_value(js.env, v) }.map_err(|_| Fail::Pending)
+            unsafe { napi::bindgen_prelude::Unknown::from_napi_value(js.env, v) }
+                .map_err(|_| Fail::Pending)
         };
-        let mut outcome = crate::js::effects::assert_identity_active(env, as_unknown(identity)?, None);
+        let mut outcome =
+            crate::js::effects::assert_identity_active(env, as_unknown(identity)?, None);
         if outcome.is_ok() && self.has(Hook::Ownership) {
-            outcome = crate::js::effects::assert_identity_matches_ownership(env, as_unknown(identity)?, Some(as_unknown(self.hook(Hook::Ownership))?));
+            outcome = crate::js::effects::assert_identity_matches_ownership(
+                env,
+                as_unknown(identity)?,
+                Some(as_unknown(self.hook(Hook::Ownership))?),
+            );
         }
         if let Err(e) = outcome {
             let mut pending = false;
             unsafe { napi::sys::napi_is_exception_pending(js.env, &mut pending) };
-            let thrown = if pending { js.take_exception() } else { js.new_error(crate::js::raw::ErrKind::Error, &e.reason, None)? };
+            let thrown = if pending {
+                js.take_exception()
+            } else {
+                js.new_error(crate::js::raw::ErrKind::Error, &e.reason, None)?
+            };
             let info = self.error_info(js, realm, thrown)?;
             return self.block(BlockedReason::PermissionDenied, js, vals, info);
         }
@@ -256,20 +311,42 @@ impl Machine {
         Ok(req)
     }
 
-    pub(super) fn step_trust(&mut self, js: &Js, realm: &Realm, vals: &mut Vals, input: &mut Option<Input>) -> R<Flow> {
+    pub(super) fn step_trust(
+        &mut self,
+        js: &Js,
+        realm: &Realm,
+        vals: &mut Vals,
+        input: &mut Option<Input>,
+    ) -> R<Flow> {
         if !self.has(Hook::Trust) {
             return Ok(self.advance());
         }
         let policy = self.hook(Hook::Trust);
         let check = js.get_opt(policy, c"check")?;
         let deny = |m: &mut Machine, js: &Js, vals: &mut Vals, cause: Option<String>| -> R<Flow> {
-            let e = m.make_error(js, realm, "TrustDeniedError", &reasons::untrusted(&m.name), reasons::CODE_UNTRUSTED, cause.as_deref())?;
+            let e = m.make_error(
+                js,
+                realm,
+                "TrustDeniedError",
+                &reasons::untrusted(&m.name),
+                reasons::CODE_UNTRUSTED,
+                cause.as_deref(),
+            )?;
             m.block(BlockedReason::PermissionDenied, js, vals, e)
         };
         if js.ty(check)? != Ty::Function && input.is_none() {
-            return deny(self, js, vals, Some("trust policy has no check function".into()));
+            return deny(
+                self,
+                js,
+                vals,
+                Some("trust policy has no check function".into()),
+            );
         }
-        let req = if input.is_none() { self.policy_request(js, vals, true)? } else { js.undefined() };
+        let req = if input.is_none() {
+            self.policy_request(js, vals, true)?
+        } else {
+            js.undefined()
+        };
         match self.ask(js, input, policy, check, &[req])? {
             Answer::Park(p) => Ok(Flow::Park(p)),
             Answer::Aborted => self.aborted(js, realm, vals),
@@ -284,21 +361,49 @@ impl Machine {
         }
     }
 
-    pub(super) fn step_permission(&mut self, js: &Js, realm: &Realm, vals: &mut Vals, input: &mut Option<Input>) -> R<Flow> {
+    pub(super) fn step_permission(
+        &mut self,
+        js: &Js,
+        realm: &Realm,
+        vals: &mut Vals,
+        input: &mut Option<Input>,
+    ) -> R<Flow> {
         if !self.has(Hook::Permission) {
             return Ok(self.advance());
         }
         let policy = self.hook(Hook::Permission);
         let check = js.get_opt(policy, c"check")?;
-        let deny = |m: &mut Machine, js: &Js, vals: &mut Vals, message: String, cause: Option<String>| -> R<Flow> {
-            let e = m.make_error(js, realm, "PermissionDeniedError", &message, reasons::CODE_PERMISSION_DENIED, cause.as_deref())?;
+        let deny = |m: &mut Machine,
+                    js: &Js,
+                    vals: &mut Vals,
+                    message: String,
+                    cause: Option<String>|
+         -> R<Flow> {
+            let e = m.make_error(
+                js,
+                realm,
+                "PermissionDeniedError",
+                &message,
+                reasons::CODE_PERMISSION_DENIED,
+                cause.as_deref(),
+            )?;
             m.block(BlockedReason::PermissionDenied, js, vals, e)
         };
         let default_message = reasons::permission_denied(&self.name);
         if js.ty(check)? != Ty::Function && input.is_none() {
-            return deny(self, js, vals, default_message, Some("permission policy has no check function".into()));
+            return deny(
+                self,
+                js,
+                vals,
+                default_message,
+                Some("permission policy has no check function".into()),
+            );
         }
-        let req = if input.is_none() { self.policy_request(js, vals, false)? } else { js.undefined() };
+        let req = if input.is_none() {
+            self.policy_request(js, vals, false)?
+        } else {
+            js.undefined()
+        };
         match self.ask(js, input, policy, check, &[req])? {
             Answer::Park(p) => Ok(Flow::Park(p)),
             Answer::Aborted => self.aborted(js, realm, vals),
@@ -316,13 +421,22 @@ impl Machine {
         }
     }
 
-    pub(super) fn step_validate(&mut self, js: &Js, realm: &Realm, vals: &mut Vals, input: &mut Option<Input>) -> R<Flow> {
+    pub(super) fn step_validate(
+        &mut self,
+        js: &Js,
+        realm: &Realm,
+        vals: &mut Vals,
+        input: &mut Option<Input>,
+    ) -> R<Flow> {
         if !self.has(Hook::Validate) {
             return Ok(self.advance());
         }
         let f = self.hook(Hook::Validate);
         if js.ty(f)? != Ty::Function {
-            return Err(type_error("validate must be a function (tool, args, ctx)", "ERR_PRISM_INVALID_OPTION"));
+            return Err(type_error(
+                "validate must be a function (tool, args, ctx)",
+                "ERR_PRISM_INVALID_OPTION",
+            ));
         }
         let args = [vals.0[S_TOOL], vals.0[S_ARGS], vals.0[S_CTX]];
         let e = match self.ask(js, input, js.undefined(), f, &args)? {
@@ -335,12 +449,20 @@ impl Machine {
                 // An ErrorInfo, as is but for secrets.
                 Ty::Object if js.ty(js.get(v, c"message")?)? == Ty::String => {
                     let safe = redact_value(js, realm, &self.compiled.secrets, v)?;
-                    if self.compiled.host_redactor { self.redact(js, realm, safe)? } else { safe }
+                    if self.compiled.host_redactor {
+                        self.redact(js, realm, safe)?
+                    } else {
+                        safe
+                    }
                 }
                 _ => self.plain_error(
                     js,
                     realm,
-                    &format!("Validation failed for tool {}: the validator returned {}", self.name, type_name(js, v)?),
+                    &format!(
+                        "Validation failed for tool {}: the validator returned {}",
+                        self.name,
+                        type_name(js, v)?
+                    ),
                 )?,
             },
             // A throwing validator blocks too (upstream would reject the dispatch).
@@ -349,11 +471,20 @@ impl Machine {
         self.block(BlockedReason::ValidationFailed, js, vals, e)
     }
 
-    pub(super) fn step_before_execute(&mut self, js: &Js, realm: &Realm, vals: &mut Vals, input: &mut Option<Input>) -> R<Flow> {
+    pub(super) fn step_before_execute(
+        &mut self,
+        js: &Js,
+        realm: &Realm,
+        vals: &mut Vals,
+        input: &mut Option<Input>,
+    ) -> R<Flow> {
         if self.has(Hook::BeforeExecute) {
             let f = self.hook(Hook::BeforeExecute);
             if js.ty(f)? != Ty::Function {
-                return Err(type_error("beforeExecute must be a function (call, tool, ctx)", "ERR_PRISM_INVALID_OPTION"));
+                return Err(type_error(
+                    "beforeExecute must be a function (call, tool, ctx)",
+                    "ERR_PRISM_INVALID_OPTION",
+                ));
             }
             let args = [vals.0[S_CALL], vals.0[S_TOOL], vals.0[S_CTX]];
             match self.ask(js, input, js.undefined(), f, &args)? {
@@ -373,7 +504,13 @@ impl Machine {
         Ok(self.advance())
     }
 
-    pub(super) fn step_started(&mut self, js: &Js, realm: &Realm, vals: &mut Vals, input: &mut Option<Input>) -> R<Flow> {
+    pub(super) fn step_started(
+        &mut self,
+        js: &Js,
+        realm: &Realm,
+        vals: &mut Vals,
+        input: &mut Option<Input>,
+    ) -> R<Flow> {
         if self.sub == 3 {
             if let Some(flow) = self.mark_dispatched(js, realm, vals, input)? {
                 return Ok(flow);
@@ -385,8 +522,18 @@ impl Machine {
             if self.has(Hook::Emit) || self.has(Hook::Ledger) {
                 self.ids(js, vals)?;
             }
-            let safe_call = if self.has(Hook::Emit) { self.safe_call(js, realm, vals)? } else { js.undefined() };
-            let parked = self.emit(js, input, || self.glue(js, |g| g.started_event, &[vals.0[S_SESSION], vals.0[S_RUN], safe_call]))?;
+            let safe_call = if self.has(Hook::Emit) {
+                self.safe_call(js, realm, vals)?
+            } else {
+                js.undefined()
+            };
+            let parked = self.emit(js, input, || {
+                self.glue(
+                    js,
+                    |g| g.started_event,
+                    &[vals.0[S_SESSION], vals.0[S_RUN], safe_call],
+                )
+            })?;
             if let Some(p) = parked {
                 return Ok(Flow::Park(p));
             }
@@ -413,14 +560,27 @@ impl Machine {
         Ok(self.advance())
     }
 
-    pub(super) fn step_execute(&mut self, js: &Js, realm: &Realm, vals: &mut Vals, input: &mut Option<Input>) -> R<Flow> {
+    pub(super) fn step_execute(
+        &mut self,
+        js: &Js,
+        realm: &Realm,
+        vals: &mut Vals,
+        input: &mut Option<Input>,
+    ) -> R<Flow> {
         let tool = vals.0[S_TOOL];
         let answer = if input.is_some() {
             self.ask(js, input, js.undefined(), js.undefined(), &[])?
         } else {
             let execute = js.get(tool, c"execute")?;
             if js.ty(execute)? != Ty::Function {
-                let e = self.make_error(js, realm, "ToolDefinitionError", &format!("Tool {} has no execute function", self.name), "invalid_tool", None)?;
+                let e = self.make_error(
+                    js,
+                    realm,
+                    "ToolDefinitionError",
+                    &format!("Tool {} has no execute function", self.name),
+                    "invalid_tool",
+                    None,
+                )?;
                 return self.fail_with(js, vals, e);
             }
             let tool_ctx = self.tool_context(js, realm, vals)?;
@@ -430,7 +590,9 @@ impl Machine {
         if self.effect_in_flight() && !matches!(answer, Answer::Park(_)) {
             // After dispatch, a failure or an error result leaves the effect's outcome unknown.
             let failed = match answer {
-                Answer::Value(v) => js.ty(v)? != Ty::Object || !js.is_nullish(js.get(v, c"error")?)?,
+                Answer::Value(v) => {
+                    js.ty(v)? != Ty::Object || !js.is_nullish(js.get(v, c"error")?)?
+                }
                 _ => true,
             };
             if failed {
@@ -447,7 +609,11 @@ impl Machine {
                         js,
                         realm,
                         "ToolResultError",
-                        &format!("Tool {} returned {} instead of a ToolResult object", self.name, type_name(js, v)?),
+                        &format!(
+                            "Tool {} returned {} instead of a ToolResult object",
+                            self.name,
+                            type_name(js, v)?
+                        ),
                         reasons::CODE_INVALID_RESULT,
                         None,
                     )?;
@@ -481,7 +647,6 @@ impl Machine {
         ];
         js.call(js.undefined(), js.ref_value(glue.tool_context)?, &args)
     }
-
 }
 
 /// `{ allowed | trusted: boolean, reason? }`, or a bare boolean.
