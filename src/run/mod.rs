@@ -226,7 +226,7 @@ pub(crate) fn count(
         None | Some(Value::Null) => Ok(default),
         Some(v) => {
             // JSON has no NaN or infinities: the JS side sends them as the strings "NaN", "Infinity"
-            // and "-Infinity" so that they are refused (or clamped) here instead of becoming `null`.
+            // and "-Infinity" so that they are refused here (not integers) instead of becoming `null`.
             let n = match v {
                 Value::String(s) if s == "NaN" => f64::NAN,
                 Value::String(s) if s == "Infinity" => f64::INFINITY,

@@ -84,7 +84,7 @@ fn limits_default_clamp_and_refuse() {
     assert!(resolve_limits(&json!({ "maxToolRounds": -1 })).is_err());
     assert!(resolve_limits(&json!({ "maxToolRounds": 1.5 })).is_err());
     assert!(resolve_limits(&json!({ "maxToolRounds": "2" })).is_err());
-    // NaN arrives as "NaN" (JSON has none) and is refused like 0.5; Infinity clamps to the cap.
+    // NaN arrives as "NaN" (JSON has none) and is refused like 0.5.
     assert_eq!(
         resolve_limits(&json!({ "maxToolRounds": "NaN" }))
             .unwrap_err()
@@ -97,11 +97,12 @@ fn limits_default_clamp_and_refuse() {
             .kind,
         "RangeError"
     );
+    // Infinity is no integer either.
     assert_eq!(
         resolve_limits(&json!({ "maxToolRounds": "Infinity" }))
-            .unwrap()
-            .max_tool_rounds,
-        MAX_TOOL_ROUNDS
+            .unwrap_err()
+            .code,
+        "invalid_run_limits"
     );
 }
 
