@@ -390,6 +390,9 @@ describe("upstream options this package does not implement are refused", () => {
     await expect(agent.createSession().run("x", { guardrails: { input: [{ name: "g", check: () => ({ action: "allow" }) }] } } as any)).rejects.toMatchObject({ option: "guardrails.input" });
     expect(() => createAgent({ model, provider, guardrails: { output: [{}] } } as any)).toThrow(/guardrails.output/);
     expect(() => agent.createSession({ store: {} } as any)).toThrow(/option "store"/);
+    // Upstream's other run limits are not enforced here, so setting one is refused.
+    await expect(agent.createSession().run("x", { limits: { maxToolCalls: 10 } } as any)).rejects.toMatchObject({ option: "limits.maxToolCalls" });
+    expect(() => createAgent({ model, provider, limits: { maxCost: { amount: 1, currency: "USD" } } } as any)).toThrow(/limits.maxCost/);
     expect(turns).toBe(0);
   });
 });

@@ -39,6 +39,12 @@ function json(value) {
 // Limits as JSON, keeping NaN and the infinities visible (JSON.stringify makes them `null`, which
 // would read as "not given"): the native rules refuse NaN like any other non-integer.
 function limitsJson(value) {
+  let plain = true
+  for (const k in value) {
+    const v = value[k]
+    if (typeof v === 'number' && !Number.isFinite(v)) plain = false
+  }
+  if (plain) return json(value)
   try {
     const text = JSON.stringify(value, (_key, v) => (typeof v === 'number' && !Number.isFinite(v) ? String(v) : v))
     return text === undefined ? '"<not JSON>"' : text
@@ -118,26 +124,24 @@ function createUsageTotal() {
 
 const ABORTED = Symbol('aborted')
 
-// Settles with the step, or with ABORTED as soon as `signal` aborts: a provider stream that waits
-// without watching the signal cannot hold the run.
-function raceAbort(promise, signal) {
-  if (signal.aborted) {
-    promise.then(undefined, () => {})
-    return Promise.resolve(ABORTED)
+// How the loop ends a run from any depth: thrown, caught once in runInternal.
+class RunEnd {
+  constructor(status, finishReason, error, extra) {
+    this.status = status
+    this.finishReason = finishReason
+    this.error = error
+    this.extra = extra
   }
+}
+
+// Reads a provider stream step by step, each step settling with the iterator's result or with
+// ABORTED as soon as the run aborts (`abortWaker.wake`, called by the run's one abort listener): a
+// provider stream that waits without watching the signal cannot hold the run. A step costs one promise.
+function abortableStep(iterator, signal, waker) {
+  if (signal.aborted) return Promise.resolve(ABORTED)
   return new Promise((resolve, reject) => {
-    const onAbort = () => resolve(ABORTED)
-    signal.addEventListener('abort', onAbort, { once: true })
-    promise.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort)
-        resolve(v)
-      },
-      (e) => {
-        signal.removeEventListener('abort', onAbort)
-        reject(e)
-      },
-    )
+    waker.wake = resolve
+    Promise.resolve(iterator.next()).then(resolve, reject)
   })
 }
 
@@ -166,7 +170,9 @@ module.exports = function agentApi({ createToolDispatcher, createToolRegistry, e
     }
   }
 
+  const checked = new WeakSet() // configs already accepted (sessions of one agent skip the checks)
   function checkConfig(config) {
+    if (config !== null && typeof config === 'object' && checked.has(config)) return
     if (config === null || typeof config !== 'object') throw new TypeError('createAgent: config must be an object')
     refuseUnsupported(config, AGENT_CONFIG_REFUSED, 'createAgent')
     if (config.provider !== undefined && (config.provider === null || typeof config.provider.generate !== 'function')) {
@@ -180,7 +186,9 @@ module.exports = function agentApi({ createToolDispatcher, createToolRegistry, e
     }
     refuseGuardrailStages(config.guardrails, 'createAgent')
     refuseLoop(config.loop, 'createAgent')
+    refuseLimits(config.limits, 'createAgent')
     toolList(config.tools) // refuses a bad `tools` at construction
+    checked.add(config)
   }
 
   function refuseGuardrailStages(guardrails, where) {
@@ -188,6 +196,17 @@ module.exports = function agentApi({ createToolDispatcher, createToolRegistry, e
     for (const stage of ['input', 'output']) {
       if (Array.isArray(guardrails[stage]) && guardrails[stage].length > 0) {
         throw unsupportedOption(where, `guardrails.${stage}`, `${stage} guardrails (this package runs the toolInput and toolOutput stages)`)
+      }
+    }
+  }
+
+  // `@arnilo/prism`'s other run limits (tool calls, bytes, tokens, cost, wall time) are not enforced
+  // here: a host that sets one must not believe it is.
+  function refuseLimits(limits, where) {
+    if (limits === null || typeof limits !== 'object') return
+    for (const key of Object.keys(limits)) {
+      if (key !== 'maxToolRounds' && key !== 'maxTurns' && limits[key] !== undefined) {
+        throw unsupportedOption(where, `limits.${key}`, 'run limits other than maxToolRounds and maxTurns')
       }
     }
   }
@@ -266,11 +285,13 @@ module.exports = function agentApi({ createToolDispatcher, createToolRegistry, e
     let activeRedactor
 
     function emit(event) {
+      if (subscribers.size === 0) return
       const redacted = activeRedactor ? redactWith(event, activeRedactor) : event
       for (const s of subscribers) s.push(redacted)
     }
     // Dispatch events are redacted by the dispatcher itself.
     function emitRedacted(event) {
+      if (subscribers.size === 0) return
       for (const s of subscribers) s.push(event)
     }
     function closeSubscribers() {
@@ -353,6 +374,8 @@ module.exports = function agentApi({ createToolDispatcher, createToolRegistry, e
         native.runResolveGrant(names.join('\0'), names.length, requested, resumeGrant === undefined ? undefined : JSON.stringify(resumeGrant)),
       )
       const loop = { ...config.loop, ...options.loop }
+      refuseLimits(config.limits, 'createAgent')
+      refuseLimits(options.limits, 'session.run')
       const limits = decode(
         native.runResolveLimits(limitsJson({ ...config.limits, ...options.limits }), limitsJson({ ...loop, parser: typeof loop.parser, validator: typeof loop.validator, repairer: typeof loop.repairer })),
       )
@@ -384,6 +407,10 @@ module.exports = function agentApi({ createToolDispatcher, createToolRegistry, e
         else options.signal.addEventListener('abort', onAbort, { once: true })
       }
       const signal = controller.signal
+      const waker = { wake: undefined } // the provider step in flight, woken by an abort
+      signal.addEventListener('abort', () => {
+        if (waker.wake) waker.wake(ABORTED)
+      }, { once: true })
       const model = options.model ?? config.model
       const metadata = { ...config.metadata, ...sessionMetadata, ...options.metadata }
       const usageTotal = createUsageTotal()
@@ -407,11 +434,6 @@ module.exports = function agentApi({ createToolDispatcher, createToolRegistry, e
       }
       // Success: `agent_finished`, then the result. Failure or abort: an `error` event, and the run
       // rejects with AgentRunError carrying the result.
-      class RunEnd {
-        constructor(status, finishReason, error, extra) {
-          Object.assign(this, { status, finishReason, error, extra })
-        }
-      }
       const finish = (status, finishReason, error, extra) => {
         throw new RunEnd(status, finishReason, error, extra)
       }
@@ -535,7 +557,7 @@ module.exports = function agentApi({ createToolDispatcher, createToolRegistry, e
             tools = { count: ids.length, idsHash: native.runToolIdsHash(ids.join('\0'), ids.length) }
             hashCache = [requestTools, tools]
           }
-          emit({ type: 'turn_started', sessionId, runId, turn: turns, metadata: { tools } })
+          if (subscribers.size > 0) emit({ type: 'turn_started', sessionId, runId, turn: turns, metadata: { tools } })
 
           // One provider turn. The redactor sees the whole request (messages, tools, metadata)
           // before the provider does; the signal is the run's own object.
@@ -568,7 +590,7 @@ module.exports = function agentApi({ createToolDispatcher, createToolRegistry, e
           // The run's error when the loop gives up, as `@arnilo/prism` words it: the first error of
           // the last validation, its `metadata.reason` as the code.
           const failWith = (validation) => {
-            emit({ type: 'artifact_failed', sessionId, runId, turn: turns, attempt: attempts, result: validation })
+            if (subscribers.size > 0) emit({ type: 'artifact_failed', sessionId, runId, turn: turns, attempt: attempts, result: validation })
             const reason = validation.metadata && validation.metadata.reason
             const error = {
               name: 'ArtifactFailed',
@@ -608,7 +630,7 @@ module.exports = function agentApi({ createToolDispatcher, createToolRegistry, e
               parseFailure = errorInfo(err).message
             }
           } else artifact = text
-          emit({ type: 'artifact_validation_started', sessionId, runId, turn: turns, attempt: attempts })
+          if (subscribers.size > 0) emit({ type: 'artifact_validation_started', sessionId, runId, turn: turns, attempt: attempts })
           let answer
           let safe
           if (parseFailure !== undefined) {
@@ -623,7 +645,7 @@ module.exports = function agentApi({ createToolDispatcher, createToolRegistry, e
             if (threw !== undefined) {
               if (signal.aborted) finish('aborted', 'aborted', abortError())
               const error = errorInfo(threw)
-              emit({ type: 'artifact_failed', sessionId, runId, turn: turns, attempt: attempts, result: { ok: false, errors: [{ message: error.message }], metadata: { reason: 'validator_error' } } })
+              if (subscribers.size > 0) emit({ type: 'artifact_failed', sessionId, runId, turn: turns, attempt: attempts, result: { ok: false, errors: [{ message: error.message }], metadata: { reason: 'validator_error' } } })
               finish('failed', 'error', error)
             }
             safe = answer === undefined ? undefined : secrets ? native.redactSecrets(answer, secrets) : answer
@@ -642,14 +664,14 @@ module.exports = function agentApi({ createToolDispatcher, createToolRegistry, e
             const rejection = verdict.action === 'fail' && verdict.rejection ? verdict.rejection : verdict
             validation = { ok: false, errors: [{ ...(parseFailure !== undefined ? { path: '$' } : {}), message: rejection.message }], metadata: { reason: rejection.reason } }
           }
-          emit({ type: 'artifact_validation_finished', sessionId, runId, turn: turns, attempt: attempts, result: validation })
+          if (subscribers.size > 0) emit({ type: 'artifact_validation_finished', sessionId, runId, turn: turns, attempt: attempts, result: validation })
           if (verdict.action === 'accept') {
-            emit({ type: 'artifact_finished', sessionId, runId, turn: turns, attempt: attempts, result: validation })
+            if (subscribers.size > 0) emit({ type: 'artifact_finished', sessionId, runId, turn: turns, attempt: attempts, result: validation })
             finish('succeeded', 'stop', undefined, { artifact })
           }
           if (verdict.action === 'fail') failWith(validation)
           revisions = verdict.revision
-          emit({ type: 'artifact_revision_started', sessionId, runId, turn: turns, attempt: attempts, failure: validation })
+          if (subscribers.size > 0) emit({ type: 'artifact_revision_started', sessionId, runId, turn: turns, attempt: attempts, failure: validation })
           let repair = [{ role: 'user', content: [{ type: 'text', text: verdict.request }] }]
           if (repairer) repair = inputMessages(await repairer(parseFailure !== undefined ? undefined : artifact, validation, artifactCtx))
           for (const m of repair) transcript.push(redactor ? redactWith(m, redactor) : m)
@@ -665,7 +687,7 @@ module.exports = function agentApi({ createToolDispatcher, createToolRegistry, e
       async function providerTurn(provider, request, tools) {
         const providerId = typeof provider.id === 'string' ? provider.id : model?.provider
         const turnMetadata = { providerId, model: request.model, attempt: 1, tools }
-        emit({ type: 'provider_turn_started', sessionId, runId, turn: turns, metadata: turnMetadata })
+        if (subscribers.size > 0) emit({ type: 'provider_turn_started', sessionId, runId, turn: turns, metadata: turnMetadata })
         const content = []
         const calls = []
         const deltas = []
@@ -677,14 +699,14 @@ module.exports = function agentApi({ createToolDispatcher, createToolRegistry, e
         const start = () => {
           if (!started) {
             started = true
-            emit({ type: 'message_started', sessionId, runId, message: { role: 'assistant', content: [] } })
+            if (subscribers.size > 0) emit({ type: 'message_started', sessionId, runId, message: { role: 'assistant', content: [] } })
           }
         }
         try {
           if (signal.aborted) finish('aborted', 'aborted', abortError())
           iterator = provider.generate(request)[Symbol.asyncIterator]()
           for (;;) {
-            const step = await raceAbort(Promise.resolve(iterator.next()), signal)
+            const step = await abortableStep(iterator, signal, waker)
             if (step === ABORTED) {
               Promise.resolve().then(() => iterator.return?.()).catch(() => {})
               iterator = undefined
@@ -707,18 +729,18 @@ module.exports = function agentApi({ createToolDispatcher, createToolRegistry, e
             } else if (event.type === 'message_start') {
               started = true
               messageId = event.messageId
-              emit({ type: 'message_started', sessionId, runId, message: { id: messageId, role: 'assistant', content: [] } })
+              if (subscribers.size > 0) emit({ type: 'message_started', sessionId, runId, message: { id: messageId, role: 'assistant', content: [] } })
             } else if (event.type === 'tool_call_delta') {
               start()
               deltas.push(event)
-              emit({ type: 'message_delta', sessionId, runId, content: { ...event, type: 'tool_call_delta' } })
+              if (subscribers.size > 0) emit({ type: 'message_delta', sessionId, runId, content: { ...event, type: 'tool_call_delta' } })
             } else if (event.type === 'content_delta' || event.type === 'tool_call') {
               const block = event.type === 'content_delta' ? event.content : event.call
               if (block === null || typeof block !== 'object') continue
               start()
               content.push(block)
               if (block.type === 'tool_call') calls.push(block)
-              emit({ type: 'message_delta', sessionId, runId, content: block })
+              if (subscribers.size > 0) emit({ type: 'message_delta', sessionId, runId, content: block })
             }
           }
           if (iterator !== undefined) {
@@ -738,6 +760,8 @@ module.exports = function agentApi({ createToolDispatcher, createToolRegistry, e
           if (err instanceof RunEnd) throw err
           if (signal.aborted) finish('aborted', 'aborted', abortError())
           failure = errorInfo(err)
+        } finally {
+          waker.wake = undefined
         }
         usageTotal.add(usage)
         const finished = { type: 'provider_turn_finished', sessionId, runId, turn: turns, metadata: turnMetadata, usage }
@@ -748,9 +772,9 @@ module.exports = function agentApi({ createToolDispatcher, createToolRegistry, e
         if (started) {
           lastAssistant = messageId === undefined ? { role: 'assistant', content } : { id: messageId, role: 'assistant', content }
           transcript.push(redactor ? redactWith(lastAssistant, redactor) : lastAssistant)
-          emit({ type: 'message_finished', sessionId, runId, message: lastAssistant })
+          if (subscribers.size > 0) emit({ type: 'message_finished', sessionId, runId, message: lastAssistant })
         }
-        emit({ type: 'turn_finished', sessionId, runId, turn: turns })
+        if (subscribers.size > 0) emit({ type: 'turn_finished', sessionId, runId, turn: turns })
         return { calls }
       }
 
