@@ -447,8 +447,8 @@ module.exports = function agentApi({ createToolDispatcher, createToolRegistry, e
           const redactMessage = (m) => (redactor ? redactWith(m, redactor) : m)
           for (const m of messagesIn) transcript.push(redactMessage(m))
           const inputText = textOf(messagesIn.flatMap((m) => (Array.isArray(m.content) ? m.content : [])))
-          const value = await loopBody(provider, inputText)
-          return value
+          // The loop answers how a succeeded run ended (thrown ends are failures and artifact results).
+          throw await loopBody(provider, inputText)
         } catch (err) {
           if (err instanceof RunEnd) throw err
           if (signal.aborted) finish('aborted', 'aborted', abortError())
@@ -574,10 +574,10 @@ module.exports = function agentApi({ createToolDispatcher, createToolRegistry, e
             continue
           }
           const step = native.runNextStep(limits.maxToolRounds, limits.maxTurns, rounds, turns, hostCalls)
-          if (step === 'done') finish('succeeded', 'stop')
+          if (step === 'done') return new RunEnd('succeeded', 'stop')
           if (step === 'turn_limit') {
             for (let i = 0; i < calls.length; i++) if (!hosted[i]) transcript.push(toolMessage(notDispatched(calls[i], 'turn_limit')))
-            finish('succeeded', 'turn_limit')
+            return new RunEnd('succeeded', 'turn_limit')
           }
           rounds += 1
           await runBatch(calls, hosted, dispatcher, limits.toolConcurrency, registry)
