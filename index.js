@@ -167,10 +167,13 @@ module.exports = {
 // (types/agent.d.ts, docs/agent.md)
 {
   const provider = require('./lib/provider.js')
-  const { createAgent } = require('./lib/agent.js')({
+  const redaction = require('./lib/agent-redaction.js')
+  const { createAgent, createAgentSession } = require('./lib/agent.js')({
     createToolDispatcher,
     createToolRegistry: registry.createToolRegistry,
     errorToErrorInfo: native.errorToErrorInfo,
+    createSecretRedactor: native.createSecretRedactor,
+    redactWith: native.redactRunLedgerRecord,
     reconstructToolCallDeltas: argumentsText.reconstructToolCallDeltas,
     search: {
       createToolSearchIndex: native.createToolSearchIndex,
@@ -182,14 +185,21 @@ module.exports = {
   })
   Object.assign(module.exports, {
     createAgent,
+    createAgentSession,
     createMockProvider: provider.createMockProvider,
     providerTextDelta: provider.providerTextDelta,
+    providerThinkingDelta: provider.providerThinkingDelta,
+    providerContentDelta: provider.providerContentDelta,
     providerToolCall: provider.providerToolCall,
     providerToolCallDelta: provider.providerToolCallDelta,
     providerUsage: provider.providerUsage,
     providerDone: provider.providerDone,
     providerError: provider.providerError,
     toolCallContent: provider.toolCallContent,
+    redactAgentEvent: redaction.redactAgentEvent,
+    redactProviderRequest: redaction.redactProviderRequest,
+    redactMessage: redaction.redactMessage,
+    redactSessionEntry: redaction.redactSessionEntry,
     AGENT_RUN_LIMITS: Object.freeze(JSON.parse(native.runLimitsTable())),
   })
 }

@@ -87,14 +87,21 @@ export const {
 
   // Agent tool loop: createAgent / session.run, the provider seam and the mock provider.
   createAgent,
+  createAgentSession,
   createMockProvider,
   providerTextDelta,
+  providerThinkingDelta,
+  providerContentDelta,
   providerToolCall,
   providerToolCallDelta,
   providerUsage,
   providerDone,
   providerError,
   toolCallContent,
+  redactAgentEvent,
+  redactProviderRequest,
+  redactMessage,
+  redactSessionEntry,
   AGENT_RUN_LIMITS,
   // End of the agent tool loop.
 } = cjs

@@ -7,6 +7,7 @@ import {
   providerTextDelta,
   providerToolCall,
   toolCallContent,
+  AgentRunError,
   type AgentEvent,
   type ArtifactLoopOptions,
   type ProviderEvent,
@@ -36,10 +37,33 @@ const jsonTitle: ArtifactLoopOptions<{ title?: string }> = {
   validator: (a) => (typeof a.title === "string" && a.title !== "" ? undefined : "title is missing"),
 };
 
-async function collect(session: { stream(input: string, options?: object): AsyncIterable<AgentEvent> }, input: string, options?: object) {
+type Session = ReturnType<ReturnType<typeof createAgent>["createSession"]>;
+
+/** Runs once; answers the events a subscriber saw and the run's result (also of a failed run). */
+async function collect(session: Session, input: string, options?: object): Promise<{ events: AgentEvent[]; result: any }> {
   const events: AgentEvent[] = [];
-  for await (const e of session.stream(input, options)) events.push(e);
-  return events;
+  const reader = (async () => {
+    for await (const e of session.subscribe()) events.push(e);
+  })();
+  let result: any;
+  try {
+    result = await session.run(input, options as any);
+  } catch (e) {
+    if (!(e instanceof AgentRunError)) throw e;
+    result = e.result;
+  }
+  await reader;
+  return { events, result };
+}
+
+async function failure(run: Promise<unknown>): Promise<any> {
+  try {
+    await run;
+  } catch (e) {
+    if (e instanceof AgentRunError) return e.result;
+    throw e;
+  }
+  throw new Error("the run did not fail");
 }
 
 describe("generate-validate-revise", () => {
@@ -47,11 +71,16 @@ describe("generate-validate-revise", () => {
     const requests: ProviderRequest[] = [];
     const provider = createMockProvider(text('{"title":"Hello"}'), { onRequest: (r) => void requests.push(r) });
     const session = createAgent({ model, provider, loop: jsonTitle }).createSession();
-    const events = await collect(session, "write it");
-    const result = (events.at(-1) as any).result;
+    const { events, result } = await collect(session, "write it");
     expect(result).toMatchObject({ status: "succeeded", finishReason: "stop", artifact: { title: "Hello" }, revisions: 0, toolRounds: 0, text: '{"title":"Hello"}' });
-    expect(events.map((e) => e.type)).toEqual(["run_started", "turn_started", "message_delta", "turn_finished", "artifact_accepted", "run_finished"]);
-    expect(events[4]).toMatchObject({ artifact: { title: "Hello" }, metadata: { revisions: 0, toolRounds: 0 } });
+    expect(events.map((e) => e.type).filter((t) => t.startsWith("artifact") || t.startsWith("agent"))).toEqual([
+      "agent_started",
+      "artifact_validation_started",
+      "artifact_validation_finished",
+      "artifact_finished",
+      "agent_finished",
+    ]);
+    expect(events.find((e) => e.type === "artifact_finished")).toMatchObject({ turn: 1, attempt: 1, result: { ok: true } });
     expect(requests).toHaveLength(1);
   });
 
@@ -59,14 +88,14 @@ describe("generate-validate-revise", () => {
     const requests: ProviderRequest[] = [];
     const provider = createMockProvider([text('{"body":"x"}'), text('{"title":"Fixed"}')], { onRequest: (r) => void requests.push(structuredClone({ ...r, signal: undefined, tools: [] })) });
     const session = createAgent({ model, provider, loop: jsonTitle }).createSession();
-    const events = await collect(session, "write it");
-    const result = (events.at(-1) as any).result;
+    const { events, result } = await collect(session, "write it");
     expect(result).toMatchObject({ status: "succeeded", artifact: { title: "Fixed" }, revisions: 1 });
-    const rejected = events.find((e) => e.type === "artifact_rejected") as any;
-    expect(rejected.metadata).toEqual({ reason: "validation_failed", message: "title is missing", revision: 1 });
+    const revising = events.find((e) => e.type === "artifact_revision_started") as any;
+    expect(revising).toMatchObject({ turn: 1, attempt: 1, failure: { ok: false, errors: [{ message: "title is missing" }], metadata: { reason: "validation_failed" } } });
+    // The repair message is the rejection itself, as @arnilo/prism's default repairer writes it.
     const revision = requests[1].messages.at(-1)!;
     expect(revision.role).toBe("user");
-    expect((revision.content[0] as any).text).toBe("Your previous response was rejected: title is missing\nRevise it and answer again with the complete artifact (revision 1 of 2).");
+    expect((revision.content[0] as any).text).toBe("title is missing");
     expect(session.messages().map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant"]);
   });
 
@@ -74,30 +103,59 @@ describe("generate-validate-revise", () => {
     const answers: unknown[] = [false, { message: "too long" }, true];
     const provider = createMockProvider(text("a"));
     const session = createAgent({ model, provider }).createSession();
-    const events = await collect(session, "x", { loop: { strategy: "generate-validate-revise", validator: () => answers.shift() } });
-    const rejected = events.filter((e) => e.type === "artifact_rejected").map((e: any) => e.metadata.message);
+    const { events, result } = await collect(session, "x", { loop: { strategy: "generate-validate-revise", validator: () => answers.shift(), maxRevisions: 3 } });
+    const rejected = events.filter((e) => e.type === "artifact_revision_started").map((e: any) => e.failure.errors[0].message);
     expect(rejected).toEqual(["the artifact was rejected by the validator", "too long"]);
-    expect((events.at(-1) as any).result).toMatchObject({ status: "succeeded", artifact: "a", revisions: 2 });
+    expect(result).toMatchObject({ status: "succeeded", artifact: "a", revisions: 2 });
+  });
+
+  it("speaks @arnilo/prism's ArtifactValidation: { ok: true } accepts, { ok: false, errors } repairs with the errors", async () => {
+    const requests: ProviderRequest[] = [];
+    const provider = createMockProvider([text("x"), text("y")], { onRequest: (r) => void requests.push(r) });
+    const session = createAgent({ model, provider }).createSession();
+    const validator = (v: unknown) => (v === "y" ? { ok: true } : { ok: false, errors: [{ message: "err1" }, { message: "err2" }] });
+    const result = await session.run("x", { loop: { strategy: "generate-validate-revise", validator: validator as any, maxRevisions: 1 } });
+    expect(result).toMatchObject({ status: "succeeded", artifact: "y", revisions: 1 });
+    expect((requests[1].messages.at(-1)!.content[0] as any).text).toBe("err1\nerr2");
+    // A ParseResult parser and a host repairer, as upstream takes them.
+    const p2 = createMockProvider([text("bad"), text('{"a":1}')]);
+    const s2 = createAgent({ model, provider: p2 }).createSession();
+    const seen: unknown[] = [];
+    const r2 = await s2.run("x", {
+      loop: {
+        strategy: "generate-validate-revise",
+        parser: ((t: string) => (t.startsWith("{") ? { ok: true, value: JSON.parse(t) } : { ok: false, error: "invalid JSON" })) as any,
+        validator: (() => ({ ok: true })) as any,
+        repairer: ((value: unknown, failure: any) => (seen.push(value, failure.errors[0].message), { role: "user", content: [{ type: "text", text: "emit JSON" }] })) as any,
+        maxRevisions: 1,
+      } as any,
+    });
+    expect(r2).toMatchObject({ status: "succeeded", artifact: { a: 1 } });
+    expect(seen).toEqual([undefined, "invalid JSON"]);
+    expect((s2.messages()[2].content[0] as any).text).toBe("emit JSON");
+    // Empty text is a parse failure before the parser runs.
+    const r3 = await failure(createAgent({ model, provider: createMockProvider(text("  ")) }).createSession().run("x", { loop: { strategy: "generate-validate-revise", maxRevisions: 0 } }));
+    expect(r3.error).toMatchObject({ code: "parse_error", message: "no artifact text in model output" });
   });
 
   it("fails with artifact_failed / max_revisions after maxRevisions revisions", async () => {
     let turns = 0;
     const provider = createMockProvider(text("{}"), { onRequest: () => void turns++ });
     const session = createAgent({ model, provider, loop: { ...jsonTitle, maxRevisions: 3 } }).createSession();
-    const events = await collect(session, "x");
-    const result = (events.at(-1) as any).result;
-    expect(events.at(-1)!.type).toBe("run_failed");
+    const { events, result } = await collect(session, "x");
+    expect(events.at(-1)!.type).toBe("error");
     expect(turns).toBe(4);
     expect(result).toMatchObject({
       status: "failed",
       finishReason: "artifact_failed",
       revisions: 3,
-      error: { name: "ArtifactFailedError", code: "max_revisions", message: "The artifact was not accepted after 3 revisions: title is missing" },
+      error: { name: "ArtifactFailed", code: "validation_failed", message: "title is missing" },
     });
     expect(result.artifact).toBeUndefined();
     const failed = events.find((e) => e.type === "artifact_failed") as any;
-    expect(failed.metadata).toEqual({ reason: "max_revisions", revisions: 3, toolRounds: 0, rejection: { reason: "validation_failed", message: "title is missing" } });
-    expect(events.filter((e) => e.type === "artifact_rejected")).toHaveLength(3);
+    expect(failed).toMatchObject({ attempt: 4, result: { ok: false, errors: [{ message: "title is missing" }], metadata: { reason: "validation_failed" } } });
+    expect(events.filter((e) => e.type === "artifact_revision_started")).toHaveLength(3);
+    expect(events.some((e) => e.type === "agent_finished")).toBe(false);
   });
 
   it("default maxRevisions is 2 and values above the cap clamp to 16", async () => {
@@ -105,7 +163,7 @@ describe("generate-validate-revise", () => {
     for (const [maxRevisions, turns] of [[undefined, 3], [1000, 17]] as const) {
       let n = 0;
       const provider = createMockProvider(text("nope"), { onRequest: () => void n++ });
-      const result = await createAgent({ model, provider }).createSession().run("x", { loop: { strategy: "generate-validate-revise", validator: () => false, maxRevisions } });
+      const result = await failure(createAgent({ model, provider }).createSession().run("x", { loop: { strategy: "generate-validate-revise", validator: () => false, maxRevisions } }));
       expect(result.status).toBe("failed");
       expect(n).toBe(turns);
     }
@@ -115,26 +173,26 @@ describe("generate-validate-revise", () => {
     const provider = createMockProvider([text("not json"), text('{"title":"ok"}')]);
     const validated: unknown[] = [];
     const session = createAgent({ model, provider }).createSession();
-    const events = await collect(session, "x", { loop: { ...jsonTitle, validator: (a: unknown) => void validated.push(a) } });
-    const rejected = events.find((e) => e.type === "artifact_rejected") as any;
-    expect(rejected.metadata.reason).toBe("parse_error");
-    expect(rejected.metadata.message).toMatch(/JSON/);
+    const { events, result } = await collect(session, "x", { loop: { ...jsonTitle, validator: (a: unknown) => void validated.push(a) } });
+    const rejected = events.find((e) => e.type === "artifact_revision_started") as any;
+    expect(rejected.failure.metadata.reason).toBe("parse_error");
+    expect(rejected.failure.errors[0]).toMatchObject({ path: "$", message: expect.stringMatching(/JSON/) });
     expect(validated).toEqual([{ title: "ok" }]);
-    expect((events.at(-1) as any).result).toMatchObject({ status: "succeeded", revisions: 1 });
+    expect(result).toMatchObject({ status: "succeeded", revisions: 1 });
     const revision = session.messages()[2];
-    expect((revision.content[0] as any).text).toMatch(/^Your previous response could not be parsed: /);
+    expect((revision.content[0] as any).text).toMatch(/JSON/);
   });
 
   it("a throwing validator fails the run (a host failure, not a rejection)", async () => {
     const provider = createMockProvider(text("a"));
     const session = createAgent({ model, provider, secrets: ["s3cret"] }).createSession();
-    const events = await collect(session, "x", {
+    const { events, result } = await collect(session, "x", {
       loop: { strategy: "generate-validate-revise", validator: () => { throw new Error("broken s3cret"); } },
     });
-    const result = (events.at(-1) as any).result;
     expect(result).toMatchObject({ status: "failed", finishReason: "error" });
     expect(result.error.message).not.toContain("s3cret");
-    expect((events.find((e) => e.type === "artifact_failed") as any).metadata.reason).toBe("validator_error");
+    expect(JSON.stringify(events)).not.toContain("s3cret");
+    expect((events.find((e) => e.type === "artifact_failed") as any).result.metadata.reason).toBe("validator_error");
   });
 
   it("refuses bad loop options before any provider turn", async () => {
@@ -153,16 +211,17 @@ describe("generate-validate-revise tool calls", () => {
     const log: string[] = [];
     const provider = createMockProvider([providerTextDelta('{"title":"T"}'), call("c1", "lookup"), providerDone()]);
     const session = createAgent({ model, provider, tools: [tool("lookup", log)], loop: jsonTitle }).createSession();
-    const events = await collect(session, "x");
+    const { events, result } = await collect(session, "x");
     expect(log).toEqual([]);
     expect(events.some((e) => e.type.startsWith("tool_execution"))).toBe(false);
-    expect((events.at(-1) as any).result).toMatchObject({ status: "succeeded", artifact: { title: "T" }, toolRounds: 0 });
+    expect(result).toMatchObject({ status: "succeeded", artifact: { title: "T" }, toolRounds: 0 });
     const rows = session.messages().filter((m) => m.role === "tool").map((m) => m.content[0]);
     expect(rows).toEqual([
       {
         type: "tool_result",
         toolCallId: "c1",
         name: "lookup",
+        result: undefined,
         error: { name: "ToolCallNotDispatchedError", code: "tool_call_not_dispatched", message: "Tool call lookup was not dispatched: tools are inert in the generate-validate-revise loop" },
       },
     ]);
@@ -181,14 +240,14 @@ describe("generate-validate-revise tool calls", () => {
       text('{"title":"done"}'),
     ]);
     const session = createAgent({ model, provider, tools: [tool("a", log), tool("b", log)] }).createSession();
-    const events = await collect(session, "x", {
+    const { events, result } = await collect(session, "x", {
       loop: { ...jsonTitle, toolCalls: "bounded", parser: (t: string) => (parsed.push(t), JSON.parse(t)) },
       limits: { maxToolRounds: 2 },
     });
     expect(log).toEqual(["a:c1", "b:c2", "b:c3"]);
     expect(parsed).toEqual(['{"title":"done"}']);
-    expect((events.at(-1) as any).result).toMatchObject({ status: "succeeded", artifact: { title: "done" }, revisions: 0, toolRounds: 2 });
-    const shape = session.messages().map((m) => (m.role === "tool" ? `tool:${m.toolCallId}` : m.role === "assistant" ? `assistant:${m.content.filter((c) => c.type === "tool_call").map((c: any) => c.id).join(",")}` : m.role));
+    expect(result).toMatchObject({ status: "succeeded", artifact: { title: "done" }, revisions: 0, toolRounds: 2 });
+    const shape = session.messages().map((m) => (m.role === "tool" ? `tool:${(m.content[0] as any).toolCallId}` : m.role === "assistant" ? `assistant:${m.content.filter((c) => c.type === "tool_call").map((c: any) => c.id).join(",")}` : m.role));
     expect(shape).toEqual(["user", "assistant:c1,c2", "tool:c1", "tool:c2", "assistant:c3", "tool:c3", "assistant:"]);
     const starts = events.filter((e) => e.type === "tool_execution_started").map((e: any) => e.call.id);
     expect(starts).toEqual(["c1", "c2", "c3"]);
@@ -198,11 +257,10 @@ describe("generate-validate-revise tool calls", () => {
     const log: string[] = [];
     const provider = createMockProvider([[call("c1", "a"), providerDone()], [call("c2", "a"), call("c3", "a"), providerDone()]]);
     const session = createAgent({ model, provider, tools: [tool("a", log)] }).createSession();
-    const events = await collect(session, "x", { loop: { ...jsonTitle, toolCalls: "bounded" }, limits: { maxToolRounds: 1 } });
+    const { events, result } = await collect(session, "x", { loop: { ...jsonTitle, toolCalls: "bounded" }, limits: { maxToolRounds: 1 } });
     expect(log).toEqual(["a:c1"]);
-    const result = (events.at(-1) as any).result;
-    expect(result).toMatchObject({ status: "failed", finishReason: "artifact_failed", toolRounds: 1, error: { code: "tool_round_limit" } });
-    expect((events.find((e) => e.type === "artifact_failed") as any).metadata).toEqual({ reason: "tool_round_limit", revisions: 0, toolRounds: 1 });
+    expect(result).toMatchObject({ status: "failed", finishReason: "artifact_failed", toolRounds: 1, error: { code: "tool_round_limit", message: "maximum tool rounds exceeded" } });
+    expect((events.find((e) => e.type === "artifact_failed") as any).result).toMatchObject({ ok: false, metadata: { reason: "tool_round_limit", revisions: 0, toolRounds: 1 } });
     const rows = session.messages().filter((m) => m.role === "tool").map((m) => m.content[0]);
     expect(rows.map((r) => [r.toolCallId, r.error?.code])).toEqual([["c1", undefined], ["c2", "tool_call_not_dispatched"], ["c3", "tool_call_not_dispatched"]]);
   });
@@ -210,7 +268,7 @@ describe("generate-validate-revise tool calls", () => {
   it("bounded: maxToolRounds 0 lets no call run", async () => {
     const log: string[] = [];
     const provider = createMockProvider([[call("c1", "a"), providerDone()]]);
-    const result = await createAgent({ model, provider, tools: [tool("a", log)] }).createSession().run("x", { loop: { ...jsonTitle, toolCalls: "bounded" }, limits: { maxToolRounds: 0 } });
+    const result = await failure(createAgent({ model, provider, tools: [tool("a", log)] }).createSession().run("x", { loop: { ...jsonTitle, toolCalls: "bounded" }, limits: { maxToolRounds: 0 } }));
     expect(result.error?.code).toBe("tool_round_limit");
     expect(log).toEqual([]);
   });
@@ -246,7 +304,7 @@ describe("generate-validate-revise tool calls", () => {
     let turns = 0;
     const provider = createMockProvider([[call("c1", "slow"), call("c2", "a"), providerDone()], text('{"title":"x"}')], { onRequest: () => void turns++ });
     const session = createAgent({ model, provider, tools: [slow, tool("a", log)] }).createSession();
-    const result = await session.run("x", { loop: { ...jsonTitle, toolCalls: "bounded" }, signal: controller.signal });
+    const result = await failure(session.run("x", { loop: { ...jsonTitle, toolCalls: "bounded" }, signal: controller.signal }));
     expect(result).toMatchObject({ status: "aborted", finishReason: "aborted" });
     expect(turns).toBe(1);
     expect(log).toEqual(["slow"]);
@@ -259,7 +317,7 @@ describe("generate-validate-revise tool calls", () => {
     let turns = 0;
     const provider = createMockProvider(text("a"), { onRequest: () => void turns++ });
     const session = createAgent({ model, provider }).createSession();
-    const result = await session.run("x", {
+    const result = await failure(session.run("x", {
       loop: {
         strategy: "generate-validate-revise",
         validator: async () => {
@@ -267,7 +325,7 @@ describe("generate-validate-revise tool calls", () => {
           return "rejected";
         },
       },
-    });
+    }));
     expect(result).toMatchObject({ status: "aborted", finishReason: "aborted" });
     expect(turns).toBe(1);
     expect(session.messages().map((m) => m.role)).toEqual(["user", "assistant"]);

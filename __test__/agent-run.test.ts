@@ -8,6 +8,7 @@ import {
   providerToolCall,
   SEARCH_TOOLS_NAME,
   toolCallContent,
+  AgentRunError,
   type AgentEvent,
   type ProviderEvent,
   type ProviderRequest,
@@ -33,6 +34,17 @@ function tool(name: string, log?: string[], extra: Partial<ToolDefinition> = {})
 
 function call(id: string, name: string, args: Record<string, any> = {}): ProviderEvent {
   return providerToolCall(toolCallContent(id, name, args));
+}
+
+// A failed or aborted run rejects with AgentRunError; its result is the run's result.
+async function failure(run: Promise<unknown>): Promise<any> {
+  try {
+    await run;
+  } catch (e) {
+    if (e instanceof AgentRunError) return e.result;
+    throw e;
+  }
+  throw new Error("the run did not fail");
 }
 
 async function collect(session: { stream(input: string, options?: object): AsyncIterable<AgentEvent> }, input: string, options?: object) {
@@ -90,7 +102,7 @@ describe("parallel tool calls (single-shot)", () => {
     expect(result.status).toBe("succeeded");
     expect(g.state.max).toBe(3);
     expect(g.state.finished).toEqual(["c", "a", "b"]);
-    expect(session.messages().filter((m) => m.role === "tool").map((m) => m.toolCallId)).toEqual(["c1", "c2", "c3"]);
+    expect(session.messages().filter((m) => m.role === "tool").map((m: any) => m.content[0].toolCallId)).toEqual(["c1", "c2", "c3"]);
   });
 
   it("an exclusive tool makes the turn sequential; the default is sequential", async () => {
@@ -128,14 +140,14 @@ describe("parallel tool calls (single-shot)", () => {
     const run = session.run("x");
     await g.whenWaiting(["a"]);
     g.release("a");
-    const result = await run;
+    const result = await failure(run);
     expect(result.status).toBe("failed");
     expect(result.finishReason).toBe("error");
     expect(result.error?.name).toBe("GuardrailError");
     expect(log).toEqual([]);
     const rows = session.messages().filter((m) => m.role === "tool").map((m) => m.content[0]);
     expect(rows.map((r) => r.toolCallId)).toEqual(["c1", "c2", "c3", "c4"]);
-    expect(rows[0].value).toBe("a");
+    expect(rows[0].result).toBe("a");
     expect(rows[1].error?.name).toBe("GuardrailError");
     expect(rows[2].error).toEqual({ name: "ToolCallNotDispatchedError", code: "tool_call_not_dispatched", message: "Tool call c was not dispatched: the batch stopped before it started" });
     expect(rows[3].error?.code).toBe("tool_call_not_dispatched");
@@ -149,7 +161,7 @@ describe("parallel tool calls (single-shot)", () => {
     const result = await session.run("x");
     expect(result).toMatchObject({ status: "succeeded", finishReason: "stop", text: "done" });
     expect(log).toEqual(["b"]);
-    expect(session.messages().filter((m) => m.role === "tool").map((m) => m.toolCallId)).toEqual(["c2"]);
+    expect(session.messages().filter((m) => m.role === "tool").map((m: any) => m.content[0].toolCallId)).toEqual(["c2"]);
   });
 
   it("a bad toolConcurrency fails before any provider turn", async () => {
@@ -173,7 +185,7 @@ describe("abort", () => {
     const log: string[] = [];
     const provider = createMockProvider([[call("c1", "stop"), call("c2", "b"), providerDone()], [providerDone()]]);
     session = createAgent({ model, provider, tools: [stopper, tool("b", log)] }).createSession();
-    const result = await session.run("x");
+    const result = await failure(session.run("x"));
     expect(result).toMatchObject({ status: "aborted", finishReason: "aborted", error: { message: "user cancelled" } });
     expect(sawAborted).toBe(true);
     expect(log).toEqual([]);
@@ -187,7 +199,7 @@ describe("abort", () => {
     const provider = createMockProvider([providerDone()], { onRequest: () => void turns++ });
     const controller = new AbortController();
     controller.abort();
-    const result = await createAgent({ model, provider }).createSession().run("x", { signal: controller.signal });
+    const result = await failure(createAgent({ model, provider }).createSession().run("x", { signal: controller.signal }));
     expect(result.status).toBe("aborted");
     expect(turns).toBe(0);
   });
@@ -204,7 +216,7 @@ describe("abort", () => {
       },
     };
     const session = createAgent({ model, provider, tools: [tool("a")] }).createSession();
-    const result = await session.run("x", { signal: controller.signal });
+    const result = await failure(session.run("x", { signal: controller.signal }));
     expect(result.status).toBe("aborted");
     expect(session.messages().map((m) => m.role)).toEqual(["user"]);
   });
@@ -244,14 +256,14 @@ describe("per-turn narrowing", () => {
     let turns = 0;
     const provider = createMockProvider([providerDone()], { onRequest: () => void turns++ });
     const agent = createAgent({ model, provider, tools: [tool("a"), tool("b")], toolNarrowing: () => ["a"] });
-    const result = await agent.createSession().run("x", {
+    const result = await failure(agent.createSession().run("x", {
       toolNarrowing: () => {
         throw new Error("plane unknown");
       },
-    });
+    }));
     expect(result).toMatchObject({ status: "failed", error: { message: "plane unknown" } });
     expect(turns).toBe(0);
-    const bad = await agent.createSession().run("x", { toolNarrowing: (() => "a") as any });
+    const bad = await failure(agent.createSession().run("x", { toolNarrowing: (() => "a") as any }));
     expect(bad.error).toMatchObject({ code: "invalid_tool_narrowing" });
     expect(turns).toBe(0);
   });
@@ -296,8 +308,8 @@ describe("tool disclosure: search", () => {
     expect(first).toContain(SEARCH_TOOLS_NAME);
     expect(first).toContain("merge_pull_request");
     expect(first.some((n) => n.includes("gist"))).toBe(false);
-    const searched = session.messages().find((m) => m.role === "tool")!.content[0];
-    expect(String(searched.content)).toContain("gist");
+    const searched = session.messages().find((m) => m.role === "tool")!;
+    expect(JSON.stringify(searched.content)).toContain("gist");
     const activated = session.state().activatedToolNames;
     expect(activated.length).toBeGreaterThan(0);
     expect(requests[1].tools.map((t) => t.name)).toEqual(expect.arrayContaining(activated));
@@ -328,25 +340,32 @@ describe("tool disclosure: search", () => {
 });
 
 describe("stream()", () => {
-  it("yields the run's events in order, ending with the result", async () => {
+  it("yields the run's events in order, as @arnilo/prism names them; a refused run throws", async () => {
     const provider = createMockProvider([[providerTextDelta("a"), call("c1", "a"), providerDone()], [providerTextDelta("b"), providerDone()]]);
     const session = createAgent({ model, provider, tools: [tool("a")] }).createSession({ id: "s" });
     const events = await collect(session, "x");
+    const turn = ["turn_started", "provider_turn_started", "message_started", "message_delta"];
+    const end = ["provider_turn_finished", "message_finished", "turn_finished"];
     expect(events.map((e) => e.type)).toEqual([
-      "run_started",
-      "turn_started",
+      "agent_started",
+      ...turn,
       "message_delta",
-      "turn_finished",
+      ...end,
       "tool_execution_started",
       "tool_execution_finished",
-      "turn_started",
-      "message_delta",
-      "turn_finished",
-      "run_finished",
+      ...turn,
+      ...end,
+      "agent_finished",
     ]);
-    expect((events.at(-1) as any).result).toMatchObject({ sessionId: "s", text: "b" });
-    const failed = await collect(session, "x", { toolNames: ["nope"] });
-    expect(failed.map((e) => e.type)).toEqual(["run_error"]);
+    expect(events.every((e: any) => e.sessionId === "s")).toBe(true);
+    expect((events.find((e) => e.type === "message_finished") as any).message.content).toEqual([{ type: "text", text: "a" }, toolCallContent("c1", "a", {})]);
+    const seen: AgentEvent[] = [];
+    await expect(
+      (async () => {
+        for await (const e of session.stream("x", { toolNames: ["nope"] })) seen.push(e);
+      })(),
+    ).rejects.toMatchObject({ code: "unknown_run_tool" });
+    expect(seen).toEqual([]);
   });
 });
 

@@ -11,6 +11,7 @@ import {
   providerToolCallDelta,
   toolCallContent,
   AGENT_RUN_LIMITS,
+  AgentRunError,
   type AgentEvent,
   type ProviderEvent,
   type ProviderRequest,
@@ -34,6 +35,17 @@ function tool(name: string, log?: string[], extra: Partial<ToolDefinition> = {})
 
 function calls(...names: string[]): ProviderEvent[] {
   return names.map((n, i) => providerToolCall(toolCallContent(`c${i + 1}`, n, {})));
+}
+
+// A failed or aborted run rejects with AgentRunError; its result is the run's result.
+async function failure(run: Promise<unknown>): Promise<any> {
+  try {
+    await run;
+  } catch (e) {
+    if (e instanceof AgentRunError) return e.result;
+    throw e;
+  }
+  throw new Error("the run did not fail");
 }
 
 async function collect(session: { stream(input: string, options?: object): AsyncIterable<AgentEvent> }, input: string, options?: object) {
@@ -64,9 +76,11 @@ describe("createAgent / session.run", () => {
       toolCallContent("c1", "a", {}),
       toolCallContent("c2", "b", {}),
     ]);
-    expect(session.messages().slice(2, 4).map((m) => m.toolCallId)).toEqual(["c1", "c2"]);
+    expect(session.messages().slice(2, 4).map((m: any) => m.content[0].toolCallId)).toEqual(["c1", "c2"]);
+    // Tool results are `@arnilo/prism`'s rows: the value under `result` (what its serializers send).
+    expect(session.messages()[2]).toEqual({ role: "tool", content: [{ type: "tool_result", toolCallId: "c1", name: "a", result: { name: "a", args: {} }, error: undefined }] });
     // The second turn sees the results; the instructions lead every request.
-    expect(requests[0].messages[0]).toEqual({ role: "system", content: [{ type: "text", text: "Be brief." }] });
+    expect(requests[0].messages[0]).toEqual({ role: "system", content: [{ type: "text", text: "System instruction:\nBe brief." }] });
     expect(requests[1].messages.map((m) => m.role)).toEqual(["system", "user", "assistant", "tool", "tool"]);
     expect(requests[0].model).toEqual(model);
   });
@@ -79,7 +93,7 @@ describe("createAgent / session.run", () => {
     expect((await agent.createSession().run("2")).text).toBe("same");
     expect(seen).toBe(2);
     const short = createMockProvider([[...calls("a"), providerDone()]]);
-    const result = await createAgent({ model, provider: short, tools: [tool("a")] }).createSession().run("x");
+    const result = await failure(createAgent({ model, provider: short, tools: [tool("a")] }).createSession().run("x"));
     expect(result.status).toBe("failed");
     expect(result.error).toMatchObject({ code: "mock_script_exhausted", message: "Mock provider mock has no scripted turn 2 (1 scripted)" });
   });
@@ -98,19 +112,18 @@ describe("createAgent / session.run", () => {
     expect(blocked).toMatchObject({ toolCallId: "c1", reason: "invalid_arguments", error: { code: "invalid_json_arguments" } });
     const tools = session.messages().filter((m) => m.role === "tool");
     expect(tools[0].content[0]).toMatchObject({ toolCallId: "c1", error: { code: "invalid_json_arguments" } });
-    expect(tools[1].content[0]).toMatchObject({ toolCallId: "c2", value: { args: { q: "ok" } } });
+    expect(tools[1].content[0]).toMatchObject({ toolCallId: "c2", result: { args: { q: "ok" } } });
     expect(log).toEqual(["a"]);
-    const result = events.at(-1) as any;
-    expect(result.type).toBe("run_finished");
-    expect(result.result.text).toBe("fixed");
+    expect(events.at(-1)!.type).toBe("agent_finished");
+    expect(session.messages().at(-1)!.content).toEqual([{ type: "text", text: "fixed" }]);
   });
 
   it("provider error events and throwing providers fail the run", async () => {
     const erroring = createMockProvider([providerTextDelta("x"), providerError(Object.assign(new Error("rate limited"), { code: "rate_limit" }))]);
-    const r1 = await createAgent({ model, provider: erroring }).createSession().run("x");
+    const r1 = await failure(createAgent({ model, provider: erroring }).createSession().run("x"));
     expect(r1).toMatchObject({ status: "failed", finishReason: "error", error: { message: "rate limited", code: "rate_limit" } });
     const throwing = { id: "t", async *generate(): AsyncIterable<ProviderEvent> { throw new Error("socket closed"); } };
-    const r2 = await createAgent({ model, provider: throwing }).createSession().run("x");
+    const r2 = await failure(createAgent({ model, provider: throwing }).createSession().run("x"));
     expect(r2).toMatchObject({ status: "failed", error: { message: "socket closed" } });
   });
 

@@ -237,8 +237,16 @@ void [indexSize, firstHit, toolName, disclosed, maxTopK];
 // Agent tool loop
 import {
   AGENT_RUN_LIMITS,
+  AgentRunError,
   createAgent,
+  createAgentSession,
   createMockProvider,
+  providerContentDelta,
+  providerThinkingDelta,
+  redactAgentEvent,
+  redactMessage,
+  redactProviderRequest,
+  redactSessionEntry,
   providerDone,
   providerError,
   providerTextDelta,
@@ -292,7 +300,15 @@ async function agentUsage(): Promise<void> {
   const loop: LoopOptions = artifactLoop;
   const artifactResult: AgentRunResult = await session.run("draft", { loop, limits: { maxToolRounds: 2 } });
   if (artifactResult.finishReason === "artifact_failed") void artifactResult.error?.code;
-  const maybeEvent = { type: "artifact_accepted", sessionId: "s", runId: "r", turn: 1, artifact: 1, metadata: { revisions: 0, toolRounds: 0 } } as ArtifactLoopEvent;
+  const maybeEvent: ArtifactLoopEvent = { type: "artifact_finished", sessionId: "s", runId: "r", turn: 1, attempt: 1, result: { ok: true } };
+  const sub = session.subscribe({ maxQueuedEvents: 64, overflow: "drop_oldest" });
+  for await (const event of sub) void event.type;
+  try {
+    await createAgentSession({ agent, id: "s2" }).run("x", { providerSource: () => provider });
+  } catch (err) {
+    if (err instanceof AgentRunError) void (err.result as AgentRunResult).status;
+  }
+  void [providerThinkingDelta("t"), providerContentDelta({ type: "text", text: "x" }), redactAgentEvent({ type: "x" }), redactProviderRequest({ signal: undefined }), redactMessage({}), redactSessionEntry({})];
   void [artifactResult.artifact, artifactResult.revisions, artifactResult.toolRounds, maybeEvent.type, AGENT_RUN_LIMITS.maxRevisions];
 }
 void agentUsage;

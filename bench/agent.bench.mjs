@@ -9,10 +9,29 @@
 //    disclose, hash, dispatch (lookup, filters, events, results), transcript.
 // 2. 10 000 concurrent sessions, each running one tool round (a call, then the answer) on a
 //    shared agent with 20 tools: wall time, runs/s and peak RSS.
+//
+// With `--upstream <path to @arnilo/prism's dist/index.js>` (see ../shared/peer-bench/README.md for
+// the build) the first workload also runs on `@arnilo/prism`'s own createAgent, in the same process,
+// with the same tools and the same scripted provider, interleaved with this package's runs.
 import { createRequire } from "node:module";
+import { pathToFileURL } from "node:url";
+import { resolve } from "node:path";
 
 const require = createRequire(import.meta.url);
 const p = require("../index.js");
+const upstreamArg = process.argv.indexOf("--upstream");
+const upstream = upstreamArg > 0 ? await import(pathToFileURL(resolve(process.argv[upstreamArg + 1])).href) : undefined;
+
+// One list of events per provider turn; the same object drives both implementations.
+function scripted(turns) {
+  let turn = 0;
+  return {
+    id: "scripted",
+    async *generate() {
+      for (const e of turns[turn++] ?? [p.providerDone()]) yield e;
+    },
+  };
+}
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 const us = (ns) => `${(ns / 1e3).toFixed(1)} µs`;
@@ -40,19 +59,19 @@ function script() {
   return turns;
 }
 
-async function perTurn(label, config, runOptions = {}) {
+async function perTurn(label, config, runOptions = {}, api = p) {
   const tools = makeTools(1000);
   const turns = script();
   const samples = { run: [], provider: [], tools: [] };
   for (let i = 0; i < 60; i++) {
-    const provider = p.createMockProvider(turns);
-    const agent = p.createAgent({ model: "m", provider, tools, ...config });
+    const provider = scripted(turns);
+    const agent = api.createAgent({ model: { provider: "scripted", model: "m" }, provider, tools, ...config });
     let t = process.hrtime.bigint();
-    const result = await agent.createSession().run("find issues in files", runOptions);
+    const result = await agent.createSession().run("find issues in files", { limits: { maxToolRounds: ROUNDS }, ...runOptions });
     const run = Number(process.hrtime.bigint() - t);
     if (result.status !== "succeeded") throw new Error(JSON.stringify(result.error));
-    // The provider alone: the same events through a fresh mock.
-    const alone = p.createMockProvider(turns);
+    // The provider alone: the same events through a fresh scripted provider.
+    const alone = scripted(turns);
     t = process.hrtime.bigint();
     for (let turn = 0; turn <= ROUNDS; turn++) for await (const e of alone.generate({ messages: [], tools })) void e;
     const prov = Number(process.hrtime.bigint() - t);
@@ -93,7 +112,18 @@ async function concurrent(n) {
 }
 
 const rows = [];
-rows.push(await perTurn("all tools disclosed", {}));
+if (upstream) {
+  // Interleaved so that machine load drifts hit both alike.
+  const a = [];
+  const b = [];
+  for (let k = 0; k < 3; k++) {
+    a.push(await perTurn("all tools disclosed", {}));
+    // Upstream caps a run at 32 tool calls by default; this workload makes 64.
+    b.push(await perTurn("@arnilo/prism createAgent, all tools", {}, { limits: { maxToolRounds: ROUNDS, maxToolCalls: ROUNDS * CALLS } }, upstream));
+  }
+  const mid = (xs) => xs.sort((x, y) => x.run - y.run)[1];
+  rows.push(mid(a), mid(b));
+} else rows.push(await perTurn("all tools disclosed", {}));
 rows.push(await perTurn("narrowing (keep 500) + allow filter", { toolNarrowing: ({ toolIds }) => toolIds.slice(0, 500) }));
 rows.push(await perTurn("search disclosure (top 16)", { toolsDisclosure: "search" }));
 rows.push(await perTurn("toolConcurrency 8", { loop: { toolConcurrency: 8 } }));

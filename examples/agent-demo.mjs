@@ -72,9 +72,14 @@ const agent = createAgent({
 })
 const session = agent.createSession({ id: 'demo' })
 
+// Every event of the run, as a host's subscriber sees it; the run resolves its result (a failed or
+// aborted run would reject with AgentRunError).
 const events = []
-for await (const event of session.stream('Review pull request 42 in octo/hello-world')) events.push(event)
-const result = events.at(-1).result
+const watching = (async () => {
+  for await (const event of session.subscribe()) events.push(event)
+})()
+const result = await session.run('Review pull request 42 in octo/hello-world')
+await watching
 
 const pad = (s, n) => String(s).padEnd(n).slice(0, n)
 const line = (cols, widths) => cols.map((c, i) => pad(c, widths[i])).join(' | ')
@@ -95,7 +100,7 @@ for (const m of session.messages()) {
   const r = m.content[0]
   const blocked = events.find((e) => e.type === 'tool_execution_blocked' && e.toolCallId === r.toolCallId)
   const outcome = blocked ? blocked.reason : r.error ? 'error' : 'ok'
-  const detail = r.error ? r.error.message : r.name === 'search_tools' ? `activated: ${r.value.names.join(', ')}` : JSON.stringify(r.value.args)
+  const detail = r.error ? r.error.message : r.name === 'search_tools' ? `activated: ${r.result.names.join(', ')}` : JSON.stringify(r.result.args)
   console.log('  ' + line([r.toolCallId, r.name, outcome, detail], w))
 }
 

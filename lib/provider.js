@@ -7,6 +7,14 @@ function providerTextDelta(text) {
   return { type: 'content_delta', content: { type: 'text', text } }
 }
 
+function providerThinkingDelta(text, signature) {
+  return { type: 'content_delta', content: { type: 'thinking', text, signature } }
+}
+
+function providerContentDelta(content) {
+  return { type: 'content_delta', content }
+}
+
 function providerToolCall(call) {
   return { type: 'tool_call', call }
 }
@@ -48,8 +56,15 @@ function createMockProvider(events, options = {}) {
     id,
     async *generate(request) {
       const index = turn++
+      const signal = request !== null && typeof request === 'object' ? request.signal : undefined
+      // An aborted request ends with the abort reason, as a real provider's fetch would.
+      const checkAbort = () => {
+        if (signal && signal.aborted) throw signal.reason
+      }
+      checkAbort()
       if (typeof options.onRequest === 'function') await options.onRequest(request, index)
       const list = scripted ? events[index] : events
+      checkAbort()
       if (list === undefined) {
         yield {
           type: 'error',
@@ -61,13 +76,18 @@ function createMockProvider(events, options = {}) {
         }
         return
       }
-      for (const event of list) yield event
+      for (const event of list) {
+        checkAbort()
+        yield event
+      }
     },
   }
 }
 
 module.exports = {
   providerTextDelta,
+  providerThinkingDelta,
+  providerContentDelta,
   providerToolCall,
   providerToolCallDelta,
   providerUsage,

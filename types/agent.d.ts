@@ -21,30 +21,44 @@ export interface TextContent {
   text: string;
 }
 
-/** Token counts as the provider reports them; numeric fields are summed over a run's turns. */
+export interface ThinkingContent {
+  type: "thinking";
+  text: string;
+  signature?: string;
+}
+
+/** A block of a message: text, thinking, a tool call, a tool result, or another provider block. */
+export type ContentBlock = TextContent | ThinkingContent | ToolCallContent | ToolResultContent | { type: string; [key: string]: unknown };
+
+/** Usage as a provider reports it; summed over a run's turns as `@arnilo/prism` sums it. */
 export interface Usage {
   inputTokens?: number;
   outputTokens?: number;
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
+  /** Defaults to input + output when a turn does not report it. */
   totalTokens?: number;
-  [key: string]: number | undefined;
+  /** Summed while every turn reports the same `currency`. */
+  cost?: number;
+  currency?: string;
 }
 
-/** A `tool` message's content: the dispatch result of one call. */
+/** The first block of a `tool` message: one call's result, as `@arnilo/prism`'s serializers read it. */
 export interface ToolResultContent {
   type: "tool_result";
   toolCallId: string;
   name: string;
-  content?: unknown;
-  value?: unknown;
+  /** The tool result's `value`: what the model is sent. */
+  result?: unknown;
   error?: ErrorInfo;
-  metadata?: Record<string, unknown>;
 }
 
 export type Message =
-  | { role: "system"; content: TextContent[] }
-  | { role: "user"; content: Array<TextContent | { type: string; [key: string]: unknown }> }
-  | { role: "assistant"; content: Array<TextContent | ToolCallContent> }
-  | { role: "tool"; toolCallId: string; name: string; content: [ToolResultContent] };
+  | { role: "system"; content: TextContent[]; metadata?: Record<string, unknown> }
+  | { role: "user"; content: ContentBlock[]; metadata?: Record<string, unknown> }
+  | { id?: string; role: "assistant"; content: ContentBlock[] }
+  /** `[tool_result, ...the result's own content blocks]`, `metadata` the result's. */
+  | { role: "tool"; content: [ToolResultContent, ...ContentBlock[]]; metadata?: Record<string, unknown> };
 
 /** `{ count, idsHash }`: how many tools a provider request carries and a hash of their names in order. */
 export interface ToolsRequestMetadata {
@@ -55,22 +69,29 @@ export interface ToolsRequestMetadata {
 
 export interface ProviderRequest {
   model: unknown;
-  /** `system` (the agent's instructions) first, then the session transcript. */
+  /** `system` (`System instruction:\n` + the agent's instructions) first, then the session transcript. */
   messages: Message[];
-  /** The tools disclosed this turn, in run order: the very `ToolDefinition`s. */
+  /** The tools disclosed this turn, in run order: the very `ToolDefinition`s (redacted copies with a `redactor`). */
   tools: ToolDefinition<any>[];
+  /** The run's live signal. */
   signal: AbortSignal;
   metadata: { tools: ToolsRequestMetadata; [key: string]: unknown };
 }
 
+/** `@arnilo/prism`'s provider event protocol. */
 export type ProviderEvent =
-  | { type: "message_start"; [key: string]: unknown }
-  | { type: "content_delta"; content: TextContent | { type: string; [key: string]: unknown } }
+  | { type: "message_start"; messageId?: string; [key: string]: unknown }
+  | { type: "content_delta"; content: ContentBlock }
+  /** A fragment; calls no `tool_call` event delivered are rebuilt from these by `index`. */
   | { type: "tool_call_delta"; index: number; id?: string; name?: string; argumentsText?: string }
+  /** The assembled call: what runs. */
   | { type: "tool_call"; call: ToolCallContent }
+  /** The turn's usage (the last one wins). */
   | { type: "usage"; usage: Usage }
+  /** Ends the turn; its usage replaces the turn's. */
   | { type: "done"; usage?: Usage; stopReason?: string }
-  | { type: "error"; error: ErrorInfo };
+  /** Fails the turn; redacted like a thrown error. A string becomes an `ErrorInfo`. */
+  | { type: "error"; error: ErrorInfo | string };
 
 export interface AIProvider {
   id: string;
@@ -78,6 +99,8 @@ export interface AIProvider {
 }
 
 export declare function providerTextDelta(text: string): ProviderEvent;
+export declare function providerThinkingDelta(text: string, signature?: string): ProviderEvent;
+export declare function providerContentDelta(content: ContentBlock): ProviderEvent;
 export declare function providerToolCall(call: ToolCallContent): ProviderEvent;
 export declare function providerToolCallDelta(delta: { index: number; id?: string; name?: string; argumentsText?: string }): ProviderEvent;
 export declare function providerUsage(usage: Usage): ProviderEvent;
@@ -95,6 +118,7 @@ export interface MockProviderOptions {
 /**
  * A scripted provider. A flat event list replays on every turn; a list of event lists scripts one
  * list per turn, and a turn past the script yields an `error` event with code `mock_script_exhausted`.
+ * An aborted request signal throws its reason.
  */
 export declare function createMockProvider(events: readonly ProviderEvent[] | readonly (readonly ProviderEvent[])[], options?: MockProviderOptions): AIProvider;
 
@@ -123,21 +147,43 @@ export interface SingleShotLoopOptions {
   toolConcurrency?: number;
 }
 
+/** `@arnilo/prism`'s validation of a candidate artifact. */
+export interface ArtifactValidationResult {
+  ok: boolean;
+  errors?: Array<{ path?: string; message: string }>;
+  metadata?: Record<string, unknown>;
+}
+
 /**
- * A validator's answer: `undefined` / `true` accept the artifact; a message, `{ message }` or `false`
- * reject it (the message goes back to the model in a revision request).
+ * A validator's answer: `{ ok: true }`, `undefined` or `true` accept the artifact;
+ * `{ ok: false, errors }`, a message, `{ message }` or `false` reject it (the messages go back to the
+ * model, one per line).
  */
-export type ArtifactValidation = void | undefined | boolean | string | { message?: string };
+export type ArtifactValidation = void | undefined | boolean | string | { message?: string } | ArtifactValidationResult;
+
+/** `@arnilo/prism`'s parser answer (a parser may also return the artifact itself). */
+export type ArtifactParseResult<A> = { ok: true; value: A } | { ok: false; error?: string };
+
+export interface ArtifactContext {
+  sessionId: string;
+  runId: string;
+  turn: number;
+  signal: AbortSignal;
+  metadata: Record<string, unknown>;
+}
 
 /**
  * `generate-validate-revise`: every provider response is a candidate artifact. `parser(text)` turns
- * its text into the artifact (a throw makes the candidate invalid; default: the text itself), then
- * `validator(artifact)` accepts or rejects it; a rejection asks the model for a revision.
+ * its text into the artifact (a throw or `{ ok: false }` makes the candidate invalid; default: the
+ * text itself), then `validator(artifact)` accepts or rejects it; a rejection asks the model for a
+ * revision (`repairer` writes that request; default: the rejection's messages).
  */
 export interface ArtifactLoopOptions<A = unknown> {
   strategy: "generate-validate-revise";
-  parser?: (text: string) => A | Promise<A>;
-  validator?: (artifact: A) => ArtifactValidation | Promise<ArtifactValidation>;
+  parser?: (text: string, context: ArtifactContext) => A | ArtifactParseResult<A> | Promise<A | ArtifactParseResult<A>>;
+  validator?: (artifact: A, context: ArtifactContext) => ArtifactValidation | Promise<ArtifactValidation>;
+  /** `value` is undefined after a parse failure. Answers the revision request: text, blocks or messages. */
+  repairer?: (value: A | undefined, failure: ArtifactValidationResult, context: ArtifactContext) => string | Message | Message[] | ContentBlock[] | Promise<string | Message | Message[] | ContentBlock[]>;
   /** Revision requests after the first candidate: default 2, clamped to 16; 0 = one candidate only. */
   maxRevisions?: number;
   /**
@@ -158,8 +204,12 @@ export interface RunLimits {
 }
 
 export interface AgentConfig {
+  id?: string;
+  name?: string;
   model: unknown;
-  provider: AIProvider;
+  /** Optional: without it, `providerSource(model)` resolves one when a run starts (else `Unknown provider`). */
+  provider?: AIProvider;
+  providerSource?: (model: any) => AIProvider | undefined;
   tools?: ToolRegistry | readonly ToolDefinition<any>[];
   instructions?: string;
   permission?: PermissionPolicyLike;
@@ -168,6 +218,7 @@ export interface AgentConfig {
   redactor?: SecretRedactor;
   secrets?: readonly string[];
   middleware?: unknown;
+  /** The `toolInput` / `toolOutput` stages; non-empty `input` / `output` stages are refused. */
   guardrails?: GuardrailOptions;
   runLedger?: RunLedger;
   effectStore?: ToolEffectStore;
@@ -181,6 +232,14 @@ export interface AgentConfig {
   loop?: LoopOptions;
   limits?: RunLimits;
   metadata?: Record<string, unknown>;
+  // `@arnilo/prism` options this package refuses (TypeError, code `unsupported_agent_option`): see
+  // docs/agent.md "Upstream options". `false` is accepted as "disabled".
+  store?: never | false;
+  runState?: never | false;
+  skills?: never | false;
+  compaction?: never | false;
+  retry?: never | false;
+  systemPrompt?: never | false;
 }
 
 export interface RunOptions {
@@ -195,10 +254,30 @@ export interface RunOptions {
   limits?: RunLimits;
   signal?: AbortSignal;
   metadata?: Record<string, unknown>;
+  model?: unknown;
+  providerSource?: (model: any) => AIProvider | undefined;
+  redactor?: SecretRedactor;
+  runLedger?: RunLedger;
+  effectStore?: ToolEffectStore;
+  ownership?: OwnershipScope;
+  identity?: AgentIdentity;
+  /** Concatenated after the agent's guardrails. */
+  guardrails?: GuardrailOptions;
+  /** Removed in `@arnilo/prism` 0.1.5: throws a TypeError. Use `limits.maxToolRounds`. */
+  maxToolRounds?: never;
 }
 
+export interface SubscribeOptions {
+  /** Queue bound: default 1 024. */
+  maxQueuedEvents?: number;
+  /** Past the bound: `"close"` (default: one `event_subscriber_overflow` event, then the end), `"drop_oldest"`, `"drop_newest"`. */
+  overflow?: "close" | "drop_oldest" | "drop_newest";
+}
+
+export type StreamOptions = RunOptions & SubscribeOptions;
+
 export type AgentRunStatus = "succeeded" | "failed" | "aborted";
-/** `artifact_failed`: a `generate-validate-revise` run ended on `max_revisions` or `tool_round_limit`. */
+/** `artifact_failed`: a `generate-validate-revise` run ended without an accepted artifact. */
 export type AgentFinishReason = "stop" | "turn_limit" | "error" | "aborted" | "artifact_failed";
 
 export interface AgentRunResult {
@@ -207,12 +286,15 @@ export interface AgentRunResult {
   status: AgentRunStatus;
   /** Text of the last assistant message. */
   text: string;
-  content: Array<TextContent | ToolCallContent>;
-  message?: { role: "assistant"; content: Array<TextContent | ToolCallContent> };
-  usage: Usage;
+  content: ContentBlock[];
+  message?: { id?: string; role: "assistant"; content: ContentBlock[] };
+  /** Undefined when no turn reported usage. */
+  usage?: Usage;
   finishReason: AgentFinishReason;
-  /** On an `artifact_failed` run: `{ name: "ArtifactFailedError", code: "max_revisions" | "tool_round_limit", message }`. */
+  /** A failed or aborted run's error; an artifact loop's `{ name: "ArtifactFailed", code, message }`. */
   error?: ErrorInfo;
+  /** An aborted run's reason, as a string. */
+  abortReason?: string;
   /** `generate-validate-revise` only: the accepted artifact (what `parser` returned). */
   artifact?: unknown;
   /** `generate-validate-revise` only: revision requests made. */
@@ -221,29 +303,28 @@ export interface AgentRunResult {
   toolRounds?: number;
 }
 
-/** Events of the `generate-validate-revise` loop (besides the run's other events). */
+/** Events of the `generate-validate-revise` loop, as `@arnilo/prism` names them. */
 export type ArtifactLoopEvent =
-  | { type: "artifact_accepted"; sessionId: string; runId: string; turn: number; artifact: unknown; metadata: { revisions: number; toolRounds: number } }
-  | {
-      type: "artifact_rejected";
-      sessionId: string;
-      runId: string;
-      turn: number;
-      metadata: { reason: "parse_error" | "validation_failed"; message: string; revision: number };
-    }
-  | {
-      type: "artifact_failed";
-      sessionId: string;
-      runId: string;
-      turn: number;
-      error: ErrorInfo;
-      metadata: {
-        reason: "max_revisions" | "tool_round_limit" | "validator_error";
-        revisions: number;
-        toolRounds: number;
-        rejection?: { reason: "parse_error" | "validation_failed"; message: string };
-      };
-    };
+  | { type: "artifact_validation_started"; sessionId: string; runId: string; turn: number; attempt: number }
+  | { type: "artifact_validation_finished"; sessionId: string; runId: string; turn: number; attempt: number; result: ArtifactValidationResult }
+  | { type: "artifact_revision_started"; sessionId: string; runId: string; turn: number; attempt: number; failure: ArtifactValidationResult }
+  | { type: "artifact_finished"; sessionId: string; runId: string; turn: number; attempt: number; result: ArtifactValidationResult }
+  | { type: "artifact_failed"; sessionId: string; runId: string; turn: number; attempt: number; result: ArtifactValidationResult };
+
+/** The run's own events (besides the dispatch and artifact events). */
+export type AgentLifecycleEvent =
+  | { type: "agent_started"; sessionId: string; runId: string }
+  | { type: "agent_finished"; sessionId: string; runId: string; usage?: Usage; finishReason?: "turn_limit" }
+  | { type: "turn_started"; sessionId: string; runId: string; turn: number; metadata: { tools: ToolsRequestMetadata } }
+  | { type: "turn_finished"; sessionId: string; runId: string; turn: number }
+  | { type: "provider_turn_started"; sessionId: string; runId: string; turn: number; metadata: { providerId: string; model: unknown; attempt: number; tools: ToolsRequestMetadata } }
+  | { type: "provider_turn_finished"; sessionId: string; runId: string; turn: number; metadata: { providerId: string; model: unknown; attempt: number; tools: ToolsRequestMetadata }; usage?: Usage; error?: ErrorInfo }
+  | { type: "message_started"; sessionId: string; runId: string; message: Message }
+  | { type: "message_delta"; sessionId: string; runId: string; content: ContentBlock }
+  | { type: "message_finished"; sessionId: string; runId: string; message: Message }
+  | { type: "tool_narrowing_clamped"; sessionId: string; runId: string; turn: number; dropped: string[] }
+  | { type: "event_subscriber_overflow"; sessionId: string; droppedEvents: number; maxQueuedEvents: number; overflow: "close" | "drop_oldest" | "drop_newest" }
+  | { type: "error"; sessionId: string; runId: string; error: ErrorInfo };
 
 /** What `session.state()` returns and `createSession({ state })` resumes from (JSON-serializable). */
 export interface AgentSessionState {
@@ -253,28 +334,46 @@ export interface AgentSessionState {
   activatedToolNames: string[];
 }
 
-export interface AgentRunStream extends AsyncIterable<AgentEvent> {
-  /** Settles when the run ends. */
-  result: Promise<void>;
+/** `session.subscribe()`: the session's events; ends when the run it observes ends. */
+export interface AgentEventSubscription extends AsyncIterableIterator<AgentEvent> {
+  return(): Promise<IteratorResult<AgentEvent>>;
 }
 
 export interface AgentSession {
   readonly id: string;
-  run(input: string | readonly unknown[], options?: RunOptions): Promise<AgentRunResult>;
-  /** The run's events; the last is `run_finished`, `run_failed` or `run_aborted` with the `result`. */
-  stream(input: string | readonly unknown[], options?: RunOptions): AgentRunStream;
+  /** Resolves a succeeded run; a failed or aborted one rejects with `AgentRunError<AgentRunResult>`. */
+  run(input: string | readonly unknown[] | Message, options?: RunOptions): Promise<AgentRunResult>;
+  /** One run's events, `agent_started` to `agent_finished`; a failed run throws `AgentRunError` after its `error` event. */
+  stream(input: string | readonly unknown[] | Message, options?: StreamOptions): AsyncGenerator<AgentEvent, void, undefined>;
+  subscribe(options?: SubscribeOptions): AgentEventSubscription;
   abort(reason?: unknown): void;
   messages(): Message[];
   state(): AgentSessionState;
   clearActivatedTools(): void;
 }
 
+export interface AgentSessionOptions {
+  id?: string;
+  /** Merged into every request's metadata, between the agent's and the run's. */
+  metadata?: Record<string, unknown>;
+  state?: Partial<AgentSessionState>;
+}
+
 export interface Agent {
   readonly config: AgentConfig;
-  createSession(options?: { id?: string; state?: Partial<AgentSessionState> }): AgentSession;
+  createSession(options?: AgentSessionOptions): AgentSession;
 }
 
 export declare function createAgent(config: AgentConfig): Agent;
+/** What `agent.createSession(options)` calls. */
+export declare function createAgentSession(config: AgentSessionOptions & { agent: Agent }): AgentSession;
+
+/** `@arnilo/prism`'s redaction entry points: the value through `redactor`, or unchanged without one. Field policies are refused. */
+export declare function redactAgentEvent<T>(event: T, redactor?: SecretRedactor): T;
+/** A request's `signal` stays the live `AbortSignal`. */
+export declare function redactProviderRequest<T>(request: T, redactor?: SecretRedactor): T;
+export declare function redactMessage<T>(message: T, redactor?: SecretRedactor): T;
+export declare function redactSessionEntry<T>(entry: T, redactor?: SecretRedactor): T;
 
 /**
  * `{ defaultMaxToolRounds: 8, maxToolRounds: 64, maxToolConcurrency: 64, maxGrantNames: 1024,
