@@ -169,6 +169,14 @@ describe("createOpenAICompatibleProvider: the event stream", () => {
     expect(out.at(-1)).toEqual({ type: "error", error: expect.objectContaining({ code: "aborted" }) });
   });
 
+  it("rejects at once on an already-aborted signal, sending nothing", async () => {
+    server = await startServer([textReply("never")]);
+    const controller = new AbortController();
+    controller.abort(new Error("stop now"));
+    await expect(events(createOpenAICompatibleProvider({ baseUrl: server.url }), { signal: controller.signal })).rejects.toThrow("stop now");
+    expect(server.requests).toHaveLength(0);
+  });
+
   it("bounds the streamed response size", async () => {
     server = await startServer([{ chunks: Array.from({ length: 20 }, () => chunk({ content: "x".repeat(500) })) }]);
     const out = await events(createOpenAICompatibleProvider({ baseUrl: server.url, maxResponseBytes: 4096 }));

@@ -175,9 +175,11 @@ function createOpenAICompatibleProvider(options) {
     id,
     async *generate(request) {
       const signal = request.signal
+      // An already-aborted signal rejects the stream (as upstream does); an abort mid-stream ends it
+      // with an `aborted` error event.
+      if (signal && signal.aborted) throw signal.reason ?? http.abortError(signal)
       const secrets = []
       try {
-        if (signal && signal.aborted) throw http.abortError(signal)
         const apiKey = await http.resolveApiKey(options.apiKey)
         if (apiKey) secrets.push(apiKey)
         const url =
