@@ -16,6 +16,7 @@ import {
   providerToolCallDelta,
   toolCallContent,
 } from '../index.mjs'
+import { createOpenAICompatibleProvider } from '../providers/openai-compatible.mjs'
 
 const definitions = JSON.parse(readFileSync(new URL('./github-mcp-tools.json', import.meta.url), 'utf8'))
 
@@ -54,12 +55,17 @@ const script = [
 ]
 
 const turns = []
-const provider = createMockProvider(script, {
-  onRequest: (request, index) => turns.push({ turn: index + 1, tools: request.tools.map((t) => t.name), meta: request.metadata.tools }),
-})
+const onRequest = (request, index) => turns.push({ turn: index + 1, tools: request.tools.map((t) => t.name), meta: request.metadata.tools })
+// With OPENAI_BASE_URL set (and OPENAI_API_KEY, OPENAI_MODEL), the same run goes to that endpoint.
+const live = process.env.OPENAI_BASE_URL
+  ? createOpenAICompatibleProvider({ baseUrl: process.env.OPENAI_BASE_URL, apiKey: process.env.OPENAI_API_KEY })
+  : undefined
+const provider = live
+  ? { id: live.id, generate: (request) => (onRequest(request, turns.length), live.generate(request)) }
+  : createMockProvider(script, { onRequest })
 const ledger = createMemoryRunLedger()
 const agent = createAgent({
-  model: { provider: 'mock', model: 'scripted' },
+  model: live ? { provider: 'openai-compatible', model: process.env.OPENAI_MODEL ?? 'gpt-4o-mini' } : { provider: 'mock', model: 'scripted' },
   provider,
   tools,
   instructions: 'You are a careful GitHub assistant.',

@@ -1,5 +1,5 @@
 // Subpath `prism-tools-native/providers/transport` (ES modules).
 import cjs from './transport.js'
 
-export const { ProviderTransportError } = cjs
+export const { ProviderTransportError, httpStatusError, parseRetryAfterMs } = cjs
 export default cjs

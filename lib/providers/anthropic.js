@@ -1,0 +1,235 @@
+'use strict'
+// Anthropic Messages API streaming on `fetch` and an SSE parser. Same provider event protocol as the
+// Chat Completions provider; usage joins message_start's input tokens with message_delta's output tokens.
+const { providerTextDelta, providerToolCall, providerToolCallDelta, providerUsage, providerDone, providerError } = require('../provider.js')
+const { toolCallFromArgumentsText } = require('../arguments-text.js')
+const { toAnthropicTools } = require('./tools.js')
+const http = require('./http.js')
+
+const ANTHROPIC_API_VERSION = '2023-06-01'
+const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com/v1'
+
+function blockText(message) {
+  return (message.content ?? []).filter((p) => p && (p.type === 'text' || p.type === 'thinking')).map((p) => p.text).join('')
+}
+
+function toAnthropicMessage(message, index) {
+  if (!message || typeof message !== 'object' || typeof message.role !== 'string' || !Array.isArray(message.content)) {
+    throw new Error(`Invalid provider message at messages[${index}]: expected { role, content: [] }`)
+  }
+  if (message.role === 'tool') {
+    return {
+      role: 'user',
+      content: message.content
+        .filter((p) => p && p.type === 'tool_result')
+        .map((r) => ({
+          type: 'tool_result',
+          tool_use_id: r.toolCallId ?? '',
+          content: JSON.stringify(r.result ?? r.error ?? null),
+          ...(r.error !== undefined && r.result === undefined ? { is_error: true } : {}),
+        })),
+    }
+  }
+  const content = []
+  for (const part of message.content) {
+    if (!part) continue
+    if (part.type === 'text') content.push({ type: 'text', text: part.text })
+    else if (part.type === 'thinking') {
+      // A thinking block replays only with its signature; without one it goes back as text.
+      content.push(part.signature ? { type: 'thinking', thinking: part.text, signature: part.signature } : { type: 'text', text: part.text })
+    } else if (part.type === 'tool_call') content.push({ type: 'tool_use', id: part.id, name: part.name, input: part.arguments ?? {} })
+    else if (part.type === 'image') {
+      const source = part.url ? { type: 'url', url: part.url } : { type: 'base64', media_type: part.mimeType ?? 'image/png', data: part.data }
+      content.push({ type: 'image', source })
+    } else if (part.type === 'tool_result') throw new Error('Anthropic tool_result blocks must appear in role=tool messages')
+    else throw new Error(`Anthropic Messages provider does not map ${part.type} content blocks`)
+  }
+  return { role: message.role === 'assistant' ? 'assistant' : 'user', content: content.length > 0 ? content : [{ type: 'text', text: '' }] }
+}
+
+/** A provider request as a Messages API body. Consecutive tool results share one user message. */
+function anthropicMessagesBody(request) {
+  const model = request.model ?? {}
+  const { maxTokens, ...parameters } = model.parameters ?? {}
+  const all = request.messages ?? []
+  const messages = []
+  all.forEach((m, i) => {
+    if (m && m.role === 'system') return
+    const wire = toAnthropicMessage(m, i)
+    const last = messages[messages.length - 1]
+    if (m.role === 'tool' && last && last.role === 'user' && last.content.every((b) => b.type === 'tool_result')) {
+      last.content.push(...wire.content)
+    } else messages.push(wire)
+  })
+  const system = all.filter((m) => m && m.role === 'system').map(blockText).join('\n\n')
+  const body = {
+    model: model.model,
+    messages,
+    stream: true,
+    ...parameters,
+    max_tokens: maxTokens ?? (model.limits && model.limits.maxOutputTokens) ?? 4096,
+  }
+  if (system) body.system = system
+  if (Array.isArray(request.tools) && request.tools.length > 0) body.tools = toAnthropicTools(request.tools)
+  return body
+}
+
+function toUsage(wire, previous) {
+  if (!wire || typeof wire !== 'object') return previous
+  const out = { ...previous }
+  // message_delta reports cumulative output tokens and, on some servers, no input tokens: keep what
+  // message_start said instead of overwriting it.
+  if (typeof wire.input_tokens === 'number') out.inputTokens = wire.input_tokens
+  if (typeof wire.output_tokens === 'number') out.outputTokens = wire.output_tokens
+  if (typeof wire.cache_read_input_tokens === 'number') out.cacheReadTokens = wire.cache_read_input_tokens
+  if (typeof wire.cache_creation_input_tokens === 'number') out.cacheWriteTokens = wire.cache_creation_input_tokens
+  if (out.inputTokens !== undefined || out.outputTokens !== undefined) {
+    out.totalTokens = (out.inputTokens ?? 0) + (out.cacheReadTokens ?? 0) + (out.cacheWriteTokens ?? 0) + (out.outputTokens ?? 0)
+  }
+  return out
+}
+
+/** Messages API SSE `body` → provider events. */
+async function* anthropicMessagesEvents(body, options = {}) {
+  const blocks = new Map()
+  let usage
+  let stopReason
+  let sawStop = false
+  for await (const sse of http.readSse(body, { signal: options.signal, maxResponseBytes: options.maxResponseBytes, maxEventBytes: options.maxEventBytes })) {
+    if (!sse.data || sse.data === '[DONE]') continue
+    let event
+    try {
+      event = JSON.parse(sse.data)
+    } catch (err) {
+      yield providerError(new Error(`Anthropic stream sent malformed JSON: ${err.message}`))
+      return
+    }
+    if (!event || typeof event !== 'object') continue
+    switch (event.type) {
+      case 'message_start':
+        usage = toUsage(event.message && event.message.usage, usage)
+        break
+      case 'content_block_start': {
+        const block = event.content_block ?? {}
+        if (block.type === 'tool_use') {
+          const index = event.index ?? 0
+          blocks.set(index, { id: block.id, name: block.name, argumentsText: '', complete: false })
+          yield providerToolCallDelta({ index, id: block.id, name: block.name })
+        } else if (block.type === 'text' && block.text) yield providerTextDelta(block.text)
+        break
+      }
+      case 'content_block_delta': {
+        const delta = event.delta ?? {}
+        if (delta.type === 'text_delta' && delta.text) yield providerTextDelta(delta.text)
+        else if (delta.type === 'thinking_delta' && delta.thinking) yield { type: 'content_delta', content: { type: 'thinking', text: delta.thinking } }
+        else if (delta.type === 'signature_delta' && delta.signature) {
+          yield { type: 'content_delta', content: { type: 'thinking', text: '', signature: delta.signature } }
+        } else if (delta.type === 'input_json_delta') {
+          const index = event.index ?? 0
+          const current = blocks.get(index) ?? { argumentsText: '', complete: false }
+          current.argumentsText += delta.partial_json ?? ''
+          blocks.set(index, current)
+          if (delta.partial_json) yield providerToolCallDelta({ index, argumentsText: delta.partial_json })
+        }
+        break
+      }
+      case 'content_block_stop': {
+        const current = blocks.get(event.index ?? 0)
+        if (current) current.complete = true
+        break
+      }
+      case 'message_delta':
+        usage = toUsage(event.usage, usage)
+        if (event.delta && event.delta.stop_reason) stopReason = event.delta.stop_reason
+        break
+      case 'message_stop':
+        sawStop = true
+        break
+      case 'error': {
+        const e = event.error ?? {}
+        yield providerError(Object.assign(new Error(`Anthropic stream error: ${e.message ?? 'unknown'}`), { code: e.type ?? 'stream_error' }), options.secrets)
+        return
+      }
+      default:
+        break // ping and future event types
+    }
+    if (sawStop) break
+  }
+  const dangling = [...blocks.values()].some((b) => !b.id || !b.name || !b.complete)
+  if (!sawStop || dangling) {
+    yield providerError(
+      new Error(
+        `Anthropic messages stream ended without completion evidence (message_stop: ${sawStop ? 'received' : 'missing'}, content blocks complete: ${dangling ? 'no' : 'yes'})`,
+      ),
+    )
+    return
+  }
+  if (usage) yield providerUsage(usage)
+  for (const index of [...blocks.keys()].sort((a, b) => a - b)) {
+    const b = blocks.get(index)
+    yield providerToolCall(toolCallFromArgumentsText(b.id, b.name, b.argumentsText, { maxBytes: options.maxArgumentBytes }))
+  }
+  yield providerDone(usage, stopReason)
+}
+
+/** `createAnthropicMessagesProvider(options)`: an AIProvider for the Anthropic Messages API. */
+function createAnthropicMessagesProvider(options = {}) {
+  if (options === null || typeof options !== 'object') throw new TypeError('createAnthropicMessagesProvider: options must be an object')
+  const id = options.id ?? 'anthropic'
+  const baseUrl = (options.baseUrl ?? ANTHROPIC_DEFAULT_BASE_URL).replace(/\/+$/, '')
+  return {
+    id,
+    async *generate(request) {
+      const signal = request.signal
+      // An already-aborted signal rejects the stream (as upstream does); an abort mid-stream ends it
+      // with an `aborted` error event.
+      if (signal && signal.aborted) throw signal.reason ?? http.abortError(signal)
+      const secrets = []
+      try {
+        const body = anthropicMessagesBody(request)
+        const apiKey = await http.resolveApiKey(options.apiKey)
+        if (apiKey) secrets.push(apiKey)
+        const headers = {
+          ...http.requestHeaders(request),
+          ...(options.extraHeaders ? options.extraHeaders(request) : undefined),
+          'content-type': 'application/json',
+          accept: 'text/event-stream',
+          'anthropic-version': ANTHROPIC_API_VERSION,
+        }
+        if (options.userAgent) headers['user-agent'] = options.userAgent
+        if (apiKey) headers['x-api-key'] = apiKey
+        const { response, error } = await http.postWithRetry({
+          fetchImpl: options.fetch ?? fetch,
+          url: `${baseUrl}/messages`,
+          headers,
+          body: JSON.stringify(body),
+          signal,
+          retry: options.retry,
+          secrets,
+          prefix: 'Anthropic request failed',
+          mapHttpError: options.mapHttpError,
+          maxErrorBodyBytes: options.maxErrorBodyBytes,
+        })
+        if (error) {
+          yield providerError(error, secrets)
+          return
+        }
+        if (!response.body) {
+          yield providerError(new Error('Anthropic response had no body'), secrets)
+          return
+        }
+        yield* anthropicMessagesEvents(response.body, {
+          signal,
+          secrets,
+          maxResponseBytes: options.maxResponseBytes,
+          maxEventBytes: options.maxEventBytes,
+          maxArgumentBytes: options.maxArgumentBytes,
+        })
+      } catch (err) {
+        yield providerError(err, secrets)
+      }
+    },
+  }
+}
+
+module.exports = { createAnthropicMessagesProvider, anthropicMessagesEvents, anthropicMessagesBody, ANTHROPIC_API_VERSION, ANTHROPIC_DEFAULT_BASE_URL }

@@ -1,0 +1,226 @@
+'use strict'
+// The HTTP side every streaming provider shares: the POST with bounded retries on 429/5xx (honouring
+// `Retry-After`), error bodies read to a bound and redacted, and an SSE reader (eventsource-parser) that
+// bounds the response size and ends when the caller's signal aborts, even on a stream that stalls.
+const { createParser } = require('eventsource-parser')
+const { ProviderTransportError } = require('../errors.js')
+
+const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024
+const DEFAULT_MAX_EVENT_BYTES = 262_144
+const DEFAULT_MAX_ERROR_BODY_BYTES = 65_536
+const DEFAULT_RETRY = { maxAttempts: 3, initialDelayMs: 500, maxDelayMs: 30_000 }
+
+async function resolveApiKey(source) {
+  if (source === undefined || source === null) return undefined
+  const value = typeof source === 'function' ? await source() : await source
+  if (value === undefined || value === null || value === '') return undefined
+  if (typeof value !== 'string') throw new TypeError('apiKey must be a string or a function returning one')
+  return value
+}
+
+/** Replace every secret (and its URL-encoded form) in `text` with `[REDACTED]`. */
+function redact(text, secrets) {
+  let out = text
+  for (const secret of secrets) {
+    if (typeof secret !== 'string' || secret.length < 4) continue
+    for (const form of new Set([secret, encodeURIComponent(secret)])) out = out.split(form).join('[REDACTED]')
+  }
+  return out
+}
+
+/** `Retry-After` (delay-seconds or HTTP-date) in milliseconds, or undefined. */
+function parseRetryAfterMs(value, now = Date.now()) {
+  if (!value) return undefined
+  const seconds = Number(value)
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000
+  const date = Date.parse(value)
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now)
+}
+
+function abortError(signal) {
+  const reason = signal && signal.reason
+  const error = new ProviderTransportError('aborted', reason instanceof Error ? `Transport operation aborted: ${reason.message}` : 'Transport operation aborted')
+  return error
+}
+
+async function readBoundedText(response, maxBytes, secrets) {
+  if (!response.body) return ''
+  const reader = response.body.getReader()
+  const chunks = []
+  let size = 0
+  let truncated = false
+  try {
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (done) break
+      const room = maxBytes - size
+      if (value.byteLength > room) {
+        chunks.push(value.subarray(0, room))
+        size = maxBytes
+        truncated = true
+        break
+      }
+      chunks.push(value)
+      size += value.byteLength
+    }
+  } catch {
+    // A body cut short still says why the request failed; keep what arrived.
+  } finally {
+    if (truncated) reader.cancel().catch(() => {})
+    else reader.releaseLock()
+  }
+  const text = Buffer.concat(chunks.map((c) => Buffer.from(c.buffer, c.byteOffset, c.byteLength))).toString('utf8')
+  return redact(truncated ? `${text}…[truncated]` : text, secrets)
+}
+
+function normalizeRetry(retry) {
+  if (retry === false) return { maxAttempts: 1, initialDelayMs: 0, maxDelayMs: 0 }
+  const r = retry && typeof retry === 'object' ? retry : {}
+  const int = (v, d, min) => (Number.isFinite(v) && v >= min ? Math.floor(v) : d)
+  return {
+    maxAttempts: Math.min(int(r.maxAttempts, DEFAULT_RETRY.maxAttempts, 1), 10),
+    initialDelayMs: int(r.initialDelayMs, DEFAULT_RETRY.initialDelayMs, 0),
+    maxDelayMs: int(r.maxDelayMs, DEFAULT_RETRY.maxDelayMs, 0),
+  }
+}
+
+function sleep(ms, signal) {
+  return new Promise((resolve, reject) => {
+    if (signal && signal.aborted) return reject(abortError(signal))
+    const timer = setTimeout(() => {
+      if (signal) signal.removeEventListener('abort', onAbort)
+      resolve()
+    }, ms)
+    function onAbort() {
+      clearTimeout(timer)
+      reject(abortError(signal))
+    }
+    if (signal) signal.addEventListener('abort', onAbort, { once: true })
+  })
+}
+
+function isRetryableStatus(status) {
+  return status === 408 || status === 409 || status === 429 || status >= 500
+}
+
+/** The default HTTP error: numeric `code` = status, `retryAfterMs` from the header, redacted body. */
+function httpStatusError(prefix, response, bodyText) {
+  const error = new Error(`${prefix}: ${response.status} ${bodyText}`)
+  error.code = response.status
+  const hint = parseRetryAfterMs(response.headers.get('retry-after'))
+  if (hint !== undefined) error.retryAfterMs = hint
+  return error
+}
+
+/**
+ * POST `body` to `url`, retrying 429/5xx and network failures up to `retry.maxAttempts` times with
+ * exponential backoff (the server's `Retry-After` wins, capped at `maxDelayMs`). Answers
+ * `{ response }` on a 2xx, or `{ error }` with the mapped, redacted HTTP error.
+ */
+async function postWithRetry({ fetchImpl, url, headers, body, signal, retry, secrets, prefix, mapHttpError, maxErrorBodyBytes }) {
+  const policy = normalizeRetry(retry)
+  for (let attempt = 1; ; attempt++) {
+    if (signal && signal.aborted) throw abortError(signal)
+    let response
+    try {
+      response = await fetchImpl(url, { method: 'POST', headers, body, signal })
+    } catch (err) {
+      if (signal && signal.aborted) throw abortError(signal)
+      if (attempt >= policy.maxAttempts) throw err
+      await sleep(backoff(policy, attempt, undefined), signal)
+      continue
+    }
+    if (response.ok) return { response }
+    const bodyText = await readBoundedText(response, maxErrorBodyBytes ?? DEFAULT_MAX_ERROR_BODY_BYTES, secrets)
+    if (isRetryableStatus(response.status) && attempt < policy.maxAttempts) {
+      await sleep(backoff(policy, attempt, parseRetryAfterMs(response.headers.get('retry-after'))), signal)
+      continue
+    }
+    const error = mapHttpError ? mapHttpError(response, bodyText, secrets) : httpStatusError(prefix, response, bodyText)
+    return { error }
+  }
+}
+
+function backoff(policy, attempt, retryAfterMs) {
+  if (retryAfterMs !== undefined) return Math.min(retryAfterMs, policy.maxDelayMs)
+  const base = policy.initialDelayMs * 2 ** (attempt - 1)
+  // Full jitter keeps many clients hitting one rate limit from retrying in lockstep.
+  return Math.min(policy.maxDelayMs, Math.round(base / 2 + Math.random() * (base / 2)))
+}
+
+/**
+ * Yields each SSE event (`{ event, data, id }`) of `body`. Throws ProviderTransportError `aborted` when
+ * `signal` aborts (the pending read is cancelled, so a stalled stream ends too),
+ * `response_body_overflow` past `maxResponseBytes`, `sse_event_overflow` for an event past `maxEventBytes`.
+ */
+async function* readSse(body, { signal, maxResponseBytes = DEFAULT_MAX_RESPONSE_BYTES, maxEventBytes = DEFAULT_MAX_EVENT_BYTES } = {}) {
+  const reader = body.getReader()
+  const queue = []
+  let overflow
+  const parser = createParser({
+    onEvent(event) {
+      if (event.data.length > maxEventBytes && Buffer.byteLength(event.data) > maxEventBytes) {
+        overflow = overflow ?? new ProviderTransportError('sse_event_overflow', `SSE event exceeds ${maxEventBytes} bytes`, maxEventBytes)
+        return
+      }
+      queue.push(event)
+    },
+  })
+  const decoder = new TextDecoder()
+  const onAbort = () => reader.cancel(signal.reason).catch(() => {})
+  if (signal) {
+    if (signal.aborted) throw abortError(signal)
+    signal.addEventListener('abort', onAbort, { once: true })
+  }
+  let size = 0
+  try {
+    for (;;) {
+      let chunk
+      try {
+        chunk = await reader.read()
+      } catch (err) {
+        if (signal && signal.aborted) throw abortError(signal)
+        throw err
+      }
+      if (signal && signal.aborted) throw abortError(signal)
+      if (chunk.done) {
+        parser.feed(decoder.decode())
+        break
+      }
+      size += chunk.value.byteLength
+      if (size > maxResponseBytes) {
+        throw new ProviderTransportError('response_body_overflow', `Streamed response exceeds ${maxResponseBytes} bytes`, maxResponseBytes)
+      }
+      parser.feed(decoder.decode(chunk.value, { stream: true }))
+      if (overflow) throw overflow
+      while (queue.length > 0) yield queue.shift()
+    }
+    // An event without its terminating blank line was cut off: it is not delivered (SSE rules).
+    while (queue.length > 0) yield queue.shift()
+  } finally {
+    if (signal) signal.removeEventListener('abort', onAbort)
+    reader.cancel().catch(() => {})
+  }
+}
+
+function requestHeaders(request) {
+  const out = {}
+  const given = request && request.options && request.options.headers
+  if (given && typeof given === 'object') {
+    for (const [k, v] of Object.entries(given)) if (typeof v === 'string') out[k] = v
+  }
+  return out
+}
+
+module.exports = {
+  DEFAULT_MAX_RESPONSE_BYTES,
+  DEFAULT_MAX_EVENT_BYTES,
+  resolveApiKey,
+  redact,
+  parseRetryAfterMs,
+  httpStatusError,
+  postWithRetry,
+  readSse,
+  requestHeaders,
+  abortError,
+}

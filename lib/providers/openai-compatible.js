@@ -1,0 +1,233 @@
+'use strict'
+// Chat Completions streaming for any OpenAI-compatible endpoint, on `fetch` and an SSE parser.
+// Emits the provider event protocol: content_delta (text / thinking), tool_call_delta per piece,
+// usage, then the assembled tool_call per call, then done, or one error event.
+const { providerTextDelta, providerToolCall, providerToolCallDelta, providerUsage, providerDone, providerError } = require('../provider.js')
+const { toolCallFromArgumentsText } = require('../arguments-text.js')
+const { ProviderTransportError } = require('../errors.js')
+const { serializeOpenAITool } = require('./tools.js')
+const http = require('./http.js')
+
+function thinkingDelta(text) {
+  return { type: 'content_delta', content: { type: 'thinking', text } }
+}
+
+function mapOpenAIChatUsage(usage) {
+  if (!usage || typeof usage !== 'object' || Array.isArray(usage)) return undefined
+  const details = usage.prompt_tokens_details && typeof usage.prompt_tokens_details === 'object' ? usage.prompt_tokens_details : {}
+  if (usage.prompt_tokens === undefined && usage.completion_tokens === undefined && usage.total_tokens === undefined) return undefined
+  const out = { inputTokens: usage.prompt_tokens, outputTokens: usage.completion_tokens, totalTokens: usage.total_tokens }
+  const cacheRead = details.cached_tokens ?? usage.prompt_cache_hit_tokens
+  if (cacheRead !== undefined) out.cacheReadTokens = cacheRead
+  const cacheWrite = details.cache_write_tokens ?? details.cache_creation_input_tokens
+  if (cacheWrite !== undefined) out.cacheWriteTokens = cacheWrite
+  return out
+}
+
+function textOf(message) {
+  return (message.content ?? []).filter((p) => p && (p.type === 'text' || p.type === 'thinking')).map((p) => p.text).join('\n')
+}
+
+/** One transcript message as a Chat Completions message. */
+function serializeOpenAIChatMessage(message, index = 0) {
+  if (!message || typeof message !== 'object' || typeof message.role !== 'string' || !Array.isArray(message.content)) {
+    throw new Error(`Invalid provider message at messages[${index}]: expected { role, content: [] }`)
+  }
+  if (message.role === 'tool') {
+    const result = message.content.find((p) => p && p.type === 'tool_result')
+    return {
+      role: 'tool',
+      tool_call_id: result ? result.toolCallId ?? '' : '',
+      content: result ? JSON.stringify(result.result ?? result.error ?? null) : '',
+    }
+  }
+  const calls = message.content.filter((p) => p && p.type === 'tool_call')
+  if (message.role === 'assistant' && calls.length > 0) {
+    return {
+      role: 'assistant',
+      content: textOf(message) || null,
+      tool_calls: calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.arguments ?? {}) } })),
+    }
+  }
+  const parts = []
+  for (const part of message.content) {
+    if (!part) continue
+    if (part.type === 'text' || part.type === 'thinking') parts.push({ type: 'text', text: part.text })
+    else if (part.type === 'image') {
+      const url = part.url ?? (part.data ? `data:${part.mimeType ?? 'image/png'};base64,${part.data}` : undefined)
+      if (!url) throw new Error('Provider image block missing url or data')
+      parts.push({ type: 'image_url', image_url: { url } })
+    } else if (part.type === 'tool_result') throw new Error('Provider tool_result blocks must appear in role=tool messages')
+    else throw new Error(`OpenAI Chat Completions does not support ${part.type} content blocks`)
+  }
+  if (parts.length === 1 && parts[0].type === 'text') return { role: message.role, content: parts[0].text }
+  return { role: message.role, content: parts }
+}
+
+function buildOpenAIChatBody(request, options = {}) {
+  const model = request.model ?? {}
+  const messages = (options.mapMessages ? options.mapMessages(request) : request.messages ?? []).map((m, i) =>
+    options.serializeMessage ? options.serializeMessage(m, request) : serializeOpenAIChatMessage(m, i),
+  )
+  const body = {
+    model: model.model,
+    messages,
+    stream: true,
+    stream_options: { include_usage: true },
+    ...model.parameters,
+  }
+  if (Array.isArray(request.tools) && request.tools.length > 0) body.tools = request.tools.map(serializeOpenAITool)
+  const structured = request.options && request.options.structuredOutput
+  if (structured) {
+    body.response_format = {
+      type: 'json_schema',
+      json_schema: { name: structured.name, schema: structured.schema, ...(structured.strict === undefined ? {} : { strict: structured.strict }) },
+    }
+  }
+  const merged = { ...body, ...(options.buildBodyExtra ? options.buildBodyExtra(request) : undefined) }
+  return options.transformBody ? options.transformBody(merged, request) : merged
+}
+
+/** Chat Completions SSE `body` → provider events. */
+async function* openAIChatEvents(body, options = {}) {
+  const calls = new Map()
+  let usage
+  let sawDone = false
+  let finishReason
+  const mapUsage = options.mapUsage ?? mapOpenAIChatUsage
+  for await (const sse of http.readSse(body, { signal: options.signal, maxResponseBytes: options.maxResponseBytes, maxEventBytes: options.maxEventBytes })) {
+    const data = sse.data.trim()
+    if (!data) continue
+    if (data === '[DONE]') {
+      sawDone = true
+      break
+    }
+    let chunk
+    try {
+      chunk = JSON.parse(data)
+    } catch (err) {
+      yield providerError(new Error(`Chat stream sent malformed JSON: ${err.message}`))
+      return
+    }
+    if (chunk && chunk.error) {
+      yield providerError(Object.assign(new Error(`Chat stream error: ${chunk.error.message ?? JSON.stringify(chunk.error)}`), { code: chunk.error.code ?? 'stream_error' }), options.secrets)
+      return
+    }
+    const mapped = chunk && chunk.usage ? mapUsage(chunk.usage) : undefined
+    if (mapped) {
+      // Some servers repeat usage on several chunks; the last one is the total, reported once at the end.
+      usage = mapped
+    }
+    for (const choice of (chunk && chunk.choices) ?? []) {
+      if (choice.finish_reason) finishReason = choice.finish_reason
+      const delta = choice.delta ?? {}
+      if (typeof delta.content === 'string' && delta.content) yield providerTextDelta(delta.content)
+      const thinking = delta.reasoning ?? delta.reasoning_content
+      if (typeof thinking === 'string' && thinking) yield thinkingDelta(thinking)
+      for (const piece of Array.isArray(delta.tool_calls) ? delta.tool_calls : []) {
+        const index = Number.isInteger(piece.index) ? piece.index : 0
+        const current = calls.get(index) ?? { argumentsText: '' }
+        const fn = piece.function ?? {}
+        if (piece.id) current.id = piece.id
+        // The name arrives whole in the first piece from OpenAI; some servers split it, so pieces concatenate.
+        if (typeof fn.name === 'string') current.name = (current.name ?? '') + fn.name
+        if (typeof fn.arguments === 'string') current.argumentsText += fn.arguments
+        calls.set(index, current)
+        const event = { index }
+        if (piece.id) event.id = piece.id
+        if (typeof fn.name === 'string') event.name = fn.name
+        if (typeof fn.arguments === 'string') event.argumentsText = fn.arguments
+        yield providerToolCallDelta(event)
+      }
+    }
+  }
+  const strict = options.strictCompletion ?? true
+  if (strict && (!sawDone || !finishReason)) {
+    yield providerError(
+      new Error(`Chat stream ended without completion evidence ([DONE]: ${sawDone ? 'received' : 'missing'}, finish_reason: ${finishReason ? 'received' : 'missing'})`),
+    )
+    return
+  }
+  for (const [index, call] of calls) {
+    if (!call.id || !call.name) {
+      yield providerError(new ProviderTransportError('incomplete_delta', `Incomplete tool call delta at index ${index}`))
+      return
+    }
+  }
+  if (usage) yield providerUsage(usage)
+  for (const index of [...calls.keys()].sort((a, b) => a - b)) {
+    const call = calls.get(index)
+    yield providerToolCall(toolCallFromArgumentsText(call.id, call.name, call.argumentsText, { maxBytes: options.maxArgumentBytes }))
+  }
+  yield providerDone(usage, finishReason)
+}
+
+/** `createOpenAICompatibleProvider(options)`: an AIProvider for a Chat Completions endpoint. */
+function createOpenAICompatibleProvider(options) {
+  if (!options || typeof options !== 'object') throw new TypeError('createOpenAICompatibleProvider: options must be an object')
+  if (typeof options.baseUrl !== 'string' && options.chatCompletionsUrl === undefined) {
+    throw new TypeError('createOpenAICompatibleProvider: baseUrl must be a string')
+  }
+  const authStyle = options.authStyle ?? 'bearer'
+  if (!['bearer', 'api-key', 'none'].includes(authStyle)) throw new TypeError(`createOpenAICompatibleProvider: unknown authStyle ${authStyle}`)
+  const id = options.id ?? 'openai-compatible'
+  return {
+    id,
+    async *generate(request) {
+      const signal = request.signal
+      // An already-aborted signal rejects the stream (as upstream does); an abort mid-stream ends it
+      // with an `aborted` error event.
+      if (signal && signal.aborted) throw signal.reason ?? http.abortError(signal)
+      const secrets = []
+      try {
+        const apiKey = await http.resolveApiKey(options.apiKey)
+        if (apiKey) secrets.push(apiKey)
+        const url =
+          typeof options.chatCompletionsUrl === 'function'
+            ? options.chatCompletionsUrl(request)
+            : options.chatCompletionsUrl ?? `${options.baseUrl.replace(/\/+$/, '')}/chat/completions`
+        const headers = {
+          ...http.requestHeaders(request),
+          ...(options.extraHeaders ? options.extraHeaders(request) : undefined),
+          'content-type': 'application/json',
+          accept: 'text/event-stream',
+        }
+        if (apiKey && authStyle === 'bearer') headers.authorization = `Bearer ${apiKey}`
+        if (apiKey && authStyle === 'api-key') headers['api-key'] = apiKey
+        const { response, error } = await http.postWithRetry({
+          fetchImpl: options.fetch ?? fetch,
+          url,
+          headers,
+          body: JSON.stringify(buildOpenAIChatBody(request, options)),
+          signal,
+          retry: options.retry,
+          secrets,
+          prefix: options.requestFailedPrefix ?? 'OpenAI-compatible request failed',
+          mapHttpError: options.mapHttpError,
+          maxErrorBodyBytes: options.maxErrorBodyBytes,
+        })
+        if (error) {
+          yield providerError(error, secrets)
+          return
+        }
+        if (!response.body) {
+          yield providerError(new Error('OpenAI-compatible response had no body'), secrets)
+          return
+        }
+        yield* openAIChatEvents(response.body, {
+          signal,
+          secrets,
+          strictCompletion: options.strictCompletion,
+          mapUsage: options.mapUsage,
+          maxResponseBytes: options.maxResponseBytes,
+          maxEventBytes: options.maxEventBytes,
+          maxArgumentBytes: options.maxArgumentBytes,
+        })
+      } catch (err) {
+        yield providerError(err, secrets)
+      }
+    },
+  }
+}
+
+module.exports = { createOpenAICompatibleProvider, openAIChatEvents, buildOpenAIChatBody, serializeOpenAIChatMessage, mapOpenAIChatUsage }

@@ -1,0 +1,11 @@
+// Subpath `prism-tools-native/providers/anthropic`.
+export {
+  createAnthropicMessagesProvider,
+  anthropicMessagesEvents,
+  anthropicMessagesBody,
+  toAnthropicTools,
+  ANTHROPIC_API_VERSION,
+  ANTHROPIC_DEFAULT_BASE_URL,
+  AnthropicMessagesProviderOptions,
+  AnthropicToolDefinition,
+} from "../types/providers";

@@ -1,0 +1,2 @@
+// Subpath `prism-tools-native/providers/zod`.
+export { zodParameters, zodTool, ZodToolDefinition } from "../types/providers-zod";

@@ -1,0 +1,112 @@
+// Model providers: OpenAI-compatible Chat Completions and Anthropic Messages streaming, and tool
+// definitions in each API's wire format. docs/providers.md
+import type { AIProvider, Message, ProviderEvent, ProviderRequest, Usage } from "./agent";
+import type { JsonObject, ToolDefinition } from "./harness";
+
+/** An API key, or a function (sync or async) that answers one per request. */
+export type CredentialValueSource = string | (() => string | undefined | Promise<string | undefined>);
+
+/** Bounded retries on 429, 408, 409 and 5xx and on network failures. `false` sends once. */
+export type ProviderRetryOptions =
+  | false
+  | {
+      /** Attempts in all, the first included. Default 3, at most 10. */
+      maxAttempts?: number;
+      /** First backoff, doubled per attempt with jitter. Default 500. */
+      initialDelayMs?: number;
+      /** Cap on any wait, `Retry-After` included. Default 30 000. */
+      maxDelayMs?: number;
+    };
+
+interface StreamingProviderOptions {
+  id?: string;
+  apiKey?: CredentialValueSource;
+  /** Defaults to the global `fetch`. */
+  fetch?: typeof fetch;
+  retry?: ProviderRetryOptions;
+  /** Headers added to every request (auth and content-type still win). */
+  extraHeaders?: (request: ProviderRequest) => Record<string, string>;
+  /** Map a non-2xx answer to the error the run reports; `bodyText` is already redacted. */
+  mapHttpError?: (response: Response, bodyText: string, secrets: readonly (string | undefined)[]) => Error;
+  /** Bound on the streamed body. Default 16 MiB. */
+  maxResponseBytes?: number;
+  /** Bound on one SSE event's data. Default 256 KiB. */
+  maxEventBytes?: number;
+  /** Bound on an error body kept in the message. Default 64 KiB. */
+  maxErrorBodyBytes?: number;
+  /** Bound on one tool call's argument text. */
+  maxArgumentBytes?: number;
+}
+
+export interface OpenAICompatibleProviderOptions extends StreamingProviderOptions {
+  /** Default `openai-compatible`. */
+  id?: string;
+  /** E.g. `https://api.openai.com/v1`; requests go to `${baseUrl}/chat/completions`. */
+  baseUrl: string;
+  /** Overrides the request URL. */
+  chatCompletionsUrl?: string | ((request: ProviderRequest) => string);
+  /** `bearer` (default): `authorization: Bearer <key>`; `api-key`: `api-key: <key>` (Azure); `none`. */
+  authStyle?: "bearer" | "api-key" | "none";
+  /** Extra body fields, merged over the base body. */
+  buildBodyExtra?: (request: ProviderRequest) => JsonObject | undefined;
+  mapMessages?: (request: ProviderRequest) => readonly Message[];
+  serializeMessage?: (message: Message, request: ProviderRequest) => JsonObject;
+  /** Map the wire `usage` object; default reads prompt/completion/total and cache tokens. */
+  mapUsage?: (usage: unknown) => Usage | undefined;
+  /** Last transform of the body before it is sent. */
+  transformBody?: (body: JsonObject, request: ProviderRequest) => JsonObject;
+  /** Require `[DONE]` and a `finish_reason` before `done`. Default true. */
+  strictCompletion?: boolean;
+  /** Default `OpenAI-compatible request failed`. */
+  requestFailedPrefix?: string;
+}
+
+export interface AnthropicMessagesProviderOptions extends StreamingProviderOptions {
+  /** Default `anthropic`. */
+  id?: string;
+  /** Default `https://api.anthropic.com/v1`; requests go to `${baseUrl}/messages`. */
+  baseUrl?: string;
+  userAgent?: string;
+}
+
+export declare function createOpenAICompatibleProvider(options: OpenAICompatibleProviderOptions): AIProvider;
+export declare function createAnthropicMessagesProvider(options?: AnthropicMessagesProviderOptions): AIProvider;
+
+export declare function openAIChatEvents(
+  body: ReadableStream<Uint8Array>,
+  options?: { signal?: AbortSignal; strictCompletion?: boolean; mapUsage?: (usage: unknown) => Usage | undefined; maxResponseBytes?: number; maxEventBytes?: number },
+): AsyncIterable<ProviderEvent>;
+export declare function buildOpenAIChatBody(request: ProviderRequest, options?: Pick<OpenAICompatibleProviderOptions, "mapMessages" | "serializeMessage" | "buildBodyExtra" | "transformBody">): JsonObject;
+export declare function anthropicMessagesEvents(body: ReadableStream<Uint8Array>, options?: { signal?: AbortSignal; maxResponseBytes?: number; maxEventBytes?: number }): AsyncIterable<ProviderEvent>;
+export declare function anthropicMessagesBody(request: ProviderRequest): JsonObject;
+export declare const ANTHROPIC_API_VERSION: string;
+export declare const ANTHROPIC_DEFAULT_BASE_URL: string;
+
+/** A Chat Completions `tools[]` entry. */
+export interface OpenAIToolDefinition {
+  type: "function";
+  function: { name: string; description?: string; parameters: JsonObject; strict?: boolean };
+}
+/** Something strict mode could not keep. `path` is a JSON pointer into the tool's parameters. */
+export interface StrictSchemaDrop {
+  tool: string;
+  path: string;
+  keyword: string;
+  reason: string;
+}
+export declare function serializeOpenAITool(tool: Pick<ToolDefinition<any>, "name" | "description" | "parameters">): OpenAIToolDefinition;
+export declare function toOpenAITools(tools: readonly Pick<ToolDefinition<any>, "name" | "description" | "parameters">[], options?: { strict?: false }): OpenAIToolDefinition[];
+export declare function toOpenAITools(
+  tools: readonly Pick<ToolDefinition<any>, "name" | "description" | "parameters">[],
+  options: { strict: true },
+): { tools: OpenAIToolDefinition[]; dropped: StrictSchemaDrop[] };
+export declare function serializeOpenAIChatMessage(message: Message, index?: number): JsonObject;
+export declare function mapOpenAIChatUsage(usage: unknown): Usage | undefined;
+
+/** A Messages API `tools[]` entry. */
+export interface AnthropicToolDefinition {
+  name: string;
+  description?: string;
+  input_schema: JsonObject;
+}
+export declare function toAnthropicTools(tools: readonly Pick<ToolDefinition<any>, "name" | "description" | "parameters">[]): AnthropicToolDefinition[];
