@@ -17,7 +17,12 @@ pub fn iso8601(millis: i64) -> String {
     let days = secs.div_euclid(86_400);
     let sod = secs.rem_euclid(86_400);
     let (y, m, d) = civil_from_days(days);
-    format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{ms:03}Z", sod / 3600, (sod % 3600) / 60, sod % 60)
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{ms:03}Z",
+        sod / 3600,
+        (sod % 3600) / 60,
+        sod % 60
+    )
 }
 
 /// Howard Hinnant's days-to-civil algorithm.
@@ -40,7 +45,12 @@ static ROW_COUNTER: AtomicU64 = AtomicU64::new(0);
 /// processes writing to one ledger: `tcr_<ms base36>_<pid base36>_<counter base36>`.
 pub fn row_id() -> String {
     let n = ROW_COUNTER.fetch_add(1, Ordering::Relaxed);
-    format!("tcr_{}_{}_{}", base36(now_millis().max(0) as u64), base36(std::process::id() as u64), base36(n))
+    format!(
+        "tcr_{}_{}_{}",
+        base36(now_millis().max(0) as u64),
+        base36(std::process::id() as u64),
+        base36(n)
+    )
 }
 
 fn base36(mut n: u64) -> String {

@@ -84,7 +84,9 @@ mod tests {
         }
         assert_eq!(seen, Step::ORDER.to_vec());
         // Guardrails see the rewritten call before lookup; validation comes after every policy.
-        assert!(Step::CallMiddleware < Step::InputGuardrails && Step::InputGuardrails < Step::Lookup);
+        assert!(
+            Step::CallMiddleware < Step::InputGuardrails && Step::InputGuardrails < Step::Lookup
+        );
         assert!(Step::Permission < Step::Validate && Step::Validate < Step::Effect);
         assert!(Step::BeforeExecute < Step::Started && Step::Started < Step::Execute);
         assert!(!Step::BeforeExecute.after_execute() && Step::Execute.after_execute());
