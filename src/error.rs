@@ -78,7 +78,11 @@ pub struct PrismError {
 
 impl PrismError {
     pub fn new(kind: Kind, code: Code, message: impl Into<Cow<'static, str>>) -> Self {
-        Self { kind, code, message: message.into() }
+        Self {
+            kind,
+            code,
+            message: message.into(),
+        }
     }
     /// A `TypeError` with `ERR_PRISM_INVALID_OPTION`: the usual misuse of an option.
     pub fn invalid_option(message: impl Into<Cow<'static, str>>) -> Self {

@@ -13,7 +13,11 @@ pub struct FilterRule {
 impl FilterRule {
     pub fn new(allow: Vec<String>, deny: Vec<String>) -> Self {
         FilterRule {
-            allow: if allow.is_empty() { None } else { Some(allow.into_iter().collect()) },
+            allow: if allow.is_empty() {
+                None
+            } else {
+                Some(allow.into_iter().collect())
+            },
             deny: deny.into_iter().collect(),
         }
     }
@@ -28,11 +32,10 @@ pub struct Filter {
 impl Filter {
     pub fn permits(&self, name: &str) -> bool {
         self.rules.iter().all(|rule| {
-            !rule.deny.contains(name) && rule.allow.as_ref().is_none_or(|allow| allow.contains(name))
+            !rule.deny.contains(name)
+                && rule.allow.as_ref().is_none_or(|allow| allow.contains(name))
         })
     }
-
-
 }
 
 #[cfg(test)]
@@ -40,12 +43,17 @@ mod tests {
     use super::*;
 
     fn rule(allow: &[&str], deny: &[&str]) -> FilterRule {
-        FilterRule::new(allow.iter().map(|s| s.to_string()).collect(), deny.iter().map(|s| s.to_string()).collect())
+        FilterRule::new(
+            allow.iter().map(|s| s.to_string()).collect(),
+            deny.iter().map(|s| s.to_string()).collect(),
+        )
     }
 
     #[test]
     fn deny_wins_over_allow() {
-        let f = Filter { rules: vec![rule(&["a", "b"], &["b"])] };
+        let f = Filter {
+            rules: vec![rule(&["a", "b"], &["b"])],
+        };
         assert!(f.permits("a"));
         assert!(!f.permits("b"));
         assert!(!f.permits("c"));
@@ -53,7 +61,9 @@ mod tests {
 
     #[test]
     fn empty_allow_means_no_restriction() {
-        let f = Filter { rules: vec![rule(&[], &["x"])] };
+        let f = Filter {
+            rules: vec![rule(&[], &["x"])],
+        };
         assert!(f.permits("anything"));
         assert!(!f.permits("x"));
         assert!(Filter::default().permits("x"));
@@ -61,7 +71,13 @@ mod tests {
 
     #[test]
     fn every_non_empty_allow_must_list_the_tool() {
-        let f = Filter { rules: vec![rule(&["a", "b"], &[]), rule(&["b", "c"], &[]), rule(&[], &[])] };
+        let f = Filter {
+            rules: vec![
+                rule(&["a", "b"], &[]),
+                rule(&["b", "c"], &[]),
+                rule(&[], &[]),
+            ],
+        };
         assert!(!f.permits("a"));
         assert!(f.permits("b"));
         assert!(!f.permits("c"));
@@ -69,7 +85,9 @@ mod tests {
 
     #[test]
     fn names_match_exactly() {
-        let f = Filter { rules: vec![rule(&["echo"], &[])] };
+        let f = Filter {
+            rules: vec![rule(&["echo"], &[])],
+        };
         assert!(!f.permits("Echo"));
         assert!(!f.permits("echo "));
     }

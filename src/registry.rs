@@ -38,7 +38,6 @@ pub enum Placement {
     Replaced(usize),
 }
 
-
 #[derive(Debug, Default)]
 pub struct RegistryIndex {
     names: Vec<String>,
@@ -50,7 +49,11 @@ impl RegistryIndex {
         Self::default()
     }
 
-    pub fn register(&mut self, name: &str, policy: DuplicatePolicy) -> Result<Placement, DuplicateTool> {
+    pub fn register(
+        &mut self,
+        name: &str,
+        policy: DuplicatePolicy,
+    ) -> Result<Placement, DuplicateTool> {
         if let Some(&slot) = self.slots.get(name) {
             return match policy {
                 DuplicatePolicy::Replace => Ok(Placement::Replaced(slot)),
@@ -85,9 +88,18 @@ mod tests {
     #[test]
     fn replace_keeps_the_first_position() {
         let mut r = RegistryIndex::new();
-        assert_eq!(r.register("a", DuplicatePolicy::Replace), Ok(Placement::Appended(0)));
-        assert_eq!(r.register("b", DuplicatePolicy::Replace), Ok(Placement::Appended(1)));
-        assert_eq!(r.register("a", DuplicatePolicy::Replace), Ok(Placement::Replaced(0)));
+        assert_eq!(
+            r.register("a", DuplicatePolicy::Replace),
+            Ok(Placement::Appended(0))
+        );
+        assert_eq!(
+            r.register("b", DuplicatePolicy::Replace),
+            Ok(Placement::Appended(1))
+        );
+        assert_eq!(
+            r.register("a", DuplicatePolicy::Replace),
+            Ok(Placement::Replaced(0))
+        );
         assert_eq!(r.names(), &["a".to_string(), "b".to_string()]);
     }
 

@@ -21,10 +21,9 @@ impl Stage {
     }
 }
 
-/// The most a guardrail's name, reason and metadata take in a record, in bytes.
+/// The most a guardrail's name and reason take in a record, in bytes.
 pub const NAME_BYTES: usize = 128;
 pub const REASON_BYTES: usize = 4 * 1024;
-pub const METADATA_BYTES: usize = 16 * 1024;
 pub const MAX_CONCURRENCY: u32 = 16;
 const UNNAMED: &str = "(unnamed guardrail)";
 

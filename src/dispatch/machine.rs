@@ -43,8 +43,10 @@ pub struct Setup {
 /// `tool_call` middleware rewrote it).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct CallFacts {
-    /// `name` when it is a string.
+    /// `name` as text (a name that is not a string as `String(name)`).
     pub name: Option<String>,
+    /// `name` is a string: only then is it looked up.
+    pub name_is_string: bool,
     pub provider_hosted: bool,
     pub arguments: ArgumentsShape,
 }
@@ -216,16 +218,6 @@ pub enum Terminal {
     Blocked(BlockedReason),
 }
 
-impl Terminal {
-    pub fn status(self) -> &'static str {
-        match self {
-            Terminal::Finished => "finished",
-            Terminal::Error => "error",
-            Terminal::Blocked(_) => "blocked",
-        }
-    }
-}
-
 /// A held claim as the store knows it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ClaimRef {
@@ -387,6 +379,7 @@ impl Dispatch {
         self.call.name.as_deref().unwrap_or("")
     }
 
+    #[cfg(test)]
     pub fn terminal(&self) -> Option<Terminal> {
         self.terminal
     }
@@ -442,7 +435,7 @@ impl Dispatch {
                         None,
                     ));
                 }
-                if self.call.name.is_none() {
+                if !self.call.name_is_string {
                     return Some(self.unknown_tool());
                 }
                 Some(Command::Lookup)

@@ -3,6 +3,7 @@ use super::*;
 fn call(name: &str) -> CallFacts {
     CallFacts {
         name: Some(name.to_owned()),
+        name_is_string: true,
         provider_hosted: false,
         arguments: ArgumentsShape::Object,
     }
@@ -278,7 +279,7 @@ fn unknown_tool_and_a_throwing_registry_block_with_unknown_tool() {
     let cmds = drive(
         Setup::default(),
         CallFacts {
-            name: None,
+            name_is_string: false,
             ..call("x")
         },
         happy,

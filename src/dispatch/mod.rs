@@ -7,4 +7,3 @@ pub mod clock;
 pub mod guard;
 pub mod machine;
 pub mod reasons;
-pub mod steps;

@@ -84,19 +84,19 @@ impl ContributionRegistry {
     }
 
     /// The contribution stored under `name`, or `undefined`.
-  #[napi(ts_return_type = "unknown")]
-  pub fn get<'env>(&self, env: &'env Env, name: Unknown) -> Result<Either<Object<'env>, ()>> {
-    if name.get_type()? != ValueType::String {
-      return Ok(Either::B(()));
+    #[napi(ts_return_type = "unknown")]
+    pub fn get<'env>(&self, env: &'env Env, name: Unknown) -> Result<Either<Object<'env>, ()>> {
+        if name.get_type()? != ValueType::String {
+            return Ok(Either::B(()));
+        }
+        let key = unsafe { name.cast::<String>() }?;
+        match self.values.get(&key) {
+            Some(r) => Ok(Either::A(r.get_value(env)?)),
+            None => Ok(Either::B(())),
+        }
     }
-    let key = unsafe { name.cast::<String>() }?;
-    match self.values.get(&key) {
-      Some(r) => Ok(Either::A(r.get_value(env)?)),
-      None => Ok(Either::B(())),
-    }
-  }
 
-  /// The contribution stored under `name`; throws `Unknown <label>: <name>` when there is none.
+    /// The contribution stored under `name`; throws `Unknown <label>: <name>` when there is none.
     #[napi(ts_return_type = "unknown")]
     pub fn resolve<'env>(&self, env: &'env Env, name: Unknown) -> Result<Object<'env>> {
         let key = key_of(env, &name, &self.label)?;

@@ -16,7 +16,10 @@ thread_local! {
 }
 
 /// Commits every open ledger of this environment (the `exit` listener).
-unsafe extern "C" fn close_open_ledgers(_env: sys::napi_env, _info: sys::napi_callback_info) -> sys::napi_value {
+unsafe extern "C" fn close_open_ledgers(
+    _env: sys::napi_env,
+    _info: sys::napi_callback_info,
+) -> sys::napi_value {
     let ledgers: Vec<Weak<SqliteLedger>> = OPEN.with(|o| o.borrow_mut().drain(..).collect());
     for l in ledgers.iter().filter_map(Weak::upgrade) {
         let _ = l.close();
@@ -38,10 +41,20 @@ fn track(js: Js, ledger: &Arc<SqliteLedger>) -> Result<()> {
     let mut listener = std::ptr::null_mut();
     let name = "prismRunLedgerExit";
     let status = unsafe {
-        sys::napi_create_function(js.0, name.as_ptr().cast(), name.len() as isize, Some(close_open_ledgers), std::ptr::null_mut(), &mut listener)
+        sys::napi_create_function(
+            js.0,
+            name.as_ptr().cast(),
+            name.len() as isize,
+            Some(close_open_ledgers),
+            std::ptr::null_mut(),
+            &mut listener,
+        )
     };
     if status != sys::Status::napi_ok {
-        return Err(Error::new(Status::GenericFailure, "could not create the exit listener"));
+        return Err(Error::new(
+            Status::GenericFailure,
+            "could not create the exit listener",
+        ));
     }
     let exit = js.create_string("exit")?;
     js.call(process, on, &[exit, listener])?;
@@ -77,11 +90,19 @@ impl NativeRunLedger {
         let mut is_array = false;
         unsafe { sys::napi_is_array(js.0, v, &mut is_array) };
         if !js.is_object(v)? || is_array {
-            return Err(Error::new(Status::InvalidArg, "run ledger record must be an object"));
+            return Err(Error::new(
+                Status::InvalidArg,
+                "run ledger record must be an object",
+            ));
         }
         let text = match js.json_stringify(v)? {
             Ok(Some(t)) => t,
-            _ => return Err(Error::new(Status::InvalidArg, "run ledger record must be JSON serializable")),
+            _ => {
+                return Err(Error::new(
+                    Status::InvalidArg,
+                    "run ledger record must be JSON serializable",
+                ))
+            }
         };
         match &self.inner {
             Inner::Memory(m) => m.append(kind, text),
@@ -121,7 +142,10 @@ impl NativeRunLedger {
         let kind = match kind.as_deref() {
             None => RecordKind::ToolCall,
             Some(k) => RecordKind::parse(k).ok_or_else(|| {
-                Error::new(Status::InvalidArg, "kind must be \"tool_call\", \"run\", \"event\" or \"usage\"")
+                Error::new(
+                    Status::InvalidArg,
+                    "kind must be \"tool_call\", \"run\", \"event\" or \"usage\"",
+                )
             })?,
         };
         let rows = match &self.inner {
@@ -166,23 +190,36 @@ impl NativeRunLedger {
 /// `createMemoryRunLedger()`: rows kept in memory, in order (for tests and examples).
 #[napi(js_name = "createMemoryRunLedger")]
 pub fn create_memory_run_ledger() -> NativeRunLedger {
-    NativeRunLedger { inner: Inner::Memory(MemoryLedger::default()), cleanup: None }
+    NativeRunLedger {
+        inner: Inner::Memory(MemoryLedger::default()),
+        cleanup: None,
+    }
 }
 
 /// `createSqliteRunLedger(path, { batchSize? = 512, flushIntervalMs? = 10, maxPendingRows? = 8192,
 /// busyTimeoutMs? = 5000, synchronous? = "normal" })`.
 #[napi(js_name = "createSqliteRunLedger")]
-pub fn create_sqlite_run_ledger(env: Env, path: String, options: Option<Unknown>) -> Result<NativeRunLedger> {
+pub fn create_sqlite_run_ledger(
+    env: Env,
+    path: String,
+    options: Option<Unknown>,
+) -> Result<NativeRunLedger> {
     let js = Js(env.raw());
     let o = options.as_ref().map_or(std::ptr::null_mut(), |o| o.raw());
-    let mut opts = SqliteLedgerOptions { sqlite: read_sqlite_options(js, o, false)?, ..Default::default() };
+    let mut opts = SqliteLedgerOptions {
+        sqlite: read_sqlite_options(js, o, false)?,
+        ..Default::default()
+    };
     let int = |name: &std::ffi::CStr, max: f64| -> Result<Option<u64>> {
         match js.number(o, name)? {
             None => Ok(None),
             Some(f) if f.fract() == 0.0 && f >= 1.0 && f <= max => Ok(Some(f as u64)),
             Some(_) => Err(Error::new(
                 Status::InvalidArg,
-                format!("{} must be an integer from 1 to {max}", name.to_string_lossy()),
+                format!(
+                    "{} must be an integer from 1 to {max}",
+                    name.to_string_lossy()
+                ),
             )),
         }
     };
@@ -196,7 +233,10 @@ pub fn create_sqlite_run_ledger(env: Env, path: String, options: Option<Unknown>
         opts.max_pending_rows = n as usize;
     }
     if opts.max_pending_rows < opts.batch_size {
-        return Err(Error::new(Status::InvalidArg, "maxPendingRows must be at least batchSize"));
+        return Err(Error::new(
+            Status::InvalidArg,
+            "maxPendingRows must be at least batchSize",
+        ));
     }
     let ledger = Arc::new(SqliteLedger::open(&path, opts).map_err(ledger_error)?);
     track(js, &ledger)?;
@@ -206,5 +246,8 @@ pub fn create_sqlite_run_ledger(env: Env, path: String, options: Option<Unknown>
             let _ = l.close();
         }
     })?;
-    Ok(NativeRunLedger { inner: Inner::Sqlite(ledger), cleanup: Some(hook) })
+    Ok(NativeRunLedger {
+        inner: Inner::Sqlite(ledger),
+        cleanup: Some(hook),
+    })
 }

@@ -137,19 +137,25 @@ fn decide(
         Rule::Constant(ok, r) => return Ok((*ok, r.clone())),
         Rule::Lists(lists) => lists,
     };
-    let Some(obj) = request_object(ctx)? else { return Ok((false, Some(invalid.to_owned()))) };
-    let Some(target) = string_prop(&obj, "target")? else { return Ok((false, Some(invalid.to_owned()))) };
+    let Some(obj) = request_object(ctx)? else {
+        return Ok((false, Some(invalid.to_owned())));
+    };
+    let Some(target) = string_prop(&obj, "target")? else {
+        return Ok((false, Some(invalid.to_owned())));
+    };
     let mut full: Option<Request> = None;
     let mut read_error: Option<Error> = None;
-    let verdict = lists.decide(&target, || match full_request(&obj, target.clone(), verb_name) {
-        Ok(r) => {
-            let key = format!("{}:{}:{}", r.kind, r.target, r.verb);
-            full = Some(r);
-            key
-        }
-        Err(e) => {
-            read_error = Some(e);
-            String::new()
+    let verdict = lists.decide(&target, || {
+        match full_request(&obj, target.clone(), verb_name) {
+            Ok(r) => {
+                let key = format!("{}:{}:{}", r.kind, r.target, r.verb);
+                full = Some(r);
+                key
+            }
+            Err(e) => {
+                read_error = Some(e);
+                String::new()
+            }
         }
     });
     if let Some(e) = read_error {
@@ -168,8 +174,16 @@ fn decide(
 /// The options both static policies take: nothing (lists empty), a boolean (a constant decision), or
 /// `{ <yes>?, <no>?, defaultDecision? }`. With `constant_form`, `{ <yes>: boolean, reason? }` is a
 /// constant decision too, as `@arnilo/prism` accepts it for trust.
-fn read_rule(env: &Env, options: Option<Unknown>, factory: &str, (yes, no): (&str, &str), constant_form: bool) -> Result<Rule> {
-    let Some(value) = options else { return Ok(Rule::Lists(StaticLists::new(Vec::new(), Vec::new(), None))) };
+fn read_rule(
+    env: &Env,
+    options: Option<Unknown>,
+    factory: &str,
+    (yes, no): (&str, &str),
+    constant_form: bool,
+) -> Result<Rule> {
+    let Some(value) = options else {
+        return Ok(Rule::Lists(StaticLists::new(Vec::new(), Vec::new(), None)));
+    };
     match value.get_type()? {
         ValueType::Undefined => Ok(Rule::Lists(StaticLists::new(Vec::new(), Vec::new(), None))),
         ValueType::Boolean => Ok(Rule::Constant(unsafe { value.cast::<bool>() }?, None)),
@@ -178,7 +192,10 @@ fn read_rule(env: &Env, options: Option<Unknown>, factory: &str, (yes, no): (&st
             if constant_form {
                 let flag: Unknown = obj.get_named_property(yes)?;
                 if flag.get_type()? == ValueType::Boolean {
-                    return Ok(Rule::Constant(unsafe { flag.cast::<bool>() }?, string_prop(&obj, "reason")?));
+                    return Ok(Rule::Constant(
+                        unsafe { flag.cast::<bool>() }?,
+                        string_prop(&obj, "reason")?,
+                    ));
                 }
             }
             let listed = string_list(env, &obj, yes, factory)?;
@@ -186,7 +203,10 @@ fn read_rule(env: &Env, options: Option<Unknown>, factory: &str, (yes, no): (&st
             let default = default_decision(env, &obj, factory, yes, no)?;
             Ok(Rule::Lists(StaticLists::new(listed, refused, default)))
         }
-        _ => type_error(env, &format!("{factory}: options must be an object or a boolean")),
+        _ => type_error(
+            env,
+            &format!("{factory}: options must be an object or a boolean"),
+        ),
     }
 }
 
@@ -196,13 +216,28 @@ pub fn create_static_permission_policy<'env>(
     env: &'env Env,
     options: Option<Unknown<'env>>,
 ) -> Result<Object<'env>> {
-    let rule = read_rule(env, options, "createStaticPermissionPolicy", ("allow", "deny"), false)?;
-    let check = env.create_function_from_closure::<Unknown, _, _>("check", move |ctx: FunctionCallContext| {
-        let (allowed, reason) = decide(&rule, &ctx, "action", "Invalid permission request", |verdict, r| {
-            permission_reason(verdict, &format!("{}:{}:{}", r.kind, r.target, r.verb))
-        })?;
-        Ok(StaticPermissionDecision { allowed, reason })
-    })?;
+    let rule = read_rule(
+        env,
+        options,
+        "createStaticPermissionPolicy",
+        ("allow", "deny"),
+        false,
+    )?;
+    let check = env.create_function_from_closure::<Unknown, _, _>(
+        "check",
+        move |ctx: FunctionCallContext| {
+            let (allowed, reason) = decide(
+                &rule,
+                &ctx,
+                "action",
+                "Invalid permission request",
+                |verdict, r| {
+                    permission_reason(verdict, &format!("{}:{}:{}", r.kind, r.target, r.verb))
+                },
+            )?;
+            Ok(StaticPermissionDecision { allowed, reason })
+        },
+    )?;
     let mut policy = Object::new(env)?;
     policy.set_named_property("check", check)?;
     Ok(policy)
@@ -215,12 +250,26 @@ pub fn create_static_trust_policy<'env>(
     env: &'env Env,
     options: Option<Unknown<'env>>,
 ) -> Result<Object<'env>> {
-    let rule = read_rule(env, options, "createStaticTrustPolicy", ("trusted", "untrusted"), true)?;
-    let check = env.create_function_from_closure::<Unknown, _, _>("check", move |ctx: FunctionCallContext| {
-        let (trusted, reason) =
-            decide(&rule, &ctx, "capability", "Invalid trust request", |verdict, r| trust_reason(verdict, &r.kind, &r.target))?;
-        Ok(StaticTrustDecision { trusted, reason })
-    })?;
+    let rule = read_rule(
+        env,
+        options,
+        "createStaticTrustPolicy",
+        ("trusted", "untrusted"),
+        true,
+    )?;
+    let check = env.create_function_from_closure::<Unknown, _, _>(
+        "check",
+        move |ctx: FunctionCallContext| {
+            let (trusted, reason) = decide(
+                &rule,
+                &ctx,
+                "capability",
+                "Invalid trust request",
+                |verdict, r| trust_reason(verdict, &r.kind, &r.target),
+            )?;
+            Ok(StaticTrustDecision { trusted, reason })
+        },
+    )?;
     let mut policy = Object::new(env)?;
     policy.set_named_property("check", check)?;
     Ok(policy)

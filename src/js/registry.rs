@@ -16,7 +16,10 @@ use crate::filter::{Filter, FilterRule};
 use crate::raw_fn;
 use crate::registry::{DuplicatePolicy, Placement, RegistryIndex};
 
-pub const REGISTRY_TAG: sys::napi_type_tag = sys::napi_type_tag { lower: 0x7072_6973_6d2d_7467, upper: 0x7265_6769_7374_0001 };
+pub const REGISTRY_TAG: sys::napi_type_tag = sys::napi_type_tag {
+    lower: 0x7072_6973_6d2d_7467,
+    upper: 0x7265_6769_7374_0001,
+};
 
 pub struct RegistryState {
     env: sys::napi_env,
@@ -49,7 +52,9 @@ impl RegistryState {
             .map_err(|dup| error(dup.to_string(), "ERR_PRISM_DUPLICATE_TOOL"))?;
         let store = js.ref_value(self.store)?;
         match placement {
-            Placement::Appended(slot) | Placement::Replaced(slot) => js.set_element(store, slot as u32, tool),
+            Placement::Appended(slot) | Placement::Replaced(slot) => {
+                js.set_element(store, slot as u32, tool)
+            }
         }
     }
 }
@@ -57,11 +62,17 @@ impl RegistryState {
 /// The tool's `name`, which must be a non-empty string.
 fn tool_name(js: &Js, tool: V) -> R<String> {
     if js.ty(tool)? != Ty::Object {
-        return Err(type_error("Tool definition must be an object", "ERR_PRISM_INVALID_TOOL"));
+        return Err(type_error(
+            "Tool definition must be an object",
+            "ERR_PRISM_INVALID_TOOL",
+        ));
     }
     match js.opt_str(js.get(tool, c"name")?)? {
         Some(n) if !n.is_empty() => Ok(n),
-        _ => Err(type_error("Tool definition must have a non-empty string name", "ERR_PRISM_INVALID_TOOL")),
+        _ => Err(type_error(
+            "Tool definition must have a non-empty string name",
+            "ERR_PRISM_INVALID_TOOL",
+        )),
     }
 }
 
@@ -70,6 +81,7 @@ fn shared<'a>(data: *mut c_void) -> &'a Shared {
 }
 
 /// The state of a native registry object, when `v` is one.
+#[allow(dead_code)] // dispatch now looks tools up through `registry.get` in JS
 pub fn native_registry(js: &Js, v: V) -> R<Option<Shared>> {
     if js.ty(v)? != Ty::Object || !js.has_type_tag(v, &REGISTRY_TAG)? {
         return Ok(None);
@@ -79,7 +91,12 @@ pub fn native_registry(js: &Js, v: V) -> R<Option<Shared>> {
 }
 
 fn borrow_mut(s: &Shared) -> R<std::cell::RefMut<'_, RegistryState>> {
-    s.try_borrow_mut().map_err(|_| error("ToolRegistry was re-entered while registering a tool", "ERR_PRISM_REENTRANT"))
+    s.try_borrow_mut().map_err(|_| {
+        error(
+            "ToolRegistry was re-entered while registering a tool",
+            "ERR_PRISM_REENTRANT",
+        )
+    })
 }
 
 raw_fn!(registry_register, |js, info| {
@@ -91,22 +108,39 @@ raw_fn!(registry_register, |js, info| {
 
 raw_fn!(registry_get, |js, info| {
     let (_, data, [name], _) = cb_args::<1>(js, info)?;
-    let Some(name) = js.opt_str(name)? else { return Ok(js.undefined()) };
-    let state = shared(data).try_borrow().map_err(|_| error("ToolRegistry was re-entered", "ERR_PRISM_REENTRANT"))?;
+    let Some(name) = js.opt_str(name)? else {
+        return Ok(js.undefined());
+    };
+    let state = shared(data)
+        .try_borrow()
+        .map_err(|_| error("ToolRegistry was re-entered", "ERR_PRISM_REENTRANT"))?;
     Ok(state.lookup(js, &name)?.unwrap_or_else(|| js.undefined()))
 });
 
 raw_fn!(registry_resolve, |js, info| {
     let (_, data, [name], _) = cb_args::<1>(js, info)?;
     let text = js.to_js_string(name)?;
-    let state = shared(data).try_borrow().map_err(|_| error("ToolRegistry was re-entered", "ERR_PRISM_REENTRANT"))?;
-    let found = if js.ty(name)? == Ty::String { state.lookup(js, &text)? } else { None };
-    found.ok_or_else(|| error(crate::dispatch::reasons::unknown_tool(&text), "ERR_PRISM_UNKNOWN_TOOL"))
+    let state = shared(data)
+        .try_borrow()
+        .map_err(|_| error("ToolRegistry was re-entered", "ERR_PRISM_REENTRANT"))?;
+    let found = if js.ty(name)? == Ty::String {
+        state.lookup(js, &text)?
+    } else {
+        None
+    };
+    found.ok_or_else(|| {
+        error(
+            crate::dispatch::reasons::unknown_tool(&text),
+            "ERR_PRISM_UNKNOWN_TOOL",
+        )
+    })
 });
 
 raw_fn!(registry_list, |js, info| {
     let (_, data, _, _) = cb_args::<0>(js, info)?;
-    let state = shared(data).try_borrow().map_err(|_| error("ToolRegistry was re-entered", "ERR_PRISM_REENTRANT"))?;
+    let state = shared(data)
+        .try_borrow()
+        .map_err(|_| error("ToolRegistry was re-entered", "ERR_PRISM_REENTRANT"))?;
     let store = js.ref_value(state.store)?;
     let n = state.index.len();
     let out = js.array(n)?;
@@ -116,7 +150,13 @@ raw_fn!(registry_list, |js, info| {
     Ok(out)
 });
 
-fn method(js: &Js, obj: V, name: &'static std::ffi::CStr, cb: sys::napi_callback, state: &Shared) -> R<()> {
+fn method(
+    js: &Js,
+    obj: V,
+    name: &'static std::ffi::CStr,
+    cb: sys::napi_callback,
+    state: &Shared,
+) -> R<()> {
     let data = Box::into_raw(Box::new(state.clone()));
     let f = match js.function(name.to_str().unwrap_or("method"), cb, data.cast()) {
         Ok(f) => f,
@@ -138,15 +178,24 @@ raw_fn!(create_tool_registry, |js, info| {
             let d = js.get(options, c"duplicate")?;
             match js.ty(d)? {
                 Ty::Undefined => DuplicatePolicy::Replace,
-                _ => js.opt_str(d)?.as_deref().and_then(DuplicatePolicy::parse).ok_or_else(|| {
-                    type_error(
+                _ => js
+                    .opt_str(d)?
+                    .as_deref()
+                    .and_then(DuplicatePolicy::parse)
+                    .ok_or_else(|| {
+                        type_error(
                         "createToolRegistry: options.duplicate must be \"replace\" or \"error\"",
                         "ERR_PRISM_INVALID_OPTION",
                     )
-                })?,
+                    })?,
             }
         }
-        _ => return Err(type_error("createToolRegistry: options must be an object", "ERR_PRISM_INVALID_OPTION")),
+        _ => {
+            return Err(type_error(
+                "createToolRegistry: options must be an object",
+                "ERR_PRISM_INVALID_OPTION",
+            ))
+        }
     };
     let store = js.array(0)?;
     let state: Shared = Rc::new(RefCell::new(RegistryState {
@@ -165,7 +214,12 @@ raw_fn!(create_tool_registry, |js, info| {
                 borrow_mut(&state)?.register(js, tool, &name)?;
             }
         }
-        _ => return Err(type_error("createToolRegistry: tools must be an array of tool definitions", "ERR_PRISM_INVALID_OPTION")),
+        _ => {
+            return Err(type_error(
+                "createToolRegistry: tools must be an array of tool definitions",
+                "ERR_PRISM_INVALID_OPTION",
+            ))
+        }
     }
     let obj = js.object()?;
     method(js, obj, c"register", Some(registry_register), &state)?;
@@ -183,14 +237,24 @@ fn name_list(js: &Js, v: V, what: &str) -> R<Vec<String>> {
     match js.ty(v)? {
         Ty::Undefined | Ty::Null => return Ok(Vec::new()),
         _ if js.is_array(v)? => {}
-        _ => return Err(type_error(format!("{what} must be an array of tool names"), "ERR_PRISM_INVALID_FILTER")),
+        _ => {
+            return Err(type_error(
+                format!("{what} must be an array of tool names"),
+                "ERR_PRISM_INVALID_FILTER",
+            ))
+        }
     }
     let n = js.array_len(v)?;
     let mut out = Vec::with_capacity(n as usize);
     for i in 0..n {
         match js.opt_str(js.element(v, i)?)? {
             Some(s) => out.push(s),
-            None => return Err(type_error(format!("{what} must contain only strings"), "ERR_PRISM_INVALID_FILTER")),
+            None => {
+                return Err(type_error(
+                    format!("{what} must contain only strings"),
+                    "ERR_PRISM_INVALID_FILTER",
+                ))
+            }
         }
     }
     Ok(out)
@@ -198,7 +262,10 @@ fn name_list(js: &Js, v: V, what: &str) -> R<Vec<String>> {
 
 fn read_rule(js: &Js, v: V) -> R<FilterRule> {
     if js.ty(v)? != Ty::Object || js.is_array(v)? {
-        return Err(type_error("A tool filter must be an object { allow?, deny? }", "ERR_PRISM_INVALID_FILTER"));
+        return Err(type_error(
+            "A tool filter must be an object { allow?, deny? }",
+            "ERR_PRISM_INVALID_FILTER",
+        ));
     }
     let allow = name_list(js, js.get(v, c"allow")?, "filter.allow")?;
     let deny = name_list(js, js.get(v, c"deny")?, "filter.deny")?;
@@ -217,7 +284,9 @@ pub fn read_filter(js: &Js, v: V) -> R<Filter> {
             }
             Ok(Filter { rules })
         }
-        _ => Ok(Filter { rules: vec![read_rule(js, v)?] }),
+        _ => Ok(Filter {
+            rules: vec![read_rule(js, v)?],
+        }),
     }
 }
 
@@ -225,7 +294,10 @@ pub fn read_filter(js: &Js, v: V) -> R<Filter> {
 raw_fn!(filter_tools, |js, info| {
     let (_, _, [tools, filter], _) = cb_args::<2>(js, info)?;
     if !js.is_array(tools)? {
-        return Err(type_error("filterTools: tools must be an array of tool definitions", "ERR_PRISM_INVALID_OPTION"));
+        return Err(type_error(
+            "filterTools: tools must be an array of tool definitions",
+            "ERR_PRISM_INVALID_OPTION",
+        ));
     }
     let filter = read_filter(js, filter)?;
     let n = js.array_len(tools)?;

@@ -7,7 +7,8 @@ use serde_json::{json, Value};
 use crate::run;
 
 fn parse(text: Option<String>) -> Value {
-    text.and_then(|t| serde_json::from_str(&t).ok()).unwrap_or(Value::Null)
+    text.and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or(Value::Null)
 }
 
 fn refused(e: run::RunError) -> String {
@@ -26,7 +27,12 @@ fn split_names(joined: &str, count: u32) -> Vec<String> {
 /// `{"indices":[..],"stored":[..]|null}` or `{"error":..}`. `registered` is the registered names
 /// joined by NUL; `requested`/`stored` are JSON text.
 #[napi(js_name = "runResolveGrant")]
-pub fn run_resolve_grant(registered: String, count: u32, requested: Option<String>, stored: Option<String>) -> String {
+pub fn run_resolve_grant(
+    registered: String,
+    count: u32,
+    requested: Option<String>,
+    stored: Option<String>,
+) -> String {
     let registered = split_names(&registered, count);
     let requested = requested.map(|t| serde_json::from_str(&t).unwrap_or(Value::String(t)));
     let stored = stored.map(|t| serde_json::from_str(&t).unwrap_or(Value::String(t)));
@@ -88,14 +94,29 @@ pub fn run_resolve_limits(limits: Option<String>, loop_options: Option<String>) 
 fn artifact_loop(max_revisions: u32, bounded: bool) -> run::artifact::ArtifactLoop {
     run::artifact::ArtifactLoop {
         max_revisions,
-        tool_calls: if bounded { run::artifact::ToolCalls::Bounded } else { run::artifact::ToolCalls::Inert },
+        tool_calls: if bounded {
+            run::artifact::ToolCalls::Bounded
+        } else {
+            run::artifact::ToolCalls::Inert
+        },
     }
 }
 
 /// Artifact loop, after a response: `"candidate"`, `"tools"` or `"tool_round_limit"`.
 #[napi(js_name = "runArtifactStep")]
-pub fn run_artifact_step(bounded: bool, max_tool_rounds: u32, rounds_used: u32, host_calls: u32) -> &'static str {
-    run::artifact::response_step(artifact_loop(0, bounded), max_tool_rounds, rounds_used, host_calls).as_str()
+pub fn run_artifact_step(
+    bounded: bool,
+    max_tool_rounds: u32,
+    rounds_used: u32,
+    host_calls: u32,
+) -> &'static str {
+    run::artifact::response_step(
+        artifact_loop(0, bounded),
+        max_tool_rounds,
+        rounds_used,
+        host_calls,
+    )
+    .as_str()
 }
 
 /// Artifact loop, after a candidate: `outcome` is `"parse_error"` (`detail`: the thrown message),
@@ -103,14 +124,25 @@ pub fn run_artifact_step(bounded: bool, max_tool_rounds: u32, rounds_used: u32, 
 /// `"validator_error"`. Answers `{"action":"accept"}`, `{"action":"revise",revision,reason,message,request}`
 /// or `{"action":"fail",reason,message,rejection:{reason,message}|null}`.
 #[napi(js_name = "runArtifactVerdict")]
-pub fn run_artifact_verdict(max_revisions: u32, revisions_used: u32, outcome: String, detail: Option<String>) -> String {
+pub fn run_artifact_verdict(
+    max_revisions: u32,
+    revisions_used: u32,
+    outcome: String,
+    detail: Option<String>,
+) -> String {
     use run::artifact::{verdict, Outcome};
     let outcome = match outcome.as_str() {
         "parse_error" => Outcome::ParseError(detail.unwrap_or_default()),
-        "validated" => Outcome::Validated(detail.map(|t| serde_json::from_str(&t).unwrap_or(Value::Null))),
+        "validated" => {
+            Outcome::Validated(detail.map(|t| serde_json::from_str(&t).unwrap_or(Value::Null)))
+        }
         _ => Outcome::ValidatorError,
     };
-    verdict_json(verdict(artifact_loop(max_revisions, false), revisions_used, &outcome))
+    verdict_json(verdict(
+        artifact_loop(max_revisions, false),
+        revisions_used,
+        &outcome,
+    ))
 }
 
 fn verdict_json(v: run::artifact::Verdict) -> String {
@@ -138,8 +170,23 @@ pub fn run_artifact_tool_round_limit(max_tool_rounds: u32) -> String {
 
 /// `"done"`, `"execute"` or `"turn_limit"` after a provider turn.
 #[napi(js_name = "runNextStep")]
-pub fn run_next_step(max_tool_rounds: u32, max_turns: u32, rounds_used: u32, turns_used: u32, host_calls: u32) -> &'static str {
-    run::next_step(run::Limits { max_tool_rounds, max_turns }, rounds_used, turns_used, host_calls).as_str()
+pub fn run_next_step(
+    max_tool_rounds: u32,
+    max_turns: u32,
+    rounds_used: u32,
+    turns_used: u32,
+    host_calls: u32,
+) -> &'static str {
+    run::next_step(
+        run::Limits {
+            max_tool_rounds,
+            max_turns,
+        },
+        rounds_used,
+        turns_used,
+        host_calls,
+    )
+    .as_str()
 }
 
 /// The plan of a turn's calls: `[concurrency, ...indices to dispatch]`.

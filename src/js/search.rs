@@ -22,8 +22,9 @@ use napi_derive::napi;
 use crate::search::format::{line, NO_MATCH_TEXT};
 use crate::search::select::{activate, disclose, Disclosure};
 use crate::search::{
-    clamp_count, truncate_utf8, Scoring, SearchIndex, ToolText, DEFAULT_QUERY_BYTES, DEFAULT_TOP_K, DESCRIPTION_CHARS,
-    MAX_ACTIVATED_NAMES, MAX_INDEXED_TOOLS, MAX_QUERY_BYTES, MAX_TOP_K, SEARCH_TOOLS_DEFAULT_K,
+    clamp_count, truncate_utf8, Scoring, SearchIndex, ToolText, DEFAULT_QUERY_BYTES, DEFAULT_TOP_K,
+    DESCRIPTION_CHARS, MAX_ACTIVATED_NAMES, MAX_INDEXED_TOOLS, MAX_QUERY_BYTES, MAX_TOP_K,
+    SEARCH_TOOLS_DEFAULT_K,
 };
 
 /// Error code of misuse: a value of the wrong type where the API needs a specific one.
@@ -46,7 +47,10 @@ impl Raw {
         if status == sys::Status::napi_ok {
             Ok(())
         } else {
-            Err(Error::new(Status::from(status), format!("tool search: {what} failed")))
+            Err(Error::new(
+                Status::from(status),
+                format!("tool search: {what} failed"),
+            ))
         }
     }
 
@@ -64,38 +68,63 @@ impl Raw {
 
     fn array_len(self, v: sys::napi_value) -> Result<u32> {
         let mut n = 0;
-        Self::check(unsafe { sys::napi_get_array_length(self.0, v, &mut n) }, "array length")?;
+        Self::check(
+            unsafe { sys::napi_get_array_length(self.0, v, &mut n) },
+            "array length",
+        )?;
         Ok(n)
     }
 
     fn element(self, v: sys::napi_value, i: u32) -> Result<sys::napi_value> {
         let mut out = ptr::null_mut();
-        Self::check(unsafe { sys::napi_get_element(self.0, v, i, &mut out) }, "get element")?;
+        Self::check(
+            unsafe { sys::napi_get_element(self.0, v, i, &mut out) },
+            "get element",
+        )?;
         Ok(out)
     }
 
     fn get(self, obj: sys::napi_value, key: &CStr) -> Result<sys::napi_value> {
         let mut out = ptr::null_mut();
-        Self::check(unsafe { sys::napi_get_named_property(self.0, obj, key.as_ptr(), &mut out) }, "get property")?;
+        Self::check(
+            unsafe { sys::napi_get_named_property(self.0, obj, key.as_ptr(), &mut out) },
+            "get property",
+        )?;
         Ok(out)
     }
 
     fn set(self, obj: sys::napi_value, key: &CStr, value: sys::napi_value) -> Result<()> {
-        Self::check(unsafe { sys::napi_set_named_property(self.0, obj, key.as_ptr(), value) }, "set property")
+        Self::check(
+            unsafe { sys::napi_set_named_property(self.0, obj, key.as_ptr(), value) },
+            "set property",
+        )
     }
 
     /// The string value of `v` if it is a string: UTF-8, at most `max` bytes, cut on a character
     /// boundary (lone surrogates arrive as U+FFFD). Returns the text and whether it was cut.
     /// Short strings take one napi call: a copy into `buf`; only a copy that may have been cut
     /// asks for the full length.
-    fn string(self, v: sys::napi_value, max: usize, buf: &mut Vec<u8>) -> Result<Option<(String, bool)>> {
+    fn string(
+        self,
+        v: sys::napi_value,
+        max: usize,
+        buf: &mut Vec<u8>,
+    ) -> Result<Option<(String, bool)>> {
         const FIRST: usize = 4096;
         let first = max.min(FIRST);
         if buf.len() < first + 1 {
             buf.resize(first + 1, 0);
         }
         let mut copied = 0usize;
-        let status = unsafe { sys::napi_get_value_string_utf8(self.0, v, buf.as_mut_ptr().cast(), first + 1, &mut copied) };
+        let status = unsafe {
+            sys::napi_get_value_string_utf8(
+                self.0,
+                v,
+                buf.as_mut_ptr().cast(),
+                first + 1,
+                &mut copied,
+            )
+        };
         if status == sys::Status::napi_string_expected {
             return Ok(None);
         }
@@ -106,13 +135,24 @@ impl Raw {
             return Ok(Some((Self::utf8(&buf[..copied]), false)));
         }
         let mut len = 0usize;
-        Self::check(unsafe { sys::napi_get_value_string_utf8(self.0, v, ptr::null_mut(), 0, &mut len) }, "string length")?;
+        Self::check(
+            unsafe { sys::napi_get_value_string_utf8(self.0, v, ptr::null_mut(), 0, &mut len) },
+            "string length",
+        )?;
         let want = len.min(max);
         if buf.len() < want + 1 {
             buf.resize(want + 1, 0);
         }
         Self::check(
-            unsafe { sys::napi_get_value_string_utf8(self.0, v, buf.as_mut_ptr().cast(), want + 1, &mut copied) },
+            unsafe {
+                sys::napi_get_value_string_utf8(
+                    self.0,
+                    v,
+                    buf.as_mut_ptr().cast(),
+                    want + 1,
+                    &mut copied,
+                )
+            },
             "string copy",
         )?;
         let text = Self::utf8(&buf[..copied.min(want)]);
@@ -144,14 +184,19 @@ impl Raw {
             return Ok(None);
         }
         let mut out = 0f64;
-        Self::check(unsafe { sys::napi_get_value_double(self.0, v, &mut out) }, "number")?;
+        Self::check(
+            unsafe { sys::napi_get_value_double(self.0, v, &mut out) },
+            "number",
+        )?;
         Ok(Some(out))
     }
 
     fn create_string(self, s: &str) -> Result<sys::napi_value> {
         let mut out = ptr::null_mut();
         Self::check(
-            unsafe { sys::napi_create_string_utf8(self.0, s.as_ptr().cast(), s.len() as isize, &mut out) },
+            unsafe {
+                sys::napi_create_string_utf8(self.0, s.as_ptr().cast(), s.len() as isize, &mut out)
+            },
             "create string",
         )?;
         Ok(out)
@@ -159,30 +204,45 @@ impl Raw {
 
     fn create_f64(self, n: f64) -> Result<sys::napi_value> {
         let mut out = ptr::null_mut();
-        Self::check(unsafe { sys::napi_create_double(self.0, n, &mut out) }, "create number")?;
+        Self::check(
+            unsafe { sys::napi_create_double(self.0, n, &mut out) },
+            "create number",
+        )?;
         Ok(out)
     }
 
     fn create_bool(self, b: bool) -> Result<sys::napi_value> {
         let mut out = ptr::null_mut();
-        Self::check(unsafe { sys::napi_get_boolean(self.0, b, &mut out) }, "create boolean")?;
+        Self::check(
+            unsafe { sys::napi_get_boolean(self.0, b, &mut out) },
+            "create boolean",
+        )?;
         Ok(out)
     }
 
     fn create_object(self) -> Result<sys::napi_value> {
         let mut out = ptr::null_mut();
-        Self::check(unsafe { sys::napi_create_object(self.0, &mut out) }, "create object")?;
+        Self::check(
+            unsafe { sys::napi_create_object(self.0, &mut out) },
+            "create object",
+        )?;
         Ok(out)
     }
 
     fn create_array(self, len: usize) -> Result<sys::napi_value> {
         let mut out = ptr::null_mut();
-        Self::check(unsafe { sys::napi_create_array_with_length(self.0, len, &mut out) }, "create array")?;
+        Self::check(
+            unsafe { sys::napi_create_array_with_length(self.0, len, &mut out) },
+            "create array",
+        )?;
         Ok(out)
     }
 
     fn push(self, arr: sys::napi_value, i: u32, v: sys::napi_value) -> Result<()> {
-        Self::check(unsafe { sys::napi_set_element(self.0, arr, i, v) }, "set element")
+        Self::check(
+            unsafe { sys::napi_set_element(self.0, arr, i, v) },
+            "set element",
+        )
     }
 
     fn string_array(self, items: &[&str]) -> Result<sys::napi_value> {
@@ -214,12 +274,23 @@ impl Raw {
 
     fn get_by_key(self, obj: sys::napi_value, key: sys::napi_value) -> Result<sys::napi_value> {
         let mut out = ptr::null_mut();
-        Self::check(unsafe { sys::napi_get_property(self.0, obj, key, &mut out) }, "get property")?;
+        Self::check(
+            unsafe { sys::napi_get_property(self.0, obj, key, &mut out) },
+            "get property",
+        )?;
         Ok(out)
     }
 
-    fn set_by_key(self, obj: sys::napi_value, key: sys::napi_value, value: sys::napi_value) -> Result<()> {
-        Self::check(unsafe { sys::napi_set_property(self.0, obj, key, value) }, "set property")
+    fn set_by_key(
+        self,
+        obj: sys::napi_value,
+        key: sys::napi_value,
+        value: sys::napi_value,
+    ) -> Result<()> {
+        Self::check(
+            unsafe { sys::napi_set_property(self.0, obj, key, value) },
+            "set property",
+        )
     }
 
     fn is_object(self, v: sys::napi_value) -> Result<bool> {
@@ -267,14 +338,26 @@ impl Keys {
 }
 
 /// Reads one tool: `Ok(None)` when it is not an object with a string `name`.
-fn read_tool(raw: Raw, keys: &Keys, tool: sys::napi_value, buf: &mut Vec<u8>) -> Result<Option<ToolStrings>> {
+fn read_tool(
+    raw: Raw,
+    keys: &Keys,
+    tool: sys::napi_value,
+    buf: &mut Vec<u8>,
+) -> Result<Option<ToolStrings>> {
     if raw.type_of(tool)? != ValueType::Object {
         return Ok(None);
     }
     let Some((name, _)) = raw.string(raw.get_by_key(tool, keys.name)?, usize::MAX, buf)? else {
         return Ok(None);
     };
-    let description = raw.string(raw.get_by_key(tool, keys.description)?, INDEXED_TEXT_BYTES, buf)?.map(|s| s.0).unwrap_or_default();
+    let description = raw
+        .string(
+            raw.get_by_key(tool, keys.description)?,
+            INDEXED_TEXT_BYTES,
+            buf,
+        )?
+        .map(|s| s.0)
+        .unwrap_or_default();
     let mut parameters = String::new();
     let props = match raw.prop(raw.get_by_key(tool, keys.parameters)?, keys.properties)? {
         Some(p) if raw.type_of(p)? == ValueType::Object => Some(p),
@@ -302,7 +385,11 @@ fn read_tool(raw: Raw, keys: &Keys, tool: sys::napi_value, buf: &mut Vec<u8>) ->
     }
     let (p, _) = truncate_utf8(&parameters, INDEXED_TEXT_BYTES);
     let parameters = p.to_owned();
-    Ok(Some(ToolStrings { name, description, parameters }))
+    Ok(Some(ToolStrings {
+        name,
+        description,
+        parameters,
+    }))
 }
 
 enum ReadTools {
@@ -331,14 +418,20 @@ fn read_tools(raw: Raw, tools: sys::napi_value) -> Result<ReadTools> {
 
 fn build_index(tools: &[ToolStrings]) -> SearchIndex {
     SearchIndex::build(
-        tools.iter().map(|t| ToolText { name: &t.name, description: &t.description, parameters: &t.parameters }),
+        tools.iter().map(|t| ToolText {
+            name: &t.name,
+            description: &t.description,
+            parameters: &t.parameters,
+        }),
         Scoring::DEFAULT,
     )
 }
 
 /// `options.queryBytes`: default 4 096, clamped to 65 536; NaN or absent gives the default.
 fn read_query_bytes(raw: Raw, options: Option<sys::napi_value>) -> Result<usize> {
-    let Some(o) = options else { return Ok(DEFAULT_QUERY_BYTES) };
+    let Some(o) = options else {
+        return Ok(DEFAULT_QUERY_BYTES);
+    };
     if !raw.is_object(o)? {
         return Ok(DEFAULT_QUERY_BYTES);
     }
@@ -380,7 +473,11 @@ fn hits_to_js(raw: Raw, shared: &Shared, query: &str, k: usize) -> Result<sys::n
         return Ok(arr);
     }
     let mut term_values: Vec<Option<sys::napi_value>> = vec![None; terms.len()];
-    let (k_name, k_score, k_matched) = (raw.create_string("name")?, raw.create_string("score")?, raw.create_string("matched")?);
+    let (k_name, k_score, k_matched) = (
+        raw.create_string("name")?,
+        raw.create_string("score")?,
+        raw.create_string("matched")?,
+    );
     for (i, hit) in hits.iter().enumerate() {
         let obj = raw.create_object()?;
         raw.set_by_key(obj, k_name, raw.create_string(shared.index.name(hit.doc))?)?;
@@ -414,25 +511,47 @@ impl ToolSearchIndex {
 
     /// The top `k` tools for `query`: `[{ name, score, matched }]`, best first, ties in input
     /// order, only tools that match at least one query term.
-    #[napi(ts_args_type = "query: string, options?: { k?: number }", ts_return_type = "ToolSearchHit[]")]
-    pub fn search<'env>(&self, env: &'env Env, query: Unknown<'env>, options: Option<Unknown<'env>>) -> Result<Unknown<'env>> {
+    #[napi(
+        ts_args_type = "query: string, options?: { k?: number }",
+        ts_return_type = "ToolSearchHit[]"
+    )]
+    pub fn search<'env>(
+        &self,
+        env: &'env Env,
+        query: Unknown<'env>,
+        options: Option<Unknown<'env>>,
+    ) -> Result<Unknown<'env>> {
         let raw = Raw(env.raw());
         let mut buf = self.shared.buf.borrow_mut();
         let Some((q, _)) = raw.string(query.raw(), self.shared.query_bytes, &mut buf)? else {
-            return Err(type_error(env.raw(), CODE_INVALID_INPUT, "ToolSearchIndex.search: query must be a string"));
+            return Err(type_error(
+                env.raw(),
+                CODE_INVALID_INPUT,
+                "ToolSearchIndex.search: query must be a string",
+            ));
         };
         drop(buf);
         let k = match optional(raw, options)? {
             None => DEFAULT_TOP_K,
             Some(o) => {
                 if !raw.is_object(o)? {
-                    return Err(type_error(env.raw(), CODE_INVALID_INPUT, "ToolSearchIndex.search: options must be an object"));
+                    return Err(type_error(
+                        env.raw(),
+                        CODE_INVALID_INPUT,
+                        "ToolSearchIndex.search: options must be an object",
+                    ));
                 }
                 let kv = raw.get(o, c"k")?;
                 match raw.type_of(kv)? {
                     ValueType::Undefined | ValueType::Null => DEFAULT_TOP_K,
                     ValueType::Number => clamp_count(raw.number(kv)?, DEFAULT_TOP_K, MAX_TOP_K),
-                    _ => return Err(type_error(env.raw(), CODE_INVALID_INPUT, "ToolSearchIndex.search: k must be a number")),
+                    _ => {
+                        return Err(type_error(
+                            env.raw(),
+                            CODE_INVALID_INPUT,
+                            "ToolSearchIndex.search: k must be a number",
+                        ))
+                    }
                 }
             }
         };
@@ -448,31 +567,49 @@ impl ToolSearchIndex {
     ts_args_type = "tools: readonly ToolDefinition[], options?: ToolSearchIndexOptions",
     ts_return_type = "ToolSearchIndex"
 )]
-pub fn create_tool_search_index(env: &Env, tools: Unknown, options: Option<Unknown>) -> Result<ToolSearchIndex> {
+pub fn create_tool_search_index(
+    env: &Env,
+    tools: Unknown,
+    options: Option<Unknown>,
+) -> Result<ToolSearchIndex> {
     let raw = Raw(env.raw());
     if !raw.is_array(tools.raw())? {
-        return Err(type_error(env.raw(), CODE_INVALID_INPUT, "createToolSearchIndex: tools must be an array"));
+        return Err(type_error(
+            env.raw(),
+            CODE_INVALID_INPUT,
+            "createToolSearchIndex: tools must be an array",
+        ));
     }
     let query_bytes = read_query_bytes(raw, optional(raw, options)?)?;
     let tools = match read_tools(raw, tools.raw())? {
         ReadTools::Ok(t) => t,
         ReadTools::OverCap(n) => {
-            let msg = format!("createToolSearchIndex: {n} tools exceed the index cap of {MAX_INDEXED_TOOLS}");
+            let msg = format!(
+                "createToolSearchIndex: {n} tools exceed the index cap of {MAX_INDEXED_TOOLS}"
+            );
             return Err(range_error(env.raw(), CODE_INDEX_CAP, &msg));
         }
         ReadTools::BadEntry(i) => {
-            let msg = format!("createToolSearchIndex: tools[{i}] must be an object with a string name");
+            let msg =
+                format!("createToolSearchIndex: tools[{i}] must be an object with a string name");
             return Err(type_error(env.raw(), CODE_INVALID_INPUT, &msg));
         }
     };
     let index = build_index(&tools);
-    Ok(ToolSearchIndex { shared: Rc::new(Shared { index, query_bytes, buf: RefCell::new(Vec::new()) }) })
+    Ok(ToolSearchIndex {
+        shared: Rc::new(Shared {
+            index,
+            query_bytes,
+            buf: RefCell::new(Vec::new()),
+        }),
+    })
 }
 
 // ---------------------------------------------------------------------------------------------
 // The search_tools tool.
 
-const SEARCH_TOOLS_DESCRIPTION: &str = "Search the available tools by keywords and make the best matches callable \
+const SEARCH_TOOLS_DESCRIPTION: &str =
+    "Search the available tools by keywords and make the best matches callable \
 from the next turn. Returns one line per tool: `name: short description [matched: terms]`.";
 
 fn search_tools_parameters(raw: Raw, max_k: usize) -> Result<sys::napi_value> {
@@ -481,11 +618,19 @@ fn search_tools_parameters(raw: Raw, max_k: usize) -> Result<sys::napi_value> {
     let props = raw.create_object()?;
     let query = raw.create_object()?;
     raw.set(query, c"type", raw.create_string("string")?)?;
-    raw.set(query, c"description", raw.create_string("Keywords describing the tool you need.")?)?;
+    raw.set(
+        query,
+        c"description",
+        raw.create_string("Keywords describing the tool you need.")?,
+    )?;
     raw.set(props, c"query", query)?;
     let k = raw.create_object()?;
     raw.set(k, c"type", raw.create_string("integer")?)?;
-    raw.set(k, c"description", raw.create_string("How many tools to return.")?)?;
+    raw.set(
+        k,
+        c"description",
+        raw.create_string("How many tools to return.")?,
+    )?;
     raw.set(k, c"minimum", raw.create_f64(1.0)?)?;
     raw.set(k, c"maximum", raw.create_f64(max_k as f64)?)?;
     raw.set(props, c"k", k)?;
@@ -496,7 +641,13 @@ fn search_tools_parameters(raw: Raw, max_k: usize) -> Result<sys::napi_value> {
 }
 
 /// One `search_tools` call: a ToolResult object.
-fn run_search_tools(raw: Raw, shared: &Shared, default_k: usize, args: sys::napi_value, ctx: sys::napi_value) -> Result<sys::napi_value> {
+fn run_search_tools(
+    raw: Raw,
+    shared: &Shared,
+    default_k: usize,
+    args: sys::napi_value,
+    ctx: sys::napi_value,
+) -> Result<sys::napi_value> {
     let result = raw.create_object()?;
     if raw.is_object(ctx)? {
         raw.set(result, c"toolCallId", raw.get(ctx, c"toolCallId")?)?;
@@ -510,7 +661,11 @@ fn run_search_tools(raw: Raw, shared: &Shared, default_k: usize, args: sys::napi
     };
     let Some((query, truncated)) = query else {
         let err = raw.create_object()?;
-        raw.set(err, c"message", raw.create_string("search_tools: query must be a string")?)?;
+        raw.set(
+            err,
+            c"message",
+            raw.create_string("search_tools: query must be a string")?,
+        )?;
         raw.set(err, c"code", raw.create_string("invalid_arguments")?)?;
         raw.set(result, c"error", err)?;
         let value = raw.create_object()?;
@@ -524,11 +679,21 @@ fn run_search_tools(raw: Raw, shared: &Shared, default_k: usize, args: sys::napi
     let mut text = String::new();
     let mut names: Vec<&str> = Vec::with_capacity(hits.len());
     for hit in &hits {
-        let matched: Vec<&str> = shared.index.matched(&terms, hit.doc).iter().map(|&t| terms.surface[t].as_str()).collect();
+        let matched: Vec<&str> = shared
+            .index
+            .matched(&terms, hit.doc)
+            .iter()
+            .map(|&t| terms.surface[t].as_str())
+            .collect();
         if !text.is_empty() {
             text.push('\n');
         }
-        line(shared.index.name(hit.doc), shared.index.description(hit.doc), &matched, &mut text);
+        line(
+            shared.index.name(hit.doc),
+            shared.index.description(hit.doc),
+            &matched,
+            &mut text,
+        );
         names.push(shared.index.name(hit.doc));
     }
     if hits.is_empty() {
@@ -546,34 +711,59 @@ fn run_search_tools(raw: Raw, shared: &Shared, default_k: usize, args: sys::napi
 }
 
 /// The generated `search_tools` ToolDefinition over `index`.
-#[napi(ts_args_type = "index: ToolSearchIndex, options?: SearchToolsToolOptions", ts_return_type = "SearchToolsTool")]
-pub fn create_search_tools_tool<'env>(env: &'env Env, index: &ToolSearchIndex, options: Option<Unknown<'env>>) -> Result<Unknown<'env>> {
+#[napi(
+    ts_args_type = "index: ToolSearchIndex, options?: SearchToolsToolOptions",
+    ts_return_type = "SearchToolsTool"
+)]
+pub fn create_search_tools_tool<'env>(
+    env: &'env Env,
+    index: &ToolSearchIndex,
+    options: Option<Unknown<'env>>,
+) -> Result<Unknown<'env>> {
     let raw = Raw(env.raw());
     let default_k = match optional(raw, options)? {
-        Some(o) if raw.is_object(o)? => clamp_count(raw.number(raw.get(o, c"defaultK")?)?, SEARCH_TOOLS_DEFAULT_K, MAX_TOP_K),
+        Some(o) if raw.is_object(o)? => clamp_count(
+            raw.number(raw.get(o, c"defaultK")?)?,
+            SEARCH_TOOLS_DEFAULT_K,
+            MAX_TOP_K,
+        ),
         _ => SEARCH_TOOLS_DEFAULT_K,
     };
     let tool = raw.create_object()?;
     raw.set(tool, c"name", raw.create_string(SEARCH_TOOLS_NAME)?)?;
-    raw.set(tool, c"description", raw.create_string(SEARCH_TOOLS_DESCRIPTION)?)?;
-    raw.set(tool, c"parameters", search_tools_parameters(raw, MAX_TOP_K)?)?;
+    raw.set(
+        tool,
+        c"description",
+        raw.create_string(SEARCH_TOOLS_DESCRIPTION)?,
+    )?;
+    raw.set(
+        tool,
+        c"parameters",
+        search_tools_parameters(raw, MAX_TOP_K)?,
+    )?;
     let shared = Rc::clone(&index.shared);
-    let execute = env.create_function_from_closure::<(Unknown, Unknown), Unknown, _>("execute", move |ctx| {
-        let env = ctx.env.raw();
-        let raw = Raw(env);
-        let mut undefined = ptr::null_mut();
-        Raw::check(unsafe { sys::napi_get_undefined(env, &mut undefined) }, "undefined")?;
-        let arg = |i: usize| -> Result<sys::napi_value> {
-            if i < ctx.length() {
-                Ok(ctx.get::<Unknown>(i)?.raw())
-            } else {
-                Ok(undefined)
-            }
-        };
-        let (args, call_ctx) = (arg(0)?, arg(1)?);
-        let out = run_search_tools(raw, &shared, default_k, args, call_ctx)?;
-        Ok(unsafe { Unknown::from_raw_unchecked(env, out) })
-    })?;
+    let execute = env.create_function_from_closure::<(Unknown, Unknown), Unknown, _>(
+        "execute",
+        move |ctx| {
+            let env = ctx.env.raw();
+            let raw = Raw(env);
+            let mut undefined = ptr::null_mut();
+            Raw::check(
+                unsafe { sys::napi_get_undefined(env, &mut undefined) },
+                "undefined",
+            )?;
+            let arg = |i: usize| -> Result<sys::napi_value> {
+                if i < ctx.length() {
+                    Ok(ctx.get::<Unknown>(i)?.raw())
+                } else {
+                    Ok(undefined)
+                }
+            };
+            let (args, call_ctx) = (arg(0)?, arg(1)?);
+            let out = run_search_tools(raw, &shared, default_k, args, call_ctx)?;
+            Ok(unsafe { Unknown::from_raw_unchecked(env, out) })
+        },
+    )?;
     raw.set(tool, c"execute", execute.raw())?;
     Ok(unsafe { Unknown::from_raw_unchecked(env.raw(), tool) })
 }
@@ -583,19 +773,34 @@ pub fn create_search_tools_tool<'env>(env: &'env Env, index: &ToolSearchIndex, o
 
 /// The tools to send this turn (see `select::disclose`). Fails closed to a copy of the whole
 /// list; throws only when `options` is not an object or `options.tools` is not an array.
-#[napi(ts_args_type = "options: SelectDisclosedToolsOptions", ts_return_type = "ToolDefinition[]")]
-pub fn select_disclosed_tools<'env>(env: &'env Env, options: Unknown<'env>) -> Result<Unknown<'env>> {
+#[napi(
+    ts_args_type = "options: SelectDisclosedToolsOptions",
+    ts_return_type = "ToolDefinition[]"
+)]
+pub fn select_disclosed_tools<'env>(
+    env: &'env Env,
+    options: Unknown<'env>,
+) -> Result<Unknown<'env>> {
     let raw = Raw(env.raw());
     if !raw.is_object(options.raw())? {
-        return Err(type_error(env.raw(), CODE_INVALID_INPUT, "selectDisclosedTools: options must be an object"));
+        return Err(type_error(
+            env.raw(),
+            CODE_INVALID_INPUT,
+            "selectDisclosedTools: options must be an object",
+        ));
     }
     let o = options.raw();
     let tools = raw.get(o, c"tools")?;
     if !raw.is_array(tools)? {
-        return Err(type_error(env.raw(), CODE_INVALID_INPUT, "selectDisclosedTools: tools must be an array"));
+        return Err(type_error(
+            env.raw(),
+            CODE_INVALID_INPUT,
+            "selectDisclosedTools: tools must be an array",
+        ));
     }
     let n = raw.array_len(tools)?;
-    let picked = catch_unwind(AssertUnwindSafe(|| choose(raw, o, tools, n))).unwrap_or(Ok(Disclosure::All));
+    let picked =
+        catch_unwind(AssertUnwindSafe(|| choose(raw, o, tools, n))).unwrap_or(Ok(Disclosure::All));
     // Any error while choosing (a throwing getter included) discloses everything.
     let picked = match picked {
         Ok(p) => p,
@@ -655,10 +860,12 @@ fn choose(raw: Raw, o: sys::napi_value, tools: sys::napi_value, n: u32) -> Resul
     let activated: Vec<&str> = activated.iter().map(String::as_str).collect();
     let index_v = raw.get(o, c"index")?;
     let given: Option<Rc<Shared>> = match raw.type_of(index_v)? {
-        ValueType::Object => match unsafe { ClassInstance::<ToolSearchIndex>::from_napi_value(raw.0, index_v) } {
-            Ok(i) => Some(Rc::clone(&i.shared)),
-            Err(_) => return Ok(Disclosure::All),
-        },
+        ValueType::Object => {
+            match unsafe { ClassInstance::<ToolSearchIndex>::from_napi_value(raw.0, index_v) } {
+                Ok(i) => Some(Rc::clone(&i.shared)),
+                Err(_) => return Ok(Disclosure::All),
+            }
+        }
         _ => None,
     };
     match given {
@@ -694,7 +901,10 @@ fn choose(raw: Raw, o: sys::napi_value, tools: sys::napi_value, n: u32) -> Resul
 
 /// Adds `names` to an activation list: returns the new list (distinct names, newest last, at
 /// most 128). Non-string entries are ignored; a non-array argument counts as empty.
-#[napi(ts_args_type = "activated: readonly string[] | undefined, names: readonly string[]", ts_return_type = "string[]")]
+#[napi(
+    ts_args_type = "activated: readonly string[] | undefined, names: readonly string[]",
+    ts_return_type = "string[]"
+)]
 pub fn activate_tool_names(env: &Env, activated: Unknown, names: Unknown) -> Result<Vec<String>> {
     let raw = Raw(env.raw());
     let mut buf = Vec::new();
@@ -733,7 +943,10 @@ pub fn tool_search_limits(env: &Env) -> Result<Unknown<'_>> {
     if let Some((k, r)) = cached {
         if k == key {
             let mut out = ptr::null_mut();
-            Raw::check(unsafe { sys::napi_get_reference_value(env.raw(), r, &mut out) }, "limits reference")?;
+            Raw::check(
+                unsafe { sys::napi_get_reference_value(env.raw(), r, &mut out) },
+                "limits reference",
+            )?;
             if !out.is_null() {
                 return Ok(unsafe { Unknown::from_raw_unchecked(env.raw(), out) });
             }
@@ -755,7 +968,10 @@ pub fn tool_search_limits(env: &Env) -> Result<Unknown<'_>> {
     }
     Raw::check(unsafe { sys::napi_object_freeze(env.raw(), o) }, "freeze")?;
     let mut r = ptr::null_mut();
-    Raw::check(unsafe { sys::napi_create_reference(env.raw(), o, 1, &mut r) }, "limits reference")?;
+    Raw::check(
+        unsafe { sys::napi_create_reference(env.raw(), o, 1, &mut r) },
+        "limits reference",
+    )?;
     LIMITS.with(|c| *c.borrow_mut() = Some((key, r)));
     Ok(unsafe { Unknown::from_raw_unchecked(env.raw(), o) })
 }

@@ -13,14 +13,20 @@ impl MemoryLedger {
         if json.len() > MAX_LEDGER_RECORD_BYTES {
             return Err(LedgerError::TooLarge);
         }
-        self.rows.lock().unwrap_or_else(|e| e.into_inner()).push((kind, json));
+        self.rows
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((kind, json));
         Ok(())
     }
 
     /// Rows of one kind in append order.
     pub fn list(&self, kind: RecordKind) -> Vec<String> {
         let rows = self.rows.lock().unwrap_or_else(|e| e.into_inner());
-        rows.iter().filter(|(k, _)| *k == kind).map(|(_, j)| j.clone()).collect()
+        rows.iter()
+            .filter(|(k, _)| *k == kind)
+            .map(|(_, j)| j.clone())
+            .collect()
     }
 
     pub fn len(&self) -> usize {

@@ -51,7 +51,10 @@ impl fmt::Display for LedgerError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::Closed => f.write_str("run ledger is closed"),
-            Self::TooLarge => write!(f, "run ledger record exceeds {MAX_LEDGER_RECORD_BYTES} bytes"),
+            Self::TooLarge => write!(
+                f,
+                "run ledger record exceeds {MAX_LEDGER_RECORD_BYTES} bytes"
+            ),
             Self::Storage(m) => write!(f, "run ledger write failed: {m}"),
         }
     }

@@ -32,7 +32,10 @@ impl Default for SqliteLedgerOptions {
             batch_size: 512,
             flush_interval_ms: 10,
             max_pending_rows: 8192,
-            sqlite: SqliteOptions { busy_timeout_ms: 5_000, synchronous_full: false },
+            sqlite: SqliteOptions {
+                busy_timeout_ms: 5_000,
+                synchronous_full: false,
+            },
         }
     }
 }
@@ -79,10 +82,14 @@ fn storage(e: rusqlite::Error) -> LedgerError {
     LedgerError::Storage(e.to_string())
 }
 
-fn write_batch(conn: &mut Connection, batch: &[(RecordKind, String)]) -> Result<(), rusqlite::Error> {
+fn write_batch(
+    conn: &mut Connection,
+    batch: &[(RecordKind, String)],
+) -> Result<(), rusqlite::Error> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     {
-        let mut stmt = tx.prepare_cached("INSERT INTO prism_run_ledger (kind, record) VALUES (?1, ?2)")?;
+        let mut stmt =
+            tx.prepare_cached("INSERT INTO prism_run_ledger (kind, record) VALUES (?1, ?2)")?;
         for (kind, json) in batch {
             stmt.execute(params![kind.as_str(), json])?;
         }
@@ -107,9 +114,15 @@ fn writer_loop(shared: Arc<Shared>) {
                     if st.closing {
                         return;
                     }
-                    st = shared.wake_writer.wait(st).unwrap_or_else(|e| e.into_inner());
+                    st = shared
+                        .wake_writer
+                        .wait(st)
+                        .unwrap_or_else(|e| e.into_inner());
                 } else {
-                    let (g, t) = shared.wake_writer.wait_timeout(st, interval).unwrap_or_else(|e| e.into_inner());
+                    let (g, t) = shared
+                        .wake_writer
+                        .wait_timeout(st, interval)
+                        .unwrap_or_else(|e| e.into_inner());
                     st = g;
                     if t.timed_out() && !st.pending.is_empty() {
                         break;
@@ -168,7 +181,10 @@ impl SqliteLedger {
             .name("prism-run-ledger".into())
             .spawn(move || writer_loop(for_writer))
             .map_err(|e| LedgerError::Storage(e.to_string()))?;
-        Ok(Self { shared, writer: Mutex::new(Some(writer)) })
+        Ok(Self {
+            shared,
+            writer: Mutex::new(Some(writer)),
+        })
     }
 
     /// Queues one row; waits only when `max_pending_rows` rows are already queued.
@@ -232,7 +248,9 @@ impl SqliteLedger {
         let mut stmt = conn
             .prepare_cached("SELECT record FROM prism_run_ledger WHERE kind = ?1 ORDER BY seq")
             .map_err(storage)?;
-        let rows = stmt.query_map([kind.as_str()], |r| r.get::<_, String>(0)).map_err(storage)?;
+        let rows = stmt
+            .query_map([kind.as_str()], |r| r.get::<_, String>(0))
+            .map_err(storage)?;
         rows.collect::<Result<Vec<_>, _>>().map_err(storage)
     }
 
@@ -281,19 +299,36 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("ledger.db").to_string_lossy().into_owned();
-        let opts = SqliteLedgerOptions { batch_size: 64, max_pending_rows: 256, ..Default::default() };
+        let opts = SqliteLedgerOptions {
+            batch_size: 64,
+            max_pending_rows: 256,
+            ..Default::default()
+        };
         let ledger = SqliteLedger::open(&path, opts.clone()).unwrap();
         for i in 0..10_000 {
-            ledger.append(RecordKind::ToolCall, format!("{{\"i\":{i}}}")).unwrap();
+            ledger
+                .append(RecordKind::ToolCall, format!("{{\"i\":{i}}}"))
+                .unwrap();
         }
-        ledger.append(RecordKind::Run, "{\"run\":1}".into()).unwrap();
+        ledger
+            .append(RecordKind::Run, "{\"run\":1}".into())
+            .unwrap();
         ledger.close().unwrap();
-        assert_eq!(ledger.append(RecordKind::Run, "{}".into()), Err(LedgerError::Closed));
+        assert_eq!(
+            ledger.append(RecordKind::Run, "{}".into()),
+            Err(LedgerError::Closed)
+        );
         let again = SqliteLedger::open(&path, opts).unwrap();
         let rows = again.list(RecordKind::ToolCall).unwrap();
         assert_eq!(rows.len(), 10_000);
-        assert!(rows.iter().enumerate().all(|(i, r)| *r == format!("{{\"i\":{i}}}")));
-        assert_eq!(again.list(RecordKind::Run).unwrap(), vec!["{\"run\":1}".to_owned()]);
+        assert!(rows
+            .iter()
+            .enumerate()
+            .all(|(i, r)| *r == format!("{{\"i\":{i}}}")));
+        assert_eq!(
+            again.list(RecordKind::Run).unwrap(),
+            vec!["{\"run\":1}".to_owned()]
+        );
         // list() sees this ledger's own queued rows.
         again.append(RecordKind::Usage, "{\"u\":1}".into()).unwrap();
         assert_eq!(again.list(RecordKind::Usage).unwrap().len(), 1);

@@ -39,7 +39,11 @@ pub struct ArtifactLoop {
 }
 
 fn invalid(message: impl Into<String>) -> RunError {
-    RunError { kind: "TypeError", code: "invalid_loop_options", message: message.into() }
+    RunError {
+        kind: "TypeError",
+        code: "invalid_loop_options",
+        message: message.into(),
+    }
 }
 
 /// Resolves `loop` (JSON; `parser` and `validator` arrive as their `typeof`, functions not being JSON).
@@ -73,8 +77,17 @@ pub fn resolve_strategy(lp: &Value) -> Result<Strategy, RunError> {
         Some(Value::String(s)) if s == "bounded" => ToolCalls::Bounded,
         Some(_) => return Err(invalid("loop.toolCalls must be \"inert\" or \"bounded\"")),
     };
-    let max_revisions = count(lp.get("maxRevisions"), "loop.maxRevisions", DEFAULT_MAX_REVISIONS, MAX_REVISIONS, 0)?;
-    Ok(Strategy::Artifact(ArtifactLoop { max_revisions, tool_calls }))
+    let max_revisions = count(
+        lp.get("maxRevisions"),
+        "loop.maxRevisions",
+        DEFAULT_MAX_REVISIONS,
+        MAX_REVISIONS,
+        0,
+    )?;
+    Ok(Strategy::Artifact(ArtifactLoop {
+        max_revisions,
+        tool_calls,
+    }))
 }
 
 /// What the artifact loop does with a provider response.
@@ -100,7 +113,12 @@ impl ResponseStep {
 
 /// After a response with `host_calls` host (not provider-hosted) calls, `rounds_used` tool rounds
 /// done. Revisions play no part: tool rounds and revisions are separate budgets.
-pub fn response_step(lp: ArtifactLoop, max_tool_rounds: u32, rounds_used: u32, host_calls: u32) -> ResponseStep {
+pub fn response_step(
+    lp: ArtifactLoop,
+    max_tool_rounds: u32,
+    rounds_used: u32,
+    host_calls: u32,
+) -> ResponseStep {
     match lp.tool_calls {
         _ if host_calls == 0 => ResponseStep::Candidate,
         ToolCalls::Inert => ResponseStep::Candidate,
@@ -159,9 +177,18 @@ impl FailReason {
 pub enum Verdict {
     Accept,
     /// Ask again: `revision` is the 1-based revision now requested, `request` the user message text.
-    Revise { revision: u32, reason: Rejection, message: String, request: String },
+    Revise {
+        revision: u32,
+        reason: Rejection,
+        message: String,
+        request: String,
+    },
     /// The run fails: `message` is the run error's message; `rejection` the last rejection, if any.
-    Fail { reason: FailReason, message: String, rejection: Option<(Rejection, String)> },
+    Fail {
+        reason: FailReason,
+        message: String,
+        rejection: Option<(Rejection, String)>,
+    },
 }
 
 fn bounded(message: &str) -> String {
@@ -185,7 +212,11 @@ pub fn rejection_of(answer: Option<&Value>) -> Option<String> {
         Some(Value::Object(o)) => o.get("message").and_then(Value::as_str).unwrap_or(""),
         Some(_) => "",
     };
-    Some(if text.trim().is_empty() { DEFAULT_REJECTION.to_string() } else { bounded(text) })
+    Some(if text.trim().is_empty() {
+        DEFAULT_REJECTION.to_string()
+    } else {
+        bounded(text)
+    })
 }
 
 /// The text of the user message that asks for revision `revision` of `max`.
@@ -207,9 +238,14 @@ pub fn verdict(lp: ArtifactLoop, revisions_used: u32, outcome: &Outcome) -> Verd
                 rejection: None,
             }
         }
-        Outcome::ParseError(m) => {
-            (Rejection::ParseError, if m.trim().is_empty() { "the parser threw".to_string() } else { bounded(m) })
-        }
+        Outcome::ParseError(m) => (
+            Rejection::ParseError,
+            if m.trim().is_empty() {
+                "the parser threw".to_string()
+            } else {
+                bounded(m)
+            },
+        ),
         Outcome::Validated(answer) => match rejection_of(answer.as_ref()) {
             None => return Verdict::Accept,
             Some(m) => (Rejection::ValidationFailed, m),
@@ -227,7 +263,12 @@ pub fn verdict(lp: ArtifactLoop, revisions_used: u32, outcome: &Outcome) -> Verd
     }
     let revision = revisions_used + 1;
     let request = revision_request(reason, &message, revision, lp.max_revisions);
-    Verdict::Revise { revision, reason, message, request }
+    Verdict::Revise {
+        revision,
+        reason,
+        message,
+        request,
+    }
 }
 
 /// The verdict when a response asks for calls past `maxToolRounds` ([`ResponseStep::ToolRoundLimit`]).

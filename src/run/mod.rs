@@ -29,10 +29,18 @@ pub struct RunError {
 
 impl RunError {
     fn type_error(code: &'static str, message: impl Into<String>) -> Self {
-        RunError { kind: "TypeError", code, message: message.into() }
+        RunError {
+            kind: "TypeError",
+            code,
+            message: message.into(),
+        }
     }
     fn range_error(code: &'static str, message: impl Into<String>) -> Self {
-        RunError { kind: "RangeError", code, message: message.into() }
+        RunError {
+            kind: "RangeError",
+            code,
+            message: message.into(),
+        }
     }
 }
 
@@ -57,24 +65,37 @@ pub struct Grant {
 ///   resumes a stored grant, where the request can only narrow it.
 /// - `stored` (`session.state().toolNames` of an earlier run): the result is never wider than it;
 ///   stored names missing from the current registry are dropped.
-pub fn resolve_grant(registered: &[String], requested: Option<&Value>, stored: Option<&Value>) -> Result<Grant, RunError> {
+pub fn resolve_grant(
+    registered: &[String],
+    requested: Option<&Value>,
+    stored: Option<&Value>,
+) -> Result<Grant, RunError> {
     let requested = match requested {
         None | Some(Value::Null) => None,
         Some(v) => Some(string_array(v).ok_or_else(|| {
-            RunError::type_error("invalid_tool_names", "toolNames must be an array of tool names")
+            RunError::type_error(
+                "invalid_tool_names",
+                "toolNames must be an array of tool names",
+            )
         })?),
     };
     let stored = match stored {
         None | Some(Value::Null) => None,
         Some(v) => Some(string_array(v).ok_or_else(|| {
-            RunError::type_error("invalid_tool_names", "state.toolNames must be an array of tool names")
+            RunError::type_error(
+                "invalid_tool_names",
+                "state.toolNames must be an array of tool names",
+            )
         })?),
     };
     if let Some(names) = &requested {
         if names.len() > MAX_GRANT_NAMES {
             return Err(RunError::range_error(
                 "tool_names_limit",
-                format!("toolNames exceeds {MAX_GRANT_NAMES} names ({} given)", names.len()),
+                format!(
+                    "toolNames exceeds {MAX_GRANT_NAMES} names ({} given)",
+                    names.len()
+                ),
             ));
         }
         if stored.is_none() {
@@ -86,7 +107,10 @@ pub fn resolve_grant(registered: &[String], requested: Option<&Value>, stored: O
                 }
             }
             if !unknown.is_empty() {
-                return Err(RunError::range_error("unknown_run_tool", format!("Unknown run tool: {}", unknown.join(", "))));
+                return Err(RunError::range_error(
+                    "unknown_run_tool",
+                    format!("Unknown run tool: {}", unknown.join(", ")),
+                ));
             }
         }
     }
@@ -104,7 +128,9 @@ pub fn resolve_grant(registered: &[String], requested: Option<&Value>, stored: O
     let mut indices = Vec::new();
     let mut seen: HashSet<&str> = HashSet::with_capacity(registered.len());
     for (i, name) in registered.iter().enumerate() {
-        let granted = allowed_set.as_ref().is_none_or(|a| a.contains(name.as_str()));
+        let granted = allowed_set
+            .as_ref()
+            .is_none_or(|a| a.contains(name.as_str()));
         // A registry lists a name once; a plain array may repeat it: the first wins, as in dispatch.
         if granted && seen.insert(name.as_str()) {
             indices.push(i as u32);
@@ -112,7 +138,10 @@ pub fn resolve_grant(registered: &[String], requested: Option<&Value>, stored: O
     }
     let stored = allowed.map(|a| {
         let mut once: HashSet<&str> = HashSet::with_capacity(a.len());
-        a.into_iter().filter(|n| once.insert(n)).map(str::to_string).collect()
+        a.into_iter()
+            .filter(|n| once.insert(n))
+            .map(str::to_string)
+            .collect()
     });
     Ok(Grant { indices, stored })
 }
@@ -130,7 +159,10 @@ pub struct Narrowed {
 /// Clamps a narrowing answer to `tool_ids`. Not an array → error (the turn fails).
 pub fn clamp_narrowing(tool_ids: &[String], returned: &Value) -> Result<Narrowed, RunError> {
     let list = returned.as_array().ok_or_else(|| {
-        RunError::type_error("invalid_tool_narrowing", "toolNarrowing must return an array of tool names")
+        RunError::type_error(
+            "invalid_tool_narrowing",
+            "toolNarrowing must return an array of tool names",
+        )
     })?;
     let ids: HashSet<&str> = tool_ids.iter().map(String::as_str).collect();
     let mut wanted: HashSet<&str> = HashSet::with_capacity(list.len());
@@ -183,11 +215,19 @@ pub struct Limits {
     pub max_turns: u32,
 }
 
-pub(crate) fn count(value: Option<&Value>, name: &str, default: u32, cap: u32, min: u32) -> Result<u32, RunError> {
+pub(crate) fn count(
+    value: Option<&Value>,
+    name: &str,
+    default: u32,
+    cap: u32,
+    min: u32,
+) -> Result<u32, RunError> {
     match value {
         None | Some(Value::Null) => Ok(default),
         Some(v) => {
-            let n = v.as_f64().ok_or_else(|| RunError::type_error("invalid_run_limits", format!("{name} must be a number")))?;
+            let n = v.as_f64().ok_or_else(|| {
+                RunError::type_error("invalid_run_limits", format!("{name} must be a number"))
+            })?;
             if n.is_nan() || n < min as f64 || n.fract() != 0.0 {
                 return Err(RunError::range_error(
                     "invalid_run_limits",
@@ -202,9 +242,24 @@ pub(crate) fn count(value: Option<&Value>, name: &str, default: u32, cap: u32, m
 /// `limits` (a JSON object, or null): `maxToolRounds` default 8, clamped to 64; `maxTurns`.
 pub fn resolve_limits(limits: &Value) -> Result<Limits, RunError> {
     let get = |k: &str| limits.get(k);
-    let max_tool_rounds = count(get("maxToolRounds"), "limits.maxToolRounds", DEFAULT_MAX_TOOL_ROUNDS, MAX_TOOL_ROUNDS, 0)?;
-    let max_turns = count(get("maxTurns"), "limits.maxTurns", max_tool_rounds + 1, max_tool_rounds + 1, 1)?;
-    Ok(Limits { max_tool_rounds, max_turns })
+    let max_tool_rounds = count(
+        get("maxToolRounds"),
+        "limits.maxToolRounds",
+        DEFAULT_MAX_TOOL_ROUNDS,
+        MAX_TOOL_ROUNDS,
+        0,
+    )?;
+    let max_turns = count(
+        get("maxTurns"),
+        "limits.maxTurns",
+        max_tool_rounds + 1,
+        max_tool_rounds + 1,
+        1,
+    )?;
+    Ok(Limits {
+        max_tool_rounds,
+        max_turns,
+    })
 }
 
 /// What the loop does after a provider turn.
@@ -256,10 +311,24 @@ pub fn resolve_concurrency(value: Option<&Value>) -> Result<u32, RunError> {
 
 /// Plans a turn: `hosted[i]` marks provider-hosted calls, `exclusive[i]` calls of exclusive tools.
 pub fn plan_batch(concurrency: u32, hosted: &[bool], exclusive: &[bool]) -> Batch {
-    let dispatch: Vec<u32> = (0..hosted.len()).filter(|&i| !hosted[i]).map(|i| i as u32).collect();
-    let any_exclusive = dispatch.iter().any(|&i| exclusive.get(i as usize).copied().unwrap_or(false));
-    let concurrency = if any_exclusive { 1 } else { concurrency.clamp(1, MAX_TOOL_CONCURRENCY).min(dispatch.len().max(1) as u32) };
-    Batch { dispatch, concurrency }
+    let dispatch: Vec<u32> = (0..hosted.len())
+        .filter(|&i| !hosted[i])
+        .map(|i| i as u32)
+        .collect();
+    let any_exclusive = dispatch
+        .iter()
+        .any(|&i| exclusive.get(i as usize).copied().unwrap_or(false));
+    let concurrency = if any_exclusive {
+        1
+    } else {
+        concurrency
+            .clamp(1, MAX_TOOL_CONCURRENCY)
+            .min(dispatch.len().max(1) as u32)
+    };
+    Batch {
+        dispatch,
+        concurrency,
+    }
 }
 
 /// The error message of a call the run never started: `why` is `"aborted"` (the run was

@@ -41,7 +41,12 @@ fn resume_never_widens() {
     assert_eq!(g.indices, vec![0]);
     assert_eq!(g.stored, Some(names(&["echo", "secret"])));
     // A request on resume narrows within the stored grant and never fails on missing names.
-    let g = resolve_grant(&current, Some(&json!(["late", "echo"])), Some(&json!(["echo"]))).unwrap();
+    let g = resolve_grant(
+        &current,
+        Some(&json!(["late", "echo"])),
+        Some(&json!(["echo"])),
+    )
+    .unwrap();
     assert_eq!(g.indices, vec![0]);
     assert_eq!(g.stored, Some(names(&["echo"])));
 }
@@ -67,7 +72,13 @@ fn ids_hash_depends_on_names_and_order_only() {
 #[test]
 fn limits_default_clamp_and_refuse() {
     let l = resolve_limits(&json!(null)).unwrap();
-    assert_eq!(l, Limits { max_tool_rounds: 8, max_turns: 9 });
+    assert_eq!(
+        l,
+        Limits {
+            max_tool_rounds: 8,
+            max_turns: 9
+        }
+    );
     let l = resolve_limits(&json!({ "maxToolRounds": 1000 })).unwrap();
     assert_eq!(l.max_tool_rounds, 64);
     assert!(resolve_limits(&json!({ "maxToolRounds": -1 })).is_err());
@@ -77,18 +88,34 @@ fn limits_default_clamp_and_refuse() {
 
 #[test]
 fn steps() {
-    let l = Limits { max_tool_rounds: 1, max_turns: 2 };
+    let l = Limits {
+        max_tool_rounds: 1,
+        max_turns: 2,
+    };
     assert_eq!(next_step(l, 0, 1, 0), Step::Done);
     assert_eq!(next_step(l, 0, 1, 2), Step::Execute);
     assert_eq!(next_step(l, 1, 2, 1), Step::TurnLimit);
-    let l = Limits { max_tool_rounds: 0, max_turns: 1 };
+    let l = Limits {
+        max_tool_rounds: 0,
+        max_turns: 1,
+    };
     assert_eq!(next_step(l, 0, 1, 1), Step::TurnLimit);
 }
 
 #[test]
 fn batches() {
-    let b = plan_batch(4, &[false, true, false, false], &[false, false, false, false]);
-    assert_eq!(b, Batch { dispatch: vec![0, 2, 3], concurrency: 3 });
+    let b = plan_batch(
+        4,
+        &[false, true, false, false],
+        &[false, false, false, false],
+    );
+    assert_eq!(
+        b,
+        Batch {
+            dispatch: vec![0, 2, 3],
+            concurrency: 3
+        }
+    );
     let b = plan_batch(4, &[false, false], &[false, true]);
     assert_eq!(b.concurrency, 1);
     // An exclusive provider-hosted call does not force a sequential turn.
@@ -101,8 +128,20 @@ fn batches() {
 
 #[test]
 fn not_dispatched_messages_name_the_call_and_the_cause() {
-    assert_eq!(not_dispatched_message("x", "aborted"), "Tool call x was not dispatched: the run was aborted");
-    assert_eq!(not_dispatched_message("x", "turn_limit"), "Tool call x was not dispatched: the run reached its tool round limit");
-    assert_eq!(not_dispatched_message("x", "inert"), "Tool call x was not dispatched: tools are inert in the generate-validate-revise loop");
-    assert_eq!(not_dispatched_message("x", "failed"), "Tool call x was not dispatched: the batch stopped before it started");
+    assert_eq!(
+        not_dispatched_message("x", "aborted"),
+        "Tool call x was not dispatched: the run was aborted"
+    );
+    assert_eq!(
+        not_dispatched_message("x", "turn_limit"),
+        "Tool call x was not dispatched: the run reached its tool round limit"
+    );
+    assert_eq!(
+        not_dispatched_message("x", "inert"),
+        "Tool call x was not dispatched: tools are inert in the generate-validate-revise loop"
+    );
+    assert_eq!(
+        not_dispatched_message("x", "failed"),
+        "Tool call x was not dispatched: the batch stopped before it started"
+    );
 }

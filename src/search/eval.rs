@@ -47,7 +47,11 @@ fn tools_of(list: &Value) -> Vec<Tool> {
         .iter()
         .map(|t| Tool {
             name: t["name"].as_str().expect("name").to_owned(),
-            description: t.get("description").and_then(Value::as_str).unwrap_or("").to_owned(),
+            description: t
+                .get("description")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_owned(),
             parameters: t.get("parameters").map(parameter_text).unwrap_or_default(),
             parameter_names: t
                 .get("parameters")
@@ -64,7 +68,12 @@ fn queries_of(list: &Value) -> Vec<(String, Vec<String>)> {
         .expect("queries")
         .iter()
         .map(|q| {
-            let expected = q["expected"].as_array().expect("expected").iter().map(|e| e.as_str().expect("name").to_owned()).collect();
+            let expected = q["expected"]
+                .as_array()
+                .expect("expected")
+                .iter()
+                .map(|e| e.as_str().expect("name").to_owned())
+                .collect();
             (q["query"].as_str().expect("query").to_owned(), expected)
         })
         .collect()
@@ -72,11 +81,17 @@ fn queries_of(list: &Value) -> Vec<(String, Vec<String>)> {
 
 fn bfcl() -> Set {
     let v = fixture("bfcl-tool-retrieval.json");
-    Set { tools: tools_of(&v["catalog"]), queries: queries_of(&v["queries"]) }
+    Set {
+        tools: tools_of(&v["catalog"]),
+        queries: queries_of(&v["queries"]),
+    }
 }
 
 fn github() -> Set {
-    Set { tools: tools_of(&fixture("github-mcp-tools.json")), queries: queries_of(&fixture("github-mcp-queries.json")["queries"]) }
+    Set {
+        tools: tools_of(&fixture("github-mcp-tools.json")),
+        queries: queries_of(&fixture("github-mcp-queries.json")["queries"]),
+    }
 }
 
 /// recall@1, @5, @16: the share of queries whose expected names are all in the top k.
@@ -89,7 +104,11 @@ fn recall_with(set: &Set, scoring: Scoring, names_only: bool) -> [f64; 3] {
         set.tools.iter().map(|t| ToolText {
             name: &t.name,
             description: &t.description,
-            parameters: if names_only { &t.parameter_names } else { &t.parameters },
+            parameters: if names_only {
+                &t.parameter_names
+            } else {
+                &t.parameters
+            },
         }),
         scoring,
     );
@@ -112,22 +131,137 @@ fn variants() -> Vec<(&'static str, Scoring)> {
     let p = Scoring::PLAIN;
     vec![
         ("plain BM25 (name x3, description)", p),
-        ("+ stop words", Scoring { stop_words: true, ..p }),
-        ("+ light stemmer", Scoring { stem: Stem::Light, ..p }),
-        ("+ Porter2 stemmer", Scoring { stem: Stem::Porter2, ..p }),
-        ("+ parameters x0.5", Scoring { parameter_weight: 0.5, ..p }),
-        ("+ parameters x0.3", Scoring { parameter_weight: 0.3, ..p }),
-        ("+ stop words + Porter2", Scoring { stop_words: true, stem: Stem::Porter2, ..p }),
-        ("+ stop words + Porter2 + parameters x0.3", Scoring { stop_words: true, stem: Stem::Porter2, parameter_weight: 0.3, ..p }),
-        ("+ stop words + parameters x0.3", Scoring { stop_words: true, parameter_weight: 0.3, ..p }),
-        ("+ stop words + parameters x0.5", Scoring { stop_words: true, parameter_weight: 0.5, ..p }),
-        ("+ stop words + parameters x0.3 + light", Scoring { stop_words: true, parameter_weight: 0.3, stem: Stem::Light, ..p }),
-        ("sw+p0.3, name b=0.3", Scoring { stop_words: true, parameter_weight: 0.3, name_b: 0.3, ..p }),
-        ("sw+p0.3, b=0.5", Scoring { stop_words: true, parameter_weight: 0.3, b: 0.5, ..p }),
-        ("sw+p0.3, b=0.9", Scoring { stop_words: true, parameter_weight: 0.3, b: 0.9, ..p }),
-        ("sw+p0.3, k1=0.9", Scoring { stop_words: true, parameter_weight: 0.3, k1: 0.9, ..p }),
-        ("sw+p0.3, k1=1.6", Scoring { stop_words: true, parameter_weight: 0.3, k1: 1.6, ..p }),
-        ("sw+p0.3, k1=2.0", Scoring { stop_words: true, parameter_weight: 0.3, k1: 2.0, ..p }),
+        (
+            "+ stop words",
+            Scoring {
+                stop_words: true,
+                ..p
+            },
+        ),
+        (
+            "+ light stemmer",
+            Scoring {
+                stem: Stem::Light,
+                ..p
+            },
+        ),
+        (
+            "+ Porter2 stemmer",
+            Scoring {
+                stem: Stem::Porter2,
+                ..p
+            },
+        ),
+        (
+            "+ parameters x0.5",
+            Scoring {
+                parameter_weight: 0.5,
+                ..p
+            },
+        ),
+        (
+            "+ parameters x0.3",
+            Scoring {
+                parameter_weight: 0.3,
+                ..p
+            },
+        ),
+        (
+            "+ stop words + Porter2",
+            Scoring {
+                stop_words: true,
+                stem: Stem::Porter2,
+                ..p
+            },
+        ),
+        (
+            "+ stop words + Porter2 + parameters x0.3",
+            Scoring {
+                stop_words: true,
+                stem: Stem::Porter2,
+                parameter_weight: 0.3,
+                ..p
+            },
+        ),
+        (
+            "+ stop words + parameters x0.3",
+            Scoring {
+                stop_words: true,
+                parameter_weight: 0.3,
+                ..p
+            },
+        ),
+        (
+            "+ stop words + parameters x0.5",
+            Scoring {
+                stop_words: true,
+                parameter_weight: 0.5,
+                ..p
+            },
+        ),
+        (
+            "+ stop words + parameters x0.3 + light",
+            Scoring {
+                stop_words: true,
+                parameter_weight: 0.3,
+                stem: Stem::Light,
+                ..p
+            },
+        ),
+        (
+            "sw+p0.3, name b=0.3",
+            Scoring {
+                stop_words: true,
+                parameter_weight: 0.3,
+                name_b: 0.3,
+                ..p
+            },
+        ),
+        (
+            "sw+p0.3, b=0.5",
+            Scoring {
+                stop_words: true,
+                parameter_weight: 0.3,
+                b: 0.5,
+                ..p
+            },
+        ),
+        (
+            "sw+p0.3, b=0.9",
+            Scoring {
+                stop_words: true,
+                parameter_weight: 0.3,
+                b: 0.9,
+                ..p
+            },
+        ),
+        (
+            "sw+p0.3, k1=0.9",
+            Scoring {
+                stop_words: true,
+                parameter_weight: 0.3,
+                k1: 0.9,
+                ..p
+            },
+        ),
+        (
+            "sw+p0.3, k1=1.6",
+            Scoring {
+                stop_words: true,
+                parameter_weight: 0.3,
+                k1: 1.6,
+                ..p
+            },
+        ),
+        (
+            "sw+p0.3, k1=2.0",
+            Scoring {
+                stop_words: true,
+                parameter_weight: 0.3,
+                k1: 2.0,
+                ..p
+            },
+        ),
         ("shipped default", Scoring::DEFAULT),
     ]
 }
@@ -140,10 +274,17 @@ fn print_variants() {
     println!("| --- | --- | --- | --- | --- | --- | --- |");
     for (label, s) in variants() {
         let (rb, rg) = (recall(&b, s), recall(&g, s));
-        println!("| {label} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} |", rb[0], rb[1], rb[2], rg[0], rg[1], rg[2]);
+        println!(
+            "| {label} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} |",
+            rb[0], rb[1], rb[2], rg[0], rg[1], rg[2]
+        );
     }
     for w in [0.3f32, 0.5, 1.0] {
-        let s = Scoring { stop_words: true, parameter_weight: w, ..Scoring::PLAIN };
+        let s = Scoring {
+            stop_words: true,
+            parameter_weight: w,
+            ..Scoring::PLAIN
+        };
         let (rb, rg) = (recall_with(&b, s, true), recall_with(&g, s, true));
         println!("| + stop words + parameter names only x{w} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} |", rb[0], rb[1], rb[2], rg[0], rg[1], rg[2]);
     }
@@ -161,8 +302,19 @@ fn shipped_scoring_meets_the_recall_floors() {
 #[ignore = "timing probe; run with --release --ignored --nocapture"]
 fn print_build_and_query_time() {
     let (b, g) = (bfcl(), github());
-    let tools: Vec<&Tool> = b.tools.iter().chain(g.tools.iter().take(1024 - b.tools.len())).collect();
-    let texts: Vec<ToolText> = tools.iter().map(|t| ToolText { name: &t.name, description: &t.description, parameters: &t.parameters }).collect();
+    let tools: Vec<&Tool> = b
+        .tools
+        .iter()
+        .chain(g.tools.iter().take(1024 - b.tools.len()))
+        .collect();
+    let texts: Vec<ToolText> = tools
+        .iter()
+        .map(|t| ToolText {
+            name: &t.name,
+            description: &t.description,
+            parameters: &t.parameters,
+        })
+        .collect();
     let mut best = f64::MAX;
     for _ in 0..20 {
         let t0 = std::time::Instant::now();
@@ -178,7 +330,9 @@ fn print_build_and_query_time() {
         count = 0;
         for t in &texts {
             for s in [t.name, t.description, t.parameters] {
-                super::tokenize::for_each_token(s, &mut buf, |tok| count += usize::from(!tok.is_empty()));
+                super::tokenize::for_each_token(s, &mut buf, |tok| {
+                    count += usize::from(!tok.is_empty())
+                });
             }
         }
         tok_best = tok_best.min(t0.elapsed().as_secs_f64());
@@ -191,6 +345,13 @@ fn print_build_and_query_time() {
         n += idx.search(q, 16).1.len();
     }
     let per_query = t0.elapsed().as_secs_f64() / b.queries.len() as f64;
-    let bytes: usize = texts.iter().map(|t| t.name.len() + t.description.len() + t.parameters.len()).sum();
-    println!("build (best of 20): {:.3} ms over {bytes} bytes; query mean {:.2} µs ({n} hits)", best * 1e3, per_query * 1e6);
+    let bytes: usize = texts
+        .iter()
+        .map(|t| t.name.len() + t.description.len() + t.parameters.len())
+        .sum();
+    println!(
+        "build (best of 20): {:.3} ms over {bytes} bytes; query mean {:.2} µs ({n} hits)",
+        best * 1e3,
+        per_query * 1e6
+    );
 }

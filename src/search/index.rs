@@ -80,7 +80,11 @@ impl Scoring {
     /// The shipped scoring: plain BM25-lite plus stop words and parameters as a weak field (×0.3).
     /// docs/search.md has the measurements behind each choice, including the ones left out
     /// (stemming, other `k1`/`b`).
-    pub const DEFAULT: Scoring = Scoring { stop_words: true, parameter_weight: 0.3, ..Scoring::PLAIN };
+    pub const DEFAULT: Scoring = Scoring {
+        stop_words: true,
+        parameter_weight: 0.3,
+        ..Scoring::PLAIN
+    };
 }
 
 impl Default for Scoring {
@@ -140,14 +144,20 @@ pub struct SearchIndex {
 
 impl std::fmt::Debug for SearchIndex {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SearchIndex").field("size", &self.names.len()).field("terms", &self.terms.len()).finish()
+        f.debug_struct("SearchIndex")
+            .field("size", &self.names.len())
+            .field("terms", &self.terms.len())
+            .finish()
     }
 }
 
 impl SearchIndex {
     /// Builds the index. Tools whose name was already seen are skipped (the first one wins), so
     /// `size()` counts distinct names. The caller enforces the tool cap.
-    pub fn build<'a>(tools: impl IntoIterator<Item = ToolText<'a>>, scoring: Scoring) -> SearchIndex {
+    pub fn build<'a>(
+        tools: impl IntoIterator<Item = ToolText<'a>>,
+        scoring: Scoring,
+    ) -> SearchIndex {
         let mut names: Vec<Box<str>> = Vec::new();
         let mut descriptions: Vec<Box<str>> = Vec::new();
         let mut seen: FxMap<&'a str, ()> = FxMap::default();
@@ -169,7 +179,11 @@ impl SearchIndex {
         let mut lens: Vec<[u32; FIELDS]> = Vec::new();
         let mut buf = String::new();
         let mut stem_buf = String::new();
-        let weights = [scoring.name_weight, scoring.description_weight, scoring.parameter_weight];
+        let weights = [
+            scoring.name_weight,
+            scoring.description_weight,
+            scoring.parameter_weight,
+        ];
 
         for tool in tools {
             if seen.insert(tool.name, ()).is_some() {
@@ -242,14 +256,21 @@ impl SearchIndex {
         let mut post_doc = vec![0u32; entries.len()];
         let mut post_impact = vec![0f32; entries.len()];
         let k1 = scoring.k1;
-        let idf: Vec<f32> = df.iter().map(|&d| (1.0 + (n as f32 - d as f32 + 0.5) / (d as f32 + 0.5)).ln()).collect();
+        let idf: Vec<f32> = df
+            .iter()
+            .map(|&d| (1.0 + (n as f32 - d as f32 + 0.5) / (d as f32 + 0.5)).ln())
+            .collect();
         let mut start = 0usize;
         for (doc, &end) in doc_end.iter().enumerate() {
             let len = lens[doc];
             let mut norm = [0f32; FIELDS];
             for f in 0..FIELDS {
                 let b = if f == 0 { scoring.name_b } else { scoring.b };
-                norm[f] = if avg[f] > 0.0 { 1.0 - b + b * len[f] as f32 / avg[f] } else { 1.0 };
+                norm[f] = if avg[f] > 0.0 {
+                    1.0 - b + b * len[f] as f32 / avg[f]
+                } else {
+                    1.0
+                };
             }
             for &(id, counts) in &entries[start..end as usize] {
                 let mut tf = 0f32;
@@ -267,7 +288,16 @@ impl SearchIndex {
             start = end as usize;
         }
 
-        SearchIndex { scoring, names, descriptions, terms, stop_count, post_start, post_doc, post_impact }
+        SearchIndex {
+            scoring,
+            names,
+            descriptions,
+            terms,
+            stop_count,
+            post_start,
+            post_doc,
+            post_impact,
+        }
     }
 
     /// Number of indexed tools (distinct names).
@@ -314,7 +344,10 @@ impl SearchIndex {
         let mut acc = vec![0f32; n];
         let mut touched: Vec<u32> = Vec::new();
         for id in terms.ids.iter().flatten() {
-            let (s, e) = (self.post_start[*id as usize] as usize, self.post_start[*id as usize + 1] as usize);
+            let (s, e) = (
+                self.post_start[*id as usize] as usize,
+                self.post_start[*id as usize + 1] as usize,
+            );
             for p in s..e {
                 let d = self.post_doc[p];
                 let a = &mut acc[d as usize];
@@ -324,7 +357,13 @@ impl SearchIndex {
                 *a += self.post_impact[p];
             }
         }
-        let mut hits: Vec<Hit> = touched.into_iter().map(|doc| Hit { doc, score: acc[doc as usize] }).collect();
+        let mut hits: Vec<Hit> = touched
+            .into_iter()
+            .map(|doc| Hit {
+                doc,
+                score: acc[doc as usize],
+            })
+            .collect();
         let better = |a: &Hit, b: &Hit| b.score.total_cmp(&a.score).then(a.doc.cmp(&b.doc));
         if hits.len() > k {
             hits.select_nth_unstable_by(k - 1, better);
@@ -346,7 +385,10 @@ impl SearchIndex {
         let mut out = Vec::new();
         for (i, id) in terms.ids.iter().enumerate() {
             if let Some(id) = id {
-                let (s, e) = (self.post_start[*id as usize] as usize, self.post_start[*id as usize + 1] as usize);
+                let (s, e) = (
+                    self.post_start[*id as usize] as usize,
+                    self.post_start[*id as usize + 1] as usize,
+                );
                 if self.post_doc[s..e].binary_search(&doc).is_ok() {
                     out.push(i);
                 }

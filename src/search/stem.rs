@@ -57,7 +57,12 @@ fn light<'a>(t: &'a str, buf: &'a mut String) -> &'a str {
         buf.push('y');
         return buf.as_str();
     }
-    if t.ends_with("sses") || t.ends_with("ches") || t.ends_with("shes") || t.ends_with("xes") || t.ends_with("zes") {
+    if t.ends_with("sses")
+        || t.ends_with("ches")
+        || t.ends_with("shes")
+        || t.ends_with("xes")
+        || t.ends_with("zes")
+    {
         return &t[..n - 2];
     }
     if t.ends_with('s') && !t.ends_with("ss") && !t.ends_with("us") && !t.ends_with("is") {
@@ -87,8 +92,14 @@ mod tests {
 
     #[test]
     fn porter2_conflates_inflections() {
-        assert_eq!(s(Stem::Porter2, "calculates"), s(Stem::Porter2, "calculated"));
-        assert_eq!(s(Stem::Porter2, "calculating"), s(Stem::Porter2, "calculate"));
+        assert_eq!(
+            s(Stem::Porter2, "calculates"),
+            s(Stem::Porter2, "calculated")
+        );
+        assert_eq!(
+            s(Stem::Porter2, "calculating"),
+            s(Stem::Porter2, "calculate")
+        );
         assert_eq!(s(Stem::Porter2, "größe"), "größe");
         assert_eq!(s(Stem::Porter2, "log10"), "log10");
     }

@@ -5,12 +5,12 @@
 pub const STOP_WORDS: &[&str] = &[
     "a", "about", "am", "an", "and", "any", "are", "as", "at", "be", "been", "being", "but", "by",
     "can", "could", "did", "do", "does", "doing", "each", "for", "from", "had", "has", "have",
-    "having", "he", "her", "here", "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it",
-    "its", "itself", "just", "me", "might", "my", "myself", "of", "on", "onto", "or", "our", "ours",
-    "please", "s", "shall", "she", "should", "so", "some", "such", "t", "than", "that", "the",
-    "their", "theirs", "them", "then", "there", "these", "they", "this", "those", "to", "us",
-    "very", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom", "whose",
-    "why", "will", "with", "would", "you", "your", "yours",
+    "having", "he", "her", "here", "hers", "him", "his", "how", "i", "if", "in", "into", "is",
+    "it", "its", "itself", "just", "me", "might", "my", "myself", "of", "on", "onto", "or", "our",
+    "ours", "please", "s", "shall", "she", "should", "so", "some", "such", "t", "than", "that",
+    "the", "their", "theirs", "them", "then", "there", "these", "they", "this", "those", "to",
+    "us", "very", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom",
+    "whose", "why", "will", "with", "would", "you", "your", "yours",
 ];
 
 /// True when `token` (lower-cased) is a stop word.
@@ -26,7 +26,9 @@ mod tests {
         let mut sorted = super::STOP_WORDS.to_vec();
         sorted.sort_unstable();
         assert_eq!(sorted, super::STOP_WORDS);
-        assert!(super::STOP_WORDS.iter().all(|w| w.len() <= 8 && w.bytes().all(|b| b.is_ascii_lowercase())));
+        assert!(super::STOP_WORDS
+            .iter()
+            .all(|w| w.len() <= 8 && w.bytes().all(|b| b.is_ascii_lowercase())));
         assert!(super::is_stop_word("the"));
         assert!(!super::is_stop_word("all"));
     }
