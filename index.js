@@ -11,7 +11,7 @@ const argumentsText = require('./lib/arguments-text.js')
 
 // ----- dispatch: the command loop of the native machine (lib/dispatch.js) ---------------------
 
-const { dispatchToolCall, createToolDispatcher } = require('./lib/dispatch.js')(native, errors)
+const { dispatchToolCall, createToolDispatcher, createSecretRedactor } = require('./lib/dispatch.js')(native, errors)
 
 module.exports = {
   nativeVersion: native.nativeVersion,
@@ -23,7 +23,7 @@ module.exports = {
   createToolDispatcher,
   // redaction
   redactSecrets: native.redactSecrets,
-  createSecretRedactor: native.createSecretRedactor,
+  createSecretRedactor,
   errorToErrorInfo: native.errorToErrorInfo,
   redactRunLedgerRecord: native.redactRunLedgerRecord,
   // middleware, extensions, policies, policy errors

@@ -9,6 +9,14 @@ module.exports = function bindDispatch(native, errors) {
   const C = native.dispatchCodes()
   const { dispatchBegin, dispatchStep, dispatchDetail, dispatchPlan, dispatchSecrets, dispatchRowId } = native
   const NO_PLAN = dispatchPlan(undefined, undefined)
+  const rawCreateSecretRedactor = native.createSecretRedactor
+  // Redactors made by createSecretRedactor, with their secrets.
+  const REDACTORS = new WeakMap()
+  function createSecretRedactor(secrets) {
+    const r = rawCreateSecretRedactor(secrets)
+    REDACTORS.set(r, Array.isArray(secrets) ? secrets.filter((s) => typeof s === 'string') : [])
+    return r
+  }
 
   const invalidOption = (Kind, message, code = 'ERR_PRISM_INVALID_OPTION') => {
     const e = new Kind(message)
@@ -90,6 +98,31 @@ module.exports = function bindDispatch(native, errors) {
     return [typeof name === 'string' ? name : name === undefined || name === null ? '' : String(name), flags]
   }
 
+  // Plans for options without a filter, by their secrets: a dispatch that passes the same secrets
+  // every call compiles them once.
+  const PLANS = new Map()
+  const NO_SECRETS = { plan: NO_PLAN, secrets: undefined, redactor: undefined }
+  function planFor(filter, secrets) {
+    if (filter !== undefined) {
+      const plan = dispatchPlan(filter, secrets)
+      return compiledPlan(plan)
+    }
+    if (secrets === undefined || secrets.length === 0) return NO_SECRETS
+    const key = secrets.join('\u0000')
+    let c = PLANS.get(key)
+    if (c === undefined) {
+      if (PLANS.size >= 64) PLANS.clear()
+      c = compiledPlan(dispatchPlan(undefined, secrets))
+      PLANS.set(key, c)
+    }
+    return c
+  }
+  function compiledPlan(plan) {
+    const list = dispatchSecrets(plan)
+    if (list.length === 0) return { plan, secrets: undefined, redactor: undefined }
+    return { plan, secrets: list, redactor: rawCreateSecretRedactor(list) }
+  }
+
   const HOOKS = ['middleware', 'guardrails', 'identity', 'ownership', 'trust', 'permission', 'validate', 'effectStore', 'beforeExecute', 'emit', 'ledger', 'redactor', 'registry']
 
   function stageList(g, key) {
@@ -114,13 +147,20 @@ module.exports = function bindDispatch(native, errors) {
       if (!Array.isArray(secrets)) throw invalidOption(TypeError, 'secrets must be an array of strings')
       secrets = secrets.filter((s) => typeof s === 'string')
     } else secrets = undefined
-    h.plan = filter === undefined && secrets === undefined ? NO_PLAN : dispatchPlan(filter, secrets)
-    h.secrets = h.plan === NO_PLAN ? undefined : dispatchSecrets(h.plan)
-    if (h.secrets && h.secrets.length === 0) h.secrets = undefined
-    if (h.redactor !== undefined && typeof h.redactor.redact !== 'function') {
+    // A redactor made by createSecretRedactor redacts in Rust with the same matcher: its secrets
+    // join the plan's and it is never called back.
+    h.hostRedactor = h.redactor
+    const own = h.redactor !== undefined ? REDACTORS.get(h.redactor) : undefined
+    if (own !== undefined) {
+      secrets = secrets ? secrets.concat(own) : own
+      h.hostRedactor = undefined
+    } else if (h.redactor !== undefined && typeof h.redactor.redact !== 'function') {
       throw invalidOption(TypeError, 'redactor must have a redact(value) method')
     }
-    h.nativeRedactor = h.secrets ? native.createSecretRedactor(h.secrets) : undefined
+    const compiled = planFor(filter, secrets)
+    h.plan = compiled.plan
+    h.secrets = compiled.secrets
+    h.nativeRedactor = compiled.redactor
     let flags = 0
     if (h.middleware !== undefined) flags |= C.F_MIDDLEWARE
     if (h.trust !== undefined) flags |= C.F_TRUST
@@ -130,7 +170,7 @@ module.exports = function bindDispatch(native, errors) {
     if (h.beforeExecute !== undefined) flags |= C.F_BEFORE_EXECUTE
     if (h.emit !== undefined) flags |= C.F_EMIT
     if (h.ledger !== undefined) flags |= C.F_LEDGER
-    if (h.redactor !== undefined) flags |= C.F_REDACTION
+    if (h.hostRedactor !== undefined) flags |= C.F_REDACTION
     h.flags = flags
     h.input = undefined
     h.output = undefined
@@ -156,9 +196,9 @@ module.exports = function bindDispatch(native, errors) {
   function redact(h, v) {
     let out = v
     if (h.nativeRedactor !== undefined) out = h.nativeRedactor.redact(out)
-    if (h.redactor !== undefined) {
+    if (h.hostRedactor !== undefined) {
       try {
-        out = h.redactor.redact(out)
+        out = h.hostRedactor.redact(out)
       } catch {
         // A redactor that fails must not let the unredacted value through.
         out = '[REDACTED]'
@@ -166,8 +206,8 @@ module.exports = function bindDispatch(native, errors) {
     }
     return out
   }
-  const anyRedaction = (h) => h.nativeRedactor !== undefined || h.redactor !== undefined
-  const hostRedact = (h, v) => (h.redactor !== undefined ? redact({ redactor: h.redactor }, v) : v)
+  const anyRedaction = (h) => h.nativeRedactor !== undefined || h.hostRedactor !== undefined
+  const hostRedact = (h, v) => (h.hostRedactor !== undefined ? redact({ hostRedactor: h.hostRedactor }, v) : v)
   const errorInfo = (h, thrown) => hostRedact(h, native.errorToErrorInfo(thrown, h.secrets))
 
   // ----- observers -------------------------------------------------------------------------------
@@ -220,7 +260,7 @@ module.exports = function bindDispatch(native, errors) {
     }
     if (typeof f !== 'function') return undefined
     try {
-      if (h.redactor !== undefined) row = h.redactor.redact(row)
+      if (h.hostRedactor !== undefined) row = h.hostRedactor.redact(row)
       const v = f.call(ledger, row)
       return thenOf(v) ? v : undefined
     } catch {
@@ -823,5 +863,5 @@ module.exports = function bindDispatch(native, errors) {
     }
   }
 
-  return { dispatchToolCall, createToolDispatcher }
+  return { dispatchToolCall, createToolDispatcher, createSecretRedactor }
 }
