@@ -7,7 +7,7 @@
 
 module.exports = function bindDispatch(native, errors) {
   const C = native.dispatchCodes()
-  const { dispatchBegin, dispatchStep, dispatchDetail, dispatchPlan, dispatchSecrets, dispatchRowId } = native
+  const { dispatchBegin, dispatchStep, dispatchAnswer, dispatchDetail, dispatchEnd, dispatchPlan, dispatchSecrets, dispatchRowId } = native
   const NO_PLAN = dispatchPlan(undefined, undefined)
   const rawCreateSecretRedactor = native.createSecretRedactor
   // Redactors made by createSecretRedactor, with their secrets.
@@ -400,7 +400,7 @@ module.exports = function bindDispatch(native, errors) {
       pack = str(g?.pack)
       rule = str(g?.rule)
     } catch {}
-    if (slot.state === 'invalid') return dispatchStep(s, C.A_GUARD_INVALID, undefined, undefined, undefined, name, pack, rule)
+    if (slot.state === 'invalid') return dispatchAnswer(s, C.A_GUARD_INVALID, undefined, undefined, undefined, name, pack, rule)
     if (slot.state === 'threw') return dispatchStep(s, C.A_THREW)
     const d = slot.value
     try {
@@ -409,9 +409,9 @@ module.exports = function bindDispatch(native, errors) {
       if (typeof d.action !== 'string' || action === undefined) throw 0
       slot.metadata = d.metadata
       const md = d.metadata !== undefined && d.metadata !== null ? 1 : 0
-      return dispatchStep(s, C.A_GUARD, action, md, str(d.reason), name, pack, rule)
+      return dispatchAnswer(s, C.A_GUARD, action, md, str(d.reason), name, pack, rule)
     } catch {
-      return dispatchStep(s, C.A_GUARD_MALFORMED, undefined, undefined, undefined, name, pack, rule)
+      return dispatchAnswer(s, C.A_GUARD_MALFORMED, undefined, undefined, undefined, name, pack, rule)
     }
   }
 
@@ -516,7 +516,7 @@ module.exports = function bindDispatch(native, errors) {
     if (kind === 3) return dispatchStep(s, C.A_ABORTED)
     if (kind === 1) {
       st.thrown = v
-      return dispatchStep(s, C.A_THREW, undefined, undefined, codeOf(v))
+      return dispatchAnswer(s, C.A_THREW, undefined, undefined, codeOf(v))
     }
     try {
       switch (k) {
@@ -525,7 +525,7 @@ module.exports = function bindDispatch(native, errors) {
           st.safeArgs = st.safeCall = undefined
           const [name, flags] = callFacts(st.call)
           st.name = name
-          return dispatchStep(s, C.A_CALL, flags, undefined, name)
+          return dispatchAnswer(s, C.A_CALL, flags, undefined, name)
         }
         case C.K_LOOKUP:
           st.tool = v
@@ -537,11 +537,11 @@ module.exports = function bindDispatch(native, errors) {
           if (v === null || typeof v !== 'object') return dispatchStep(s, C.A_DECISION, 0)
           let g = v[key]
           if (g === undefined && key !== 'allowed') g = v.allowed
-          return dispatchStep(s, C.A_DECISION, g === true ? 1 : 0, undefined, str(v.reason))
+          return dispatchAnswer(s, C.A_DECISION, g === true ? 1 : 0, undefined, str(v.reason))
         }
         case C.K_VALIDATE:
           if (v === undefined) return dispatchStep(s, C.A_VALID)
-          if (typeof v === 'string') return dispatchStep(s, C.A_INVALID_MESSAGE, undefined, undefined, v)
+          if (typeof v === 'string') return dispatchAnswer(s, C.A_INVALID_MESSAGE, undefined, undefined, v)
           if (v !== null && typeof v === 'object' && !Array.isArray(v) && typeof v.message === 'string') {
             st.thrown = v
             return dispatchStep(s, C.A_INVALID_INFO)
@@ -552,11 +552,11 @@ module.exports = function bindDispatch(native, errors) {
           const outcome = v?.outcome
           if (outcome === 'existing') {
             const r = st.effectRecord
-            return dispatchStep(s, C.A_EXISTING, status(r), r?.result !== null && typeof r?.result === 'object' ? 1 : 0)
+            return dispatchAnswer(s, C.A_EXISTING, status(r), r?.result !== null && typeof r?.result === 'object' ? 1 : 0)
           }
           const r = st.effectRecord
           if (outcome === 'acquired' && typeof r?.claimToken === 'string' && typeof r?.version === 'number') {
-            return dispatchStep(s, C.A_ACQUIRED, r.version, undefined, r.claimToken)
+            return dispatchAnswer(s, C.A_ACQUIRED, r.version, undefined, r.claimToken)
           }
           return dispatchStep(s, C.A_MALFORMED)
         }
@@ -564,7 +564,7 @@ module.exports = function bindDispatch(native, errors) {
         case C.K_EFFECT_COMPLETE: {
           st.effectRecord = v
           const version = typeof v?.version === 'number' ? v.version : NaN
-          return dispatchStep(s, C.A_RECORD, version, v?.result !== null && typeof v?.result === 'object' ? 1 : 0)
+          return dispatchAnswer(s, C.A_RECORD, version, v?.result !== null && typeof v?.result === 'object' ? 1 : 0)
         }
         case C.K_EXECUTE:
           if (v === null || typeof v !== 'object' || Array.isArray(v)) return dispatchStep(s, C.A_RETURNED, typeIndex(v) + 2)
@@ -574,14 +574,14 @@ module.exports = function bindDispatch(native, errors) {
           if (v !== undefined && v !== null) st.result = v
           return dispatchStep(s, C.A_DONE)
         case C.K_EFFECT_GET:
-          return dispatchStep(s, C.A_STORED, status(v), typeof v?.version === 'number' ? v.version : NaN, str(v?.claimToken))
+          return dispatchAnswer(s, C.A_STORED, status(v), typeof v?.version === 'number' ? v.version : NaN, str(v?.claimToken))
         default:
           return dispatchStep(s, C.A_DONE)
       }
     } catch (e) {
       // A value whose read throws (a Proxy, a throwing getter) counts as the callback throwing.
       st.thrown = e
-      return dispatchStep(s, C.A_THREW, undefined, undefined, codeOf(e))
+      return dispatchAnswer(s, C.A_THREW, undefined, undefined, codeOf(e))
     }
   }
 
@@ -646,6 +646,7 @@ module.exports = function bindDispatch(native, errors) {
   }
 
   async function loop(h, st, s, k) {
+    try {
     for (;;) {
       switch (k) {
         case C.K_RESOLVE:
@@ -670,10 +671,10 @@ module.exports = function bindDispatch(native, errors) {
             declared = tool.effect === undefined ? undefined : native.resolveToolEffectDeclaration(tool, st.call.arguments, st.ctx)
           } catch (e) {
             st.thrown = e
-            k = dispatchStep(s, C.A_THREW, undefined, undefined, codeOf(e))
+            k = dispatchAnswer(s, C.A_THREW, undefined, undefined, codeOf(e))
             continue
           }
-          k = declared === undefined ? dispatchStep(s, C.A_DECLARATION) : dispatchStep(s, C.A_DECLARATION, undefined, undefined, str(declared.kind), str(declared.idempotency))
+          k = declared === undefined ? dispatchStep(s, C.A_DECLARATION) : dispatchAnswer(s, C.A_DECLARATION, undefined, undefined, str(declared.kind), str(declared.idempotency))
           continue
         }
         case C.K_EFFECT_KEY: {
@@ -693,7 +694,7 @@ module.exports = function bindDispatch(native, errors) {
             k = dispatchStep(s, C.A_DONE)
           } catch (e) {
             st.thrown = e
-            k = dispatchStep(s, C.A_THREW, undefined, undefined, codeOf(e))
+            k = dispatchAnswer(s, C.A_THREW, undefined, undefined, codeOf(e))
           }
           continue
         }
@@ -807,6 +808,9 @@ module.exports = function bindDispatch(native, errors) {
       if (kind === 2) [kind, v] = await settle(v, st.ctx.signal)
       k = answerFor(h, st, s, k, kind, v)
     }
+    } finally {
+      dispatchEnd(s)
+    }
   }
 
   function start(h, call, context) {
@@ -837,8 +841,9 @@ module.exports = function bindDispatch(native, errors) {
       startedAt: undefined,
     }
     if (h.ledger !== undefined) st.startedAt = new Date().toISOString()
-    const s = dispatchBegin(h.plan, flags, h.input ? h.input.length : 0, h.output ? h.output.length : 0, h.concurrency, name, callFlags)
-    return loop(h, st, s, native.dispatchCommand(s))
+    const begun = dispatchBegin(h.plan, flags, h.input ? h.input.length : 0, h.output ? h.output.length : 0, h.concurrency, name, callFlags)
+    const s = Math.floor(begun / 64)
+    return loop(h, st, s, begun % 64)
   }
 
   function dispatchToolCall(options) {

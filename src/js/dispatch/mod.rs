@@ -29,6 +29,53 @@ pub struct Plan {
     secrets: Rc<Secrets>,
 }
 
+thread_local! {
+    /// The dispatches in flight, by id: a number crosses to JS instead of an External, whose
+    /// finaliser cost more than the whole machine (bench/RESULTS.md).
+    static SESSIONS: std::cell::RefCell<Slab> = std::cell::RefCell::new(Slab::default());
+}
+
+#[derive(Default)]
+struct Slab {
+    slots: Vec<Option<Session>>,
+    free: Vec<u32>,
+}
+
+impl Slab {
+    fn insert(&mut self, s: Session) -> u32 {
+        match self.free.pop() {
+            Some(i) => {
+                self.slots[i as usize] = Some(s);
+                i
+            }
+            None => {
+                self.slots.push(Some(s));
+                (self.slots.len() - 1) as u32
+            }
+        }
+    }
+    fn remove(&mut self, id: u32) {
+        if let Some(slot) = self.slots.get_mut(id as usize) {
+            if slot.take().is_some() {
+                self.free.push(id);
+            }
+        }
+    }
+}
+
+fn with_session<T>(id: u32, f: impl FnOnce(&mut Session) -> T) -> Option<T> {
+    SESSIONS.with(|s| {
+        s.borrow_mut()
+            .slots
+            .get_mut(id as usize)
+            .and_then(|x| x.as_mut())
+            .map(f)
+    })
+}
+
+/// Commands are below this; `dispatchBegin` returns `id * COMMANDS + command`.
+const COMMANDS: u32 = 64;
+
 /// One dispatch and the last command it gave.
 pub struct Session {
     machine: Dispatch,
@@ -141,7 +188,7 @@ pub fn dispatch_begin(
     concurrency: u32,
     name: Option<String>,
     call: u32,
-) -> External<Session> {
+) -> f64 {
     let setup = Setup {
         middleware: flags & F_MIDDLEWARE != 0,
         input_guardrails,
@@ -162,7 +209,15 @@ pub fn dispatch_begin(
     };
     let mut machine = Dispatch::new(setup, call_facts(name, call));
     let last = machine.start();
-    External::new(Session { machine, last })
+    let code = command_code(&last);
+    let id = SESSIONS.with(|s| s.borrow_mut().insert(Session { machine, last }));
+    id as f64 * COMMANDS as f64 + code as f64
+}
+
+/// `dispatchEnd(id)`: forgets a dispatch (at its end, or when the loop failed).
+#[napi(js_name = "dispatchEnd")]
+pub fn dispatch_end(id: u32) {
+    SESSIONS.with(|s| s.borrow_mut().remove(id));
 }
 
 fn call_facts(name: Option<String>, call: u32) -> CallFacts {
@@ -178,18 +233,28 @@ fn call_facts(name: Option<String>, call: u32) -> CallFacts {
     }
 }
 
-/// The command the machine gave last.
-#[napi(js_name = "dispatchCommand")]
-pub fn dispatch_command(s: &External<Session>) -> u32 {
-    command_code(&s.last)
+/// `dispatchStep(id, answer, n)`: the common answers, with at most one number.
+#[napi(js_name = "dispatchStep")]
+pub fn dispatch_step(id: u32, answer: u32, n: Option<f64>) -> u32 {
+    step(id, decode(answer, n, None, None, None, None, None))
 }
 
-/// `dispatchStep(session, answer, n, m, text, a, b, c)`: hands the answer over and returns the
-/// next command's code.
+fn step(id: u32, answer: Answer) -> u32 {
+    with_session(id, |s| {
+        let next = s.machine.step(answer);
+        let code = command_code(&next);
+        s.last = next;
+        code
+    })
+    .unwrap_or(K_RESOLVE)
+}
+
+/// `dispatchAnswer(id, answer, n, m, text, a, b, c)`: an answer with text; returns the next
+/// command's code.
 #[allow(clippy::too_many_arguments)]
-#[napi(js_name = "dispatchStep")]
-pub fn dispatch_step(
-    s: &mut External<Session>,
+#[napi(js_name = "dispatchAnswer")]
+pub fn dispatch_answer(
+    id: u32,
     answer: u32,
     n: Option<f64>,
     m: Option<f64>,
@@ -198,11 +263,7 @@ pub fn dispatch_step(
     b: Option<String>,
     c: Option<String>,
 ) -> u32 {
-    let answer = decode(answer, n, m, text, a, b, c);
-    let next = s.machine.step(answer);
-    let code = command_code(&next);
-    s.last = next;
-    code
+    step(id, decode(answer, n, m, text, a, b, c))
 }
 
 fn status(n: Option<f64>) -> RecordStatus {
@@ -381,9 +442,10 @@ fn terminal_offset(t: Terminal) -> u32 {
 /// `{ guardrail, stage, action, reason?, metadata }`; a guardrail start or wait → `{ index, stage }`;
 /// a blocked terminal → `{ reason }`; a guardrail rejection → `{ message }`.
 #[napi(js_name = "dispatchDetail")]
-pub fn dispatch_detail<'e>(env: &'e Env, s: &External<Session>) -> Result<Object<'e>> {
+pub fn dispatch_detail(env: &Env, id: u32) -> Result<Object<'_>> {
     let mut o = Object::new(env)?;
-    match &s.last {
+    let last = with_session(id, |s| s.last.clone()).unwrap_or(Command::Resolve);
+    match &last {
         Command::SetError(spec) => match spec {
             ErrorSpec::Plain(m) => {
                 o.set_named_property("kind", E_PLAIN)?;
