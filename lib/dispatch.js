@@ -269,7 +269,14 @@ module.exports = function bindDispatch(native, errors) {
   }
 
   const safeArgs = (h, st) => {
-    if (st.safeArgs === undefined) st.safeArgs = anyRedaction(h) ? redact(h, st.call.arguments ?? {}) : st.call.arguments ?? {}
+    if (st.safeArgs !== undefined) return st.safeArgs
+    const sc = st.safeCall
+    // The redacted call already holds the redacted arguments (secrets alone redact both alike).
+    if (sc !== undefined && h.hostRedactor === undefined && sc !== null && typeof sc === 'object' && sc.arguments !== undefined) {
+      st.safeArgs = sc.arguments
+    } else {
+      st.safeArgs = anyRedaction(h) ? redact(h, st.call.arguments ?? {}) : st.call.arguments ?? {}
+    }
     return st.safeArgs
   }
   const safeCall = (h, st) => {
