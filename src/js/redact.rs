@@ -121,6 +121,13 @@ fn walk_object(
             let key_v = js.element(keys, i)?;
             let key = js.to_js_string(key_v)?;
             let item = read(js, || js.get_prop(v, key_v))?;
+            // A function is not data, and an own `toJSON` would hand a serialiser whatever it
+            // returns, unredacted: the copy keeps neither.
+            if let Some(f) = item {
+                if js.ty(f)? == Ty::Function {
+                    continue;
+                }
+            }
             let item = walk_or_unreadable(js, realm, secrets, item, depth, ancestors)?;
             let new_key = unique_key(&taken, &secrets.redact(&key));
             js.set_str_key(out, &new_key, item)?;
