@@ -243,3 +243,30 @@ describe('dispatch of arguments from another realm', () => {
     expect(rows.map((x) => x.status)).toEqual(['started', 'error'])
   })
 })
+
+describe('ledger rows and the live arguments', () => {
+  it('a started row without secrets holds a copy, not the arguments the tool mutates', async () => {
+    const { createToolRegistry, dispatchToolCall } = await import('../index.js')
+    const args: Record<string, unknown> = { text: 'before', nested: { n: 1 } }
+    const rows: Array<{ status: string; arguments: Record<string, unknown> }> = []
+    const registry = createToolRegistry([
+      {
+        name: 'mutate',
+        execute: (a: Record<string, unknown>, c: { toolCallId: string }) => {
+          a.text = 'after'
+          ;(a.nested as { n: number }).n = 2
+          return { toolCallId: c.toolCallId, name: 'mutate', value: 'ok' }
+        },
+      },
+    ])
+    await dispatchToolCall({
+      call: { type: 'tool_call', id: 'c1', name: 'mutate', arguments: args },
+      registry,
+      context: {},
+      ledger: { appendToolCall: (row: { status: string; arguments: Record<string, unknown> }) => void rows.push(row) },
+    })
+    expect(rows[0].status).toBe('started')
+    expect(rows[0].arguments).not.toBe(args)
+    expect(rows[0].arguments).toEqual({ text: 'before', nested: { n: 1 } })
+  })
+})

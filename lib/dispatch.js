@@ -275,7 +275,8 @@ module.exports = function bindDispatch(native, errors) {
     if (sc !== undefined && h.hostRedactor === undefined && sc !== null && typeof sc === 'object' && sc.arguments !== undefined) {
       st.safeArgs = sc.arguments
     } else {
-      st.safeArgs = anyRedaction(h) ? redact(h, st.call.arguments ?? {}) : st.call.arguments ?? {}
+      // Without redaction, still a copy: a row must not hold the live arguments a tool may mutate.
+      st.safeArgs = anyRedaction(h) ? redact(h, st.call.arguments ?? {}) : native.redactSecrets(st.call.arguments ?? {}, undefined)
     }
     return st.safeArgs
   }
