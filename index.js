@@ -1,9 +1,7 @@
 'use strict'
 // The package entry (CommonJS). It re-exports the napi-generated loader (`binding.js`) and the few
-// small JS pieces the language requires (Error subclasses, the await driver). No decisions live here.
+// small JS pieces the language requires (Error subclasses, the dispatch command loop). No decisions live here.
 const native = require('./binding.js')
-const glue = require('./lib/glue.js')
-const { drive } = require('./lib/driver.js')
 const errors = require('./lib/errors.js')
 const middleware = require('./lib/middleware.js')
 const extensions = require('./lib/extensions.js')
@@ -17,65 +15,9 @@ const policy = require('./lib/policy.js')
 const identity = require('./lib/identity.js')
 const guardrails = require('./lib/guardrails.js')
 
-native.bindGlue({
-  ...glue,
-  guardrailError: (message, record) => new errors.GuardrailError(message, { record }),
-})
+// ----- dispatch: the command loop of the native machine (lib/dispatch.js) ---------------------
 
-// ----- dispatch ---------------------------------------------------------------------------------
-
-const { dispatchStart, dispatchResume, dispatcherCreate, dispatcherStart } = native
-
-// A plain options object holding exactly { call, registry, context } sets no hook: the native side
-// then skips reading the options' keys. Anything else (more keys, other prototypes) is read in full.
-function bareRegistry(options) {
-  return options !== null &&
-    typeof options === 'object' &&
-    Object.getPrototypeOf(options) === Object.prototype &&
-    Reflect.ownKeys(options).length === 3 &&
-    'call' in options &&
-    'context' in options
-    ? options.registry
-    : undefined
-}
-
-// The call's fields and the context's identity and signal are read here, where a property read
-// costs about a nanosecond, and handed to the native machine as arguments.
-function dispatchToolCall(options) {
-  let out
-  try {
-    const call = options?.call
-    const context = options?.context
-    out = dispatchStart(
-      options, call, context,
-      call?.name, call?.id, call?.arguments, call?.argumentsError, call?.authority,
-      context?.identity, context?.signal,
-      bareRegistry(options),
-    )
-  } catch (e) {
-    return Promise.reject(e)
-  }
-  return drive(out, dispatchResume)
-}
-
-function createToolDispatcher(options) {
-  const bound = dispatcherCreate(options)
-  return {
-    dispatch(call, context) {
-      let out
-      try {
-        out = dispatcherStart(
-          bound, call, context,
-          call?.name, call?.id, call?.arguments, call?.argumentsError, call?.authority,
-          context?.identity, context?.signal,
-        )
-      } catch (e) {
-        return Promise.reject(e)
-      }
-      return drive(out, dispatchResume)
-    },
-  }
-}
+const { dispatchToolCall, createToolDispatcher, createSecretRedactor } = require('./lib/dispatch.js')(native, errors)
 
 module.exports = {
   nativeVersion: native.nativeVersion,
@@ -87,7 +29,7 @@ module.exports = {
   createToolDispatcher,
   // redaction
   redactSecrets: native.redactSecrets,
-  createSecretRedactor: native.createSecretRedactor,
+  createSecretRedactor,
   errorToErrorInfo: native.errorToErrorInfo,
   redactRunLedgerRecord: native.redactRunLedgerRecord,
   // middleware, extensions, policies, policy errors

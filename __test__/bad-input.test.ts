@@ -209,3 +209,64 @@ describe("hostile registries and hooks", () => {
     }
   });
 });
+
+describe('dispatch of arguments from another realm', () => {
+  it('treats a plain object made in a node:vm context as a JSON object', async () => {
+    const vm = await import('node:vm')
+    const { createToolRegistry, dispatchToolCall } = await import('../index.js')
+    const args = vm.runInNewContext('({ text: "hi" })')
+    const registry = createToolRegistry([
+      { name: 'echo', execute: (a: unknown, c: { toolCallId: string }) => ({ toolCallId: c.toolCallId, name: 'echo', value: a }) },
+    ])
+    const r = await dispatchToolCall({ call: { type: 'tool_call', id: 'c1', name: 'echo', arguments: args }, registry, context: {} })
+    expect(r.error).toBeUndefined()
+    expect((r.value as { text: string }).text).toBe('hi')
+    // An array or a class instance from that realm is still refused.
+    const arr = vm.runInNewContext('[1, 2]')
+    const blocked = await dispatchToolCall({ call: { type: 'tool_call', id: 'c2', name: 'echo', arguments: arr }, registry, context: {} })
+    expect(blocked.error?.message).toBe('Tool arguments must be a JSON object')
+  })
+
+  it('treats a tool result whose `then` getter throws as the tool throwing', async () => {
+    const { createToolRegistry, dispatchToolCall } = await import('../index.js')
+    const hostile = {}
+    Object.defineProperty(hostile, 'then', { get() { throw new Error('then getter exploded') } })
+    const registry = createToolRegistry([{ name: 'bad', execute: () => hostile }])
+    const rows: Array<{ status: string }> = []
+    const r = await dispatchToolCall({
+      call: { type: 'tool_call', id: 'c3', name: 'bad', arguments: {} },
+      registry,
+      context: {},
+      ledger: { appendToolCall: (row: { status: string }) => void rows.push(row) },
+    })
+    expect(r.error?.message).toBe('then getter exploded')
+    expect(rows.map((x) => x.status)).toEqual(['started', 'error'])
+  })
+})
+
+describe('ledger rows and the live arguments', () => {
+  it('a started row without secrets holds a copy, not the arguments the tool mutates', async () => {
+    const { createToolRegistry, dispatchToolCall } = await import('../index.js')
+    const args: Record<string, unknown> = { text: 'before', nested: { n: 1 } }
+    const rows: Array<{ status: string; arguments: Record<string, unknown> }> = []
+    const registry = createToolRegistry([
+      {
+        name: 'mutate',
+        execute: (a: Record<string, unknown>, c: { toolCallId: string }) => {
+          a.text = 'after'
+          ;(a.nested as { n: number }).n = 2
+          return { toolCallId: c.toolCallId, name: 'mutate', value: 'ok' }
+        },
+      },
+    ])
+    await dispatchToolCall({
+      call: { type: 'tool_call', id: 'c1', name: 'mutate', arguments: args },
+      registry,
+      context: {},
+      ledger: { appendToolCall: (row: { status: string; arguments: Record<string, unknown> }) => void rows.push(row) },
+    })
+    expect(rows[0].status).toBe('started')
+    expect(rows[0].arguments).not.toBe(args)
+    expect(rows[0].arguments).toEqual({ text: 'before', nested: { n: 1 } })
+  })
+})

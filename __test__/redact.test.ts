@@ -105,3 +105,27 @@ describe("errorToErrorInfo", () => {
     expect(errorToErrorInfo({ no: "message" })).toEqual({ message: "Unknown error (thrown value: [object Object])" });
   });
 });
+
+describe('function-valued properties and redaction', () => {
+  it('an own toJSON cannot get a secret into a ledger row', async () => {
+    const { createToolRegistry, dispatchToolCall } = await import('../index.js')
+    const secret = 'sk-live-0123456789'
+    const args = { text: 'hello', toJSON: () => ({ text: secret }) }
+    const rows: unknown[] = []
+    const events: unknown[] = []
+    const registry = createToolRegistry([
+      { name: 'echo', execute: (_a: unknown, c: { toolCallId: string }) => ({ toolCallId: c.toolCallId, name: 'echo', value: 'ok' }) },
+    ])
+    await dispatchToolCall({
+      call: { type: 'tool_call', id: 'c1', name: 'echo', arguments: args },
+      registry,
+      context: { sessionId: 's', runId: 'r' },
+      secrets: [secret],
+      emit: (e: unknown) => void events.push(e),
+      ledger: { appendToolCall: (row: unknown) => void rows.push(row) },
+    })
+    expect(rows).toHaveLength(2)
+    expect(JSON.stringify(rows)).not.toContain(secret)
+    expect(JSON.stringify(events)).not.toContain(secret)
+  })
+})

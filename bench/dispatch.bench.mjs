@@ -90,6 +90,21 @@ const dispatcher = createToolDispatcher({ registry })
 const bound = await timeAsync(() => dispatcher.dispatch(call, context), N)
 rows.push(['`createToolDispatcher().dispatch`, no hooks', bound, ratio(bound, floorNs)])
 
+// The machine's share of a hook-free dispatch: its five crossings alone, without any host call.
+{
+  const native = require('../binding.js')
+  const C = native.dispatchCodes()
+  const plan = native.dispatchPlan(undefined, undefined)
+  const machineOnly = timeSync(() => {
+    const s = Math.floor(native.dispatchBegin(plan, 0, 0, 0, 1, 'echo', 0) / 64)
+    native.dispatchStep(s, C.A_FOUND, 1)
+    native.dispatchStep(s, C.A_DECLARATION)
+    native.dispatchStep(s, C.A_RETURNED, 0)
+    native.dispatchEnd(s)
+  }, N)
+  rows.push(['the machine alone: the five crossings of a hook-free dispatch', machineOnly, ratio(machineOnly, floorNs)])
+}
+
 let sink = 0
 const ledger = { appendToolCall: () => void sink++ }
 const emit = () => void sink++

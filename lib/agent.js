@@ -562,7 +562,16 @@ module.exports = function agentApi({ createToolDispatcher, createToolRegistry, e
           // One provider turn. The redactor sees the whole request (messages, tools, metadata)
           // before the provider does; the signal is the run's own object.
           let request = { model, messages: system.concat(transcript), tools: requestTools, metadata: { ...metadata, tools } }
-          if (redactor) request = redactWith(request, redactor)
+          if (redactor) {
+            request = redactWith(request, redactor)
+            // Redaction copies drop functions (so an own toJSON cannot carry a secret past them); the
+            // redacted tool definitions keep their `execute`, which is code, not data.
+            if (Array.isArray(request.tools)) {
+              request.tools = request.tools.map((t, i) =>
+                t !== null && typeof t === 'object' && typeof requestTools[i]?.execute === 'function' ? { ...t, execute: requestTools[i].execute } : t,
+              )
+            }
+          }
           request.signal = signal
           const { calls } = await providerTurn(provider, request, tools)
 

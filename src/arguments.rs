@@ -11,14 +11,18 @@ pub const MAX_ARGUMENTS_BYTES_CAP: usize = 64 * 1_048_576;
 /// `ToolArgumentsError` naming the tool; `None` when the text is a JSON object within bounds.
 pub fn arguments_text_problem(name: &str, text: &str, max_bytes: usize) -> Option<String> {
     if text.len() > max_bytes {
-        return Some(format!("Tool {name} arguments are larger than {max_bytes} bytes"));
+        return Some(format!(
+            "Tool {name} arguments are larger than {max_bytes} bytes"
+        ));
     }
     if text.trim().is_empty() {
         return None;
     }
     // Scan the depth first so hostile nesting cannot exhaust the parser's stack.
     if crate::validate::bounds::scan_depth(text, 128).is_err() {
-        return Some(format!("Tool {name} arguments are not valid JSON: nested deeper than 128 levels"));
+        return Some(format!(
+            "Tool {name} arguments are not valid JSON: nested deeper than 128 levels"
+        ));
     }
     match crate::validate::bounds::parse_scanned(text) {
         Err(e) => Some(format!("Tool {name} arguments are not valid JSON: {e}")),
@@ -42,9 +46,17 @@ mod tests {
             arguments_text_problem("get_me", r#"{"a":"#, 100).unwrap(),
             "Tool get_me arguments are not valid JSON: EOF while parsing a value at line 1 column 5"
         );
-        assert_eq!(arguments_text_problem("t", "[1]", 100).unwrap(), "Tool t arguments must be a JSON object, found array");
-        assert_eq!(arguments_text_problem("t", "{}", 1).unwrap(), "Tool t arguments are larger than 1 bytes");
+        assert_eq!(
+            arguments_text_problem("t", "[1]", 100).unwrap(),
+            "Tool t arguments must be a JSON object, found array"
+        );
+        assert_eq!(
+            arguments_text_problem("t", "{}", 1).unwrap(),
+            "Tool t arguments are larger than 1 bytes"
+        );
         let deep = "[".repeat(5_000);
-        assert!(arguments_text_problem("t", &deep, 1 << 20).unwrap().contains("nested deeper"));
+        assert!(arguments_text_problem("t", &deep, 1 << 20)
+            .unwrap()
+            .contains("nested deeper"));
     }
 }

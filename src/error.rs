@@ -37,6 +37,8 @@ pub enum Code {
     Untrusted,
     /// A tool effect store failed (I/O, a lock, a corrupt row).
     ToolEffectStore,
+    /// A claimed effect stopped before its side effect (the claim is released as failed).
+    ToolEffectPreDispatch,
     /// A run ledger failed to accept or write a row.
     Ledger,
     /// A guardrail blocked or tripped (`GuardrailError`).
@@ -75,6 +77,7 @@ impl Code {
             Code::PermissionDenied => "ERR_PRISM_PERMISSION_DENIED",
             Code::Untrusted => "ERR_PRISM_UNTRUSTED",
             Code::ToolEffectStore => "ERR_PRISM_TOOL_EFFECT_STORE",
+            Code::ToolEffectPreDispatch => "ERR_PRISM_TOOL_EFFECT_PRE_DISPATCH",
             Code::Ledger => "ERR_PRISM_LEDGER",
             Code::GuardrailBlocked => "ERR_PRISM_GUARDRAIL_BLOCKED",
             Code::GuardrailInterruptUnavailable => "ERR_PRISM_GUARDRAIL_INTERRUPT_UNAVAILABLE",
@@ -107,7 +110,11 @@ pub struct PrismError {
 
 impl PrismError {
     pub fn new(kind: Kind, code: Code, message: impl Into<Cow<'static, str>>) -> Self {
-        Self { kind, code, message: message.into() }
+        Self {
+            kind,
+            code,
+            message: message.into(),
+        }
     }
     /// A `TypeError` with `ERR_PRISM_INVALID_OPTION`: the usual misuse of an option.
     pub fn invalid_option(message: impl Into<Cow<'static, str>>) -> Self {

@@ -3,8 +3,8 @@
 
 mod arguments;
 mod dispatch;
-pub mod error;
 pub mod effects;
+pub mod error;
 mod filter;
 mod js;
 pub mod ledger;
@@ -17,7 +17,10 @@ mod validate;
 
 /// Registers the raw Node-API exports (the dispatch machine, registry, filters, redaction).
 #[napi_derive::napi(module_exports)]
-pub fn register_exports(exports: napi::bindgen_prelude::Object, env: napi::Env) -> napi::Result<()> {
+pub fn register_exports(
+    exports: napi::bindgen_prelude::Object,
+    env: napi::Env,
+) -> napi::Result<()> {
     use napi::bindgen_prelude::JsValue;
     let js = js::raw::Js::new(env.raw());
     js::register(&js, exports.raw()).map_err(|fail| {

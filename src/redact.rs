@@ -19,8 +19,6 @@ pub const MAX_DEPTH: usize = 32;
 pub struct Secrets {
     list: Vec<String>,
     matcher: Option<AhoCorasick>,
-    /// Every secret as it appears inside JSON text (raw, and escaped when escaping changes it).
-    json_matcher: Option<AhoCorasick>,
 }
 
 impl Secrets {
@@ -30,24 +28,20 @@ impl Secrets {
         S: Into<String>,
     {
         let mut seen = HashSet::new();
-        let list: Vec<String> =
-            secrets.into_iter().map(Into::into).filter(|s| !s.is_empty() && seen.insert(s.clone())).collect();
+        let list: Vec<String> = secrets
+            .into_iter()
+            .map(Into::into)
+            .filter(|s| !s.is_empty() && seen.insert(s.clone()))
+            .collect();
         let matcher = if list.is_empty() {
             None
         } else {
-            AhoCorasickBuilder::new().match_kind(MatchKind::LeftmostLongest).build(&list).ok()
+            AhoCorasickBuilder::new()
+                .match_kind(MatchKind::LeftmostLongest)
+                .build(&list)
+                .ok()
         };
-        let mut forms = list.clone();
-        for s in &list {
-            if let Ok(quoted) = serde_json::to_string(s) {
-                let inner = &quoted[1..quoted.len() - 1];
-                if inner != s {
-                    forms.push(inner.to_owned());
-                }
-            }
-        }
-        let json_matcher = if forms.is_empty() { None } else { AhoCorasick::new(&forms).ok() };
-        Secrets { list, matcher, json_matcher }
+        Secrets { list, matcher }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -58,21 +52,12 @@ impl Secrets {
         &self.list
     }
 
-    /// The union of two secret sets.
-
-    /// Whether JSON text (of a value) may contain a secret. `true` errs on the safe side: a secret
-    /// that spans JSON punctuation only costs a full redaction walk.
-    pub fn in_json_text(&self, text: &str) -> bool {
-        match &self.json_matcher {
-            Some(m) => m.is_match(text),
-            None => !self.list.is_empty(),
-        }
-    }
-
     #[inline]
     pub fn redact<'a>(&self, text: &'a str) -> Cow<'a, str> {
         match &self.matcher {
-            Some(m) if m.is_match(text) => Cow::Owned(m.replace_all(text, &vec![REDACTED; self.list.len()])),
+            Some(m) if m.is_match(text) => {
+                Cow::Owned(m.replace_all(text, &vec![REDACTED; self.list.len()]))
+            }
             _ => Cow::Borrowed(text),
         }
     }
@@ -113,7 +98,10 @@ mod tests {
     #[test]
     fn replaces_every_occurrence_of_every_secret() {
         let s = Secrets::new(["sk-123", "hunter2"]);
-        assert_eq!(s.redact("key sk-123 and sk-123, pw hunter2"), "key [REDACTED] and [REDACTED], pw [REDACTED]");
+        assert_eq!(
+            s.redact("key sk-123 and sk-123, pw hunter2"),
+            "key [REDACTED] and [REDACTED], pw [REDACTED]"
+        );
         assert!(matches!(s.redact("nothing here"), Cow::Borrowed(_)));
     }
 
@@ -123,16 +111,6 @@ mod tests {
         assert_eq!(s.list(), &["abc".to_string(), "abcdef".to_string()]);
         assert_eq!(s.redact("xabcdefx abc"), "x[REDACTED]x [REDACTED]");
         assert!(Secrets::new([""]).is_empty());
-    }
-
-    #[test]
-    fn finds_secrets_in_json_text_raw_or_escaped() {
-        let s = Secrets::new(["plain", "has\"quote", "tab\there"]);
-        assert!(s.in_json_text(r#"{"a":"x plain y"}"#));
-        assert!(s.in_json_text(&serde_json::to_string(&serde_json::json!({ "k": "has\"quote" })).unwrap()));
-        assert!(s.in_json_text(&serde_json::to_string(&serde_json::json!(["tab\there"])).unwrap()));
-        assert!(!s.in_json_text(r#"{"a":"nothing"}"#));
-        assert!(!Secrets::default().in_json_text("plain"));
     }
 
     #[test]

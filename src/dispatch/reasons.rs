@@ -67,15 +67,27 @@ mod tests {
     fn public_strings() {
         assert_eq!(unknown_tool("x"), "Unknown tool: x");
         assert_eq!(tool_denied("x"), "Tool denied: x");
-        assert_eq!(permission_denied("x"), "Permission denied for tool:x:execute");
+        assert_eq!(
+            permission_denied("x"),
+            "Permission denied for tool:x:execute"
+        );
         assert_eq!(untrusted("x"), "Untrusted tool: x");
-        assert_eq!(BlockedReason::GuardrailBlocked.as_str(), "guardrail_blocked");
+        assert_eq!(
+            BlockedReason::GuardrailBlocked.as_str(),
+            "guardrail_blocked"
+        );
     }
 
     #[test]
     fn rule_pack_messages_are_bounded() {
-        assert_eq!(rule_pack_message("pii", "email", None), "Blocked by guardrail rule pack:pii/email");
-        assert_eq!(rule_pack_message("pii", "email", Some("looks like an address")), "Blocked by guardrail rule pack:pii/email: looks like an address");
+        assert_eq!(
+            rule_pack_message("pii", "email", None),
+            "Blocked by guardrail rule pack:pii/email"
+        );
+        assert_eq!(
+            rule_pack_message("pii", "email", Some("looks like an address")),
+            "Blocked by guardrail rule pack:pii/email: looks like an address"
+        );
         let long = "é".repeat(300);
         let m = rule_pack_message("p", "r", Some(&long));
         assert!(m.len() <= GUARDRAIL_MESSAGE_BYTES);

@@ -34,7 +34,11 @@ pub fn canonical_json(value: &serde_json::Value) -> Result<String, EffectError> 
     Ok(out)
 }
 
-fn write_value(value: &serde_json::Value, out: &mut String, depth: usize) -> Result<(), EffectError> {
+fn write_value(
+    value: &serde_json::Value,
+    out: &mut String,
+    depth: usize,
+) -> Result<(), EffectError> {
     use serde_json::Value;
     if depth > MAX_CANONICAL_DEPTH {
         return Err(not_json());
@@ -293,16 +297,25 @@ mod tests {
     #[test]
     fn keys_follow_javascript_enumeration_of_a_sorted_copy() {
         let v = json!({ "b": 1, "10": 2, "2": 3, "a": { "z": null, "y": [3, 1] }, "01": 4 });
-        assert_eq!(canonical_json(&v).unwrap(), r#"{"2":3,"10":2,"01":4,"a":{"y":[3,1],"z":null},"b":1}"#);
+        assert_eq!(
+            canonical_json(&v).unwrap(),
+            r#"{"2":3,"10":2,"01":4,"a":{"y":[3,1],"z":null},"b":1}"#
+        );
         // UTF-16 order: U+FF61 sorts after U+10000 (a surrogate pair starting 0xD800).
         let v = json!({ "\u{ff61}": 1, "\u{10000}": 2 });
-        assert_eq!(canonical_json(&v).unwrap(), "{\"\u{10000}\":2,\"\u{ff61}\":1}");
+        assert_eq!(
+            canonical_json(&v).unwrap(),
+            "{\"\u{10000}\":2,\"\u{ff61}\":1}"
+        );
     }
 
     #[test]
     fn strings_are_escaped_as_json_stringify_escapes_them() {
         let v = json!("q\"\\\n\u{1f}\u{7f}\u{2028}é");
-        assert_eq!(canonical_json(&v).unwrap(), "\"q\\\"\\\\\\n\\u001f\u{7f}\u{2028}é\"");
+        assert_eq!(
+            canonical_json(&v).unwrap(),
+            "\"q\\\"\\\\\\n\\u001f\u{7f}\u{2028}é\""
+        );
     }
 
     #[test]
@@ -324,7 +337,10 @@ mod tests {
             "44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a"
         );
         let h = arguments_hash(&json!({ "to": "a@b.c", "amount": 5 })).unwrap();
-        assert_eq!(h, arguments_hash(&json!({ "amount": 5, "to": "a@b.c" })).unwrap());
+        assert_eq!(
+            h,
+            arguments_hash(&json!({ "amount": 5, "to": "a@b.c" })).unwrap()
+        );
         let m = KeyMaterial {
             tenant_id: "t",
             principal_id: "p",
@@ -342,6 +358,12 @@ mod tests {
             "runId": "r", "toolCallId": "c", "toolName": "n", "argumentsHash": h,
         })).unwrap());
         assert_eq!(key, format!("{EFFECT_KEY_PREFIX}{expected}"));
-        assert_ne!(key, derive_key(&KeyMaterial { account_id: Some("a"), ..m.clone() }));
+        assert_ne!(
+            key,
+            derive_key(&KeyMaterial {
+                account_id: Some("a"),
+                ..m.clone()
+            })
+        );
     }
 }

@@ -43,7 +43,10 @@ pub fn invalid_declaration() -> EffectError {
 }
 
 /// Parses `{ kind, idempotency }` strings; `kind: "none"` only goes with `idempotency: "none"`.
-pub fn parse_declaration(kind: Option<&str>, idempotency: Option<&str>) -> Result<Declaration, EffectError> {
+pub fn parse_declaration(
+    kind: Option<&str>,
+    idempotency: Option<&str>,
+) -> Result<Declaration, EffectError> {
     let kind = match kind {
         Some("none") => EffectKind::None,
         Some("local_mutation") => EffectKind::LocalMutation,
@@ -83,10 +86,19 @@ mod tests {
     fn declarations_parse_and_plan() {
         let d = |k, i| parse_declaration(Some(k), Some(i)).map(Declaration::plan);
         assert_eq!(d("none", "none"), Ok(EffectPlan::Unmanaged));
-        assert_eq!(d("external_mutation", "required"), Ok(EffectPlan::ClaimRequired));
-        assert_eq!(d("local_mutation", "optional"), Ok(EffectPlan::ClaimIfStore));
+        assert_eq!(
+            d("external_mutation", "required"),
+            Ok(EffectPlan::ClaimRequired)
+        );
+        assert_eq!(
+            d("local_mutation", "optional"),
+            Ok(EffectPlan::ClaimIfStore)
+        );
         assert_eq!(d("local_mutation", "tool_managed"), Ok(EffectPlan::KeyOnly));
-        assert_eq!(d("external_mutation", "unsupported"), Ok(EffectPlan::KeyOnly));
+        assert_eq!(
+            d("external_mutation", "unsupported"),
+            Ok(EffectPlan::KeyOnly)
+        );
         assert_eq!(d("external_mutation", "none"), Ok(EffectPlan::Unmanaged));
         assert!(d("none", "required").is_err());
         assert!(d("remote", "none").is_err());

@@ -34,7 +34,10 @@ pub struct EffectError {
 
 impl EffectError {
     pub fn new(code: EffectErrorCode, message: impl Into<Cow<'static, str>>) -> Self {
-        Self { code, message: message.into() }
+        Self {
+            code,
+            message: message.into(),
+        }
     }
     pub fn conflict() -> Self {
         Self::new(EffectErrorCode::Conflict, "tool effect transition conflict")
@@ -59,7 +62,10 @@ pub struct IdentityFailure {
 
 impl IdentityFailure {
     pub fn new(reason: &'static str, message: impl Into<Cow<'static, str>>) -> Self {
-        Self { reason, message: message.into() }
+        Self {
+            reason,
+            message: message.into(),
+        }
     }
 }
 

@@ -97,7 +97,10 @@ fn check_principal(p: &Option<PrincipalView>) -> Result<(), IdentityFailure> {
     match p.id.text() {
         Some(id) if !id.is_empty() => {
             if id.len() > MAX_ID_BYTES {
-                return Err(fail("principal_too_large", "Principal id exceeds byte limit"));
+                return Err(fail(
+                    "principal_too_large",
+                    "Principal id exceeds byte limit",
+                ));
             }
         }
         _ => return Err(fail("missing_principal", "Principal id is required")),
@@ -109,7 +112,12 @@ fn check_principal(p: &Option<PrincipalView>) -> Result<(), IdentityFailure> {
     match &p.display_name {
         Field::Absent => {}
         Field::Text(d) if d.len() <= MAX_ID_BYTES => {}
-        _ => return Err(fail("display_name_too_large", "Principal displayName exceeds byte limit")),
+        _ => {
+            return Err(fail(
+                "display_name_too_large",
+                "Principal displayName exceeds byte limit",
+            ))
+        }
     }
     Ok(())
 }
@@ -118,7 +126,10 @@ fn check_shape(id: &IdentityView) -> Result<(), IdentityFailure> {
     match id.tenant_id.text() {
         Some(t) if !t.is_empty() => {
             if t.len() > MAX_ID_BYTES {
-                return Err(fail("tenant_too_large", "Identity tenantId exceeds byte limit"));
+                return Err(fail(
+                    "tenant_too_large",
+                    "Identity tenantId exceeds byte limit",
+                ));
             }
         }
         _ => return Err(fail("missing_tenant", "Identity tenantId is required")),
@@ -129,7 +140,12 @@ fn check_shape(id: &IdentityView) -> Result<(), IdentityFailure> {
     }
     let scopes = match &id.scopes {
         Some(s) if !s.is_empty() => s,
-        _ => return Err(fail("empty_scopes", "Identity scopes must be a non-empty array")),
+        _ => {
+            return Err(fail(
+                "empty_scopes",
+                "Identity scopes must be a non-empty array",
+            ))
+        }
     };
     if scopes.len() > MAX_SCOPES {
         return Err(fail("too_many_scopes", "Identity exceeds maxScopes (64)"));
@@ -152,7 +168,10 @@ fn check_shape(id: &IdentityView) -> Result<(), IdentityFailure> {
                 match r.text() {
                     Some(r) if !r.is_empty() => {
                         if r.len() > MAX_CREDENTIAL_REF_BYTES {
-                            return Err(fail("credential_ref_too_large", "Credential ref exceeds byte limit"));
+                            return Err(fail(
+                                "credential_ref_too_large",
+                                "Credential ref exceeds byte limit",
+                            ));
                         }
                     }
                     _ => return Err(fail("invalid_credential_ref", "Credential ref is invalid")),
@@ -162,15 +181,31 @@ fn check_shape(id: &IdentityView) -> Result<(), IdentityFailure> {
     }
     match id.metadata_bytes {
         None => {}
-        Some(None) => return Err(fail("invalid_metadata", "Identity metadata is not JSON-serializable")),
+        Some(None) => {
+            return Err(fail(
+                "invalid_metadata",
+                "Identity metadata is not JSON-serializable",
+            ))
+        }
         Some(Some(n)) if n > MAX_METADATA_BYTES => {
-            return Err(fail("metadata_too_large", "Identity metadata exceeds byte limit"))
+            return Err(fail(
+                "metadata_too_large",
+                "Identity metadata exceeds byte limit",
+            ))
         }
         Some(Some(_)) => {}
     }
     for (f, reason, message) in [
-        (&id.account_id, "account_too_large", "Identity accountId exceeds byte limit"),
-        (&id.user_id, "user_too_large", "Identity userId exceeds byte limit"),
+        (
+            &id.account_id,
+            "account_too_large",
+            "Identity accountId exceeds byte limit",
+        ),
+        (
+            &id.user_id,
+            "user_too_large",
+            "Identity userId exceeds byte limit",
+        ),
     ] {
         match f {
             Field::Absent => {}
@@ -209,9 +244,10 @@ pub fn check_active(
     }
     match time(&id.issued_at) {
         None => Err(fail("invalid_issued_at", "Identity issuedAt is invalid")),
-        Some(t) if t > now + ISSUED_AT_SKEW_MS => {
-            Err(fail("invalid_issued_at", "Identity issuedAt is in the future"))
-        }
+        Some(t) if t > now + ISSUED_AT_SKEW_MS => Err(fail(
+            "invalid_issued_at",
+            "Identity issuedAt is in the future",
+        )),
         Some(_) => Ok(()),
     }
 }
@@ -225,20 +261,33 @@ pub fn check_matches_ownership(
 ) -> Result<(), IdentityFailure> {
     check_active(id, now, parse)?;
     if !ownership.tenant_id.is_absent() && ownership.tenant_id != id.tenant_id {
-        return Err(fail("ownership_tenant", "Ownership tenant conflicts with identity"));
+        return Err(fail(
+            "ownership_tenant",
+            "Ownership tenant conflicts with identity",
+        ));
     }
     if !ownership.account_id.is_absent() && ownership.account_id != id.account_id {
-        return Err(fail("ownership_account", "Ownership account conflicts with identity"));
+        return Err(fail(
+            "ownership_account",
+            "Ownership account conflicts with identity",
+        ));
     }
     if !ownership.user_id.is_absent() && ownership.user_id != id.user_id {
-        return Err(fail("ownership_user", "Ownership user conflicts with identity"));
+        return Err(fail(
+            "ownership_user",
+            "Ownership user conflicts with identity",
+        ));
     }
     Ok(())
 }
 
 /// `ownershipFromIdentity`: the identity's tenant, account and user as an ownership scope.
 pub fn ownership_from_identity(id: &IdentityView) -> OwnershipView {
-    OwnershipView { tenant_id: id.tenant_id.clone(), account_id: id.account_id.clone(), user_id: id.user_id.clone() }
+    OwnershipView {
+        tenant_id: id.tenant_id.clone(),
+        account_id: id.account_id.clone(),
+        user_id: id.user_id.clone(),
+    }
 }
 
 #[cfg(test)]
@@ -249,7 +298,11 @@ pub(crate) mod tests {
     pub fn identity() -> IdentityView {
         IdentityView {
             tenant_id: "tenant".into(),
-            principal: Some(PrincipalView { kind: "service".into(), id: "svc".into(), ..Default::default() }),
+            principal: Some(PrincipalView {
+                kind: "service".into(),
+                id: "svc".into(),
+                ..Default::default()
+            }),
             scopes: Some(vec!["tools:execute".into()]),
             issued_at: "2026-01-01T00:00:00.000Z".into(),
             verified: true,
@@ -266,32 +319,134 @@ pub(crate) mod tests {
     #[test]
     fn an_active_identity_passes_and_each_defect_is_named() {
         assert_eq!(active(&identity()), Ok(()));
-        assert_eq!(active(&IdentityView { verified: false, ..identity() }), Err("unverified"));
-        assert_eq!(active(&IdentityView { issued_at: "soon".into(), ..identity() }), Err("invalid_issued_at"));
-        assert_eq!(active(&IdentityView { issued_at: "2026-01-01T00:00:59Z".into(), ..identity() }), Ok(()));
         assert_eq!(
-            active(&IdentityView { issued_at: "2026-01-01T00:01:01Z".into(), ..identity() }),
+            active(&IdentityView {
+                verified: false,
+                ..identity()
+            }),
+            Err("unverified")
+        );
+        assert_eq!(
+            active(&IdentityView {
+                issued_at: "soon".into(),
+                ..identity()
+            }),
             Err("invalid_issued_at")
         );
-        assert_eq!(active(&IdentityView { expires_at: "2026-01-01T00:00:00Z".into(), ..identity() }), Err("expired"));
-        assert_eq!(active(&IdentityView { expires_at: "2026-01-02".into(), ..identity() }), Ok(()));
-        assert_eq!(active(&IdentityView { revoked_at: "2025-12-31".into(), ..identity() }), Err("revoked"));
-        assert_eq!(active(&IdentityView { revoked_at: Field::Invalid, ..identity() }), Err("invalid_revoked_at"));
-        assert_eq!(active(&IdentityView { tenant_id: "".into(), ..identity() }), Err("missing_tenant"));
-        assert_eq!(active(&IdentityView { principal: None, ..identity() }), Err("missing_principal"));
-        assert_eq!(active(&IdentityView { scopes: Some(vec![]), ..identity() }), Err("empty_scopes"));
-        assert_eq!(active(&IdentityView { metadata_bytes: Some(Some(5000)), ..identity() }), Err("metadata_too_large"));
+        assert_eq!(
+            active(&IdentityView {
+                issued_at: "2026-01-01T00:00:59Z".into(),
+                ..identity()
+            }),
+            Ok(())
+        );
+        assert_eq!(
+            active(&IdentityView {
+                issued_at: "2026-01-01T00:01:01Z".into(),
+                ..identity()
+            }),
+            Err("invalid_issued_at")
+        );
+        assert_eq!(
+            active(&IdentityView {
+                expires_at: "2026-01-01T00:00:00Z".into(),
+                ..identity()
+            }),
+            Err("expired")
+        );
+        assert_eq!(
+            active(&IdentityView {
+                expires_at: "2026-01-02".into(),
+                ..identity()
+            }),
+            Ok(())
+        );
+        assert_eq!(
+            active(&IdentityView {
+                revoked_at: "2025-12-31".into(),
+                ..identity()
+            }),
+            Err("revoked")
+        );
+        assert_eq!(
+            active(&IdentityView {
+                revoked_at: Field::Invalid,
+                ..identity()
+            }),
+            Err("invalid_revoked_at")
+        );
+        assert_eq!(
+            active(&IdentityView {
+                tenant_id: "".into(),
+                ..identity()
+            }),
+            Err("missing_tenant")
+        );
+        assert_eq!(
+            active(&IdentityView {
+                principal: None,
+                ..identity()
+            }),
+            Err("missing_principal")
+        );
+        assert_eq!(
+            active(&IdentityView {
+                scopes: Some(vec![]),
+                ..identity()
+            }),
+            Err("empty_scopes")
+        );
+        assert_eq!(
+            active(&IdentityView {
+                metadata_bytes: Some(Some(5000)),
+                ..identity()
+            }),
+            Err("metadata_too_large")
+        );
     }
 
     #[test]
     fn ownership_matches_field_by_field() {
-        let id = IdentityView { account_id: "acct".into(), ..identity() };
-        let check = |o: OwnershipView| check_matches_ownership(&id, &o, NOW, &parse_iso_strict).map_err(|f| f.reason);
+        let id = IdentityView {
+            account_id: "acct".into(),
+            ..identity()
+        };
+        let check = |o: OwnershipView| {
+            check_matches_ownership(&id, &o, NOW, &parse_iso_strict).map_err(|f| f.reason)
+        };
         assert_eq!(check(OwnershipView::default()), Ok(()));
-        assert_eq!(check(OwnershipView { tenant_id: "tenant".into(), account_id: "acct".into(), ..Default::default() }), Ok(()));
-        assert_eq!(check(OwnershipView { tenant_id: "other".into(), ..Default::default() }), Err("ownership_tenant"));
-        assert_eq!(check(OwnershipView { account_id: "x".into(), ..Default::default() }), Err("ownership_account"));
-        assert_eq!(check(OwnershipView { user_id: "u".into(), ..Default::default() }), Err("ownership_user"));
-        assert_eq!(ownership_from_identity(&id).account_id, Field::Text("acct".into()));
+        assert_eq!(
+            check(OwnershipView {
+                tenant_id: "tenant".into(),
+                account_id: "acct".into(),
+                ..Default::default()
+            }),
+            Ok(())
+        );
+        assert_eq!(
+            check(OwnershipView {
+                tenant_id: "other".into(),
+                ..Default::default()
+            }),
+            Err("ownership_tenant")
+        );
+        assert_eq!(
+            check(OwnershipView {
+                account_id: "x".into(),
+                ..Default::default()
+            }),
+            Err("ownership_account")
+        );
+        assert_eq!(
+            check(OwnershipView {
+                user_id: "u".into(),
+                ..Default::default()
+            }),
+            Err("ownership_user")
+        );
+        assert_eq!(
+            ownership_from_identity(&id).account_id,
+            Field::Text("acct".into())
+        );
     }
 }

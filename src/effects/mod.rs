@@ -14,8 +14,8 @@ pub mod wire;
 
 pub use canonical::{arguments_hash, canonical_json, derive_key, KeyMaterial};
 pub use error::{EffectError, EffectErrorCode, IdentityFailure, StoreError};
-pub use store::{EffectStore, MemoryStorage};
 pub use sqlite::SqliteStorage;
+pub use store::{EffectStore, MemoryStorage};
 
 #[cfg(test)]
 mod tests;

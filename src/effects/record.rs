@@ -98,7 +98,10 @@ impl EffectRecord {
         field(&mut o, "toolName", &self.tool_name);
         field(&mut o, "argumentsHash", &self.arguments_hash);
         field(&mut o, "status", self.status.as_str());
-        o.push_str(&format!(",\"attempt\":{},\"version\":{}", self.attempt, self.version));
+        o.push_str(&format!(
+            ",\"attempt\":{},\"version\":{}",
+            self.attempt, self.version
+        ));
         if let Some(t) = &self.claim_token {
             field(&mut o, "claimToken", t);
         }
@@ -128,6 +131,9 @@ impl EffectRecord {
 
     /// The record without its claim (what `begin` returns to a caller that did not acquire it).
     pub fn without_claim_token(&self) -> Self {
-        Self { claim_token: None, ..self.clone() }
+        Self {
+            claim_token: None,
+            ..self.clone()
+        }
     }
 }

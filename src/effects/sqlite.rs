@@ -24,7 +24,10 @@ pub struct SqliteOptions {
 
 impl Default for SqliteOptions {
     fn default() -> Self {
-        Self { busy_timeout_ms: 5_000, synchronous_full: true }
+        Self {
+            busy_timeout_ms: 5_000,
+            synchronous_full: true,
+        }
     }
 }
 
@@ -32,7 +35,9 @@ impl Default for SqliteOptions {
 pub fn open_connection(path: &str, options: &SqliteOptions) -> Result<Connection, rusqlite::Error> {
     let conn = Connection::open_with_flags(
         path,
-        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        OpenFlags::SQLITE_OPEN_READ_WRITE
+            | OpenFlags::SQLITE_OPEN_CREATE
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX,
     )?;
     conn.busy_timeout(Duration::from_millis(options.busy_timeout_ms as u64))?;
     // Switching to WAL needs a moment without other writers; retry while another process holds the lock.
@@ -49,7 +54,15 @@ pub fn open_connection(path: &str, options: &SqliteOptions) -> Result<Connection
             Err(e) => return Err(e),
         }
     }
-    conn.pragma_update(None, "synchronous", if options.synchronous_full { "FULL" } else { "NORMAL" })?;
+    conn.pragma_update(
+        None,
+        "synchronous",
+        if options.synchronous_full {
+            "FULL"
+        } else {
+            "NORMAL"
+        },
+    )?;
     Ok(conn)
 }
 
@@ -92,7 +105,9 @@ const UPSERT: &str = "INSERT OR REPLACE INTO prism_tool_effects (id, tenant_id, 
 fn from_row(row: &Row<'_>) -> rusqlite::Result<Result<EffectRecord, StoreError>> {
     let status: String = row.get(9)?;
     let Some(status) = Status::parse(&status) else {
-        return Ok(Err(StoreError::Storage("tool effect store failed: corrupt record status".into())));
+        return Ok(Err(StoreError::Storage(
+            "tool effect store failed: corrupt record status".into(),
+        )));
     };
     let failure_code: Option<String> = row.get(15)?;
     let failure_reference: Option<String> = row.get(16)?;
@@ -112,7 +127,10 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<Result<EffectRecord, StoreError>>
         claim_token: row.get(12)?,
         result: row.get(13)?,
         result_ref: row.get(14)?,
-        failure: failure_code.map(|code| Failure { code, reference: failure_reference }),
+        failure: failure_code.map(|code| Failure {
+            code,
+            reference: failure_reference,
+        }),
         created_at: row.get(17)?,
         updated_at: row.get(18)?,
         expires_at: row.get(19)?,
@@ -164,7 +182,9 @@ impl SqliteStorage {
     pub fn open(path: &str, options: &SqliteOptions) -> Result<Self, StoreError> {
         let conn = open_connection(path, options)?;
         conn.execute_batch(SCHEMA)?;
-        Ok(Self { conn: Mutex::new(Some(conn)) })
+        Ok(Self {
+            conn: Mutex::new(Some(conn)),
+        })
     }
 
     fn lock(&self) -> MutexGuard<'_, Option<Connection>> {
@@ -183,7 +203,11 @@ impl RecordStorage for SqliteStorage {
         read_with(conn, id)
     }
 
-    fn update<R>(&self, id: &str, f: impl FnOnce(Option<EffectRecord>) -> Update<R>) -> Result<R, StoreError> {
+    fn update<R>(
+        &self,
+        id: &str,
+        f: impl FnOnce(Option<EffectRecord>) -> Update<R>,
+    ) -> Result<R, StoreError> {
         let mut guard = self.lock();
         let conn = guard.as_mut().ok_or_else(closed)?;
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
@@ -206,7 +230,13 @@ impl RecordStorage for SqliteStorage {
                WHERE tenant_id = ?1 AND account_id IS ?2 AND user_id IS ?3
                  AND status IN ('completed', 'failed_terminal') AND updated_at < ?4
                LIMIT ?5)",
-            params![owner.tenant_id, owner.account_id, owner.user_id, before, limit],
+            params![
+                owner.tenant_id,
+                owner.account_id,
+                owner.user_id,
+                before,
+                limit
+            ],
         )?;
         tx.commit()?;
         Ok(n as u32)

@@ -104,7 +104,11 @@ pub type Update<R> = Result<(Option<EffectRecord>, R), StoreError>;
 /// respect to every other `update` on the same storage, in this process and in others sharing it.
 pub trait RecordStorage: Send + Sync {
     fn read(&self, id: &str) -> Result<Option<EffectRecord>, StoreError>;
-    fn update<R>(&self, id: &str, f: impl FnOnce(Option<EffectRecord>) -> Update<R>) -> Result<R, StoreError>;
+    fn update<R>(
+        &self,
+        id: &str,
+        f: impl FnOnce(Option<EffectRecord>) -> Update<R>,
+    ) -> Result<R, StoreError>;
     /// Deletes up to `limit` terminal records of exactly this ownership updated before `before`.
     fn cleanup(&self, owner: &Owner, before: i64, limit: u32) -> Result<u32, StoreError>;
     fn close(&self) {}
@@ -121,7 +125,9 @@ pub struct Owner {
 fn bounded_text(f: &Field, max: usize, label: &str) -> Result<String, EffectError> {
     match f.text() {
         Some(s) if !s.trim().is_empty() && s.len() <= max => Ok(s.to_owned()),
-        _ => Err(EffectError::limit(format!("{label} is required and bounded"))),
+        _ => Err(EffectError::limit(format!(
+            "{label} is required and bounded"
+        ))),
     }
 }
 
@@ -133,8 +139,11 @@ fn optional_text(f: &Field, max: usize, label: &str) -> Result<Option<String>, E
 }
 
 fn owner_of(o: &OwnershipView) -> Result<Owner, EffectError> {
-    if o.tenant_id.text().map_or(true, |t| t.trim().is_empty()) {
-        return Err(EffectError::new(EffectErrorCode::Conflict, "tool effect ownership is required"));
+    if o.tenant_id.text().is_none_or(|t| t.trim().is_empty()) {
+        return Err(EffectError::new(
+            EffectErrorCode::Conflict,
+            "tool effect ownership is required",
+        ));
     }
     Ok(Owner {
         tenant_id: bounded_text(&o.tenant_id, MAX_IDENTIFIER_BYTES, "ownership")?,
@@ -144,7 +153,11 @@ fn owner_of(o: &OwnershipView) -> Result<Owner, EffectError> {
 }
 
 /// Validates a key: the identity is active and owns exactly this ownership, every field is bounded.
-pub fn validate_key(input: &KeyInput, now: i64, parse: &dyn Fn(&str) -> Option<i64>) -> Result<ValidKey, StoreError> {
+pub fn validate_key(
+    input: &KeyInput,
+    now: i64,
+    parse: &dyn Fn(&str) -> Option<i64>,
+) -> Result<ValidKey, StoreError> {
     check_matches_ownership(&input.identity, &input.ownership, now, parse)?;
     let owner = owner_of(&input.ownership)?;
     let id = &input.identity;
@@ -160,10 +173,20 @@ pub fn validate_key(input: &KeyInput, now: i64, parse: &dyn Fn(&str) -> Option<i
     let tool_call_id = bounded_text(&input.tool_call_id, MAX_IDENTIFIER_BYTES, "tool call id")?;
     let tool_name = bounded_text(&input.tool_name, MAX_TOOL_NAME_BYTES, "tool name")?;
     let arguments_hash = match input.arguments_hash.text() {
-        Some(h) if h.len() == 64 && h.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)) => h.to_owned(),
+        Some(h)
+            if h.len() == 64
+                && h.bytes()
+                    .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)) =>
+        {
+            h.to_owned()
+        }
         _ => return Err(EffectError::limit("arguments hash is invalid").into()),
     };
-    let principal = id.principal.as_ref().and_then(|p| p.id.text()).unwrap_or_default();
+    let principal = id
+        .principal
+        .as_ref()
+        .and_then(|p| p.id.text())
+        .unwrap_or_default();
     let mut storage_id = String::with_capacity(64 + key.len());
     storage_id.push('[');
     for (i, part) in [
@@ -224,14 +247,23 @@ pub fn expire(record: EffectRecord, now: i64) -> (EffectRecord, bool) {
         version: record.version + 1,
         claim_token: None,
         expires_at: None,
-        failure: Some(Failure { code: EXPIRED_CODE.to_owned(), reference: None }),
+        failure: Some(Failure {
+            code: EXPIRED_CODE.to_owned(),
+            reference: None,
+        }),
         updated_at: now,
         ..record
     };
     (expired, true)
 }
 
-fn safe_int(v: Option<f64>, default: i64, min: i64, max: i64, message: &'static str) -> Result<i64, EffectError> {
+fn safe_int(
+    v: Option<f64>,
+    default: i64,
+    min: i64,
+    max: i64,
+    message: &'static str,
+) -> Result<i64, EffectError> {
     match v {
         None => Ok(default),
         Some(f) if f.fract() == 0.0 && f >= min as f64 && f <= max as f64 => Ok(f as i64),
@@ -239,10 +271,20 @@ fn safe_int(v: Option<f64>, default: i64, min: i64, max: i64, message: &'static 
     }
 }
 
-fn require_claim(record: Option<EffectRecord>, claim: &Claim, statuses: &[Status]) -> Result<EffectRecord, StoreError> {
-    let Some(record) = record else { return Err(EffectError::conflict().into()) };
-    let token_ok = matches!((&record.claim_token, claim.claim_token.text()), (Some(a), Some(b)) if a == b);
-    if !statuses.contains(&record.status) || claim.expected_version != Some(record.version as f64) || !token_ok {
+fn require_claim(
+    record: Option<EffectRecord>,
+    claim: &Claim,
+    statuses: &[Status],
+) -> Result<EffectRecord, StoreError> {
+    let Some(record) = record else {
+        return Err(EffectError::conflict().into());
+    };
+    let token_ok =
+        matches!((&record.claim_token, claim.claim_token.text()), (Some(a), Some(b)) if a == b);
+    if !statuses.contains(&record.status)
+        || claim.expected_version != Some(record.version as f64)
+        || !token_ok
+    {
         return Err(EffectError::conflict().into());
     }
     Ok(record)
@@ -264,8 +306,8 @@ fn validate_result(result: &ResultInput, k: &ValidKey) -> Result<Option<String>,
     if text.len() > MAX_RESULT_BYTES {
         return Err(EffectError::limit("tool result exceeds limits"));
     }
-    let value: serde_json::Value =
-        serde_json::from_str(text).map_err(|_| EffectError::limit("tool result must be JSON serializable"))?;
+    let value: serde_json::Value = serde_json::from_str(text)
+        .map_err(|_| EffectError::limit("tool result must be JSON serializable"))?;
     let same = value.get("toolCallId").and_then(|v| v.as_str()) == Some(k.tool_call_id.as_str())
         && value.get("name").and_then(|v| v.as_str()) == Some(k.tool_name.as_str());
     if !same {
@@ -283,20 +325,36 @@ fn check_size(record: &EffectRecord) -> Result<(), EffectError> {
 
 fn new_claim_token() -> Result<String, StoreError> {
     let mut b = [0u8; 16];
-    getrandom::fill(&mut b).map_err(|e| StoreError::Storage(format!("tool effect store failed: {e}")))?;
+    getrandom::fill(&mut b)
+        .map_err(|e| StoreError::Storage(format!("tool effect store failed: {e}")))?;
     b[6] = (b[6] & 0x0f) | 0x40;
     b[8] = (b[8] & 0x3f) | 0x80;
     let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
-    Ok(format!("{}-{}-{}-{}-{}", &hex[0..8], &hex[8..12], &hex[12..16], &hex[16..20], &hex[20..32]))
+    Ok(format!(
+        "{}-{}-{}-{}-{}",
+        &hex[0..8],
+        &hex[8..12],
+        &hex[12..16],
+        &hex[16..20],
+        &hex[20..32]
+    ))
 }
 
 /// The end state of a claimed transition.
 #[derive(Debug, Clone)]
 pub enum Transition {
     Dispatched,
-    Complete { result: ResultInput, result_ref: Field },
-    Fail { status: Field, failure: Option<FailureInput> },
-    Unknown { failure: Option<FailureInput> },
+    Complete {
+        result: ResultInput,
+        result_ref: Field,
+    },
+    Fail {
+        status: Field,
+        failure: Option<FailureInput>,
+    },
+    Unknown {
+        failure: Option<FailureInput>,
+    },
 }
 
 /// Input of `resolveUnknown` beyond the key.
@@ -322,16 +380,25 @@ impl<S: RecordStorage> EffectStore<S> {
     }
 
     /// `get`: the record as it reads now (lease expiry applied and persisted), or `None`.
-    pub fn get(&self, input: &KeyInput, now: i64, parse: Parse) -> Result<Option<EffectRecord>, StoreError> {
+    pub fn get(
+        &self,
+        input: &KeyInput,
+        now: i64,
+        parse: Parse,
+    ) -> Result<Option<EffectRecord>, StoreError> {
         let k = validate_key(input, now, parse)?;
-        let Some(found) = self.storage.read(&k.storage_id)? else { return Ok(None) };
+        let Some(found) = self.storage.read(&k.storage_id)? else {
+            return Ok(None);
+        };
         check_matches(&found, &k)?;
         let (_, changed) = expire(found.clone(), now);
         if !changed {
             return Ok(Some(found));
         }
         self.storage.update(&k.storage_id, |current| {
-            let Some(current) = current else { return Ok((None, None)) };
+            let Some(current) = current else {
+                return Ok((None, None));
+            };
             check_matches(&current, &k)?;
             let (view, changed) = expire(current, now);
             Ok((changed.then(|| view.clone()), Some(view)))
@@ -349,7 +416,13 @@ impl<S: RecordStorage> EffectStore<S> {
         parse: Parse,
     ) -> Result<(BeginOutcome, EffectRecord), StoreError> {
         let k = validate_key(input, now, parse)?;
-        let ttl = safe_int(claim_ttl_ms, DEFAULT_CLAIM_TTL_MS, 1, HARD_CLAIM_TTL_MS, "claim TTL exceeds limits")?;
+        let ttl = safe_int(
+            claim_ttl_ms,
+            DEFAULT_CLAIM_TTL_MS,
+            1,
+            HARD_CLAIM_TTL_MS,
+            "claim TTL exceeds limits",
+        )?;
         let attempts = safe_int(
             max_attempts,
             DEFAULT_MAX_ATTEMPTS as i64,
@@ -408,35 +481,51 @@ impl<S: RecordStorage> EffectStore<S> {
     ) -> Result<EffectRecord, StoreError> {
         let k = validate_key(input, now, parse)?;
         // Validate the payload before touching storage.
-        let (from, status, result, result_ref, failure): (&[Status], Status, Option<String>, Option<String>, Option<Failure>) =
-            match to {
-                Transition::Dispatched => (&[Status::Pending], Status::Dispatched, None, None, None),
-                Transition::Complete { result, result_ref } => (
-                    &[Status::Dispatched],
-                    Status::Completed,
-                    validate_result(result, &k)?,
-                    optional_text(result_ref, MAX_REFERENCE_BYTES, "effect reference")?,
+        let (from, status, result, result_ref, failure): (
+            &[Status],
+            Status,
+            Option<String>,
+            Option<String>,
+            Option<Failure>,
+        ) = match to {
+            Transition::Dispatched => (&[Status::Pending], Status::Dispatched, None, None, None),
+            Transition::Complete { result, result_ref } => (
+                &[Status::Dispatched],
+                Status::Completed,
+                validate_result(result, &k)?,
+                optional_text(result_ref, MAX_REFERENCE_BYTES, "effect reference")?,
+                None,
+            ),
+            Transition::Fail { status, failure } => {
+                let status = match status.text().and_then(Status::parse) {
+                    Some(s @ (Status::FailedRetryable | Status::FailedTerminal)) => s,
+                    _ => return Err(EffectError::limit("effect failure status is invalid").into()),
+                };
+                let failure = match failure {
+                    Some(f) => validate_failure(f)?,
+                    None => {
+                        return Err(EffectError::limit(
+                            "effect failure code is required and bounded",
+                        )
+                        .into())
+                    }
+                };
+                (
+                    &[Status::Pending, Status::Dispatched],
+                    status,
                     None,
-                ),
-                Transition::Fail { status, failure } => {
-                    let status = match status.text().and_then(Status::parse) {
-                        Some(s @ (Status::FailedRetryable | Status::FailedTerminal)) => s,
-                        _ => return Err(EffectError::limit("effect failure status is invalid").into()),
-                    };
-                    let failure = match failure {
-                        Some(f) => validate_failure(f)?,
-                        None => return Err(EffectError::limit("effect failure code is required and bounded").into()),
-                    };
-                    (&[Status::Pending, Status::Dispatched], status, None, None, Some(failure))
-                }
-                Transition::Unknown { failure } => (
-                    &[Status::Dispatched],
-                    Status::Unknown,
                     None,
-                    None,
-                    failure.as_ref().map(validate_failure).transpose()?,
-                ),
-            };
+                    Some(failure),
+                )
+            }
+            Transition::Unknown { failure } => (
+                &[Status::Dispatched],
+                Status::Unknown,
+                None,
+                None,
+                failure.as_ref().map(validate_failure).transpose()?,
+            ),
+        };
         self.storage.update(&k.storage_id, |current| {
             let current = match current {
                 Some(c) => {
@@ -450,7 +539,11 @@ impl<S: RecordStorage> EffectStore<S> {
             let next = EffectRecord {
                 status,
                 version: record.version + 1,
-                claim_token: if keeps_claim { record.claim_token.clone() } else { None },
+                claim_token: if keeps_claim {
+                    record.claim_token.clone()
+                } else {
+                    None
+                },
                 expires_at: if keeps_claim { record.expires_at } else { None },
                 result: result.or_else(|| record.result.clone()),
                 result_ref: result_ref.or_else(|| record.result_ref.clone()),
@@ -464,7 +557,13 @@ impl<S: RecordStorage> EffectStore<S> {
     }
 
     /// `resolveUnknown`: an operator's verdict on an `unknown` record, CAS on `expectedVersion`.
-    pub fn resolve_unknown(&self, input: &KeyInput, r: &Resolution, now: i64, parse: Parse) -> Result<EffectRecord, StoreError> {
+    pub fn resolve_unknown(
+        &self,
+        input: &KeyInput,
+        r: &Resolution,
+        now: i64,
+        parse: Parse,
+    ) -> Result<EffectRecord, StoreError> {
         let k = validate_key(input, now, parse)?;
         let status = match r.status.text().and_then(Status::parse) {
             Some(s @ (Status::Completed | Status::FailedRetryable | Status::FailedTerminal)) => s,
@@ -474,10 +573,13 @@ impl<S: RecordStorage> EffectStore<S> {
         let result_ref = optional_text(&r.result_ref, MAX_REFERENCE_BYTES, "effect reference")?;
         let failure = r.failure.as_ref().map(validate_failure).transpose()?;
         self.storage.update(&k.storage_id, |current| {
-            let Some(current) = current else { return Err(EffectError::conflict().into()) };
+            let Some(current) = current else {
+                return Err(EffectError::conflict().into());
+            };
             check_matches(&current, &k)?;
             let (record, _) = expire(current, now);
-            if record.status != Status::Unknown || r.expected_version != Some(record.version as f64) {
+            if record.status != Status::Unknown || r.expected_version != Some(record.version as f64)
+            {
                 return Err(EffectError::conflict().into());
             }
             let next = EffectRecord {
@@ -498,13 +600,25 @@ impl<S: RecordStorage> EffectStore<S> {
 
     /// `cleanup`: deletes up to `limit` (default 100, at most 500) completed / failed_terminal records of
     /// exactly this ownership last updated before `before`.
-    pub fn cleanup(&self, ownership: &OwnershipView, before: &Field, limit: Option<f64>, parse: Parse) -> Result<u32, StoreError> {
+    pub fn cleanup(
+        &self,
+        ownership: &OwnershipView,
+        before: &Field,
+        limit: Option<f64>,
+        parse: Parse,
+    ) -> Result<u32, StoreError> {
         let before = before
             .text()
             .and_then(parse)
             .ok_or_else(|| EffectError::limit("cleanup boundary is invalid"))?;
         let owner = owner_of(ownership)?;
-        let limit = safe_int(limit, DEFAULT_CLEANUP_LIMIT as i64, 1, HARD_CLEANUP_LIMIT as i64, "cleanup limit exceeds limits")?;
+        let limit = safe_int(
+            limit,
+            DEFAULT_CLEANUP_LIMIT as i64,
+            1,
+            HARD_CLEANUP_LIMIT as i64,
+            "cleanup limit exceeds limits",
+        )?;
         self.storage.cleanup(&owner, before, limit as u32)
     }
 }
@@ -526,7 +640,11 @@ impl RecordStorage for MemoryStorage {
         Ok(self.lock().get(id).cloned())
     }
 
-    fn update<R>(&self, id: &str, f: impl FnOnce(Option<EffectRecord>) -> Update<R>) -> Result<R, StoreError> {
+    fn update<R>(
+        &self,
+        id: &str,
+        f: impl FnOnce(Option<EffectRecord>) -> Update<R>,
+    ) -> Result<R, StoreError> {
         let mut map = self.lock();
         let (write, out) = f(map.get(id).cloned())?;
         if let Some(record) = write {

@@ -13,7 +13,10 @@ const NOW: i64 = 1_767_225_600_000;
 fn key(call: &str) -> KeyInput {
     KeyInput {
         identity: identity(),
-        ownership: OwnershipView { tenant_id: "tenant".into(), ..Default::default() },
+        ownership: OwnershipView {
+            tenant_id: "tenant".into(),
+            ..Default::default()
+        },
         key: Field::Text(format!("prism:tool-effect:v1:{call}")),
         session_id: "s".into(),
         run_id: "r".into(),
@@ -31,11 +34,16 @@ fn code(e: StoreError) -> EffectErrorCode {
 }
 
 fn claim(r: &super::record::EffectRecord) -> Claim {
-    Claim { claim_token: Field::Text(r.claim_token.clone().unwrap()), expected_version: Some(r.version as f64) }
+    Claim {
+        claim_token: Field::Text(r.claim_token.clone().unwrap()),
+        expected_version: Some(r.version as f64),
+    }
 }
 
 fn result(call: &str) -> ResultInput {
-    Some(Ok(format!(r#"{{"toolCallId":"{call}","name":"pay","value":{{"ok":true}}}}"#)))
+    Some(Ok(format!(
+        r#"{{"toolCallId":"{call}","name":"pay","value":{{"ok":true}}}}"#
+    )))
 }
 
 fn lifecycle<S: RecordStorage>(store: EffectStore<S>) {
@@ -43,97 +51,297 @@ fn lifecycle<S: RecordStorage>(store: EffectStore<S>) {
     let k = key("c1");
     assert!(store.get(&k, NOW, p).unwrap().is_none());
     let (outcome, pending) = store.begin(&k, None, None, NOW, p).unwrap();
-    assert_eq!((outcome, pending.status, pending.version, pending.attempt), (BeginOutcome::Acquired, Status::Pending, 1, 1));
+    assert_eq!(
+        (outcome, pending.status, pending.version, pending.attempt),
+        (BeginOutcome::Acquired, Status::Pending, 1, 1)
+    );
     assert_eq!(pending.expires_at, Some(NOW + DEFAULT_CLAIM_TTL_MS));
     let (outcome, dup) = store.begin(&k, None, None, NOW, p).unwrap();
-    assert_eq!((outcome, dup.status, dup.claim_token.as_deref()), (BeginOutcome::Existing, Status::Pending, None));
+    assert_eq!(
+        (outcome, dup.status, dup.claim_token.as_deref()),
+        (BeginOutcome::Existing, Status::Pending, None)
+    );
 
     // Wrong token, stale version, wrong status: refused.
-    let wrong = Claim { claim_token: "nope".into(), expected_version: Some(1.0) };
-    assert_eq!(code(store.transition(&k, &wrong, &Transition::Dispatched, NOW, p).unwrap_err()), EffectErrorCode::Conflict);
-    let stale = Claim { expected_version: Some(0.0), ..claim(&pending) };
-    assert_eq!(code(store.transition(&k, &stale, &Transition::Dispatched, NOW, p).unwrap_err()), EffectErrorCode::Conflict);
-    let complete = Transition::Complete { result: result("c1"), result_ref: Field::Absent };
-    assert_eq!(code(store.transition(&k, &claim(&pending), &complete, NOW, p).unwrap_err()), EffectErrorCode::Conflict);
-
-    let dispatched = store.transition(&k, &claim(&pending), &Transition::Dispatched, NOW + 1, p).unwrap();
-    assert_eq!((dispatched.status, dispatched.version), (Status::Dispatched, 2));
-    assert_eq!(code(store.transition(&k, &claim(&pending), &Transition::Dispatched, NOW, p).unwrap_err()), EffectErrorCode::Conflict);
-    // A result for another call is a conflict; an oversized one a limit.
-    let foreign = Transition::Complete { result: result("other"), result_ref: Field::Absent };
-    assert_eq!(code(store.transition(&k, &claim(&dispatched), &foreign, NOW, p).unwrap_err()), EffectErrorCode::Conflict);
-    let big = Transition::Complete {
-        result: Some(Ok(format!(r#"{{"toolCallId":"c1","name":"pay","value":"{}"}}"#, "x".repeat(70_000)))),
+    let wrong = Claim {
+        claim_token: "nope".into(),
+        expected_version: Some(1.0),
+    };
+    assert_eq!(
+        code(
+            store
+                .transition(&k, &wrong, &Transition::Dispatched, NOW, p)
+                .unwrap_err()
+        ),
+        EffectErrorCode::Conflict
+    );
+    let stale = Claim {
+        expected_version: Some(0.0),
+        ..claim(&pending)
+    };
+    assert_eq!(
+        code(
+            store
+                .transition(&k, &stale, &Transition::Dispatched, NOW, p)
+                .unwrap_err()
+        ),
+        EffectErrorCode::Conflict
+    );
+    let complete = Transition::Complete {
+        result: result("c1"),
         result_ref: Field::Absent,
     };
-    assert_eq!(code(store.transition(&k, &claim(&dispatched), &big, NOW, p).unwrap_err()), EffectErrorCode::Limit);
-    let done = store.transition(&k, &claim(&dispatched), &complete, NOW + 2, p).unwrap();
-    assert_eq!((done.status, done.version, done.claim_token.is_none()), (Status::Completed, 3, true));
+    assert_eq!(
+        code(
+            store
+                .transition(&k, &claim(&pending), &complete, NOW, p)
+                .unwrap_err()
+        ),
+        EffectErrorCode::Conflict
+    );
+
+    let dispatched = store
+        .transition(&k, &claim(&pending), &Transition::Dispatched, NOW + 1, p)
+        .unwrap();
+    assert_eq!(
+        (dispatched.status, dispatched.version),
+        (Status::Dispatched, 2)
+    );
+    assert_eq!(
+        code(
+            store
+                .transition(&k, &claim(&pending), &Transition::Dispatched, NOW, p)
+                .unwrap_err()
+        ),
+        EffectErrorCode::Conflict
+    );
+    // A result for another call is a conflict; an oversized one a limit.
+    let foreign = Transition::Complete {
+        result: result("other"),
+        result_ref: Field::Absent,
+    };
+    assert_eq!(
+        code(
+            store
+                .transition(&k, &claim(&dispatched), &foreign, NOW, p)
+                .unwrap_err()
+        ),
+        EffectErrorCode::Conflict
+    );
+    let big = Transition::Complete {
+        result: Some(Ok(format!(
+            r#"{{"toolCallId":"c1","name":"pay","value":"{}"}}"#,
+            "x".repeat(70_000)
+        ))),
+        result_ref: Field::Absent,
+    };
+    assert_eq!(
+        code(
+            store
+                .transition(&k, &claim(&dispatched), &big, NOW, p)
+                .unwrap_err()
+        ),
+        EffectErrorCode::Limit
+    );
+    let done = store
+        .transition(&k, &claim(&dispatched), &complete, NOW + 2, p)
+        .unwrap();
+    assert_eq!(
+        (done.status, done.version, done.claim_token.is_none()),
+        (Status::Completed, 3, true)
+    );
     assert!(done.result.as_deref().unwrap().contains("\"ok\":true"));
     let (outcome, replay) = store.begin(&k, None, None, NOW + 3, p).unwrap();
-    assert_eq!((outcome, replay.status), (BeginOutcome::Existing, Status::Completed));
+    assert_eq!(
+        (outcome, replay.status),
+        (BeginOutcome::Existing, Status::Completed)
+    );
     assert_eq!(store.get(&k, NOW, p).unwrap().unwrap(), done);
 
     // Another key: dispatched → unknown → resolved.
     let k2 = key("c2");
     let (_, p2) = store.begin(&k2, Some(1000.0), None, NOW, p).unwrap();
-    let d2 = store.transition(&k2, &claim(&p2), &Transition::Dispatched, NOW, p).unwrap();
-    let unknown = Transition::Unknown { failure: Some(FailureInput { code: "boom".into(), reference: Field::Absent }) };
-    let u2 = store.transition(&k2, &claim(&d2), &unknown, NOW, p).unwrap();
-    assert_eq!((u2.status, u2.claim_token.as_deref()), (Status::Unknown, None));
+    let d2 = store
+        .transition(&k2, &claim(&p2), &Transition::Dispatched, NOW, p)
+        .unwrap();
+    let unknown = Transition::Unknown {
+        failure: Some(FailureInput {
+            code: "boom".into(),
+            reference: Field::Absent,
+        }),
+    };
+    let u2 = store
+        .transition(&k2, &claim(&d2), &unknown, NOW, p)
+        .unwrap();
+    assert_eq!(
+        (u2.status, u2.claim_token.as_deref()),
+        (Status::Unknown, None)
+    );
     let (outcome, again) = store.begin(&k2, None, None, NOW, p).unwrap();
-    assert_eq!((outcome, again.status), (BeginOutcome::Existing, Status::Unknown));
-    let res = |v: u64| Resolution { expected_version: Some(v as f64), status: "failed_terminal".into(), ..Default::default() };
-    assert_eq!(code(store.resolve_unknown(&k2, &res(u2.version - 1), NOW, p).unwrap_err()), EffectErrorCode::Conflict);
-    let resolved = store.resolve_unknown(&k2, &res(u2.version), NOW, p).unwrap();
+    assert_eq!(
+        (outcome, again.status),
+        (BeginOutcome::Existing, Status::Unknown)
+    );
+    let res = |v: u64| Resolution {
+        expected_version: Some(v as f64),
+        status: "failed_terminal".into(),
+        ..Default::default()
+    };
+    assert_eq!(
+        code(
+            store
+                .resolve_unknown(&k2, &res(u2.version - 1), NOW, p)
+                .unwrap_err()
+        ),
+        EffectErrorCode::Conflict
+    );
+    let resolved = store
+        .resolve_unknown(&k2, &res(u2.version), NOW, p)
+        .unwrap();
     assert_eq!(resolved.status, Status::FailedTerminal);
-    assert_eq!(code(store.resolve_unknown(&k2, &res(resolved.version), NOW, p).unwrap_err()), EffectErrorCode::Conflict);
+    assert_eq!(
+        code(
+            store
+                .resolve_unknown(&k2, &res(resolved.version), NOW, p)
+                .unwrap_err()
+        ),
+        EffectErrorCode::Conflict
+    );
 
     // Leases: pending expires to failed_retryable (and may be claimed again), dispatched to unknown.
     let k3 = key("c3");
     let (_, p3) = store.begin(&k3, Some(10.0), Some(2.0), NOW, p).unwrap();
     let seen = store.get(&k3, NOW + 10, p).unwrap().unwrap();
-    assert_eq!((seen.status, seen.version, seen.failure.as_ref().unwrap().code.as_str()), (Status::FailedRetryable, 2, EXPIRED_CODE));
-    assert_eq!(code(store.transition(&k3, &claim(&p3), &Transition::Dispatched, NOW + 10, p).unwrap_err()), EffectErrorCode::Conflict);
-    let (outcome, retry) = store.begin(&k3, Some(10.0), Some(2.0), NOW + 11, p).unwrap();
-    assert_eq!((outcome, retry.attempt, retry.version), (BeginOutcome::Acquired, 2, 3));
-    let d3 = store.transition(&k3, &claim(&retry), &Transition::Dispatched, NOW + 12, p).unwrap();
-    let (outcome, after) = store.begin(&k3, Some(10.0), Some(2.0), NOW + 100, p).unwrap();
-    assert_eq!((outcome, after.status), (BeginOutcome::Existing, Status::Unknown));
-    assert_eq!(code(store.transition(&k3, &claim(&d3), &Transition::Dispatched, NOW + 100, p).unwrap_err()), EffectErrorCode::Conflict);
+    assert_eq!(
+        (
+            seen.status,
+            seen.version,
+            seen.failure.as_ref().unwrap().code.as_str()
+        ),
+        (Status::FailedRetryable, 2, EXPIRED_CODE)
+    );
+    assert_eq!(
+        code(
+            store
+                .transition(&k3, &claim(&p3), &Transition::Dispatched, NOW + 10, p)
+                .unwrap_err()
+        ),
+        EffectErrorCode::Conflict
+    );
+    let (outcome, retry) = store
+        .begin(&k3, Some(10.0), Some(2.0), NOW + 11, p)
+        .unwrap();
+    assert_eq!(
+        (outcome, retry.attempt, retry.version),
+        (BeginOutcome::Acquired, 2, 3)
+    );
+    let d3 = store
+        .transition(&k3, &claim(&retry), &Transition::Dispatched, NOW + 12, p)
+        .unwrap();
+    let (outcome, after) = store
+        .begin(&k3, Some(10.0), Some(2.0), NOW + 100, p)
+        .unwrap();
+    assert_eq!(
+        (outcome, after.status),
+        (BeginOutcome::Existing, Status::Unknown)
+    );
+    assert_eq!(
+        code(
+            store
+                .transition(&k3, &claim(&d3), &Transition::Dispatched, NOW + 100, p)
+                .unwrap_err()
+        ),
+        EffectErrorCode::Conflict
+    );
 
     // Attempts are bounded: failed_retryable at maxAttempts stays existing.
     let k4 = key("c4");
     let (_, p4) = store.begin(&k4, None, Some(1.0), NOW, p).unwrap();
-    let fail = Transition::Fail { status: "failed_retryable".into(), failure: Some(FailureInput { code: "x".into(), reference: Field::Absent }) };
+    let fail = Transition::Fail {
+        status: "failed_retryable".into(),
+        failure: Some(FailureInput {
+            code: "x".into(),
+            reference: Field::Absent,
+        }),
+    };
     store.transition(&k4, &claim(&p4), &fail, NOW, p).unwrap();
-    assert_eq!(store.begin(&k4, None, Some(1.0), NOW, p).unwrap().0, BeginOutcome::Existing);
-    assert_eq!(store.begin(&k4, None, Some(2.0), NOW, p).unwrap().0, BeginOutcome::Acquired);
+    assert_eq!(
+        store.begin(&k4, None, Some(1.0), NOW, p).unwrap().0,
+        BeginOutcome::Existing
+    );
+    assert_eq!(
+        store.begin(&k4, None, Some(2.0), NOW, p).unwrap().0,
+        BeginOutcome::Acquired
+    );
 
     // Limits and ownership.
-    assert_eq!(code(store.begin(&k4, Some(0.0), None, NOW, p).unwrap_err()), EffectErrorCode::Limit);
-    assert_eq!(code(store.begin(&k4, None, Some(11.0), NOW, p).unwrap_err()), EffectErrorCode::Limit);
+    assert_eq!(
+        code(store.begin(&k4, Some(0.0), None, NOW, p).unwrap_err()),
+        EffectErrorCode::Limit
+    );
+    assert_eq!(
+        code(store.begin(&k4, None, Some(11.0), NOW, p).unwrap_err()),
+        EffectErrorCode::Limit
+    );
     let mut bad = key("c5");
     bad.arguments_hash = "A".into();
-    assert_eq!(code(store.begin(&bad, None, None, NOW, p).unwrap_err()), EffectErrorCode::Limit);
+    assert_eq!(
+        code(store.begin(&bad, None, None, NOW, p).unwrap_err()),
+        EffectErrorCode::Limit
+    );
     let mut bad = key("c5");
     bad.ownership = OwnershipView::default();
-    assert_eq!(code(store.begin(&bad, None, None, NOW, p).unwrap_err()), EffectErrorCode::Conflict);
+    assert_eq!(
+        code(store.begin(&bad, None, None, NOW, p).unwrap_err()),
+        EffectErrorCode::Conflict
+    );
     let mut bad = key("c1");
     bad.arguments_hash = Field::Text("b".repeat(64));
-    assert_eq!(code(store.begin(&bad, None, None, NOW, p).unwrap_err()), EffectErrorCode::Conflict);
+    assert_eq!(
+        code(store.begin(&bad, None, None, NOW, p).unwrap_err()),
+        EffectErrorCode::Conflict
+    );
     let mut bad = key("c5");
     bad.identity.verified = false;
-    assert!(matches!(store.begin(&bad, None, None, NOW, p), Err(StoreError::Identity(f)) if f.reason == "unverified"));
+    assert!(
+        matches!(store.begin(&bad, None, None, NOW, p), Err(StoreError::Identity(f)) if f.reason == "unverified")
+    );
 
     // Cleanup removes terminal records of this ownership only.
-    let owner = OwnershipView { tenant_id: "tenant".into(), ..Default::default() };
-    let other = OwnershipView { tenant_id: "tenant".into(), user_id: "u".into(), ..Default::default() };
-    assert_eq!(store.cleanup(&other, &"2027-01-01".into(), None, p).unwrap(), 0);
-    assert_eq!(store.cleanup(&owner, &"2027-01-01".into(), Some(500.0), p).unwrap(), 2);
+    let owner = OwnershipView {
+        tenant_id: "tenant".into(),
+        ..Default::default()
+    };
+    let other = OwnershipView {
+        tenant_id: "tenant".into(),
+        user_id: "u".into(),
+        ..Default::default()
+    };
+    assert_eq!(
+        store
+            .cleanup(&other, &"2027-01-01".into(), None, p)
+            .unwrap(),
+        0
+    );
+    assert_eq!(
+        store
+            .cleanup(&owner, &"2027-01-01".into(), Some(500.0), p)
+            .unwrap(),
+        2
+    );
     assert!(store.get(&k, NOW, p).unwrap().is_none());
-    assert_eq!(code(store.cleanup(&owner, &"later".into(), None, p).unwrap_err()), EffectErrorCode::Limit);
-    assert_eq!(code(store.cleanup(&owner, &"2027-01-01".into(), Some(501.0), p).unwrap_err()), EffectErrorCode::Limit);
+    assert_eq!(
+        code(store.cleanup(&owner, &"later".into(), None, p).unwrap_err()),
+        EffectErrorCode::Limit
+    );
+    assert_eq!(
+        code(
+            store
+                .cleanup(&owner, &"2027-01-01".into(), Some(501.0), p)
+                .unwrap_err()
+        ),
+        EffectErrorCode::Limit
+    );
 }
 
 fn temp_db(name: &str) -> String {
@@ -151,11 +359,17 @@ fn memory_store_follows_the_state_machine() {
 #[test]
 fn sqlite_store_follows_the_state_machine_and_persists() {
     let path = temp_db("lifecycle");
-    let opts = SqliteOptions { synchronous_full: false, ..Default::default() };
+    let opts = SqliteOptions {
+        synchronous_full: false,
+        ..Default::default()
+    };
     lifecycle(EffectStore::new(SqliteStorage::open(&path, &opts).unwrap()));
     // A second connection sees what the first left (c2 resolved failed_terminal was cleaned; c3 unknown stays).
     let again = EffectStore::new(SqliteStorage::open(&path, &opts).unwrap());
-    let seen = again.get(&key("c3"), NOW + 1000, &parse_iso_strict).unwrap().unwrap();
+    let seen = again
+        .get(&key("c3"), NOW + 1000, &parse_iso_strict)
+        .unwrap()
+        .unwrap();
     assert_eq!(seen.status, Status::Unknown);
     let _ = std::fs::remove_dir_all(std::path::Path::new(&path).parent().unwrap());
 }
@@ -163,7 +377,10 @@ fn sqlite_store_follows_the_state_machine_and_persists() {
 #[test]
 fn exactly_one_of_many_connections_claims_a_key() {
     let path = temp_db("race");
-    let opts = SqliteOptions { synchronous_full: false, ..Default::default() };
+    let opts = SqliteOptions {
+        synchronous_full: false,
+        ..Default::default()
+    };
     for trial in 0..20 {
         let winners: usize = std::thread::scope(|s| {
             let handles: Vec<_> = (0..8)
@@ -172,7 +389,15 @@ fn exactly_one_of_many_connections_claims_a_key() {
                     let opts = opts.clone();
                     s.spawn(move || {
                         let store = EffectStore::new(SqliteStorage::open(&path, &opts).unwrap());
-                        let (outcome, _) = store.begin(&key(&format!("race-{trial}")), None, None, NOW, &parse_iso_strict).unwrap();
+                        let (outcome, _) = store
+                            .begin(
+                                &key(&format!("race-{trial}")),
+                                None,
+                                None,
+                                NOW,
+                                &parse_iso_strict,
+                            )
+                            .unwrap();
                         (outcome == BeginOutcome::Acquired) as usize
                     })
                 })

@@ -134,11 +134,26 @@ mod tests {
     fn formats_and_parses_iso_timestamps() {
         assert_eq!(format_iso(0), "1970-01-01T00:00:00.000Z");
         assert_eq!(format_iso(1_767_225_600_123), "2026-01-01T00:00:00.123Z");
-        assert_eq!(parse_iso_strict("2026-01-01T00:00:00.123Z"), Some(1_767_225_600_123));
+        assert_eq!(
+            parse_iso_strict("2026-01-01T00:00:00.123Z"),
+            Some(1_767_225_600_123)
+        );
         assert_eq!(parse_iso_strict("2026-01-01"), Some(1_767_225_600_000));
-        assert_eq!(parse_iso_strict("2026-01-01T00:00:00+01:00"), Some(1_767_222_000_000));
-        assert_eq!(parse_iso_strict("2024-02-29T12:00:00Z"), Some(1_709_208_000_000));
-        for odd in ["2026-02-30", "2026-01-01T00:00:00", "2026-01-01T24:00:00Z", "nope", "2026-01-01T00:00:00.1Z"] {
+        assert_eq!(
+            parse_iso_strict("2026-01-01T00:00:00+01:00"),
+            Some(1_767_222_000_000)
+        );
+        assert_eq!(
+            parse_iso_strict("2024-02-29T12:00:00Z"),
+            Some(1_709_208_000_000)
+        );
+        for odd in [
+            "2026-02-30",
+            "2026-01-01T00:00:00",
+            "2026-01-01T24:00:00Z",
+            "nope",
+            "2026-01-01T00:00:00.1Z",
+        ] {
             assert_eq!(parse_iso_strict(odd), None, "{odd}");
         }
         let now = now_ms();

@@ -3,7 +3,9 @@
 use napi::{Env, Error, Result, Status};
 use napi_derive::napi;
 
-use crate::arguments::{arguments_text_problem, DEFAULT_MAX_ARGUMENTS_BYTES, MAX_ARGUMENTS_BYTES_CAP};
+use crate::arguments::{
+    arguments_text_problem, DEFAULT_MAX_ARGUMENTS_BYTES, MAX_ARGUMENTS_BYTES_CAP,
+};
 
 /// The `maxBytes` option: the default when `undefined`, else a positive safe integer up to the
 /// cap, or a `RangeError` naming the option and the cap.
@@ -11,7 +13,9 @@ use crate::arguments::{arguments_text_problem, DEFAULT_MAX_ARGUMENTS_BYTES, MAX_
 pub fn arguments_max_bytes(env: Env, value: Option<f64>) -> Result<u32> {
     match value {
         None => Ok(DEFAULT_MAX_ARGUMENTS_BYTES as u32),
-        Some(v) if v.fract() == 0.0 && v >= 1.0 && v <= MAX_ARGUMENTS_BYTES_CAP as f64 => Ok(v as u32),
+        Some(v) if v.fract() == 0.0 && v >= 1.0 && v <= MAX_ARGUMENTS_BYTES_CAP as f64 => {
+            Ok(v as u32)
+        }
         Some(_) => {
             let message = format!("maxBytes must be a positive safe integer no greater than {MAX_ARGUMENTS_BYTES_CAP}");
             env.throw_range_error(&message, None)?;

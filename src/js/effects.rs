@@ -2,9 +2,13 @@
 //! built-in `ToolEffectStore`s. Host objects are read through raw N-API calls (one property read each);
 //! records cross back as JSON text parsed by V8 (`JSON.parse`), one call per record.
 
-use crate::effects::canonical::{self, check_key, compare_keys, write_json_string, write_number, MAX_CANONICAL_DEPTH};
+use crate::effects::canonical::{
+    self, check_key, compare_keys, write_json_string, write_number, MAX_CANONICAL_DEPTH,
+};
 use crate::effects::declaration::{invalid_declaration, parse_declaration, Declaration};
-use crate::effects::error::{EffectError, IdentityFailure, StoreError, IDENTITY_ERROR_CODE, STORE_FAILURE_CODE};
+use crate::effects::error::{
+    EffectError, IdentityFailure, StoreError, IDENTITY_ERROR_CODE, STORE_FAILURE_CODE,
+};
 use crate::effects::identity::{self, Field, IdentityView, OwnershipView, PrincipalView};
 use crate::effects::record::EffectRecord;
 use crate::effects::sqlite::{SqliteOptions, SqliteStorage};
@@ -33,7 +37,10 @@ fn check(status: sys::napi_status) -> Result<()> {
     } else if status == sys::Status::napi_pending_exception {
         Err(Error::new(Status::PendingException, "pending exception"))
     } else {
-        Err(Error::new(Status::GenericFailure, format!("N-API call failed ({status})")))
+        Err(Error::new(
+            Status::GenericFailure,
+            format!("N-API call failed ({status})"),
+        ))
     }
 }
 
@@ -53,7 +60,9 @@ impl Js {
     }
     /// Reads a property of an object; `undefined` when `obj` is not an object.
     pub fn prop(self, obj: sys::napi_value, name: &CStr) -> Result<sys::napi_value> {
-        if self.is_object(obj)? || (!obj.is_null() && self.type_of(obj)? == sys::ValueType::napi_function) {
+        if self.is_object(obj)?
+            || (!obj.is_null() && self.type_of(obj)? == sys::ValueType::napi_function)
+        {
             self.get(obj, name)
         } else {
             self.undefined()
@@ -69,9 +78,18 @@ impl Js {
         check(unsafe { sys::napi_get_value_string_utf8(self.0, v, ptr::null_mut(), 0, &mut len) })?;
         let mut buf = vec![0u8; len + 1];
         let mut written = 0usize;
-        check(unsafe { sys::napi_get_value_string_utf8(self.0, v, buf.as_mut_ptr().cast(), len + 1, &mut written) })?;
+        check(unsafe {
+            sys::napi_get_value_string_utf8(
+                self.0,
+                v,
+                buf.as_mut_ptr().cast(),
+                len + 1,
+                &mut written,
+            )
+        })?;
         buf.truncate(written);
-        Ok(String::from_utf8(buf).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
+        Ok(String::from_utf8(buf)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
     }
     pub fn field_of(self, v: sys::napi_value) -> Result<Field> {
         Ok(match self.type_of(v)? {
@@ -107,18 +125,31 @@ impl Js {
     }
     pub fn create_string(self, s: &str) -> Result<sys::napi_value> {
         let mut out = ptr::null_mut();
-        check(unsafe { sys::napi_create_string_utf8(self.0, s.as_ptr().cast(), s.len() as isize, &mut out) })?;
+        check(unsafe {
+            sys::napi_create_string_utf8(self.0, s.as_ptr().cast(), s.len() as isize, &mut out)
+        })?;
         Ok(out)
     }
-    pub fn global_fn(self, object: &CStr, method: &CStr) -> Result<(sys::napi_value, sys::napi_value)> {
+    pub fn global_fn(
+        self,
+        object: &CStr,
+        method: &CStr,
+    ) -> Result<(sys::napi_value, sys::napi_value)> {
         let mut global = ptr::null_mut();
         check(unsafe { sys::napi_get_global(self.0, &mut global) })?;
         let holder = self.get(global, object)?;
         Ok((holder, self.get(holder, method)?))
     }
-    pub fn call(self, this: sys::napi_value, f: sys::napi_value, args: &[sys::napi_value]) -> Result<sys::napi_value> {
+    pub fn call(
+        self,
+        this: sys::napi_value,
+        f: sys::napi_value,
+        args: &[sys::napi_value],
+    ) -> Result<sys::napi_value> {
         let mut out = ptr::null_mut();
-        check(unsafe { sys::napi_call_function(self.0, this, f, args.len(), args.as_ptr(), &mut out) })?;
+        check(unsafe {
+            sys::napi_call_function(self.0, this, f, args.len(), args.as_ptr(), &mut out)
+        })?;
         Ok(out)
     }
     /// `JSON.parse(text)`.
@@ -129,7 +160,10 @@ impl Js {
     }
     /// `JSON.stringify(value)`: `Ok(Some(text))`, `Ok(None)` when it yields `undefined`, `Err` (with the
     /// exception cleared) when it throws.
-    pub fn json_stringify(self, v: sys::napi_value) -> Result<std::result::Result<Option<String>, ()>> {
+    pub fn json_stringify(
+        self,
+        v: sys::napi_value,
+    ) -> Result<std::result::Result<Option<String>, ()>> {
         let (json, stringify) = self.global_fn(c"JSON", c"stringify")?;
         match self.call(json, stringify, &[v]) {
             Ok(out) => match self.type_of(out)? {
@@ -194,7 +228,11 @@ thread_local! {
 /// Called once by `lib/effects.js` with its two Error subclasses, so errors raised in Rust are instances
 /// of them. The references live as long as the JS environment.
 #[napi(js_name = "__registerToolEffectErrors")]
-pub fn register_tool_effect_errors(env: Env, tool_effect_error: Unknown, identity_error: Unknown) -> Result<()> {
+pub fn register_tool_effect_errors(
+    env: Env,
+    tool_effect_error: Unknown,
+    identity_error: Unknown,
+) -> Result<()> {
     let mut a = ptr::null_mut();
     let mut b = ptr::null_mut();
     check(unsafe { sys::napi_create_reference(env.raw(), tool_effect_error.raw(), 1, &mut a) })?;
@@ -283,17 +321,27 @@ impl From<Error> for WalkError {
 impl Walker {
     fn new(js: Js) -> Result<Self> {
         let (_, object_prototype) = js.global_fn(c"Object", c"prototype")?;
-        Ok(Self { js, object_prototype })
+        Ok(Self {
+            js,
+            object_prototype,
+        })
     }
 
-    fn walk(&self, v: sys::napi_value, out: &mut String, depth: usize) -> std::result::Result<(), WalkError> {
+    fn walk(
+        &self,
+        v: sys::napi_value,
+        out: &mut String,
+        depth: usize,
+    ) -> std::result::Result<(), WalkError> {
         let js = self.js;
         if depth > MAX_CANONICAL_DEPTH {
             return Err(WalkError::NotJson);
         }
         match js.type_of(v)? {
             sys::ValueType::napi_null => out.push_str("null"),
-            sys::ValueType::napi_boolean => out.push_str(if js.is_true(v)? { "true" } else { "false" }),
+            sys::ValueType::napi_boolean => {
+                out.push_str(if js.is_true(v)? { "true" } else { "false" })
+            }
             sys::ValueType::napi_number => {
                 let mut f = 0.0;
                 check(unsafe { sys::napi_get_value_double(js.0, v, &mut f) })?;
@@ -328,7 +376,9 @@ impl Walker {
                 check(unsafe { sys::napi_get_prototype(js.0, v, &mut proto) })?;
                 let mut plain = js.type_of(proto)? == sys::ValueType::napi_null;
                 if !plain {
-                    check(unsafe { sys::napi_strict_equals(js.0, proto, self.object_prototype, &mut plain) })?;
+                    check(unsafe {
+                        sys::napi_strict_equals(js.0, proto, self.object_prototype, &mut plain)
+                    })?;
                 }
                 if !plain {
                     return Err(WalkError::NotJson);
@@ -395,7 +445,10 @@ pub fn canonical_tool_effect_json(env: Env, value: Unknown) -> Result<String> {
 /// `toolEffectArgumentsHash(args)`: SHA-256 hex of the canonical JSON.
 #[napi(js_name = "toolEffectArgumentsHash")]
 pub fn tool_effect_arguments_hash(env: Env, args: Unknown) -> Result<String> {
-    Ok(canonical::sha256_hex(&canonical_of(Js(env.raw()), args.raw())?))
+    Ok(canonical::sha256_hex(&canonical_of(
+        Js(env.raw()),
+        args.raw(),
+    )?))
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -446,8 +499,11 @@ pub(crate) fn read_identity(js: Js, v: sys::napi_value) -> Result<IdentityView> 
         }
     }
     let refs = js.get(v, c"credentialRefs")?;
-    let credential_refs =
-        if js.type_of(refs)? == sys::ValueType::napi_undefined { None } else { Some(string_list(js, refs)?) };
+    let credential_refs = if js.type_of(refs)? == sys::ValueType::napi_undefined {
+        None
+    } else {
+        Some(string_list(js, refs)?)
+    };
     let metadata = js.get(v, c"metadata")?;
     let metadata_bytes = if js.type_of(metadata)? == sys::ValueType::napi_undefined {
         None
@@ -518,7 +574,10 @@ fn read_failure(js: Js, v: sys::napi_value) -> Result<Option<FailureInput>> {
     if js.type_of(f)? == sys::ValueType::napi_undefined {
         return Ok(None);
     }
-    Ok(Some(FailureInput { code: js.field(f, c"code")?, reference: js.field(f, c"reference")? }))
+    Ok(Some(FailureInput {
+        code: js.field(f, c"code")?,
+        reference: js.field(f, c"reference")?,
+    }))
 }
 
 fn read_result(js: Js, v: sys::napi_value) -> Result<ResultInput> {
@@ -533,7 +592,10 @@ fn read_result(js: Js, v: sys::napi_value) -> Result<ResultInput> {
 }
 
 fn read_claim(js: Js, v: sys::napi_value) -> Result<Claim> {
-    Ok(Claim { claim_token: js.field(v, c"claimToken")?, expected_version: js.number(v, c"expectedVersion")? })
+    Ok(Claim {
+        claim_token: js.field(v, c"claimToken")?,
+        expected_version: js.number(v, c"expectedVersion")?,
+    })
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -561,13 +623,19 @@ pub fn derive_tool_effect_key(env: Env, input: Unknown) -> Result<String> {
         match f {
             Field::Absent => Ok(None),
             Field::Text(s) => Ok(Some(s)),
-            Field::Invalid => effect_result(js, Err(EffectError::limit("tool effect key input is invalid"))),
+            Field::Invalid => effect_result(
+                js,
+                Err(EffectError::limit("tool effect key input is invalid")),
+            ),
         }
     };
     let account = optional(js.field(ownership, c"accountId")?)?;
     let user = optional(js.field(ownership, c"userId")?)?;
     if required.iter().any(Option::is_none) {
-        return effect_result(js, Err(EffectError::limit("tool effect key input is invalid")));
+        return effect_result(
+            js,
+            Err(EffectError::limit("tool effect key input is invalid")),
+        );
     }
     let [t, p, s, r, c, n, h] = required.map(Option::unwrap_or_default);
     Ok(canonical::derive_key(&canonical::KeyMaterial {
@@ -593,7 +661,11 @@ fn clock(js: Js, options: sys::napi_value) -> Result<i64> {
 /// `isAgentIdentityActive(identity, { now? })`: `verified === true`, `issuedAt` parseable and at most a
 /// minute ahead, not expired, not revoked, shape within bounds.
 #[napi(js_name = "isAgentIdentityActive")]
-pub fn is_agent_identity_active(env: Env, identity: Unknown, options: Option<Unknown>) -> Result<bool> {
+pub fn is_agent_identity_active(
+    env: Env,
+    identity: Unknown,
+    options: Option<Unknown>,
+) -> Result<bool> {
     let js = Js(env.raw());
     let now = clock(js, options.map_or(ptr::null_mut(), |o| o.raw()))?;
     let id = read_identity(js, identity.raw())?;
@@ -603,7 +675,12 @@ pub fn is_agent_identity_active(env: Env, identity: Unknown, options: Option<Unk
 /// `identityMatchesOwnership(identity, ownership?, { now? })`: active, and every field the ownership sets
 /// equals the identity's.
 #[napi(js_name = "identityMatchesOwnership")]
-pub fn identity_matches_ownership(env: Env, identity: Unknown, ownership: Option<Unknown>, options: Option<Unknown>) -> Result<bool> {
+pub fn identity_matches_ownership(
+    env: Env,
+    identity: Unknown,
+    ownership: Option<Unknown>,
+    options: Option<Unknown>,
+) -> Result<bool> {
     let js = Js(env.raw());
     let now = clock(js, options.map_or(ptr::null_mut(), |o| o.raw()))?;
     let id = read_identity(js, identity.raw())?;
@@ -622,7 +699,10 @@ pub fn assert_identity_active(env: Env, identity: Unknown, options: Option<Unkno
     if outcome.is_ok() {
         if let Field::Text(expected) = js.field(opts, c"expectedTenantId")? {
             if id.tenant_id.text() != Some(expected.as_str()) {
-                outcome = Err(IdentityFailure::new("wrong_tenant", "Identity tenant mismatch"));
+                outcome = Err(IdentityFailure::new(
+                    "wrong_tenant",
+                    "Identity tenant mismatch",
+                ));
             }
         }
     }
@@ -631,7 +711,11 @@ pub fn assert_identity_active(env: Env, identity: Unknown, options: Option<Unkno
 
 /// `assertIdentityMatchesOwnership(identity, ownership?)`: throws `IdentityError` on a conflict.
 #[napi(js_name = "assertIdentityMatchesOwnership")]
-pub fn assert_identity_matches_ownership(env: Env, identity: Unknown, ownership: Option<Unknown>) -> Result<()> {
+pub fn assert_identity_matches_ownership(
+    env: Env,
+    identity: Unknown,
+    ownership: Option<Unknown>,
+) -> Result<()> {
     let js = Js(env.raw());
     let id = read_identity(js, identity.raw())?;
     let own = read_ownership(js, ownership.map_or(ptr::null_mut(), |o| o.raw()))?;
@@ -655,7 +739,13 @@ pub(crate) fn resolve_declaration(
         sys::ValueType::napi_function => {
             let mut frozen = ptr::null_mut();
             check(unsafe { sys::napi_create_object(js.0, &mut frozen) })?;
-            for name in [c"sessionId", c"runId", c"toolCallId", c"signal", c"metadata"] {
+            for name in [
+                c"sessionId",
+                c"runId",
+                c"toolCallId",
+                c"signal",
+                c"metadata",
+            ] {
                 js.set(frozen, name, js.prop(ctx, name)?)?;
             }
             check(unsafe { sys::napi_object_freeze(js.0, frozen) })?;
@@ -686,7 +776,12 @@ pub(crate) fn resolve_declaration(
 /// answer, validated; `undefined` when the tool declares none. Invalid → `ToolEffectError`
 /// `ERR_PRISM_TOOL_EFFECT_LIMIT` `tool effect declaration is invalid`.
 #[napi(js_name = "resolveToolEffectDeclaration")]
-pub fn resolve_tool_effect_declaration<'a>(env: &'a Env, tool: Unknown<'a>, args: Unknown<'a>, ctx: Option<Unknown<'a>>) -> Result<Unknown<'a>> {
+pub fn resolve_tool_effect_declaration<'a>(
+    env: &'a Env,
+    tool: Unknown<'a>,
+    args: Unknown<'a>,
+    ctx: Option<Unknown<'a>>,
+) -> Result<Unknown<'a>> {
     let js = Js(env.raw());
     let ctx = match ctx {
         Some(c) => c.raw(),
@@ -733,12 +828,14 @@ fn read_now_option(options: Option<&Unknown>) -> Result<Option<FunctionRef<(), f
     let obj: Object = unsafe { Object::from_napi_value(o.value().env, o.raw())? };
     match obj.get::<Unknown>("now")? {
         Some(f) if f.get_type()? == ValueType::Function => {
-            let f: Function<(), f64> = unsafe { Function::from_napi_value(o.value().env, f.raw())? };
+            let f: Function<(), f64> =
+                unsafe { Function::from_napi_value(o.value().env, f.raw())? };
             Ok(Some(f.create_ref()?))
         }
-        Some(f) if f.get_type()? != ValueType::Undefined => {
-            Err(Error::new(Status::InvalidArg, "options.now must be a function returning epoch milliseconds"))
-        }
+        Some(f) if f.get_type()? != ValueType::Undefined => Err(Error::new(
+            Status::InvalidArg,
+            "options.now must be a function returning epoch milliseconds",
+        )),
         _ => Ok(None),
     }
 }
@@ -752,7 +849,10 @@ impl NativeToolEffectStore {
                 if t.is_finite() {
                     Ok(t as i64)
                 } else {
-                    Err(Error::new(Status::InvalidArg, "options.now must return finite epoch milliseconds"))
+                    Err(Error::new(
+                        Status::InvalidArg,
+                        "options.now must return finite epoch milliseconds",
+                    ))
                 }
             }
         }
@@ -793,14 +893,23 @@ impl NativeToolEffectStore {
         let parse = host_parse(js);
         match with_store!(&self.backend, s => s.begin(&key, ttl, attempts, now, &parse)) {
             Ok((outcome, record)) => {
-                let text = format!("{{\"outcome\":\"{}\",\"record\":{}}}", outcome.as_str(), record.to_json());
+                let text = format!(
+                    "{{\"outcome\":\"{}\",\"record\":{}}}",
+                    outcome.as_str(),
+                    record.to_json()
+                );
                 js.unknown(js.json_parse(&text)?)
             }
             Err(e) => Err(throw_store_error(js, &e)),
         }
     }
 
-    fn transition<'a>(&self, env: &'a Env, input: Unknown<'a>, to: impl FnOnce(Js, sys::napi_value) -> Result<Transition>) -> Result<Unknown<'a>> {
+    fn transition<'a>(
+        &self,
+        env: &'a Env,
+        input: Unknown<'a>,
+        to: impl FnOnce(Js, sys::napi_value) -> Result<Transition>,
+    ) -> Result<Unknown<'a>> {
         let js = Js(env.raw());
         let v = input.raw();
         check_signal(js, v)?;
@@ -825,7 +934,10 @@ impl NativeToolEffectStore {
     #[napi]
     pub fn complete<'a>(&self, env: &'a Env, input: Unknown<'a>) -> Result<Unknown<'a>> {
         self.transition(env, input, |js, v| {
-            Ok(Transition::Complete { result: read_result(js, v)?, result_ref: js.field(v, c"resultRef")? })
+            Ok(Transition::Complete {
+                result: read_result(js, v)?,
+                result_ref: js.field(v, c"resultRef")?,
+            })
         })
     }
 
@@ -833,14 +945,21 @@ impl NativeToolEffectStore {
     #[napi]
     pub fn fail<'a>(&self, env: &'a Env, input: Unknown<'a>) -> Result<Unknown<'a>> {
         self.transition(env, input, |js, v| {
-            Ok(Transition::Fail { status: js.field(v, c"status")?, failure: read_failure(js, v)? })
+            Ok(Transition::Fail {
+                status: js.field(v, c"status")?,
+                failure: read_failure(js, v)?,
+            })
         })
     }
 
     /// `markUnknown(transition & { failure? })`: dispatched → unknown.
     #[napi]
     pub fn mark_unknown<'a>(&self, env: &'a Env, input: Unknown<'a>) -> Result<Unknown<'a>> {
-        self.transition(env, input, |js, v| Ok(Transition::Unknown { failure: read_failure(js, v)? }))
+        self.transition(env, input, |js, v| {
+            Ok(Transition::Unknown {
+                failure: read_failure(js, v)?,
+            })
+        })
     }
 
     /// `resolveUnknown(key & { expectedVersion, status, result?, resultRef?, failure? })`.
@@ -899,11 +1018,21 @@ pub fn create_memory_tool_effect_store(options: Option<Unknown>) -> Result<Nativ
     })
 }
 
-pub(crate) fn read_sqlite_options(js: Js, v: sys::napi_value, default_full: bool) -> Result<SqliteOptions> {
-    let mut o = SqliteOptions { synchronous_full: default_full, ..Default::default() };
+pub(crate) fn read_sqlite_options(
+    js: Js,
+    v: sys::napi_value,
+    default_full: bool,
+) -> Result<SqliteOptions> {
+    let mut o = SqliteOptions {
+        synchronous_full: default_full,
+        ..Default::default()
+    };
     if let Some(ms) = js.number(v, c"busyTimeoutMs")? {
         if !(ms.fract() == 0.0 && (0.0..=600_000.0).contains(&ms)) {
-            return Err(Error::new(Status::InvalidArg, "busyTimeoutMs must be an integer from 0 to 600000"));
+            return Err(Error::new(
+                Status::InvalidArg,
+                "busyTimeoutMs must be an integer from 0 to 600000",
+            ));
         }
         o.busy_timeout_ms = ms as u32;
     }
@@ -911,16 +1040,29 @@ pub(crate) fn read_sqlite_options(js: Js, v: sys::napi_value, default_full: bool
         Field::Absent => {}
         Field::Text(s) if s == "full" => o.synchronous_full = true,
         Field::Text(s) if s == "normal" => o.synchronous_full = false,
-        _ => return Err(Error::new(Status::InvalidArg, "synchronous must be \"full\" or \"normal\"")),
+        _ => {
+            return Err(Error::new(
+                Status::InvalidArg,
+                "synchronous must be \"full\" or \"normal\"",
+            ))
+        }
     }
     Ok(o)
 }
 
 /// `createSqliteToolEffectStore(path, { now?, busyTimeoutMs? = 5000, synchronous? = "full" })`.
 #[napi(js_name = "createSqliteToolEffectStore")]
-pub fn create_sqlite_tool_effect_store(env: Env, path: String, options: Option<Unknown>) -> Result<NativeToolEffectStore> {
+pub fn create_sqlite_tool_effect_store(
+    env: Env,
+    path: String,
+    options: Option<Unknown>,
+) -> Result<NativeToolEffectStore> {
     let js = Js(env.raw());
-    let opts = read_sqlite_options(js, options.as_ref().map_or(ptr::null_mut(), |o| o.raw()), true)?;
+    let opts = read_sqlite_options(
+        js,
+        options.as_ref().map_or(ptr::null_mut(), |o| o.raw()),
+        true,
+    )?;
     let storage = SqliteStorage::open(&path, &opts).map_err(|e| throw_store_error(js, &e))?;
     Ok(NativeToolEffectStore {
         backend: Backend::Sqlite(EffectStore::new(storage)),

@@ -5,6 +5,9 @@
 //! step to the one Node-API call it needs. Every status is checked: a JS exception becomes
 //! `Fail::Pending` (left pending, so returning it rethrows the very object), anything else a
 //! `Fail::Throw` that the entry point turns into a JS error. Nothing here panics.
+// What is left of the raw layer serves only the redaction walk (js::redact) and the registry
+// (js::registry) until both move to napi-rs's safe API; dispatch no longer uses it.
+#![allow(dead_code, clippy::wrong_self_convention)]
 
 use std::ffi::{c_void, CStr};
 use std::ptr;
@@ -19,7 +22,11 @@ pub enum Fail {
     /// A JS exception is pending in the engine; returning it rethrows that exception.
     Pending,
     /// Throw a new JS error of this kind.
-    Throw { kind: ErrKind, message: String, code: Option<&'static str> },
+    Throw {
+        kind: ErrKind,
+        message: String,
+        code: Option<&'static str>,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,13 +39,25 @@ pub enum ErrKind {
 pub type R<T> = Result<T, Fail>;
 
 pub fn type_error(message: impl Into<String>, code: &'static str) -> Fail {
-    Fail::Throw { kind: ErrKind::Type, message: message.into(), code: Some(code) }
+    Fail::Throw {
+        kind: ErrKind::Type,
+        message: message.into(),
+        code: Some(code),
+    }
 }
 pub fn range_error(message: impl Into<String>, code: &'static str) -> Fail {
-    Fail::Throw { kind: ErrKind::Range, message: message.into(), code: Some(code) }
+    Fail::Throw {
+        kind: ErrKind::Range,
+        message: message.into(),
+        code: Some(code),
+    }
 }
 pub fn error(message: impl Into<String>, code: &'static str) -> Fail {
-    Fail::Throw { kind: ErrKind::Error, message: message.into(), code: Some(code) }
+    Fail::Throw {
+        kind: ErrKind::Error,
+        message: message.into(),
+        code: Some(code),
+    }
 }
 
 /// JS value types, as `typeof` distinguishes them (plus null).
@@ -96,7 +115,10 @@ impl Js {
         if pending || status == sys::Status::napi_pending_exception {
             return Err(Fail::Pending);
         }
-        Err(error(format!("Node-API call failed (status {status})"), "ERR_PRISM_NATIVE"))
+        Err(error(
+            format!("Node-API call failed (status {status})"),
+            "ERR_PRISM_NATIVE",
+        ))
     }
 
     // ----- constants and primitives -------------------------------------------------------------
@@ -119,7 +141,10 @@ impl Js {
     }
     pub fn string(&self, s: &str) -> R<V> {
         let mut v = ptr::null_mut();
-        call!(self, napi_create_string_utf8(s.as_ptr().cast(), s.len() as isize, &mut v))?;
+        call!(
+            self,
+            napi_create_string_utf8(s.as_ptr().cast(), s.len() as isize, &mut v)
+        )?;
         Ok(v)
     }
     pub fn global(&self) -> R<V> {
@@ -195,12 +220,19 @@ impl Js {
     /// The UTF-8 contents of a JS string (lone surrogates become U+FFFD, as Node-API converts).
     pub fn str(&self, v: V) -> R<String> {
         let mut len = 0usize;
-        call!(self, napi_get_value_string_utf8(v, ptr::null_mut(), 0, &mut len))?;
+        call!(
+            self,
+            napi_get_value_string_utf8(v, ptr::null_mut(), 0, &mut len)
+        )?;
         let mut buf: Vec<u8> = Vec::with_capacity(len + 1);
         let mut written = 0usize;
-        call!(self, napi_get_value_string_utf8(v, buf.as_mut_ptr().cast(), len + 1, &mut written))?;
+        call!(
+            self,
+            napi_get_value_string_utf8(v, buf.as_mut_ptr().cast(), len + 1, &mut written)
+        )?;
         unsafe { buf.set_len(written) };
-        Ok(String::from_utf8(buf).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
+        Ok(String::from_utf8(buf)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
     }
     /// `Some(string)` when `v` is a string.
     pub fn opt_str(&self, v: V) -> R<Option<String>> {
@@ -291,7 +323,9 @@ impl Js {
             getter: None,
             setter: None,
             value,
-            attributes: sys::PropertyAttributes::writable | sys::PropertyAttributes::enumerable | sys::PropertyAttributes::configurable,
+            attributes: sys::PropertyAttributes::writable
+                | sys::PropertyAttributes::enumerable
+                | sys::PropertyAttributes::configurable,
             data: ptr::null_mut(),
         };
         call!(self, napi_define_properties(obj, 1, &desc))
@@ -346,7 +380,15 @@ impl Js {
     /// fit (the caller then treats it as no match).
     pub fn short_str<'b>(&self, v: V, buf: &'b mut [u8]) -> R<Option<&'b [u8]>> {
         let mut written = 0usize;
-        let status = unsafe { sys::napi_get_value_string_utf8(self.env, v, buf.as_mut_ptr().cast(), buf.len(), &mut written) };
+        let status = unsafe {
+            sys::napi_get_value_string_utf8(
+                self.env,
+                v,
+                buf.as_mut_ptr().cast(),
+                buf.len(),
+                &mut written,
+            )
+        };
         if status == sys::Status::napi_string_expected {
             return Ok(None);
         }
@@ -361,7 +403,15 @@ impl Js {
     pub fn fast_str(&self, v: V) -> R<Option<String>> {
         let mut buf = [0u8; 128];
         let mut written = 0usize;
-        let status = unsafe { sys::napi_get_value_string_utf8(self.env, v, buf.as_mut_ptr().cast(), buf.len(), &mut written) };
+        let status = unsafe {
+            sys::napi_get_value_string_utf8(
+                self.env,
+                v,
+                buf.as_mut_ptr().cast(),
+                buf.len(),
+                &mut written,
+            )
+        };
         if status == sys::Status::napi_string_expected {
             return Ok(None);
         }
@@ -378,7 +428,10 @@ impl Js {
     #[inline]
     pub fn call(&self, this: V, f: V, args: &[V]) -> R<V> {
         let mut out = ptr::null_mut();
-        call!(self, napi_call_function(this, f, args.len(), args.as_ptr(), &mut out))?;
+        call!(
+            self,
+            napi_call_function(this, f, args.len(), args.as_ptr(), &mut out)
+        )?;
         Ok(out)
     }
     /// Calls `f`; a JS throw is caught and returned as `Ok(Err(thrown))`.
@@ -421,7 +474,11 @@ impl Js {
     pub fn raise(&self, fail: Fail) {
         match fail {
             Fail::Pending => {}
-            Fail::Throw { kind, message, code } => {
+            Fail::Throw {
+                kind,
+                message,
+                code,
+            } => {
                 if let Ok(e) = self.new_error(kind, &message, code) {
                     let _ = self.throw(e);
                 }
@@ -447,13 +504,23 @@ impl Js {
 
     /// Wraps a Rust value in a JS external; it is dropped when the external is collected.
     pub fn external<T: 'static>(&self, value: T) -> R<V> {
-        unsafe extern "C" fn drop_box<T>(_env: sys::napi_env, data: *mut c_void, _hint: *mut c_void) {
+        unsafe extern "C" fn drop_box<T>(
+            _env: sys::napi_env,
+            data: *mut c_void,
+            _hint: *mut c_void,
+        ) {
             drop(unsafe { Box::from_raw(data.cast::<T>()) });
         }
         let raw = Box::into_raw(Box::new(value));
         let mut v = ptr::null_mut();
         let status = unsafe {
-            sys::napi_create_external(self.env, raw.cast(), Some(drop_box::<T>), ptr::null_mut(), &mut v)
+            sys::napi_create_external(
+                self.env,
+                raw.cast(),
+                Some(drop_box::<T>),
+                ptr::null_mut(),
+                &mut v,
+            )
         };
         if status != sys::Status::napi_ok {
             drop(unsafe { Box::from_raw(raw) });
@@ -474,15 +541,31 @@ impl Js {
     /// A JS function backed by a raw callback with a data pointer.
     pub fn function(&self, name: &str, cb: sys::napi_callback, data: *mut c_void) -> R<V> {
         let mut v = ptr::null_mut();
-        call!(self, napi_create_function(name.as_ptr().cast(), name.len() as isize, cb, data, &mut v))?;
+        call!(
+            self,
+            napi_create_function(name.as_ptr().cast(), name.len() as isize, cb, data, &mut v)
+        )?;
         Ok(v)
     }
     /// Drops `Box<T>` at `data` when `obj` is collected.
     pub fn attach_box<T: 'static>(&self, obj: V, data: *mut T) -> R<()> {
-        unsafe extern "C" fn drop_box<T>(_env: sys::napi_env, data: *mut c_void, _hint: *mut c_void) {
+        unsafe extern "C" fn drop_box<T>(
+            _env: sys::napi_env,
+            data: *mut c_void,
+            _hint: *mut c_void,
+        ) {
             drop(unsafe { Box::from_raw(data.cast::<T>()) });
         }
-        call!(self, napi_add_finalizer(obj, data.cast(), Some(drop_box::<T>), ptr::null_mut(), ptr::null_mut()))
+        call!(
+            self,
+            napi_add_finalizer(
+                obj,
+                data.cast(),
+                Some(drop_box::<T>),
+                ptr::null_mut(),
+                ptr::null_mut()
+            )
+        )
     }
     pub fn type_tag(&self, obj: V, tag: &sys::napi_type_tag) -> R<()> {
         call!(self, napi_type_tag_object(obj, tag))
@@ -493,12 +576,24 @@ impl Js {
         Ok(b)
     }
     pub fn wrap<T: 'static>(&self, obj: V, value: T) -> R<*mut T> {
-        unsafe extern "C" fn drop_box<T>(_env: sys::napi_env, data: *mut c_void, _hint: *mut c_void) {
+        unsafe extern "C" fn drop_box<T>(
+            _env: sys::napi_env,
+            data: *mut c_void,
+            _hint: *mut c_void,
+        ) {
             drop(unsafe { Box::from_raw(data.cast::<T>()) });
         }
         let raw = Box::into_raw(Box::new(value));
-        let status =
-            unsafe { sys::napi_wrap(self.env, obj, raw.cast(), Some(drop_box::<T>), ptr::null_mut(), ptr::null_mut()) };
+        let status = unsafe {
+            sys::napi_wrap(
+                self.env,
+                obj,
+                raw.cast(),
+                Some(drop_box::<T>),
+                ptr::null_mut(),
+                ptr::null_mut(),
+            )
+        };
         if status != sys::Status::napi_ok {
             drop(unsafe { Box::from_raw(raw) });
         }
@@ -516,12 +611,24 @@ impl Js {
 
 /// Reads the `this`, data pointer and up to `N` arguments of a raw callback (missing ones are
 /// `undefined`).
-pub fn cb_args<const N: usize>(js: &Js, info: sys::napi_callback_info) -> R<(V, *mut c_void, [V; N], usize)> {
+pub fn cb_args<const N: usize>(
+    js: &Js,
+    info: sys::napi_callback_info,
+) -> R<(V, *mut c_void, [V; N], usize)> {
     let mut argc = N;
     let mut argv = [ptr::null_mut(); N];
     let mut this = ptr::null_mut();
     let mut data = ptr::null_mut();
-    js.check(unsafe { sys::napi_get_cb_info(js.env, info, &mut argc, argv.as_mut_ptr(), &mut this, &mut data) })?;
+    js.check(unsafe {
+        sys::napi_get_cb_info(
+            js.env,
+            info,
+            &mut argc,
+            argv.as_mut_ptr(),
+            &mut this,
+            &mut data,
+        )
+    })?;
     let undef = js.undefined();
     for (i, slot) in argv.iter_mut().enumerate() {
         if i >= argc {
@@ -543,7 +650,10 @@ pub fn boundary(env: sys::napi_env, body: impl FnOnce(&Js) -> R<V>) -> V {
             ptr::null_mut()
         }
         Err(_) => {
-            js.raise(error("internal error in prism-tools-native (a bug: please report it)", "ERR_PRISM_INTERNAL"));
+            js.raise(error(
+                "internal error in prism-tools-native (a bug: please report it)",
+                "ERR_PRISM_INTERNAL",
+            ));
             ptr::null_mut()
         }
     }

@@ -14,28 +14,12 @@ use crate::raw_fn;
 use crate::redact::{unique_key, Secrets, CIRCULAR_MARK, MAX_DEPTH, MAX_DEPTH_MARK};
 
 /// Marks objects made by `createSecretRedactor`.
-pub const REDACTOR_TAG: sys::napi_type_tag = sys::napi_type_tag { lower: 0x7072_6973_6d2d_7264, upper: 0x6163_746f_7201_0001 };
+pub const REDACTOR_TAG: sys::napi_type_tag = sys::napi_type_tag {
+    lower: 0x7072_6973_6d2d_7264,
+    upper: 0x6163_746f_7201_0001,
+};
 
 const UNREADABLE: &str = "[Unreadable]";
-
-/// `v` itself when its JSON text (made in JS) shows it holds no secret; otherwise a redacted copy.
-/// For dispatch's events, rows and results, where the copy is the cost and secrets are rare.
-pub fn redact_if_needed(js: &Js, realm: &Realm, secrets: &Secrets, v: V) -> R<V> {
-    if secrets.is_empty() {
-        return Ok(v);
-    }
-    if matches!(js.ty(v)?, Ty::Object) {
-        if let Some(glue) = realm.glue.as_ref() {
-            let text = js.call(js.undefined(), js.ref_value(glue.json_for_scan)?, &[v])?;
-            if let Some(t) = js.fast_str(text)? {
-                if !secrets.in_json_text(&t) {
-                    return Ok(v);
-                }
-            }
-        }
-    }
-    redact_value(js, realm, secrets, v)
-}
 
 /// A redacted copy of `v`. Strings and keys lose every secret; `Map` becomes an object, `Set` an
 /// array; `Date`, `RegExp` and typed arrays pass through; containers deeper than 32 become
@@ -45,7 +29,14 @@ pub fn redact_value(js: &Js, realm: &Realm, secrets: &Secrets, v: V) -> R<V> {
     walk(js, realm, secrets, v, 0, &mut ancestors)
 }
 
-fn walk(js: &Js, realm: &Realm, secrets: &Secrets, v: V, depth: usize, ancestors: &mut Vec<V>) -> R<V> {
+fn walk(
+    js: &Js,
+    realm: &Realm,
+    secrets: &Secrets,
+    v: V,
+    depth: usize,
+    ancestors: &mut Vec<V>,
+) -> R<V> {
     match js.ty(v)? {
         Ty::String => {
             let s = js.str(v)?;
@@ -59,10 +50,22 @@ fn walk(js: &Js, realm: &Realm, secrets: &Secrets, v: V, depth: usize, ancestors
     }
 }
 
-fn walk_object(js: &Js, realm: &Realm, secrets: &Secrets, v: V, depth: usize, ancestors: &mut Vec<V>) -> R<V> {
+fn walk_object(
+    js: &Js,
+    realm: &Realm,
+    secrets: &Secrets,
+    v: V,
+    depth: usize,
+    ancestors: &mut Vec<V>,
+) -> R<V> {
     // Plain objects and arrays (the usual case) skip the checks for the other kinds.
-    let plain = js.strict_eq(js.prototype_of(v)?, js.ref_value(realm.object_proto)?)? || js.is_array(v)?;
-    if !plain && (js.is_date(v)? || js.is_typedarray(v)? || js.instance_of(v, js.ref_value(realm.regexp_ctor)?)?) {
+    let plain =
+        js.strict_eq(js.prototype_of(v)?, js.ref_value(realm.object_proto)?)? || js.is_array(v)?;
+    if !plain
+        && (js.is_date(v)?
+            || js.is_typedarray(v)?
+            || js.instance_of(v, js.ref_value(realm.regexp_ctor)?)?)
+    {
         return Ok(v);
     }
     for &a in ancestors.iter() {
@@ -93,7 +96,9 @@ fn walk_object(js: &Js, realm: &Realm, secrets: &Secrets, v: V, depth: usize, an
         if !plain && js.is_error(v)? {
             // Error's own name/message/stack are not enumerable; keep the two that explain it.
             for key in [c"name", c"message"] {
-                let Some(item) = read(js, || js.get(v, key))? else { continue };
+                let Some(item) = read(js, || js.get(v, key))? else {
+                    continue;
+                };
                 if js.ty(item)? == Ty::String {
                     let k = key.to_str().unwrap_or_default();
                     let item = walk(js, realm, secrets, item, depth + 1, ancestors)?;
@@ -116,6 +121,13 @@ fn walk_object(js: &Js, realm: &Realm, secrets: &Secrets, v: V, depth: usize, an
             let key_v = js.element(keys, i)?;
             let key = js.to_js_string(key_v)?;
             let item = read(js, || js.get_prop(v, key_v))?;
+            // A function is not data, and an own `toJSON` would hand a serialiser whatever it
+            // returns, unredacted: the copy keeps neither.
+            if let Some(f) = item {
+                if js.ty(f)? == Ty::Function {
+                    continue;
+                }
+            }
             let item = walk_or_unreadable(js, realm, secrets, item, depth, ancestors)?;
             let new_key = unique_key(&taken, &secrets.redact(&key));
             js.set_str_key(out, &new_key, item)?;
@@ -161,7 +173,14 @@ fn entries(js: &Js, v: V) -> R<V> {
     js.call(array, from, &[v])
 }
 
-fn map_to_object(js: &Js, realm: &Realm, secrets: &Secrets, v: V, depth: usize, ancestors: &mut Vec<V>) -> R<V> {
+fn map_to_object(
+    js: &Js,
+    realm: &Realm,
+    secrets: &Secrets,
+    v: V,
+    depth: usize,
+    ancestors: &mut Vec<V>,
+) -> R<V> {
     let list = entries(js, v)?;
     let n = js.array_len(list)?;
     let out = js.object()?;
@@ -169,7 +188,14 @@ fn map_to_object(js: &Js, realm: &Realm, secrets: &Secrets, v: V, depth: usize, 
     for i in 0..n {
         let pair = js.element(list, i)?;
         let key = js.to_js_string(js.element(pair, 0)?)?;
-        let item = walk(js, realm, secrets, js.element(pair, 1)?, depth + 1, ancestors)?;
+        let item = walk(
+            js,
+            realm,
+            secrets,
+            js.element(pair, 1)?,
+            depth + 1,
+            ancestors,
+        )?;
         let new_key = unique_key(&taken, &secrets.redact(&key));
         js.set_str_key(out, &new_key, item)?;
         taken.insert(new_key);
@@ -177,12 +203,26 @@ fn map_to_object(js: &Js, realm: &Realm, secrets: &Secrets, v: V, depth: usize, 
     Ok(out)
 }
 
-fn set_to_array(js: &Js, realm: &Realm, secrets: &Secrets, v: V, depth: usize, ancestors: &mut Vec<V>) -> R<V> {
+fn set_to_array(
+    js: &Js,
+    realm: &Realm,
+    secrets: &Secrets,
+    v: V,
+    depth: usize,
+    ancestors: &mut Vec<V>,
+) -> R<V> {
     let list = entries(js, v)?;
     let n = js.array_len(list)?;
     let out = js.array(n as usize)?;
     for i in 0..n {
-        let item = walk(js, realm, secrets, js.element(list, i)?, depth + 1, ancestors)?;
+        let item = walk(
+            js,
+            realm,
+            secrets,
+            js.element(list, i)?,
+            depth + 1,
+            ancestors,
+        )?;
         js.set_element(out, i, item)?;
     }
     Ok(out)
@@ -193,7 +233,12 @@ pub fn read_secrets(js: &Js, v: V, what: &str) -> R<Vec<String>> {
     match js.ty(v)? {
         Ty::Undefined | Ty::Null => return Ok(Vec::new()),
         _ if js.is_array(v)? => {}
-        _ => return Err(type_error(format!("{what} must be an array of strings"), "ERR_PRISM_INVALID_OPTION")),
+        _ => {
+            return Err(type_error(
+                format!("{what} must be an array of strings"),
+                "ERR_PRISM_INVALID_OPTION",
+            ))
+        }
     }
     let n = js.array_len(v)?;
     let mut out = Vec::with_capacity(n as usize);
@@ -254,10 +299,12 @@ pub fn error_to_error_info(js: &Js, secrets: &Secrets, thrown: V) -> R<V> {
             if let Some(c) = read(js, || js.get(thrown, c"cause"))? {
                 if !js.is_nullish(c)? {
                     let text = match js.ty(c)? {
-                        Ty::Object if js.is_error(c)? => match read(js, || js.get(c, c"message"))? {
-                            Some(m) => js.to_js_string(m)?,
-                            None => UNREADABLE.to_owned(),
-                        },
+                        Ty::Object if js.is_error(c)? => {
+                            match read(js, || js.get(c, c"message"))? {
+                                Some(m) => js.to_js_string(m)?,
+                                None => UNREADABLE.to_owned(),
+                            }
+                        }
                         _ => js.to_js_string(c)?,
                     };
                     js.set(out, c"cause", js.string(&red(&text))?)?;
@@ -303,7 +350,11 @@ raw_fn!(redactor_redact, |js, info| {
 
 raw_fn!(create_secret_redactor, |js, info| {
     let (_, _, [secrets], _) = cb_args::<1>(js, info)?;
-    let secrets = Rc::new(Secrets::new(read_secrets(js, secrets, "createSecretRedactor: secrets")?));
+    let secrets = Rc::new(Secrets::new(read_secrets(
+        js,
+        secrets,
+        "createSecretRedactor: secrets",
+    )?));
     let obj = js.object()?;
     let data = Box::into_raw(Box::new(secrets.clone()));
     let redact = js.function("redact", Some(redactor_redact), data.cast::<c_void>())?;
@@ -330,7 +381,10 @@ pub fn redact_with(js: &Js, realm: &Realm, redactor: V, value: V) -> R<V> {
     }
     let f = js.get_opt(redactor, c"redact")?;
     if js.ty(f)? != Ty::Function {
-        return Err(type_error("redactor must have a redact(value) method", "ERR_PRISM_INVALID_OPTION"));
+        return Err(type_error(
+            "redactor must have a redact(value) method",
+            "ERR_PRISM_INVALID_OPTION",
+        ));
     }
     js.call(redactor, f, &[value])
 }

@@ -18,7 +18,10 @@ pub struct SerializeFailure {
 fn input(v: &Either<String, SerializeFailure>) -> Input<'_> {
     match v {
         Either::A(text) => Input::Text(text),
-        Either::B(f) => Input::Thrown { name: &f.name, message: &f.message },
+        Either::B(f) => Input::Thrown {
+            name: &f.name,
+            message: &f.message,
+        },
     }
 }
 
@@ -32,7 +35,10 @@ fn throw_range(env: &Env, message: &str) -> Error {
 /// Creates an engine from the options as JSON text (`undefined` → defaults). Throws
 /// `RangeError` naming the option and its cap when one is out of range.
 #[napi(js_name = "jsonSchemaEngineCreate")]
-pub fn json_schema_engine_create(env: Env, options_json: Option<String>) -> Result<External<Engine>> {
+pub fn json_schema_engine_create(
+    env: Env,
+    options_json: Option<String>,
+) -> Result<External<Engine>> {
     let options = match options_json.as_deref() {
         None => serde_json::Map::new(),
         Some(text) => match serde_json::from_str::<serde_json::Value>(text) {

@@ -155,14 +155,22 @@ pub fn check_arguments(value: &Value, limits: &Limits) -> Result<(), Issue> {
 }
 
 impl ValueWalk<'_> {
-    fn visit<'v>(&mut self, value: &'v Value, path: &mut Vec<Segment<'v>>, depth: usize) -> Result<(), Issue> {
+    fn visit<'v>(
+        &mut self,
+        value: &'v Value,
+        path: &mut Vec<Segment<'v>>,
+        depth: usize,
+    ) -> Result<(), Issue> {
         let l = self.limits;
         match value {
             Value::String(s) => {
                 if let Some(n) = utf16_len_over(s, l.max_string_length) {
                     return Err(Issue::at(
                         pointer(path),
-                        format!("string is longer than maxStringLength {} (found {n} characters)", l.max_string_length),
+                        format!(
+                            "string is longer than maxStringLength {} (found {n} characters)",
+                            l.max_string_length
+                        ),
                     ));
                 }
             }
@@ -173,7 +181,11 @@ impl ValueWalk<'_> {
                 if items.len() > l.max_array_length {
                     return Err(Issue::at(
                         pointer(path),
-                        format!("array is longer than maxArrayLength {} (found {} items)", l.max_array_length, items.len()),
+                        format!(
+                            "array is longer than maxArrayLength {} (found {} items)",
+                            l.max_array_length,
+                            items.len()
+                        ),
                     ));
                 }
                 for (i, item) in items.iter().enumerate() {
@@ -184,7 +196,10 @@ impl ValueWalk<'_> {
             }
             Value::Object(map) => {
                 if let Some(kind) = non_json_tag(map) {
-                    return Err(Issue::at(pointer(path), format!("{kind} is not plain JSON")));
+                    return Err(Issue::at(
+                        pointer(path),
+                        format!("{kind} is not plain JSON"),
+                    ));
                 }
                 if depth >= l.max_depth {
                     return Err(depth_issue(path, l.max_depth));
@@ -192,7 +207,11 @@ impl ValueWalk<'_> {
                 if map.len() > l.max_properties {
                     return Err(Issue::at(
                         pointer(path),
-                        format!("object has more than maxProperties {} properties (found {})", l.max_properties, map.len()),
+                        format!(
+                            "object has more than maxProperties {} properties (found {})",
+                            l.max_properties,
+                            map.len()
+                        ),
                     ));
                 }
                 for (k, v) in map {
@@ -217,7 +236,10 @@ impl ValueWalk<'_> {
 }
 
 fn depth_issue(path: &[Segment<'_>], max: usize) -> Issue {
-    Issue::at(pointer(path), format!("arguments are nested deeper than maxDepth {max}"))
+    Issue::at(
+        pointer(path),
+        format!("arguments are nested deeper than maxDepth {max}"),
+    )
 }
 
 /// What the schema walk learned, for the `$ref` checks that follow it.
@@ -230,7 +252,14 @@ pub struct SchemaFacts {
 
 /// Keywords whose value is a map from names to subschemas: their keys are property names, not
 /// keywords.
-const NAME_MAPS: [&str; 6] = ["properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies"];
+const NAME_MAPS: [&str; 6] = [
+    "properties",
+    "patternProperties",
+    "$defs",
+    "definitions",
+    "dependentSchemas",
+    "dependencies",
+];
 /// Keywords whose value is plain data: nothing below them is a keyword.
 const DATA_KEYWORDS: [&str; 5] = ["enum", "const", "default", "examples", "required"];
 
@@ -261,7 +290,10 @@ pub fn check_schema(schema: &Value, limits: &Limits) -> Result<SchemaFacts, Issu
         match value {
             Value::Object(map) => {
                 if let Some(kind) = non_json_tag(map) {
-                    return Err(Issue::schema(format!("schema value at {} is not plain JSON: {kind}", show_ptr(&ptr))));
+                    return Err(Issue::schema(format!(
+                        "schema value at {} is not plain JSON: {kind}",
+                        show_ptr(&ptr)
+                    )));
                 }
                 match ctx {
                     Ctx::Names => {
@@ -286,7 +318,10 @@ pub fn check_schema(schema: &Value, limits: &Limits) -> Result<SchemaFacts, Issu
                 for (k, v) in map {
                     let child_ptr = format!("{ptr}/{}", escape(k));
                     if FORBIDDEN_KEYS.contains(&k.as_str()) {
-                        return Err(Issue::schema(format!("schema has a forbidden key \"{k}\" at {}", show_ptr(&child_ptr))));
+                        return Err(Issue::schema(format!(
+                            "schema has a forbidden key \"{k}\" at {}",
+                            show_ptr(&child_ptr)
+                        )));
                     }
                     let child_ctx = match ctx {
                         Ctx::Data => Ctx::Data,
@@ -324,7 +359,15 @@ pub fn check_schema(schema: &Value, limits: &Limits) -> Result<SchemaFacts, Issu
             }
             Value::Array(items) => {
                 for (i, item) in items.iter().enumerate() {
-                    stack.push((item, format!("{ptr}/{i}"), if ctx == Ctx::Data { Ctx::Data } else { Ctx::Schema }));
+                    stack.push((
+                        item,
+                        format!("{ptr}/{i}"),
+                        if ctx == Ctx::Data {
+                            Ctx::Data
+                        } else {
+                            Ctx::Schema
+                        },
+                    ));
                 }
             }
             _ => {}
@@ -371,7 +414,10 @@ mod tests {
     #[test]
     fn lone_surrogates_are_named() {
         let err = parse_scanned(r#"{"a":"\ud800"}"#).unwrap_err();
-        assert!(describe_parse_error(Subject::Arguments, &err).contains("lone UTF-16 surrogate"), "{err}");
+        assert!(
+            describe_parse_error(Subject::Arguments, &err).contains("lone UTF-16 surrogate"),
+            "{err}"
+        );
     }
 
     #[test]
@@ -381,13 +427,22 @@ mod tests {
         l.max_array_length = 2;
         let e = check_arguments(&json!({"a": {"b/c": "long"}}), &l).unwrap_err();
         assert_eq!(e.path.as_deref(), Some("/a/b~1c"));
-        assert_eq!(e.message, "string is longer than maxStringLength 3 (found 4 characters)");
+        assert_eq!(
+            e.message,
+            "string is longer than maxStringLength 3 (found 4 characters)"
+        );
         let e = check_arguments(&json!({"a": [1, 2, 3]}), &l).unwrap_err();
-        assert_eq!(e.message, "array is longer than maxArrayLength 2 (found 3 items)");
+        assert_eq!(
+            e.message,
+            "array is longer than maxArrayLength 2 (found 3 items)"
+        );
         let e = check_arguments(&json!({"x": {"__proto__": 1}}), &l).unwrap_err();
         assert_eq!(e.path.as_deref(), Some("/x/__proto__"));
         let e = check_arguments(&json!({"m": {NON_JSON_TAG: "Map"}}), &l).unwrap_err();
-        assert_eq!((e.path.as_deref(), e.message.as_str()), (Some("/m"), "Map is not plain JSON"));
+        assert_eq!(
+            (e.path.as_deref(), e.message.as_str()),
+            (Some("/m"), "Map is not plain JSON")
+        );
         // UTF-16 length, as JS counts it: "é" is 2 UTF-8 bytes but 1 unit.
         assert!(check_arguments(&json!("ééé"), &l).is_ok());
     }
@@ -395,13 +450,24 @@ mod tests {
     #[test]
     fn schema_bounds() {
         let l = Limits::default();
-        assert!(check_schema(&json!({"properties": {"constructor": {"type": "string"}}}), &l).is_err());
+        assert!(check_schema(
+            &json!({"properties": {"constructor": {"type": "string"}}}),
+            &l
+        )
+        .is_err());
         assert!(check_schema(&json!({"enum": [{"__proto__": 1}]}), &l).is_err());
-        let f = check_schema(&json!({"$defs": {"a": {"type": "string"}}, "$ref": "#/$defs/a"}), &l).unwrap();
+        let f = check_schema(
+            &json!({"$defs": {"a": {"type": "string"}}, "$ref": "#/$defs/a"}),
+            &l,
+        )
+        .unwrap();
         assert_eq!(f.refs, vec![(String::new(), "#/$defs/a".to_owned())]);
         let e = check_schema(&json!({"$ref": "http://example.com/s.json"}), &l).unwrap_err();
         assert!(e.message.contains("not a local reference"), "{}", e.message);
-        assert!(check_schema(&json!("string"), &l).unwrap_err().message.contains("found string"));
+        assert!(check_schema(&json!("string"), &l)
+            .unwrap_err()
+            .message
+            .contains("found string"));
         // A property literally named "$ref" is a name, not a reference.
         assert!(check_schema(&json!({"properties": {"$ref": {"type": "string"}}}), &l).is_ok());
     }

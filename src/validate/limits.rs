@@ -11,17 +11,61 @@ pub struct LimitSpec {
 
 /// The options in the order the documentation lists them.
 pub const LIMIT_SPECS: [LimitSpec; 11] = [
-    LimitSpec { name: "maxErrors", default: 8, cap: 64 },
-    LimitSpec { name: "maxDepth", default: 64, cap: 128 },
-    LimitSpec { name: "maxProperties", default: 1_000, cap: 100_000 },
-    LimitSpec { name: "maxStringLength", default: 1_000_000, cap: 8_388_608 },
-    LimitSpec { name: "maxArrayLength", default: 10_000, cap: 100_000 },
-    LimitSpec { name: "maxSchemaBytes", default: 262_144, cap: 1_048_576 },
-    LimitSpec { name: "maxSchemaDepth", default: 64, cap: 128 },
-    LimitSpec { name: "maxSchemaProperties", default: 10_000, cap: 100_000 },
-    LimitSpec { name: "maxSchemaRefs", default: 128, cap: 1_024 },
-    LimitSpec { name: "maxSchemaKeywords", default: 10_000, cap: 100_000 },
-    LimitSpec { name: "maxCompiledSchemas", default: 256, cap: 1_024 },
+    LimitSpec {
+        name: "maxErrors",
+        default: 8,
+        cap: 64,
+    },
+    LimitSpec {
+        name: "maxDepth",
+        default: 64,
+        cap: 128,
+    },
+    LimitSpec {
+        name: "maxProperties",
+        default: 1_000,
+        cap: 100_000,
+    },
+    LimitSpec {
+        name: "maxStringLength",
+        default: 1_000_000,
+        cap: 8_388_608,
+    },
+    LimitSpec {
+        name: "maxArrayLength",
+        default: 10_000,
+        cap: 100_000,
+    },
+    LimitSpec {
+        name: "maxSchemaBytes",
+        default: 262_144,
+        cap: 1_048_576,
+    },
+    LimitSpec {
+        name: "maxSchemaDepth",
+        default: 64,
+        cap: 128,
+    },
+    LimitSpec {
+        name: "maxSchemaProperties",
+        default: 10_000,
+        cap: 100_000,
+    },
+    LimitSpec {
+        name: "maxSchemaRefs",
+        default: 128,
+        cap: 1_024,
+    },
+    LimitSpec {
+        name: "maxSchemaKeywords",
+        default: 10_000,
+        cap: 100_000,
+    },
+    LimitSpec {
+        name: "maxCompiledSchemas",
+        default: 256,
+        cap: 1_024,
+    },
 ];
 
 /// The resolved limits of one validator.
@@ -77,8 +121,13 @@ impl Limits {
     pub fn from_options(options: &Map<String, Value>) -> Result<Self, LimitError> {
         let mut values = LIMIT_SPECS.map(|s| s.default);
         for (slot, spec) in values.iter_mut().zip(LIMIT_SPECS.iter()) {
-            let Some(value) = options.get(spec.name) else { continue };
-            let err = LimitError { name: spec.name, cap: spec.cap };
+            let Some(value) = options.get(spec.name) else {
+                continue;
+            };
+            let err = LimitError {
+                name: spec.name,
+                cap: spec.cap,
+            };
             let n = match value {
                 Value::Number(n) => {
                     if let Some(u) = n.as_u64() {
@@ -123,12 +172,23 @@ mod tests {
 
     #[test]
     fn accepts_the_cap_and_rejects_past_it() {
-        let l = Limits::from_options(&opts(json!({"maxErrors": 64, "maxCompiledSchemas": 1}))).unwrap();
+        let l =
+            Limits::from_options(&opts(json!({"maxErrors": 64, "maxCompiledSchemas": 1}))).unwrap();
         assert_eq!(l.max_errors, 64);
         assert_eq!(l.max_compiled_schemas, 1);
         let e = Limits::from_options(&opts(json!({"maxErrors": 65}))).unwrap_err();
-        assert_eq!(e.to_string(), "maxErrors must be a positive safe integer no greater than 64");
-        for bad in [json!(0), json!(-1), json!(1.5), json!(null), json!("8"), json!(true)] {
+        assert_eq!(
+            e.to_string(),
+            "maxErrors must be a positive safe integer no greater than 64"
+        );
+        for bad in [
+            json!(0),
+            json!(-1),
+            json!(1.5),
+            json!(null),
+            json!("8"),
+            json!(true),
+        ] {
             let e = Limits::from_options(&opts(json!({"maxDepth": bad}))).unwrap_err();
             assert_eq!(e.name, "maxDepth");
             assert_eq!(e.cap, 128);

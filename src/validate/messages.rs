@@ -37,8 +37,16 @@ pub fn clip(s: &str, max: usize) -> String {
 pub fn summary(v: &Value) -> String {
     match v {
         Value::String(s) => format!("string {}", Value::String(clip(s, 40))),
-        Value::Array(a) => format!("an array of {} item{}", a.len(), if a.len() == 1 { "" } else { "s" }),
-        Value::Object(o) => format!("an object with {} propert{}", o.len(), if o.len() == 1 { "y" } else { "ies" }),
+        Value::Array(a) => format!(
+            "an array of {} item{}",
+            a.len(),
+            if a.len() == 1 { "" } else { "s" }
+        ),
+        Value::Object(o) => format!(
+            "an object with {} propert{}",
+            o.len(),
+            if o.len() == 1 { "y" } else { "ies" }
+        ),
         Value::Number(_) => format!("{} {v}", type_name(v)),
         other => other.to_string(),
     }
@@ -59,36 +67,60 @@ fn join_pointer(base: &str, key: &str) -> String {
 
 /// The issues one validation error stands for (one per unexpected property), appended to `out`
 /// until it holds `max`.
-pub fn instance_issues(err: &ValidationError<'_>, root: Option<&Value>, out: &mut Vec<Issue>, max: usize) {
+pub fn instance_issues(
+    err: &ValidationError<'_>,
+    root: Option<&Value>,
+    out: &mut Vec<Issue>,
+    max: usize,
+) {
     let path = err.instance_path().as_str().to_owned();
     let found = || summary(err.instance());
     let mut push = |path: String, message: String| {
         if out.len() < max {
-            out.push(Issue { path: Some(path), message });
+            out.push(Issue {
+                path: Some(path),
+                message,
+            });
         }
     };
     let message = match err.kind() {
         ValidationErrorKind::Required { property } => {
-            let name = property.as_str().map(str::to_owned).unwrap_or_else(|| property.to_string());
-            push(join_pointer(&path, &name), "required property is missing".to_owned());
+            let name = property
+                .as_str()
+                .map(str::to_owned)
+                .unwrap_or_else(|| property.to_string());
+            push(
+                join_pointer(&path, &name),
+                "required property is missing".to_owned(),
+            );
             return;
         }
         ValidationErrorKind::AdditionalProperties { unexpected } => {
             for name in unexpected {
-                push(join_pointer(&path, name), "property is not allowed by the schema (additionalProperties)".to_owned());
+                push(
+                    join_pointer(&path, name),
+                    "property is not allowed by the schema (additionalProperties)".to_owned(),
+                );
             }
             return;
         }
         ValidationErrorKind::UnevaluatedProperties { unexpected } => {
             for name in unexpected {
-                push(join_pointer(&path, name), "property is not allowed by the schema (unevaluatedProperties)".to_owned());
+                push(
+                    join_pointer(&path, name),
+                    "property is not allowed by the schema (unevaluatedProperties)".to_owned(),
+                );
             }
             return;
         }
         ValidationErrorKind::Type { kind } => {
             let expected = match kind {
                 TypeKind::Single(t) => t.to_string(),
-                TypeKind::Multiple(set) => set.iter().map(|t| t.to_string()).collect::<Vec<_>>().join(" or "),
+                TypeKind::Multiple(set) => set
+                    .iter()
+                    .map(|t| t.to_string())
+                    .collect::<Vec<_>>()
+                    .join(" or "),
             };
             format!("expected {expected}, found {}", found())
         }
@@ -108,26 +140,48 @@ pub fn instance_issues(err: &ValidationError<'_>, root: Option<&Value>, out: &mu
         ValidationErrorKind::Constant { expected_value } => {
             format!("expected {}, found {}", literal(expected_value), found())
         }
-        ValidationErrorKind::Minimum { limit } => format!("expected a number >= {limit}, found {}", found()),
-        ValidationErrorKind::Maximum { limit } => format!("expected a number <= {limit}, found {}", found()),
-        ValidationErrorKind::ExclusiveMinimum { limit } => format!("expected a number > {limit}, found {}", found()),
-        ValidationErrorKind::ExclusiveMaximum { limit } => format!("expected a number < {limit}, found {}", found()),
+        ValidationErrorKind::Minimum { limit } => {
+            format!("expected a number >= {limit}, found {}", found())
+        }
+        ValidationErrorKind::Maximum { limit } => {
+            format!("expected a number <= {limit}, found {}", found())
+        }
+        ValidationErrorKind::ExclusiveMinimum { limit } => {
+            format!("expected a number > {limit}, found {}", found())
+        }
+        ValidationErrorKind::ExclusiveMaximum { limit } => {
+            format!("expected a number < {limit}, found {}", found())
+        }
         ValidationErrorKind::MultipleOf { multiple_of } => {
             format!("expected a multiple of {multiple_of}, found {}", found())
         }
         ValidationErrorKind::MinLength { limit } => {
             let n = err.instance().as_str().map_or(0, |s| s.chars().count());
-            format!("expected at least {}, found {n}", plural(*limit, "character", "characters"))
+            format!(
+                "expected at least {}, found {n}",
+                plural(*limit, "character", "characters")
+            )
         }
         ValidationErrorKind::MaxLength { limit } => {
             let n = err.instance().as_str().map_or(0, |s| s.chars().count());
-            format!("expected at most {}, found {n}", plural(*limit, "character", "characters"))
+            format!(
+                "expected at most {}, found {n}",
+                plural(*limit, "character", "characters")
+            )
         }
         ValidationErrorKind::MinItems { limit } => {
-            format!("expected at least {}, found {}", plural(*limit, "item", "items"), err.instance().as_array().map_or(0, Vec::len))
+            format!(
+                "expected at least {}, found {}",
+                plural(*limit, "item", "items"),
+                err.instance().as_array().map_or(0, Vec::len)
+            )
         }
         ValidationErrorKind::MaxItems { limit } => {
-            format!("expected at most {}, found {}", plural(*limit, "item", "items"), err.instance().as_array().map_or(0, Vec::len))
+            format!(
+                "expected at most {}, found {}",
+                plural(*limit, "item", "items"),
+                err.instance().as_array().map_or(0, Vec::len)
+            )
         }
         ValidationErrorKind::MinProperties { limit } => format!(
             "expected at least {}, found {}",
@@ -140,14 +194,26 @@ pub fn instance_issues(err: &ValidationError<'_>, root: Option<&Value>, out: &mu
             err.instance().as_object().map_or(0, |o| o.len())
         ),
         ValidationErrorKind::Pattern { pattern } => {
-            format!("expected a string matching the pattern {}, found {}", literal(&Value::String(pattern.clone())), found())
+            format!(
+                "expected a string matching the pattern {}, found {}",
+                literal(&Value::String(pattern.clone())),
+                found()
+            )
         }
-        ValidationErrorKind::BacktrackLimitExceeded { .. } | ValidationErrorKind::RegexEngineFailure { .. } => {
-            "the schema's pattern could not be evaluated on this string (regex limit reached)".to_owned()
+        ValidationErrorKind::BacktrackLimitExceeded { .. }
+        | ValidationErrorKind::RegexEngineFailure { .. } => {
+            "the schema's pattern could not be evaluated on this string (regex limit reached)"
+                .to_owned()
         }
-        ValidationErrorKind::Format { format } => format!("expected a string in format \"{format}\", found {}", found()),
+        ValidationErrorKind::Format { format } => format!(
+            "expected a string in format \"{format}\", found {}",
+            found()
+        ),
         ValidationErrorKind::AnyOf { .. } => {
-            format!("expected a value matching at least one of the anyOf schemas, found {}", found())
+            format!(
+                "expected a value matching at least one of the anyOf schemas, found {}",
+                found()
+            )
         }
         ValidationErrorKind::OneOfNotValid { .. } => {
             format!("expected a value matching exactly one of the oneOf schemas, found {} matching none", found())
@@ -155,14 +221,25 @@ pub fn instance_issues(err: &ValidationError<'_>, root: Option<&Value>, out: &mu
         ValidationErrorKind::OneOfMultipleValid { .. } => {
             format!("expected a value matching exactly one of the oneOf schemas, found {} matching several", found())
         }
-        ValidationErrorKind::Not { .. } => format!("expected a value the \"not\" schema rejects, found {}", found()),
+        ValidationErrorKind::Not { .. } => format!(
+            "expected a value the \"not\" schema rejects, found {}",
+            found()
+        ),
         ValidationErrorKind::FalseSchema => {
             // `additionalProperties: false` with no `properties` reports the object's path and
             // its first member; every member is unexpected, so name each.
-            if err.schema_path().as_str().ends_with("/additionalProperties") {
+            if err
+                .schema_path()
+                .as_str()
+                .ends_with("/additionalProperties")
+            {
                 if let Some(Value::Object(object)) = root.and_then(|r| r.pointer(&path)) {
                     for name in object.keys() {
-                        push(join_pointer(&path, name), "property is not allowed by the schema (additionalProperties)".to_owned());
+                        push(
+                            join_pointer(&path, name),
+                            "property is not allowed by the schema (additionalProperties)"
+                                .to_owned(),
+                        );
                     }
                     return;
                 }
@@ -170,18 +247,30 @@ pub fn instance_issues(err: &ValidationError<'_>, root: Option<&Value>, out: &mu
             format!("no value is allowed here, found {}", found())
         }
         ValidationErrorKind::UniqueItems => "expected unique items, found duplicates".to_owned(),
-        ValidationErrorKind::Contains => "expected at least one item matching the \"contains\" schema, found none".to_owned(),
+        ValidationErrorKind::Contains => {
+            "expected at least one item matching the \"contains\" schema, found none".to_owned()
+        }
         ValidationErrorKind::AdditionalItems { limit } => {
-            format!("expected at most {}, found {}", plural(*limit as u64, "item", "items"), err.instance().as_array().map_or(0, Vec::len))
+            format!(
+                "expected at most {}, found {}",
+                plural(*limit as u64, "item", "items"),
+                err.instance().as_array().map_or(0, Vec::len)
+            )
         }
         ValidationErrorKind::UnevaluatedItems { unexpected } => {
-            format!("unexpected items (unevaluatedItems): {}", clip(&unexpected.join(", "), 80))
+            format!(
+                "unexpected items (unevaluatedItems): {}",
+                clip(&unexpected.join(", "), 80)
+            )
         }
         ValidationErrorKind::PropertyNames { error } => {
             let mut inner = Vec::new();
             instance_issues(error, None, &mut inner, 1);
             let why = inner.pop().map(|i| i.message).unwrap_or_default();
-            format!("property name {} is not allowed: {why}", literal(err.instance()))
+            format!(
+                "property name {} is not allowed: {why}",
+                literal(err.instance())
+            )
         }
         other => clip(&format!("{} (keyword \"{}\")", err, other.keyword()), 300),
     };
@@ -191,7 +280,10 @@ pub fn instance_issues(err: &ValidationError<'_>, root: Option<&Value>, out: &mu
 /// The issue for a schema its meta-schema refuses, naming the keyword and where it sits.
 pub fn schema_issue(err: &ValidationError<'_>) -> Issue {
     if let ValidationErrorKind::Referencing(e) = err.kind() {
-        return Issue::schema(clip(&format!("schema reference cannot be resolved: {e}"), 300));
+        return Issue::schema(clip(
+            &format!("schema reference cannot be resolved: {e}"),
+            300,
+        ));
     }
     let location = err.instance_path().as_str();
     let mut segments: Vec<&str> = location.split('/').skip(1).collect();
@@ -234,12 +326,32 @@ mod tests {
         let s = json!({"type": "object", "required": ["owner"], "additionalProperties": false,
             "properties": {"n": {"type": "integer", "minimum": 1}, "s": {"enum": ["a", "b"]}, "t": {"type": "string"}}});
         let got = issues(s, json!({"n": 0, "s": "c", "t": 5, "x": 1}));
-        let text: Vec<String> = got.iter().map(|i| format!("{}: {}", i.path.as_deref().unwrap(), i.message)).collect();
-        assert!(text.contains(&"/owner: required property is missing".to_owned()), "{text:?}");
-        assert!(text.contains(&"/x: property is not allowed by the schema (additionalProperties)".to_owned()), "{text:?}");
-        assert!(text.contains(&"/n: expected a number >= 1, found integer 0".to_owned()), "{text:?}");
-        assert!(text.contains(&"/s: expected one of \"a\", \"b\", found string \"c\"".to_owned()), "{text:?}");
-        assert!(text.contains(&"/t: expected string, found integer 5".to_owned()), "{text:?}");
+        let text: Vec<String> = got
+            .iter()
+            .map(|i| format!("{}: {}", i.path.as_deref().unwrap(), i.message))
+            .collect();
+        assert!(
+            text.contains(&"/owner: required property is missing".to_owned()),
+            "{text:?}"
+        );
+        assert!(
+            text.contains(
+                &"/x: property is not allowed by the schema (additionalProperties)".to_owned()
+            ),
+            "{text:?}"
+        );
+        assert!(
+            text.contains(&"/n: expected a number >= 1, found integer 0".to_owned()),
+            "{text:?}"
+        );
+        assert!(
+            text.contains(&"/s: expected one of \"a\", \"b\", found string \"c\"".to_owned()),
+            "{text:?}"
+        );
+        assert!(
+            text.contains(&"/t: expected string, found integer 5".to_owned()),
+            "{text:?}"
+        );
     }
 
     #[test]

@@ -39,13 +39,22 @@ pub struct Issue {
 
 impl Issue {
     pub fn at(path: String, message: String) -> Self {
-        Issue { path: Some(path), message }
+        Issue {
+            path: Some(path),
+            message,
+        }
     }
     pub fn schema(message: String) -> Self {
-        Issue { path: None, message }
+        Issue {
+            path: None,
+            message,
+        }
     }
     fn whole(message: String) -> Self {
-        Issue { path: None, message }
+        Issue {
+            path: None,
+            message,
+        }
     }
 }
 
@@ -62,9 +71,14 @@ pub enum Input<'a> {
 
 /// The draft a schema asks for through `$schema`; 2020-12 when it names none.
 pub fn draft_of(schema: &Value) -> Result<Draft, Issue> {
-    let Some(uri) = schema.as_object().and_then(|o| o.get("$schema")) else { return Ok(Draft::Draft202012) };
+    let Some(uri) = schema.as_object().and_then(|o| o.get("$schema")) else {
+        return Ok(Draft::Draft202012);
+    };
     let Some(uri) = uri.as_str() else {
-        return Err(Issue::schema(format!("schema keyword \"$schema\" must be a string, found {}", messages::summary(uri))));
+        return Err(Issue::schema(format!(
+            "schema keyword \"$schema\" must be a string, found {}",
+            messages::summary(uri)
+        )));
     };
     match uri.trim_end_matches('#') {
         "https://json-schema.org/draft/2020-12/schema" | "http://json-schema.org/draft/2020-12/schema" => Ok(Draft::Draft202012),
@@ -88,9 +102,13 @@ pub fn compile(text: &str, limits: &Limits) -> Result<Validator, Issue> {
         )));
     }
     if bounds::scan_depth(text, limits.max_schema_depth).is_err() {
-        return Err(Issue::schema(format!("schema is nested deeper than maxSchemaDepth {}", limits.max_schema_depth)));
+        return Err(Issue::schema(format!(
+            "schema is nested deeper than maxSchemaDepth {}",
+            limits.max_schema_depth
+        )));
     }
-    let schema = bounds::parse_scanned(text).map_err(|e| Issue::schema(bounds::describe_parse_error(Subject::Schema, &e)))?;
+    let schema = bounds::parse_scanned(text)
+        .map_err(|e| Issue::schema(bounds::describe_parse_error(Subject::Schema, &e)))?;
     let facts = bounds::check_schema(&schema, limits)?;
     refs::check_refs(&schema, &facts)?;
     let draft = draft_of(&schema)?;
@@ -116,9 +134,16 @@ fn thrown_issue(subject: Subject, name: &str, message: &str, limits: &Limits) ->
             Subject::Arguments => ("maxDepth", limits.max_depth),
             Subject::Schema => ("maxSchemaDepth", limits.max_schema_depth),
         };
-        format!("{} nested too deep to serialize ({what} {limit})", subject.is())
+        format!(
+            "{} nested too deep to serialize ({what} {limit})",
+            subject.is()
+        )
     } else {
-        format!("{} not serializable as JSON: {}", subject.is(), messages::clip(message, 200))
+        format!(
+            "{} not serializable as JSON: {}",
+            subject.is(),
+            messages::clip(message, 200)
+        )
     };
     Issue::whole(text)
 }
@@ -127,12 +152,18 @@ fn thrown_issue(subject: Subject, name: &str, message: &str, limits: &Limits) ->
 pub fn parse_arguments(args: Input<'_>, limits: &Limits) -> Result<Value, Issue> {
     let text = match args {
         Input::Text(t) => t,
-        Input::Thrown { name, message } => return Err(thrown_issue(Subject::Arguments, name, message, limits)),
+        Input::Thrown { name, message } => {
+            return Err(thrown_issue(Subject::Arguments, name, message, limits))
+        }
     };
     if bounds::scan_depth(text, limits.max_depth).is_err() {
-        return Err(Issue::whole(format!("arguments are nested deeper than maxDepth {}", limits.max_depth)));
+        return Err(Issue::whole(format!(
+            "arguments are nested deeper than maxDepth {}",
+            limits.max_depth
+        )));
     }
-    let value = bounds::parse_scanned(text).map_err(|e| Issue::whole(bounds::describe_parse_error(Subject::Arguments, &e)))?;
+    let value = bounds::parse_scanned(text)
+        .map_err(|e| Issue::whole(bounds::describe_parse_error(Subject::Arguments, &e)))?;
     bounds::check_arguments(&value, limits)?;
     Ok(value)
 }
@@ -151,11 +182,18 @@ pub fn run_validator(validator: &Validator, value: &Value, max_errors: usize) ->
             messages::instance_issues(&e, Some(value), &mut out, max_errors);
         }
         if out.is_empty() {
-            out.push(Issue::at(String::new(), "arguments do not match the schema".to_owned()));
+            out.push(Issue::at(
+                String::new(),
+                "arguments do not match the schema".to_owned(),
+            ));
         }
         Err(out)
     }));
-    result.unwrap_or_else(|_| Err(vec![Issue::whole("arguments could not be validated".to_owned())]))
+    result.unwrap_or_else(|_| {
+        Err(vec![Issue::whole(
+            "arguments could not be validated".to_owned(),
+        )])
+    })
 }
 
 struct Entry {
@@ -175,7 +213,12 @@ pub struct Engine {
 impl Engine {
     pub fn new(limits: Limits) -> Self {
         let cap = NonZeroUsize::new(limits.max_compiled_schemas).unwrap_or(NonZeroUsize::MIN);
-        Engine { limits, cache: LruCache::new(cap), by_text: HashMap::new(), next_id: 1 }
+        Engine {
+            limits,
+            cache: LruCache::new(cap),
+            by_text: HashMap::new(),
+            next_id: 1,
+        }
     }
 
     /// How many schemas (compiled or refused) the cache holds.
@@ -222,11 +265,17 @@ impl Engine {
         let text = match schema {
             Input::Text(t) => t,
             Input::Thrown { name, message } => {
-                return Err(vec![thrown_issue(Subject::Schema, name, message, &self.limits)]);
+                return Err(vec![thrown_issue(
+                    Subject::Schema,
+                    name,
+                    message,
+                    &self.limits,
+                )]);
             }
         };
         let id = self.schema_id(text);
-        self.validate_id(id, args).unwrap_or_else(|| Err(vec![Issue::schema("schema cache is empty".to_owned())]))
+        self.validate_id(id, args)
+            .unwrap_or_else(|| Err(vec![Issue::schema("schema cache is empty".to_owned())]))
     }
 }
 

@@ -46,7 +46,9 @@ impl<'s> Resolver<'s> {
         if fragment.is_empty() || fragment.starts_with('/') {
             return self.root.pointer(&fragment).map(|_| fragment);
         }
-        let anchors = self.anchors.get_or_insert_with(|| collect_anchors(self.root));
+        let anchors = self
+            .anchors
+            .get_or_insert_with(|| collect_anchors(self.root));
         anchors.get(&fragment).cloned()
     }
 }
@@ -72,7 +74,10 @@ fn collect_anchors(root: &Value) -> HashMap<String, String> {
                     if matches!(k.as_str(), "enum" | "const" | "default" | "examples") {
                         continue;
                     }
-                    stack.push((c, format!("{ptr}/{}", k.replace('~', "~0").replace('/', "~1"))));
+                    stack.push((
+                        c,
+                        format!("{ptr}/{}", k.replace('~', "~0").replace('/', "~1")),
+                    ));
                 }
             }
             Value::Array(items) => {
@@ -110,7 +115,9 @@ fn has_nested_ids(root: &Value) -> bool {
 
 /// The in-place children of the schema at `ptr`: subschemas applied to the same instance.
 fn in_place_children(resolver: &mut Resolver<'_>, ptr: &str) -> Vec<String> {
-    let Some(Value::Object(map)) = resolver.root.pointer(ptr) else { return Vec::new() };
+    let Some(Value::Object(map)) = resolver.root.pointer(ptr) else {
+        return Vec::new();
+    };
     let mut out = Vec::new();
     for (k, v) in map {
         match k.as_str() {
@@ -129,7 +136,9 @@ fn in_place_children(resolver: &mut Resolver<'_>, ptr: &str) -> Vec<String> {
             "not" | "if" | "then" | "else" => out.push(format!("{ptr}/{k}")),
             "dependentSchemas" => {
                 if let Value::Object(m) = v {
-                    out.extend(m.keys().map(|name| format!("{ptr}/{k}/{}", name.replace('~', "~0").replace('/', "~1"))));
+                    out.extend(m.keys().map(|name| {
+                        format!("{ptr}/{k}/{}", name.replace('~', "~0").replace('/', "~1"))
+                    }));
                 }
             }
             _ => {}
@@ -143,7 +152,10 @@ pub fn check_refs(root: &Value, facts: &SchemaFacts) -> Result<(), Issue> {
     if facts.refs.is_empty() || has_nested_ids(root) {
         return Ok(());
     }
-    let mut resolver = Resolver { root, anchors: None };
+    let mut resolver = Resolver {
+        root,
+        anchors: None,
+    };
     for (holder, reference) in &facts.refs {
         if resolver.resolve(reference).is_none() {
             return Err(Issue::schema(format!(
@@ -223,7 +235,10 @@ mod tests {
 
     #[test]
     fn dangling_and_anchor_refs() {
-        assert!(check(json!({"$ref": "#/$defs/missing"})).unwrap_err().message.contains("points to nothing"));
+        assert!(check(json!({"$ref": "#/$defs/missing"}))
+            .unwrap_err()
+            .message
+            .contains("points to nothing"));
         assert!(check(json!({"$defs": {"a": {"$anchor": "x", "type": "string"}}, "properties": {"p": {"$ref": "#x"}}})).is_ok());
         assert!(check(json!({"$defs": {"a b": {"type": "string"}}, "properties": {"p": {"$ref": "#/$defs/a%20b"}}})).is_ok());
     }

@@ -13,7 +13,10 @@ fn engine() -> Engine {
 }
 
 fn check(schema: &Value, args: &Value) -> Outcome {
-    engine().validate(Input::Text(&schema.to_string()), Input::Text(&args.to_string()))
+    engine().validate(
+        Input::Text(&schema.to_string()),
+        Input::Text(&args.to_string()),
+    )
 }
 
 fn first_message(o: Outcome) -> String {
@@ -27,9 +30,19 @@ fn every_github_mcp_schema_compiles() {
     for tool in tools.as_array().unwrap() {
         let text = tool["parameters"].to_string();
         let id = e.schema_id(&text);
-        assert!(e.cache.peek(&id).unwrap().compiled.is_ok(), "{}: {:?}", tool["name"], e.cache.peek(&id).unwrap().compiled.as_ref().err());
+        assert!(
+            e.cache.peek(&id).unwrap().compiled.is_ok(),
+            "{}: {:?}",
+            tool["name"],
+            e.cache.peek(&id).unwrap().compiled.as_ref().err()
+        );
     }
-    let distinct: std::collections::HashSet<String> = tools.as_array().unwrap().iter().map(|t| t["parameters"].to_string()).collect();
+    let distinct: std::collections::HashSet<String> = tools
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["parameters"].to_string())
+        .collect();
     assert_eq!(e.cached(), distinct.len(), "equal schemas share one entry");
 }
 
@@ -41,22 +54,36 @@ fn every_bfcl_schema_is_refused_with_a_clear_message() {
         let out = e.validate(Input::Text(&f["parameters"].to_string()), Input::Text("{}"));
         let issues = out.expect_err(f["name"].as_str().unwrap());
         assert_eq!(issues.len(), 1);
-        assert!(issues[0].message.starts_with("schema keyword"), "{}", issues[0].message);
+        assert!(
+            issues[0].message.starts_with("schema keyword"),
+            "{}",
+            issues[0].message
+        );
     }
 }
 
 #[test]
 fn equal_schemas_share_one_entry_and_the_lru_evicts() {
-    let mut e = Engine::new(Limits { max_compiled_schemas: 2, ..Limits::default() });
+    let mut e = Engine::new(Limits {
+        max_compiled_schemas: 2,
+        ..Limits::default()
+    });
     let a = e.schema_id(r#"{"type":"object"}"#);
     assert_eq!(a, e.schema_id(r#"{"type":"object"}"#));
     let b = e.schema_id(r#"{"type":"string"}"#);
     let c = e.schema_id(r#"{"type":"number"}"#);
     assert_eq!(e.cached(), 2);
-    assert!(e.validate_id(a, Input::Text("{}")).is_none(), "a was least recently used");
+    assert!(
+        e.validate_id(a, Input::Text("{}")).is_none(),
+        "a was least recently used"
+    );
     assert!(e.validate_id(b, Input::Text("\"x\"")).unwrap().is_ok());
     assert!(e.validate_id(c, Input::Text("1")).unwrap().is_ok());
-    assert_ne!(a, e.schema_id(r#"{"type":"object"}"#), "an evicted schema compiles again under a new id");
+    assert_ne!(
+        a,
+        e.schema_id(r#"{"type":"object"}"#),
+        "an evicted schema compiles again under a new id"
+    );
 }
 
 #[test]
@@ -68,7 +95,8 @@ fn drafts_are_chosen_by_dollar_schema() {
     assert!(first_message(check(&s2020, &json!([]))).contains("\"items\""));
     let s6 = json!({"$schema": "http://json-schema.org/draft-06/schema#", "type": "string"});
     assert!(check(&s6, &json!("x")).is_ok());
-    let s2019 = json!({"$schema": "https://json-schema.org/draft/2019-09/schema", "type": "string"});
+    let s2019 =
+        json!({"$schema": "https://json-schema.org/draft/2019-09/schema", "type": "string"});
     assert!(check(&s2019, &json!(1)).is_err());
     let s4 = json!({"$schema": "http://json-schema.org/draft-04/schema#"});
     assert!(first_message(check(&s4, &json!(1))).contains("unsupported dialect"));
@@ -76,7 +104,13 @@ fn drafts_are_chosen_by_dollar_schema() {
 
 #[test]
 fn remote_and_relative_refs_are_refused_before_compiling() {
-    for r in ["http://example.com/s.json", "https://example.com/s.json#/a", "file:///etc/passwd", "other.json#", "other.json"] {
+    for r in [
+        "http://example.com/s.json",
+        "https://example.com/s.json#/a",
+        "file:///etc/passwd",
+        "other.json#",
+        "other.json",
+    ] {
         let m = first_message(check(&json!({"$ref": r}), &json!({})));
         assert!(m.contains("not a local reference"), "{r}: {m}");
     }
@@ -95,39 +129,77 @@ fn hostile_schemas() {
     for i in 0..20_000 {
         props.insert(format!("p{i}"), json!({}));
     }
-    assert!(first_message(check(&json!({"properties": props}), &json!({}))).contains("maxSchemaProperties 10000"));
+    assert!(
+        first_message(check(&json!({"properties": props}), &json!({})))
+            .contains("maxSchemaProperties 10000")
+    );
     let mut kws = serde_json::Map::new();
     for i in 0..20_000 {
         kws.insert(format!("x-{i}"), json!(1));
     }
-    assert!(first_message(check(&Value::Object(kws), &json!({}))).contains("maxSchemaKeywords 10000"));
+    assert!(
+        first_message(check(&Value::Object(kws), &json!({}))).contains("maxSchemaKeywords 10000")
+    );
     let refs: Vec<Value> = (0..2_000).map(|_| json!({"$ref": "#/$defs/a"})).collect();
     let many = json!({"$defs": {"a": {"type": "string"}}, "anyOf": refs});
     assert!(first_message(check(&many, &json!({}))).contains("maxSchemaRefs 128"));
-    for bad in [json!("string"), json!(42), json!(null), json!([{"type": "string"}])] {
-        assert!(first_message(check(&bad, &json!({}))).contains("must be a JSON object or a boolean"));
+    for bad in [
+        json!("string"),
+        json!(42),
+        json!(null),
+        json!([{"type": "string"}]),
+    ] {
+        assert!(
+            first_message(check(&bad, &json!({}))).contains("must be a JSON object or a boolean")
+        );
     }
-    let m = first_message(check(&json!({"$defs": {"a": {"$ref": "#/$defs/a"}}, "$ref": "#/$defs/a"}), &json!({})));
+    let m = first_message(check(
+        &json!({"$defs": {"a": {"$ref": "#/$defs/a"}}, "$ref": "#/$defs/a"}),
+        &json!({}),
+    ));
     assert!(m.contains("cycle"), "{m}");
-    let thrown = engine().validate(Input::Thrown { name: "TypeError", message: "Converting circular structure to JSON" }, Input::Text("{}"));
-    assert_eq!(first_message(thrown), "schema contains a cycle, which is not plain JSON");
+    let thrown = engine().validate(
+        Input::Thrown {
+            name: "TypeError",
+            message: "Converting circular structure to JSON",
+        },
+        Input::Text("{}"),
+    );
+    assert_eq!(
+        first_message(thrown),
+        "schema contains a cycle, which is not plain JSON"
+    );
 }
 
 #[test]
 fn hostile_arguments() {
     let s = json!({"type": "object"});
     let deep = "[".repeat(10_000) + &"]".repeat(10_000);
-    let m = engine().validate(Input::Text(&s.to_string()), Input::Text(&deep)).unwrap_err();
+    let m = engine()
+        .validate(Input::Text(&s.to_string()), Input::Text(&deep))
+        .unwrap_err();
     assert_eq!(m[0].message, "arguments are nested deeper than maxDepth 64");
     let long = json!({"s": "x".repeat(10_000_000)});
     assert_eq!(
         check(&s, &long).unwrap_err()[0],
-        Issue::at("/s".into(), "string is longer than maxStringLength 1000000 (found 10000000 characters)".into())
+        Issue::at(
+            "/s".into(),
+            "string is longer than maxStringLength 1000000 (found 10000000 characters)".into()
+        )
     );
     let arr = json!({"a": vec![0; 200_000]});
     assert!(first_message(check(&s, &arr)).contains("maxArrayLength 10000"));
-    let m = engine().validate(Input::Text(&s.to_string()), Input::Text(r#"{"a":"\udc00"}"#)).unwrap_err();
-    assert!(m[0].message.contains("lone UTF-16 surrogate"), "{}", m[0].message);
+    let m = engine()
+        .validate(
+            Input::Text(&s.to_string()),
+            Input::Text(r#"{"a":"\udc00"}"#),
+        )
+        .unwrap_err();
+    assert!(
+        m[0].message.contains("lone UTF-16 surrogate"),
+        "{}",
+        m[0].message
+    );
 }
 
 #[test]
@@ -143,7 +215,14 @@ fn max_errors_bounds_the_list() {
 
 #[test]
 fn joined_and_json_forms() {
-    let issues = vec![Issue::at("/a".into(), "x".into()), Issue::schema("y".into()), Issue::at(String::new(), "z".into())];
+    let issues = vec![
+        Issue::at("/a".into(), "x".into()),
+        Issue::schema("y".into()),
+        Issue::at(String::new(), "z".into()),
+    ];
     assert_eq!(join_issues(&issues), "/a: x; y; z");
-    assert_eq!(issues_json(&issues[..2]), r#"[{"path":"/a","message":"x"},{"message":"y"}]"#);
+    assert_eq!(
+        issues_json(&issues[..2]),
+        r#"[{"path":"/a","message":"x"},{"message":"y"}]"#
+    );
 }

@@ -1,528 +1,555 @@
-//! The dispatch state machine (SPEC section 3), run against host objects on the JS thread.
-//!
-//! `dispatchStart(options)` runs the steps synchronously as far as host callbacks answer with plain
-//! values. When one answers with a thenable, the machine parks itself in a frame array
-//! `[state, thenable, signal, ...values]` and returns it; the JS driver (`lib/driver.js`) awaits the
-//! thenable and calls `dispatchResume(frame, value, mode)`. A finished call returns the result
-//! object; a call that must reject (tripwire, a middleware under `errorPolicy: "throw"`) throws.
+//! The binding of the dispatch machine (`crate::dispatch::machine`): `lib/dispatch.js` runs the
+//! command loop, calling the host's hooks, tool and stores itself, and crosses here only to hand an
+//! answer over and learn the next command. Commands and answers cross as small integers; the rare
+//! details (an error's text, a claim's token, a guardrail record) are read when a command has them.
+//! No JS value is held here.
 
-mod effects;
-mod outcome;
-mod steps;
-
-pub use outcome::{build_row, RowFields};
+mod codes;
 
 use std::rc::Rc;
-use std::time::Instant;
 
-use super::guardrails::{GuardRun, Stage};
-use super::hooks::{self, Bound, Compiled, Hook, Source, HOOKS};
-use super::raw::{cb_args, error, type_error, Fail, Js, Ty, R, V};
-use super::realm::Realm;
-use super::registry::native_registry;
-use crate::dispatch::clock::{iso8601, now_millis};
-use crate::dispatch::reasons::BlockedReason;
-use crate::dispatch::steps::Step;
-use crate::raw_fn;
+use napi::bindgen_prelude::{External, JsObjectValue, Object, Unknown};
+use napi::JsValue;
+use napi::{Env, Result, ValueType};
+use napi_derive::napi;
 
-// Frame value slots (after the three header slots).
-pub const S_OPTIONS: usize = 0;
-pub const S_CALL: usize = 1;
-pub const S_CTX: usize = 2;
-pub const S_TOOL: usize = 3;
-pub const S_ARGS: usize = 4;
-pub const S_TOOL_CTX: usize = 5;
-pub const S_RESULT: usize = 6;
-pub const S_AUX: usize = 7;
-pub const S_SAFE_ARGS: usize = 8;
-pub const S_SAFE_CALL: usize = 9;
-pub const S_SIGNAL: usize = 10;
-pub const S_REGISTRY: usize = 11;
-/// `options.identity ?? context.identity`.
-pub const S_IDENTITY: usize = 12;
-/// The effect key input `{ identity, ownership, key, … }` while a claim is held.
-pub const S_EFFECT_KEY: usize = 13;
-/// The call's `id` and `name` as given (handed to the tool context without a copy).
-pub const S_ID: usize = 14;
-pub const S_NAME: usize = 15;
-pub const S_ARGS_ERROR: usize = 16;
-pub const S_AUTHORITY: usize = 17;
-/// `context.sessionId` and `context.runId` as given (events and rows carry them as is).
-pub const S_SESSION: usize = 18;
-pub const S_RUN: usize = 19;
-pub const NVALS: usize = 20;
-const HEADER: u32 = 3;
+use crate::dispatch::machine::{
+    Answer, ArgumentsShape, Begun, CallFacts, Cause, Command, Dispatch, ErrorSpec, GuardAction,
+    GuardDecision, GuardFacts, RecordStatus, Rejection, Setup, Terminal, ToolReturn, Validation,
+};
+use crate::effects::declaration::{parse_declaration, Idempotency};
+use crate::error::{Code, Kind, PrismError};
+use crate::filter::{Filter, FilterRule};
+use crate::redact::Secrets;
+use codes::*;
 
-/// How a parked machine is resumed.
-pub enum Input {
-    Value(V),
-    Threw(V),
-    Aborted,
+/// What `createToolDispatcher` (or one `dispatchToolCall`) compiles once: the filter and secrets.
+pub struct Plan {
+    filter: Option<Rc<Filter>>,
+    secrets: Rc<Secrets>,
 }
 
-/// What a host callback gave.
-pub enum Answer {
-    Value(V),
-    Threw(V),
-    Aborted,
-    Park(V),
+thread_local! {
+    /// The dispatches in flight, by id: a number crosses to JS instead of an External, whose
+    /// finaliser cost more than the whole machine (bench/RESULTS.md).
+    static SESSIONS: std::cell::RefCell<Slab> = std::cell::RefCell::new(Slab::default());
 }
 
-enum Flow {
-    Continue,
-    Park(V),
-    Done(V),
-    Reject(V),
+#[derive(Default)]
+struct Slab {
+    slots: Vec<Option<Session>>,
+    free: Vec<u32>,
 }
 
-/// The terminal phase: an event and a row to write, then resolve or reject.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Terminal {
-    Finished,
-    Error,
-    Blocked(BlockedReason),
-}
-
-pub struct Machine {
-    step: Step,
-    sub: u32,
-    source: Source,
-    compiled: Rc<Compiled>,
-    hv: [V; 13],
-    session_id: String,
-    run_id: String,
-    tool_call_id: String,
-    name: String,
-    t0: Instant,
-    /// When the dispatch began: `startedAt` of every row, as upstream writes it.
-    dispatch_at: String,
-    claim: Option<effects::Claim>,
-    /// Set only when derived by the effect machinery; the tool then sees it.
-    idempotency_key: Option<String>,
-    guard: Option<GuardRun>,
-    terminal: Option<(Terminal, u32)>,
-    /// Set when the call must reject after its terminal row is written.
-    reject_after: bool,
-    /// The native registry's state when `options.registry` is one (looked up without JS).
-    native: Option<Rc<std::cell::RefCell<super::registry::RegistryState>>>,
-    /// `sessionId`, `runId` and the call id are read as strings only when an event, a row or an
-    /// error needs them.
-    ids_ready: bool,
-    signal_read: bool,
-    /// The call's fields were handed over read (no middleware may have rewritten them yet).
-    call_read: bool,
-    identity_read: bool,
-    start_ms: f64,
-}
-
-pub struct Vals(pub [V; NVALS]);
-
-/// Fields the package entry read in JS, where a property read costs a nanosecond instead of a
-/// boundary crossing: the call's own fields and the context's identity and signal.
-pub struct PreRead {
-    pub name: V,
-    pub id: V,
-    pub args: V,
-    pub args_error: V,
-    pub authority: V,
-    pub identity: V,
-    pub signal: V,
-}
-
-impl Machine {
-    pub fn hook_value(&self, h: Hook) -> V {
-        self.hv[h as usize]
-    }
-    pub fn has_hook(&self, h: Hook) -> bool {
-        self.compiled.present.has(h)
-    }
-    pub fn session_id(&self) -> &str {
-        &self.session_id
-    }
-    pub fn run_id(&self) -> &str {
-        &self.run_id
-    }
-    pub fn tool_call_id(&self) -> &str {
-        &self.tool_call_id
-    }
-    pub fn name(&self) -> &str {
-        &self.name
-    }
-    pub fn secrets(&self) -> &crate::redact::Secrets {
-        &self.compiled.secrets
-    }
-    pub fn redact_value(&self, js: &Js, realm: &Realm, v: V) -> R<V> {
-        self.redact(js, realm, v)
-    }
-
-    fn hook(&self, h: Hook) -> V {
-        self.hv[h as usize]
-    }
-    fn has(&self, h: Hook) -> bool {
-        self.compiled.present.has(h)
-    }
-
-    fn refresh_hooks(&mut self, js: &Js, options: V) -> R<()> {
-        let present = self.compiled.present;
-        for (h, _) in HOOKS.iter() {
-            if present.has(*h) {
-                self.hv[*h as usize] = self.source.hook(js, options, *h)?;
+impl Slab {
+    fn insert(&mut self, s: Session) -> u32 {
+        match self.free.pop() {
+            Some(i) => {
+                self.slots[i as usize] = Some(s);
+                i
             }
-        }
-        Ok(())
-    }
-
-    fn duration_ms(&self) -> f64 {
-        self.t0.elapsed().as_secs_f64() * 1000.0
-    }
-
-    /// Calls a host function, or hands back the answer the machine was resumed with.
-    fn ask(&self, js: &Js, input: &mut Option<Input>, this: V, f: V, args: &[V]) -> R<Answer> {
-        if let Some(i) = input.take() {
-            return Ok(match i {
-                Input::Value(v) => Answer::Value(v),
-                Input::Threw(e) => Answer::Threw(e),
-                Input::Aborted => Answer::Aborted,
-            });
-        }
-        match js.call_catch(this, f, args)? {
-            Err(thrown) => Ok(Answer::Threw(thrown)),
-            Ok(v) => {
-                if js.is_thenable(v)? {
-                    Ok(Answer::Park(v))
-                } else {
-                    Ok(Answer::Value(v))
-                }
+            None => {
+                self.slots.push(Some(s));
+                (self.slots.len() - 1) as u32
             }
         }
     }
-
-    // ----- the call and its context -----------------------------------------------------------
-
-    /// Reads the call's name and arguments (after `tool_call` middleware); the id stays a JS value
-    /// until something needs it as text.
-    fn read_call(&mut self, js: &Js, vals: &mut Vals) -> R<()> {
-        let call = vals.0[S_CALL];
-        if js.ty(call)? != Ty::Object {
-            return Err(type_error("dispatchToolCall: call must be a tool_call object", "ERR_PRISM_INVALID_CALL"));
-        }
-        if !self.call_read {
-            vals.0[S_NAME] = js.get(call, c"name")?;
-            vals.0[S_ID] = js.get(call, c"id")?;
-            vals.0[S_ARGS] = js.get(call, c"arguments")?;
-            vals.0[S_ARGS_ERROR] = js.get(call, c"argumentsError")?;
-            vals.0[S_AUTHORITY] = js.get(call, c"authority")?;
-        }
-        self.call_read = false;
-        let name = vals.0[S_NAME];
-        self.name = match js.fast_str(name)? {
-            Some(n) => n,
-            None if js.is_nullish(name)? => String::new(),
-            None => js.to_js_string(name)?,
-        };
-        vals.0[S_SAFE_ARGS] = js.undefined();
-        vals.0[S_SAFE_CALL] = js.undefined();
-        self.ids_ready = false;
-        Ok(())
-    }
-
-    /// Reads `sessionId`, `runId` and the call id as text, once.
-    fn ids(&mut self, js: &Js, vals: &mut Vals) -> R<()> {
-        if self.ids_ready {
-            return Ok(());
-        }
-        let text = |v: V| -> R<String> {
-            match js.fast_str(v)? {
-                Some(s) => Ok(s),
-                None if js.is_nullish(v)? => Ok(String::new()),
-                None => js.to_js_string(v),
-            }
-        };
-        let ctx = vals.0[S_CTX];
-        let (session, run) = (js.get(ctx, c"sessionId")?, js.get(ctx, c"runId")?);
-        self.session_id = text(session)?;
-        self.run_id = text(run)?;
-        vals.0[S_SESSION] = session;
-        vals.0[S_RUN] = run;
-        self.tool_call_id = text(vals.0[S_ID])?;
-        self.ids_ready = true;
-        Ok(())
-    }
-
-    /// The caller's abort signal, read once.
-    fn signal(&mut self, js: &Js, vals: &mut Vals) -> R<V> {
-        if !self.signal_read {
-            vals.0[S_SIGNAL] = js.get(vals.0[S_CTX], c"signal")?;
-            self.signal_read = true;
-        }
-        Ok(vals.0[S_SIGNAL])
-    }
-
-    fn run(&mut self, js: &Js, vals: &mut Vals, mut input: Option<Input>) -> R<Flow> {
-        let realm = Realm::get(js)?;
-        loop {
-            if let Some((kind, sub)) = self.terminal {
-                return self.terminal_phase(js, realm, vals, kind, sub, &mut input);
-            }
-            let flow = match self.step {
-                Step::CallMiddleware => self.step_middleware(js, vals, &mut input, "tool_call")?,
-                Step::InputGuardrails => self.step_guardrails(js, realm, vals, &mut input, Stage::Input)?,
-                Step::Lookup => self.step_lookup(js, realm, vals, &mut input)?,
-                Step::Filter => self.step_filter(js, realm, vals)?,
-                Step::Arguments => self.step_arguments(js, realm, vals)?,
-                Step::Identity => self.step_identity(js, realm, vals)?,
-                Step::Trust => self.step_trust(js, realm, vals, &mut input)?,
-                Step::Permission => self.step_permission(js, realm, vals, &mut input)?,
-                Step::Validate => self.step_validate(js, realm, vals, &mut input)?,
-                Step::Effect => self.step_effect(js, realm, vals, &mut input)?,
-                Step::BeforeExecute => self.step_before_execute(js, realm, vals, &mut input)?,
-                Step::Started => self.step_started(js, realm, vals, &mut input)?,
-                Step::Execute => self.step_execute(js, realm, vals, &mut input)?,
-                Step::ResultMiddleware => self.step_middleware(js, vals, &mut input, "tool_result")?,
-                Step::OutputGuardrails => self.step_guardrails(js, realm, vals, &mut input, Stage::Output)?,
-                Step::Finish => {
-                    if self.sub == 0 {
-                        let safe = self.redact(js, realm, vals.0[S_RESULT])?;
-                        vals.0[S_RESULT] = safe;
-                        self.sub = 1;
-                    }
-                    match self.complete_effect(js, realm, vals, &mut input)? {
-                        Some(flow) => flow,
-                        None => {
-                            self.terminal = Some((Terminal::Finished, 0));
-                            Flow::Continue
-                        }
-                    }
-                }
-            };
-            match flow {
-                Flow::Continue => {}
-                other => return Ok(other),
+    fn remove(&mut self, id: u32) {
+        if let Some(slot) = self.slots.get_mut(id as usize) {
+            if slot.take().is_some() {
+                self.free.push(id);
             }
         }
-    }
-
-    fn advance(&mut self) -> Flow {
-        self.sub = 0;
-        if let Some(n) = self.step.next() {
-            self.step = n;
-        }
-        Flow::Continue
     }
 }
 
-
-// ----- entry points -------------------------------------------------------------------------------
-
-/// A dispatch whose options are exactly `{ call, registry, context }`: no hook to read.
-fn start_bare(js: &Js, options: V, call: V, ctx: V, registry: V, pre: Option<PreRead>) -> R<V> {
-    let mut hv = [js.undefined(); 13];
-    hv[Hook::Registry as usize] = registry;
-    start_with(js, options, call, ctx, registry, Source::Options, hooks::bare_compiled(), hv, pre)
+fn with_session<T>(id: u32, f: impl FnOnce(&mut Session) -> T) -> Option<T> {
+    SESSIONS.with(|s| {
+        s.borrow_mut()
+            .slots
+            .get_mut(id as usize)
+            .and_then(|x| x.as_mut())
+            .map(f)
+    })
 }
 
-fn start(js: &Js, options: V, mut call: V, mut ctx: V, bound: Option<Rc<Bound>>, pre: Option<PreRead>) -> R<V> {
-    let mut hv = [std::ptr::null_mut(); 13];
-    let (source, compiled) = match bound {
-        Some(b) => {
-            let present = b.compiled.present;
-            for (h, _) in HOOKS.iter() {
-                if present.has(*h) {
-                    hv[*h as usize] = Source::Bound(b.clone()).hook(js, options, *h)?;
-                }
-            }
-            let compiled = Rc::new(Compiled {
-                present,
-                filter: b.compiled.filter.clone(),
-                secrets: b.compiled.secrets.clone(),
-                host_redactor: b.compiled.host_redactor,
-                any_redaction: b.compiled.any_redaction,
-            });
-            (Source::Bound(b), compiled)
-        }
-        None => {
-            let (c, extra) = hooks::compile(js, options, &mut hv, pre.is_some())?;
-            if pre.is_none() {
-                call = extra.call.unwrap_or(call);
-                ctx = extra.context.unwrap_or(ctx);
-            }
-            (Source::Options, Rc::new(c))
-        }
+/// Commands are below this; `dispatchBegin` returns `id * COMMANDS + command`.
+const COMMANDS: u32 = 64;
+
+/// One dispatch and the last command it gave.
+pub struct Session {
+    machine: Dispatch,
+    last: Command,
+}
+
+fn throw(env: &Env, e: PrismError) -> napi::Error {
+    let code = Some(e.code.as_str());
+    let _ = match e.kind {
+        Kind::TypeError => env.throw_type_error(&e.message, code),
+        Kind::RangeError => env.throw_range_error(&e.message, code),
+        Kind::Error => env.throw_error(&e.message, code),
     };
-    let registry = hv[Hook::Registry as usize];
-    if !compiled.present.has(Hook::Registry) {
-        return Err(type_error("dispatchToolCall: options.registry is required", "ERR_PRISM_INVALID_OPTION"));
-    }
-    start_with(js, options, call, ctx, registry, source, compiled, hv, pre)
+    napi::Error::from_status(napi::Status::PendingException)
 }
 
+fn invalid_filter(message: String) -> PrismError {
+    PrismError::new(Kind::TypeError, Code::InvalidFilter, message)
+}
+
+fn elements<'e>(v: Unknown<'e>) -> Option<Vec<Unknown<'e>>> {
+    let o = v.coerce_to_object().ok()?;
+    let n = o.get_array_length().ok()?;
+    (0..n).map(|i| o.get_element::<Unknown>(i).ok()).collect()
+}
+
+fn names(v: Option<Unknown<'_>>, what: &str) -> std::result::Result<Vec<String>, PrismError> {
+    let Some(v) = v else { return Ok(Vec::new()) };
+    match v.get_type() {
+        Ok(ValueType::Undefined | ValueType::Null) => return Ok(Vec::new()),
+        _ if v.is_array().unwrap_or(false) => {}
+        _ => {
+            return Err(invalid_filter(format!(
+                "{what} must be an array of tool names"
+            )))
+        }
+    }
+    let list = elements(v)
+        .ok_or_else(|| invalid_filter(format!("{what} must be an array of tool names")))?;
+    list.into_iter()
+        .map(|item| match item.get_type() {
+            Ok(ValueType::String) => item
+                .coerce_to_string()
+                .and_then(|s| s.into_utf8())
+                .and_then(|s| s.into_owned())
+                .map_err(|_| invalid_filter(format!("{what} must contain only strings"))),
+            _ => Err(invalid_filter(format!("{what} must contain only strings"))),
+        })
+        .collect()
+}
+
+fn rule(v: Unknown<'_>) -> std::result::Result<FilterRule, PrismError> {
+    if v.get_type().ok() != Some(ValueType::Object) || v.is_array().unwrap_or(false) {
+        return Err(invalid_filter(
+            "A tool filter must be an object { allow?, deny? }".into(),
+        ));
+    }
+    let o = v
+        .coerce_to_object()
+        .map_err(|_| PrismError::internal("filter"))?;
+    let allow = names(
+        o.get_named_property::<Unknown>("allow").ok(),
+        "filter.allow",
+    )?;
+    let deny = names(o.get_named_property::<Unknown>("deny").ok(), "filter.deny")?;
+    Ok(FilterRule::new(allow, deny))
+}
+
+fn read_filter(v: Unknown<'_>) -> std::result::Result<Option<Filter>, PrismError> {
+    match v.get_type() {
+        Ok(ValueType::Undefined | ValueType::Null) => Ok(None),
+        _ if v.is_array().unwrap_or(false) => {
+            let items = elements(v).ok_or_else(|| PrismError::internal("filter"))?;
+            Ok(Some(Filter {
+                rules: items
+                    .into_iter()
+                    .map(rule)
+                    .collect::<std::result::Result<_, _>>()?,
+            }))
+        }
+        _ => Ok(Some(Filter {
+            rules: vec![rule(v)?],
+        })),
+    }
+}
+
+/// `dispatchPlan(filter, secrets)`: the filter compiled and the secrets' matcher built, once.
+#[napi(js_name = "dispatchPlan")]
+pub fn dispatch_plan(
+    env: Env,
+    filter: Unknown<'_>,
+    secrets: Option<Vec<String>>,
+) -> Result<External<Plan>> {
+    let filter = read_filter(filter)
+        .map_err(|e| throw(&env, e))?
+        .map(Rc::new);
+    let secrets = cached_secrets(secrets.unwrap_or_default());
+    Ok(External::new(Plan { filter, secrets }))
+}
+
+/// `dispatchBegin(plan, flags, inputGuardrails, outputGuardrails, concurrency, name, call)`:
+/// a machine for one call, already at its first command; `call` packs the call's facts.
 #[allow(clippy::too_many_arguments)]
-fn start_with(
-    js: &Js,
-    options: V,
-    call: V,
-    ctx: V,
-    registry: V,
-    source: Source,
-    compiled: Rc<Compiled>,
-    hv: [V; 13],
-    pre: Option<PreRead>,
-) -> R<V> {
-    let native = native_registry(js, registry)?;
-    let ctx = match js.ty(ctx)? {
-        Ty::Object => ctx,
-        Ty::Undefined | Ty::Null => js.object()?,
-        _ => return Err(type_error("dispatchToolCall: context must be a ToolExecutionContext object", "ERR_PRISM_INVALID_OPTION")),
+#[napi(js_name = "dispatchBegin")]
+pub fn dispatch_begin(
+    plan: &External<Plan>,
+    flags: u32,
+    input_guardrails: u32,
+    output_guardrails: u32,
+    concurrency: u32,
+    name: Option<String>,
+    call: u32,
+) -> f64 {
+    let setup = Setup {
+        middleware: flags & F_MIDDLEWARE != 0,
+        input_guardrails,
+        output_guardrails,
+        guardrail_concurrency: concurrency,
+        identity: flags & F_IDENTITY != 0,
+        trust: flags & F_TRUST != 0,
+        permission: flags & F_PERMISSION != 0,
+        validate: flags & F_VALIDATE != 0,
+        effect_store: flags & F_EFFECT_STORE != 0,
+        before_execute: flags & F_BEFORE_EXECUTE != 0,
+        emit: flags & F_EMIT != 0,
+        ledger: flags & F_LEDGER != 0,
+        signal: flags & F_SIGNAL != 0,
+        redaction: flags & F_REDACTION != 0 || !plan.secrets.is_empty(),
+        filter: plan.filter.clone(),
+        secrets: plan.secrets.clone(),
     };
-    let start_ms = now_millis();
-    let mut m = Machine {
-        step: Step::CallMiddleware,
-        sub: 0,
-        source,
-        compiled,
-        hv,
-        session_id: String::new(),
-        run_id: String::new(),
-        tool_call_id: String::new(),
-        name: String::new(),
-        t0: Instant::now(),
-        dispatch_at: iso8601(start_ms),
-        claim: None,
-        idempotency_key: None,
-        guard: None,
-        terminal: None,
-        reject_after: false,
-        native,
-        ids_ready: false,
-        signal_read: pre.is_some(),
-        call_read: pre.is_some(),
-        identity_read: pre.is_some(),
-        start_ms: start_ms as f64,
-    };
-    let u = js.undefined();
-    let mut vals = Vals([u; NVALS]);
-    vals.0[S_OPTIONS] = options;
-    vals.0[S_CALL] = call;
-    vals.0[S_CTX] = ctx;
-    vals.0[S_REGISTRY] = registry;
-    if let Some(p) = pre {
-        vals.0[S_NAME] = p.name;
-        vals.0[S_ID] = p.id;
-        vals.0[S_ARGS] = p.args;
-        vals.0[S_ARGS_ERROR] = p.args_error;
-        vals.0[S_AUTHORITY] = p.authority;
-        vals.0[S_IDENTITY] = p.identity;
-        vals.0[S_SIGNAL] = p.signal;
-    }
-    let flow = m.run(js, &mut vals, None)?;
-    settle(js, m, vals, flow)
+    let mut machine = Dispatch::new(setup, call_facts(name, call));
+    let last = machine.start();
+    let code = command_code(&last);
+    let id = SESSIONS.with(|s| s.borrow_mut().insert(Session { machine, last }));
+    id as f64 * COMMANDS as f64 + code as f64
 }
 
-fn settle(js: &Js, m: Machine, vals: Vals, flow: Flow) -> R<V> {
-    match flow {
-        Flow::Done(v) => Ok(v),
-        Flow::Reject(e) => {
-            js.throw(e)?;
-            Err(Fail::Pending)
+/// `dispatchEnd(id)`: forgets a dispatch (at its end, or when the loop failed).
+#[napi(js_name = "dispatchEnd")]
+pub fn dispatch_end(id: u32) {
+    SESSIONS.with(|s| s.borrow_mut().remove(id));
+}
+
+fn call_facts(name: Option<String>, call: u32) -> CallFacts {
+    CallFacts {
+        name_is_string: call & C_NAME_NOT_STRING == 0 && name.is_some(),
+        name,
+        provider_hosted: call & C_PROVIDER_HOSTED != 0,
+        arguments: match call & C_ARGS_MASK {
+            C_ARGS_PROVIDER_ERROR => ArgumentsShape::ProviderError,
+            C_ARGS_NOT_OBJECT => ArgumentsShape::NotObject,
+            _ => ArgumentsShape::Object,
+        },
+    }
+}
+
+/// `dispatchStep(id, answer, n)`: the common answers, with at most one number.
+#[napi(js_name = "dispatchStep")]
+pub fn dispatch_step(id: u32, answer: u32, n: Option<f64>) -> u32 {
+    step(id, decode(answer, n, None, None, None, None, None))
+}
+
+fn step(id: u32, answer: Answer) -> u32 {
+    with_session(id, |s| {
+        let next = s.machine.step(answer);
+        let code = command_code(&next);
+        s.last = next;
+        code
+    })
+    .unwrap_or(K_RESOLVE)
+}
+
+/// `dispatchAnswer(id, answer, n, m, text, a, b, c)`: an answer with text; returns the next
+/// command's code.
+#[allow(clippy::too_many_arguments)]
+#[napi(js_name = "dispatchAnswer")]
+pub fn dispatch_answer(
+    id: u32,
+    answer: u32,
+    n: Option<f64>,
+    m: Option<f64>,
+    text: Option<String>,
+    a: Option<String>,
+    b: Option<String>,
+    c: Option<String>,
+) -> u32 {
+    step(id, decode(answer, n, m, text, a, b, c))
+}
+
+fn status(n: Option<f64>) -> RecordStatus {
+    match n.map(|x| x as u32) {
+        Some(S_CLAIMED) => RecordStatus::Claimed,
+        Some(S_DISPATCHED) => RecordStatus::Dispatched,
+        Some(S_COMPLETED) => RecordStatus::Completed,
+        Some(S_UNKNOWN) => RecordStatus::Unknown,
+        _ => RecordStatus::Other,
+    }
+}
+
+fn decode(
+    answer: u32,
+    n: Option<f64>,
+    m: Option<f64>,
+    text: Option<String>,
+    a: Option<String>,
+    b: Option<String>,
+    c: Option<String>,
+) -> Answer {
+    let flag = |x: Option<f64>| x.is_some_and(|v| v != 0.0);
+    let facts = || GuardFacts {
+        name: a.clone(),
+        pack: b.clone(),
+        rule: c.clone(),
+    };
+    match answer {
+        A_DONE => Answer::Done,
+        A_THREW => Answer::Threw { code: text },
+        A_ABORTED => Answer::Aborted,
+        A_CALL => Answer::Call(call_facts(text, n.unwrap_or(0.0) as u32)),
+        A_FOUND => Answer::Found(flag(n)),
+        A_DECISION => Answer::Decision {
+            granted: flag(n),
+            reason: text,
+        },
+        A_MISSING => Answer::Missing,
+        A_VALID => Answer::Validated(Validation::Valid),
+        A_INVALID_MESSAGE => Answer::Validated(Validation::Message(text.unwrap_or_default())),
+        A_INVALID_INFO => Answer::Validated(Validation::Info),
+        A_INVALID_OTHER => Answer::Validated(Validation::Other(type_name(n))),
+        A_DECLARATION => match (&text, &a) {
+            (None, None) => Answer::EffectPlan {
+                plan: None,
+                idempotency_unsupported: false,
+            },
+            _ => match parse_declaration(text.as_deref(), a.as_deref()) {
+                Ok(d) => Answer::EffectPlan {
+                    plan: Some(d.plan()),
+                    idempotency_unsupported: d.idempotency == Idempotency::Unsupported,
+                },
+                Err(e) => Answer::Threw {
+                    code: Some(e.code.as_str().to_owned()),
+                },
+            },
+        },
+        A_ACQUIRED => match (text, n) {
+            (Some(token), Some(version)) => Answer::Begun(Begun::Acquired { token, version }),
+            _ => Answer::Begun(Begun::Malformed),
+        },
+        A_EXISTING => Answer::Begun(Begun::Existing {
+            status: status(n),
+            result_is_object: flag(m),
+        }),
+        A_MALFORMED => Answer::Begun(Begun::Malformed),
+        A_RECORD => Answer::Record {
+            version: n.filter(|v| !v.is_nan()),
+            result_is_object: flag(m),
+        },
+        A_STORED => Answer::Stored {
+            status: status(n),
+            token: text,
+            version: m.filter(|v| !v.is_nan()),
+        },
+        A_NO_EXECUTE => Answer::NoExecute,
+        A_RETURNED => match n.map(|x| x as u32) {
+            Some(0) => Answer::Returned(ToolReturn::Result { has_error: false }),
+            Some(1) => Answer::Returned(ToolReturn::Result { has_error: true }),
+            other => Answer::Returned(ToolReturn::NotResult(type_name(
+                other.map(|x| x.saturating_sub(2) as f64),
+            ))),
+        },
+        A_GUARD_STARTED => Answer::GuardStarted,
+        A_GUARD_INVALID => Answer::GuardInvalid(facts()),
+        A_GUARD_MALFORMED => Answer::GuardMalformed(facts()),
+        A_GUARD => {
+            let action = match n.map(|x| x as u32) {
+                Some(0) => GuardAction::Allow,
+                Some(1) => GuardAction::Block,
+                Some(3) => GuardAction::Interrupt,
+                _ => GuardAction::Tripwire,
+            };
+            Answer::Guard(
+                GuardDecision {
+                    action,
+                    reason: text,
+                    metadata: flag(m),
+                },
+                facts(),
+            )
         }
-        Flow::Continue => Err(error("dispatch stopped without an outcome", "ERR_PRISM_INTERNAL")),
-        Flow::Park(thenable) => {
-            let after = m.step.after_execute() || m.terminal.is_some();
-            let signal = if m.signal_read { vals.0[S_SIGNAL] } else { js.get_opt(vals.0[S_CTX], c"signal")? };
-            // The driver races the wait against the caller's abort signal only while a host
-            // callback, not an observer, is pending.
-            let race = if m.terminal.is_none() && js.ty(signal)? == Ty::Object { signal } else { js.undefined() };
-            let _ = after;
-            let frame = js.array(HEADER as usize + NVALS)?;
-            js.set_element(frame, 0, js.external(Some(m))?)?;
-            js.set_element(frame, 1, thenable)?;
-            js.set_element(frame, 2, race)?;
-            for (i, v) in vals.0.iter().enumerate() {
-                js.set_element(frame, HEADER + i as u32, *v)?;
+        _ => Answer::Threw { code: None },
+    }
+}
+
+/// Type names as messages use them, by the index `lib/dispatch.js` gives.
+fn type_name(n: Option<f64>) -> &'static str {
+    const NAMES: [&str; 10] = [
+        "undefined",
+        "null",
+        "a boolean",
+        "a number",
+        "a string",
+        "a symbol",
+        "a bigint",
+        "a function",
+        "an array",
+        "an object",
+    ];
+    NAMES
+        .get(n.unwrap_or(0.0) as usize)
+        .copied()
+        .unwrap_or("an object")
+}
+
+fn command_code(c: &Command) -> u32 {
+    match c {
+        Command::CallMiddleware => K_CALL_MIDDLEWARE,
+        Command::StartGuardrail { .. } => K_START_GUARDRAIL,
+        Command::AwaitGuardrail { .. } => K_AWAIT_GUARDRAIL,
+        Command::GuardrailRecord { .. } => K_GUARDRAIL_RECORD,
+        Command::AbortGuardrails => K_ABORT_GUARDRAILS,
+        Command::Lookup => K_LOOKUP,
+        Command::CheckIdentity => K_CHECK_IDENTITY,
+        Command::CheckTrust => K_CHECK_TRUST,
+        Command::CheckPermission => K_CHECK_PERMISSION,
+        Command::Validate => K_VALIDATE,
+        Command::EffectDeclaration => K_EFFECT_DECLARATION,
+        Command::EffectKey => K_EFFECT_KEY,
+        Command::EffectBegin => K_EFFECT_BEGIN,
+        Command::Replay => K_REPLAY,
+        Command::BeforeExecute => K_BEFORE_EXECUTE,
+        Command::CheckSignal => K_CHECK_SIGNAL,
+        Command::EmitStarted => K_EMIT_STARTED,
+        Command::AppendStarted => K_APPEND_STARTED,
+        Command::MarkDispatched(_) => K_MARK_DISPATCHED,
+        Command::Execute => K_EXECUTE,
+        Command::ResultMiddleware => K_RESULT_MIDDLEWARE,
+        Command::RedactResult => K_REDACT_RESULT,
+        Command::EffectComplete(_) => K_EFFECT_COMPLETE,
+        Command::UseStoredResult => K_USE_STORED_RESULT,
+        Command::SetError(_) => K_SET_ERROR,
+        Command::MarkUnknown(_) => K_MARK_UNKNOWN,
+        Command::EffectGet => K_EFFECT_GET,
+        Command::ReleaseClaim(_) => K_RELEASE_CLAIM,
+        Command::EmitTerminal(t) => K_EMIT_FINISHED + terminal_offset(*t),
+        Command::AppendTerminal(t) => K_APPEND_FINISHED + terminal_offset(*t),
+        Command::Resolve => K_RESOLVE,
+        Command::Reject(Rejection::Thrown) => K_REJECT_THROWN,
+        Command::Reject(Rejection::Guardrail { .. }) => K_REJECT_GUARDRAIL,
+    }
+}
+
+fn terminal_offset(t: Terminal) -> u32 {
+    match t {
+        Terminal::Finished => 0,
+        Terminal::Error => 1,
+        Terminal::Blocked(_) => 2,
+    }
+}
+
+/// The details of the last command, for the commands that carry any:
+/// `SetError` → `{ kind, name?, message?, code?, cause?, causeThrown? }`;
+/// a claim transition → `{ claimToken, expectedVersion }`; `GuardrailRecord` →
+/// `{ guardrail, stage, action, reason?, metadata }`; a guardrail start or wait → `{ index, stage }`;
+/// a blocked terminal → `{ reason }`; a guardrail rejection → `{ message }`.
+#[napi(js_name = "dispatchDetail")]
+pub fn dispatch_detail(env: &Env, id: u32) -> Result<Object<'_>> {
+    let mut o = Object::new(env)?;
+    let last = with_session(id, |s| s.last.clone()).unwrap_or(Command::Resolve);
+    match &last {
+        Command::SetError(spec) => match spec {
+            ErrorSpec::Plain(m) => {
+                o.set_named_property("kind", E_PLAIN)?;
+                o.set_named_property("message", m.as_str())?;
             }
-            Ok(frame)
+            ErrorSpec::Named {
+                name,
+                message,
+                code,
+                cause,
+            } => {
+                o.set_named_property("kind", E_NAMED)?;
+                o.set_named_property("name", *name)?;
+                o.set_named_property("message", message.as_str())?;
+                o.set_named_property("code", *code)?;
+                match cause {
+                    Some(Cause::Text(t)) => o.set_named_property("cause", t.as_str())?,
+                    Some(Cause::ThrownMessage) => o.set_named_property("causeThrown", true)?,
+                    None => {}
+                }
+            }
+            ErrorSpec::Thrown => o.set_named_property("kind", E_THROWN)?,
+            ErrorSpec::ProviderArguments => o.set_named_property("kind", E_PROVIDER_ARGUMENTS)?,
+            ErrorSpec::ValidatorInfo => o.set_named_property("kind", E_VALIDATOR_INFO)?,
+        },
+        Command::MarkDispatched(r)
+        | Command::EffectComplete(r)
+        | Command::MarkUnknown(r)
+        | Command::ReleaseClaim(r) => {
+            o.set_named_property("claimToken", r.token.as_str())?;
+            o.set_named_property("expectedVersion", r.version)?;
         }
+        Command::GuardrailRecord {
+            stage,
+            guardrail,
+            action,
+            reason,
+            metadata,
+        } => {
+            o.set_named_property("guardrail", guardrail.as_str())?;
+            o.set_named_property("stage", stage.as_str())?;
+            o.set_named_property("action", *action)?;
+            if let Some(r) = reason {
+                o.set_named_property("reason", r.as_str())?;
+            }
+            o.set_named_property("metadata", *metadata)?;
+        }
+        Command::StartGuardrail { stage, index } | Command::AwaitGuardrail { stage, index } => {
+            o.set_named_property("index", *index)?;
+            o.set_named_property("stage", stage.as_str())?;
+        }
+        Command::EmitTerminal(Terminal::Blocked(r))
+        | Command::AppendTerminal(Terminal::Blocked(r)) => {
+            o.set_named_property("reason", r.as_str())?;
+        }
+        Command::Reject(Rejection::Guardrail { message }) => {
+            o.set_named_property("message", message.as_str())?
+        }
+        _ => {}
     }
+    Ok(o)
 }
 
-fn resume(js: &Js, frame: V, value: V, mode: u32) -> R<V> {
-    if !js.is_array(frame)? {
-        return Err(type_error("dispatchResume: not a dispatch frame", "ERR_PRISM_INTERNAL"));
-    }
-    let ext = js.element(frame, 0)?;
-    if js.ty(ext)? != Ty::External {
-        return Err(type_error("dispatchResume: not a dispatch frame", "ERR_PRISM_INTERNAL"));
-    }
-    let slot = unsafe { js.external_ptr::<Option<Machine>>(ext)? };
-    let mut m = unsafe { (*slot).take() }.ok_or_else(|| error("dispatch frame resumed twice", "ERR_PRISM_INTERNAL"))?;
-    let mut vals = Vals([js.undefined(); NVALS]);
-    for i in 0..NVALS {
-        vals.0[i] = js.element(frame, HEADER + i as u32)?;
-    }
-    m.refresh_hooks(js, vals.0[S_OPTIONS])?;
-    let input = match mode {
-        0 => Input::Value(value),
-        1 => Input::Threw(value),
-        _ => Input::Aborted,
-    };
-    let flow = m.run(js, &mut vals, Some(input))?;
-    settle(js, m, vals, flow)
+/// The plan's secrets, for `errorToErrorInfo` and the redactor on the JS side.
+#[napi(js_name = "dispatchSecrets")]
+pub fn dispatch_secrets(plan: &External<Plan>) -> Vec<String> {
+    plan.secrets.list().to_vec()
 }
 
-// dispatchStart(options, call, context, name, id, arguments, argumentsError, authority, identity, signal):
-// the package entry reads `options.call`, `options.context` and the fields after them in JS.
-raw_fn!(dispatch_start, |js, info| {
-    let (_, _, [options, call, ctx, name, id, args, args_error, authority, identity, signal, bare_registry], argc) =
-        cb_args::<11>(js, info)?;
-    if js.ty(options)? != Ty::Object {
-        return Err(type_error("dispatchToolCall: options must be an object", "ERR_PRISM_INVALID_OPTION"));
-    }
-    let pre = (argc >= 10).then_some(PreRead { name, id, args, args_error, authority, identity, signal });
-    // `{ call, registry, context }` and nothing else: no hook to look for.
-    if argc == 11 && js.ty(bare_registry)? == Ty::Object {
-        return start_bare(js, options, call, ctx, bare_registry, pre);
-    }
-    start(js, options, call, ctx, None, pre)
-});
+/// A ledger row id (`tcr_<ms>_<pid>_<counter>`, base 36).
+#[napi(js_name = "dispatchRowId")]
+pub fn dispatch_row_id() -> String {
+    crate::dispatch::clock::row_id()
+}
 
-raw_fn!(dispatch_resume, |js, info| {
-    let (_, _, [frame, value, mode], _) = cb_args::<3>(js, info)?;
-    let mode = if js.ty(mode)? == Ty::Number { js.f64(mode)? as u32 } else { 0 };
-    resume(js, frame, value, mode)
-});
+/// `dispatchCodes()`: the table of flags, answers and commands `lib/dispatch.js` speaks.
+#[napi(js_name = "dispatchCodes")]
+pub fn dispatch_codes(env: &Env) -> Result<Object<'_>> {
+    let mut o = Object::new(env)?;
+    for (name, code) in codes::ALL {
+        o.set_named_property(name, *code)?;
+    }
+    Ok(o)
+}
 
-// `createToolDispatcher(options)`: the native half. Returns the bound dispatcher object; the
-// package entry adds `dispatch(call, context)`.
-raw_fn!(create_dispatcher, |js, info| {
-    let (_, _, [options], _) = cb_args::<1>(js, info)?;
-    if js.ty(options)? != Ty::Object {
-        return Err(type_error("createToolDispatcher: options must be an object", "ERR_PRISM_INVALID_OPTION"));
-    }
-    let bound = hooks::bind(js, options)?;
-    if !bound.compiled.present.has(Hook::Registry) {
-        return Err(type_error("createToolDispatcher: options.registry is required", "ERR_PRISM_INVALID_OPTION"));
-    }
-    let obj = js.object()?;
-    js.wrap(obj, Rc::new(bound))?;
-    js.type_tag(obj, &hooks::DISPATCHER_TAG)?;
-    Ok(obj)
-});
+thread_local! {
+    /// Compiled secret sets keyed by their contents: a dispatch that passes the same `secrets`
+    /// array every call builds its automaton once.
+    static SECRET_CACHE: std::cell::RefCell<lru::LruCache<Vec<String>, Rc<Secrets>>> =
+        std::cell::RefCell::new(lru::LruCache::new(std::num::NonZeroUsize::new(32).unwrap_or(std::num::NonZeroUsize::MIN)));
+    static NO_SECRETS: Rc<Secrets> = Rc::new(Secrets::default());
+}
 
-// `dispatcherStart(dispatcher, call, context)`.
-raw_fn!(dispatcher_start, |js, info| {
-    let (_, _, [dispatcher, call, ctx, name, id, args, args_error, authority, identity, signal], argc) = cb_args::<10>(js, info)?;
-    if js.ty(dispatcher)? != Ty::Object || !js.has_type_tag(dispatcher, &hooks::DISPATCHER_TAG)? {
-        return Err(type_error("not a tool dispatcher", "ERR_PRISM_INVALID_OPTION"));
+fn cached_secrets(list: Vec<String>) -> Rc<Secrets> {
+    if list.is_empty() {
+        return NO_SECRETS.with(|e| e.clone());
     }
-    let bound = unsafe { (*js.unwrap::<Rc<Bound>>(dispatcher)?).clone() };
-    let pre = (argc == 10).then_some(PreRead { name, id, args, args_error, authority, identity, signal });
-    start(js, dispatcher, call, ctx, Some(bound), pre)
-});
-
-/// The bound options behind a dispatcher object (for the progress sink).
-pub fn bound_of(js: &Js, v: V) -> R<Option<Rc<Bound>>> {
-    if js.ty(v)? != Ty::Object || !js.has_type_tag(v, &hooks::DISPATCHER_TAG)? {
-        return Ok(None);
-    }
-    Ok(Some(unsafe { (*js.unwrap::<Rc<Bound>>(v)?).clone() }))
+    SECRET_CACHE.with(|c| {
+        let mut c = c.borrow_mut();
+        if let Some(s) = c.get(&list) {
+            return s.clone();
+        }
+        let s = Rc::new(Secrets::new(list.iter().cloned()));
+        c.put(list, s.clone());
+        s
+    })
 }

@@ -1,0 +1,880 @@
+'use strict'
+// The command loop of dispatch. The decisions (step order, every blocked reason, message and
+// code, abort handling, effect transitions, guardrail records, what ends the call) are taken by
+// the Rust machine (src/dispatch/machine.rs); this loop performs its commands — calls the host's
+// hooks, the tool and the stores, builds events, rows and results from the fields it decided —
+// and hands each answer back as a small integer. Host values never cross.
+
+module.exports = function bindDispatch(native, errors) {
+  const C = native.dispatchCodes()
+  const { dispatchBegin, dispatchStep, dispatchAnswer, dispatchDetail, dispatchEnd, dispatchPlan, dispatchSecrets, dispatchRowId } = native
+  const NO_PLAN = dispatchPlan(undefined, undefined)
+  const rawCreateSecretRedactor = native.createSecretRedactor
+  // Redactors made by createSecretRedactor, with their secrets.
+  const REDACTORS = new WeakMap()
+  function createSecretRedactor(secrets) {
+    const r = rawCreateSecretRedactor(secrets)
+    REDACTORS.set(r, Array.isArray(secrets) ? secrets.filter((s) => typeof s === 'string') : [])
+    return r
+  }
+
+  const invalidOption = (Kind, message, code = 'ERR_PRISM_INVALID_OPTION') => {
+    const e = new Kind(message)
+    e.code = code
+    return e
+  }
+  const noop = () => {}
+  const swallow = (v) => {
+    try {
+      if (v !== null && typeof v === 'object' && typeof v.then === 'function') v.then(undefined, noop)
+    } catch {}
+  }
+
+  // A thenable, or undefined; a `then` that throws on read counts as the callback throwing.
+  const THREW = { threw: true, value: undefined }
+  function thenOf(v) {
+    if (v === null || (typeof v !== 'object' && typeof v !== 'function')) return undefined
+    const t = v.then
+    return typeof t === 'function' ? t : undefined
+  }
+
+  const ABORTED = Symbol('aborted')
+  function raceAbort(p, signal) {
+    if (!signal) return p
+    if (signal.aborted) return Promise.resolve(ABORTED)
+    return new Promise((resolve, reject) => {
+      const onAbort = () => resolve(ABORTED)
+      signal.addEventListener('abort', onAbort, { once: true })
+      Promise.resolve(p).then(
+        (v) => {
+          signal.removeEventListener('abort', onAbort)
+          resolve(v)
+        },
+        (e) => {
+          signal.removeEventListener('abort', onAbort)
+          reject(e)
+        },
+      )
+    })
+  }
+
+  const codeOf = (e) => {
+    try {
+      const c = e !== null && (typeof e === 'object' || typeof e === 'function') ? e.code : undefined
+      return typeof c === 'string' ? c : undefined
+    } catch {
+      return undefined
+    }
+  }
+
+  const TYPE_INDEX = { undefined: 0, boolean: 2, number: 3, string: 4, symbol: 5, bigint: 6, function: 7 }
+  const typeIndex = (v) => (v === null ? 1 : Array.isArray(v) ? 8 : typeof v === 'object' ? 9 : TYPE_INDEX[typeof v])
+  const text = (v) => (v === undefined || v === null ? '' : String(v))
+
+  // A JSON object: a plain object of this realm or another (`node:vm`), not an array or instance.
+  function isJsonObject(v) {
+    if (v === null || typeof v !== 'object' || Array.isArray(v)) return false
+    try {
+      const p = Object.getPrototypeOf(v)
+      if (p === null || p === Object.prototype) return true
+      return Object.getPrototypeOf(p) === null && Object.prototype.toString.call(v) === '[object Object]' &&
+        Object.prototype.hasOwnProperty.call(p, 'isPrototypeOf')
+    } catch {
+      return false
+    }
+  }
+
+  // The call's facts the machine decides on: [name text or undefined, packed flags].
+  function callFacts(call) {
+    if (call === null || typeof call !== 'object') {
+      throw invalidOption(TypeError, 'dispatchToolCall: call must be a tool_call object', 'ERR_PRISM_INVALID_CALL')
+    }
+    const name = call.name
+    let flags = 0
+    if (call.argumentsError !== undefined && call.argumentsError !== null) flags |= C.C_ARGS_PROVIDER_ERROR
+    else if (!isJsonObject(call.arguments)) flags |= C.C_ARGS_NOT_OBJECT
+    if (call.authority === 'provider-hosted') flags |= C.C_PROVIDER_HOSTED
+    if (typeof name !== 'string') flags |= C.C_NAME_NOT_STRING
+    return [typeof name === 'string' ? name : name === undefined || name === null ? '' : String(name), flags]
+  }
+
+  // Plans for options without a filter, by their secrets: a dispatch that passes the same secrets
+  // every call compiles them once.
+  const PLANS = new Map()
+  const NO_SECRETS = { plan: NO_PLAN, secrets: undefined, redactor: undefined }
+  function planFor(filter, secrets) {
+    if (filter !== undefined) {
+      const plan = dispatchPlan(filter, secrets)
+      return compiledPlan(plan)
+    }
+    if (secrets === undefined || secrets.length === 0) return NO_SECRETS
+    const key = secrets.join('\u0000')
+    let c = PLANS.get(key)
+    if (c === undefined) {
+      if (PLANS.size >= 64) PLANS.clear()
+      c = compiledPlan(dispatchPlan(undefined, secrets))
+      PLANS.set(key, c)
+    }
+    return c
+  }
+  function compiledPlan(plan) {
+    const list = dispatchSecrets(plan)
+    if (list.length === 0) return { plan, secrets: undefined, redactor: undefined }
+    return { plan, secrets: list, redactor: rawCreateSecretRedactor(list) }
+  }
+
+  const HOOKS = ['middleware', 'guardrails', 'identity', 'ownership', 'trust', 'permission', 'validate', 'effectStore', 'beforeExecute', 'emit', 'ledger', 'redactor', 'registry']
+
+  function stageList(g, key) {
+    const list = g[key]
+    if (list === undefined || list === null) return undefined
+    if (!Array.isArray(list)) throw invalidOption(TypeError, `guardrails.${key} must be an array of guardrails`)
+    return list.length ? list : undefined
+  }
+
+  // Reads the options once: the hooks, the filter and secrets compiled in a plan.
+  function compile(options, who) {
+    if (options === null || typeof options !== 'object') throw invalidOption(TypeError, `${who}: options must be an object`)
+    const h = {}
+    for (const k of HOOKS) {
+      const v = options[k]
+      h[k] = v === null ? undefined : v
+    }
+    if (h.registry === undefined) throw invalidOption(TypeError, `${who}: options.registry is required`)
+    const filter = options.filter
+    let secrets = options.secrets
+    if (secrets !== undefined && secrets !== null) {
+      if (!Array.isArray(secrets)) throw invalidOption(TypeError, 'secrets must be an array of strings')
+      secrets = secrets.filter((s) => typeof s === 'string')
+    } else secrets = undefined
+    // A redactor made by createSecretRedactor redacts in Rust with the same matcher: its secrets
+    // join the plan's and it is never called back.
+    h.hostRedactor = h.redactor
+    const own = h.redactor !== undefined ? REDACTORS.get(h.redactor) : undefined
+    if (own !== undefined) {
+      secrets = secrets ? secrets.concat(own) : own
+      h.hostRedactor = undefined
+    } else if (h.redactor !== undefined && typeof h.redactor.redact !== 'function') {
+      throw invalidOption(TypeError, 'redactor must have a redact(value) method')
+    }
+    const compiled = planFor(filter, secrets)
+    h.plan = compiled.plan
+    h.secrets = compiled.secrets
+    h.nativeRedactor = compiled.redactor
+    let flags = 0
+    if (h.middleware !== undefined) flags |= C.F_MIDDLEWARE
+    if (h.trust !== undefined) flags |= C.F_TRUST
+    if (h.permission !== undefined) flags |= C.F_PERMISSION
+    if (h.validate !== undefined) flags |= C.F_VALIDATE
+    if (h.effectStore !== undefined) flags |= C.F_EFFECT_STORE
+    if (h.beforeExecute !== undefined) flags |= C.F_BEFORE_EXECUTE
+    if (h.emit !== undefined) flags |= C.F_EMIT
+    if (h.ledger !== undefined) flags |= C.F_LEDGER
+    if (h.hostRedactor !== undefined) flags |= C.F_REDACTION
+    h.flags = flags
+    h.input = undefined
+    h.output = undefined
+    h.concurrency = 1
+    const g = h.guardrails
+    if (g !== undefined) {
+      h.input = stageList(g, 'toolInput')
+      h.output = stageList(g, 'toolOutput')
+      const mc = g.maxConcurrency
+      if (mc !== undefined) {
+        if (typeof mc !== 'number') throw invalidOption(RangeError, 'guardrails.maxConcurrency must be an integer from 1 to 16')
+        if (!Number.isInteger(mc) || mc < 1 || mc > 16) {
+          throw invalidOption(RangeError, `guardrails.maxConcurrency must be an integer from 1 to 16 (got ${mc})`)
+        }
+        h.concurrency = mc
+      }
+    }
+    return h
+  }
+
+  // ----- redaction ------------------------------------------------------------------------------
+
+  function redact(h, v) {
+    let out = v
+    if (h.nativeRedactor !== undefined) out = h.nativeRedactor.redact(out)
+    if (h.hostRedactor !== undefined) {
+      try {
+        out = h.hostRedactor.redact(out)
+      } catch {
+        // A redactor that fails must not let the unredacted value through.
+        out = '[REDACTED]'
+      }
+    }
+    return out
+  }
+  const anyRedaction = (h) => h.nativeRedactor !== undefined || h.hostRedactor !== undefined
+  const hostRedact = (h, v) => (h.hostRedactor !== undefined ? redact({ hostRedactor: h.hostRedactor }, v) : v)
+  const errorInfo = (h, thrown) => hostRedact(h, native.errorToErrorInfo(thrown, h.secrets))
+
+  // ----- observers -------------------------------------------------------------------------------
+
+  function makeRow(h, st, status, finished) {
+    const args = st.safeArgs !== undefined && st.safeArgs !== null && typeof st.safeArgs === 'object' ? st.safeArgs : {}
+    const r = {
+      id: dispatchRowId(),
+      sessionId: st.ctx.sessionId,
+      runId: st.ctx.runId,
+      toolCallId: st.call.id,
+      name: st.call.name,
+      arguments: args,
+      status,
+      startedAt: st.startedAt,
+      redacted: h.redactor !== undefined,
+    }
+    const o = h.ownership
+    if (o !== undefined && typeof o === 'object') {
+      if (o.tenantId != null) r.tenantId = o.tenantId
+      if (o.accountId != null) r.accountId = o.accountId
+      if (o.userId != null) r.userId = o.userId
+    }
+    if (finished) {
+      r.finishedAt = new Date().toISOString()
+      if (finished.reason !== undefined) r.reason = finished.reason
+      r.result = st.result
+    }
+    return r
+  }
+
+  // Calls emit(event); a thenable to wait for, or undefined. Failures never matter.
+  function emit(h, event) {
+    if (typeof h.emit !== 'function') return undefined
+    try {
+      const v = h.emit(event)
+      return thenOf(v) ? v : undefined
+    } catch {
+      return undefined
+    }
+  }
+
+  function append(h, row) {
+    const ledger = h.ledger
+    let f
+    try {
+      f = ledger.appendToolCall
+    } catch {
+      return undefined
+    }
+    if (typeof f !== 'function') return undefined
+    try {
+      if (h.hostRedactor !== undefined) row = h.hostRedactor.redact(row)
+      const v = f.call(ledger, row)
+      return thenOf(v) ? v : undefined
+    } catch {
+      return undefined
+    }
+  }
+
+  const safeArgs = (h, st) => {
+    if (st.safeArgs !== undefined) return st.safeArgs
+    const sc = st.safeCall
+    // The redacted call already holds the redacted arguments (secrets alone redact both alike).
+    if (sc !== undefined && h.hostRedactor === undefined && sc !== null && typeof sc === 'object' && sc.arguments !== undefined) {
+      st.safeArgs = sc.arguments
+    } else {
+      // Without redaction, still a copy: a row must not hold the live arguments a tool may mutate.
+      st.safeArgs = anyRedaction(h) ? redact(h, st.call.arguments ?? {}) : native.redactSecrets(st.call.arguments ?? {}, undefined)
+    }
+    return st.safeArgs
+  }
+  const safeCall = (h, st) => {
+    if (st.safeCall === undefined) st.safeCall = anyRedaction(h) ? redact(h, st.call) : st.call
+    return st.safeCall
+  }
+
+  // The `progress(progress?, metadata?)` a tool receives.
+  function progressSink(h, st) {
+    const ctx = st.ctx
+    const observers = h.emit !== undefined || h.ledger !== undefined
+    if (!observers && typeof ctx.progress !== 'function') return noop
+    return (progress, metadata) => {
+      if (typeof ctx.progress === 'function') {
+        try {
+          ctx.progress(progress, metadata)
+        } catch {}
+      }
+      if (!observers) return
+      const p = anyRedaction(h) ? redact(h, progress) : progress
+      const m = anyRedaction(h) ? redact(h, metadata) : metadata
+      if (typeof h.emit === 'function') {
+        try {
+          swallow(h.emit({ type: 'tool_execution_progress', sessionId: ctx.sessionId, runId: ctx.runId, toolCallId: st.call.id, name: st.call.name, progress: p, metadata: m }))
+        } catch {}
+      }
+      if (h.ledger !== undefined && h.ledger !== null && typeof h.ledger === 'object' && typeof h.ledger.appendToolCall === 'function') {
+        try {
+          const row = makeRow(h, { ...st, safeArgs: safeArgs(h, st) }, 'started')
+          row.progress = p
+          row.progressMetadata = m
+          row.progressAt = new Date().toISOString()
+          swallow(h.ledger.appendToolCall(row))
+        } catch {}
+      }
+    }
+  }
+
+  function toolContext(h, st) {
+    const ctx = st.ctx
+    const toolCallId = st.call.id
+    const progress = progressSink(h, st)
+    // Properties first, then the caller's, then ours again: V8 keeps this shape on its fast path.
+    const out = { toolCallId, progress, ...ctx }
+    out.toolCallId = toolCallId
+    out.progress = progress
+    if (st.identity !== undefined && st.identity !== null) out.identity = st.identity
+    if (st.idempotencyKey !== undefined) out.idempotencyKey = st.idempotencyKey
+    else if (out.idempotencyKey !== undefined) delete out.idempotencyKey
+    return out
+  }
+
+  // ----- the error a blocked or failed call carries ------------------------------------------------
+
+  function buildError(h, st, d) {
+    switch (d.kind) {
+      case C.E_PLAIN:
+        return hostRedact(h, { message: d.message })
+      case C.E_NAMED: {
+        const e = { name: d.name, message: d.message, code: d.code }
+        if (d.cause !== undefined) e.cause = d.cause
+        else if (d.causeThrown) e.cause = native.errorToErrorInfo(st.thrown, h.secrets).message
+        return hostRedact(h, e)
+      }
+      case C.E_THROWN:
+        return errorInfo(h, st.thrown)
+      case C.E_PROVIDER_ARGUMENTS: {
+        const a = st.call.argumentsError
+        return typeof a === 'object' ? redact(h, a) : native.errorToErrorInfo(a, h.secrets)
+      }
+      default:
+        return hostRedact(h, native.redactSecrets(st.thrown, h.secrets))
+    }
+  }
+
+  // ----- guardrails --------------------------------------------------------------------------------
+
+  function guardStart(h, st, d) {
+    const stage = d.stage
+    const list = stage === 'tool_input' ? h.input : h.output
+    let gs = st.guard
+    if (gs === undefined || gs.stage !== stage) {
+      const controller = new AbortController()
+      const caller = st.ctx.signal
+      const signal = caller ? AbortSignal.any([caller, controller.signal]) : controller.signal
+      gs = st.guard = { stage, controller, signal, slots: [], max: h.concurrency, record: undefined }
+    }
+    const g = list[d.index]
+    const slot = { state: 'value', value: undefined, g }
+    gs.slots[d.index] = slot
+    try {
+      const evaluate = g?.evaluate
+      const stageOk = g?.stage === undefined || g.stage === stage
+      if (typeof evaluate !== 'function' || typeof g.name !== 'string' || !stageOk) {
+        slot.state = 'invalid'
+        return
+      }
+      const v = evaluate.call(g, {
+        stage,
+        value: stage === 'tool_input' ? st.call : st.result,
+        sessionId: text(st.ctx.sessionId),
+        runId: text(st.ctx.runId),
+        toolCallId: text(st.call.id),
+        toolName: st.name,
+        metadata: st.ctx.metadata,
+        signal: gs.signal,
+      })
+      slot.value = v
+      if (thenOf(v)) {
+        slot.state = 'pending'
+        // Not awaited yet: a rejection must not count as unhandled meanwhile.
+        if (gs.max > 1) swallow(v)
+      }
+    } catch (e) {
+      slot.state = 'threw'
+      slot.value = e
+    }
+  }
+
+  const ACTIONS = { allow: 0, block: 1, tripwire: 2, interrupt: 3 }
+  const str = (v) => (typeof v === 'string' ? v : undefined)
+
+  function guardAnswer(s, slot) {
+    const g = slot.g
+    let name, pack, rule
+    try {
+      name = str(g?.name)
+      pack = str(g?.pack)
+      rule = str(g?.rule)
+    } catch {}
+    if (slot.state === 'invalid') return dispatchAnswer(s, C.A_GUARD_INVALID, undefined, undefined, undefined, name, pack, rule)
+    if (slot.state === 'threw') return dispatchStep(s, C.A_THREW)
+    const d = slot.value
+    try {
+      if (d === null || typeof d !== 'object') throw 0
+      const action = ACTIONS[d.action]
+      if (typeof d.action !== 'string' || action === undefined) throw 0
+      slot.metadata = d.metadata
+      const md = d.metadata !== undefined && d.metadata !== null ? 1 : 0
+      return dispatchAnswer(s, C.A_GUARD, action, md, str(d.reason), name, pack, rule)
+    } catch {
+      return dispatchAnswer(s, C.A_GUARD_MALFORMED, undefined, undefined, undefined, name, pack, rule)
+    }
+  }
+
+  // Metadata through JSON (what survives JSON.stringify), at most 16 KiB of it.
+  function normaliseMetadata(md) {
+    let t
+    try {
+      t = JSON.stringify(md)
+    } catch {
+      return undefined
+    }
+    if (typeof t !== 'string') return undefined
+    const bytes = Buffer.byteLength(t)
+    if (bytes > 16 * 1024) return { truncated: true, bytes }
+    return JSON.parse(t)
+  }
+
+  function guardRecord(h, st, d) {
+    const gs = st.guard
+    const slot = gs.slots[st.guardIndex]
+    const rec = { guardrail: d.guardrail, stage: d.stage, action: d.action }
+    if (d.reason !== undefined) rec.reason = d.reason
+    if (d.metadata) {
+      const n = normaliseMetadata(slot.metadata)
+      if (n !== undefined) rec.metadata = anyRedaction(h) ? redact(h, n) : n
+    }
+    gs.record = rec
+    if (typeof h.emit === 'function') {
+      try {
+        swallow(h.emit({ type: 'guardrail_decision', sessionId: text(st.ctx.sessionId), runId: text(st.ctx.runId), toolCallId: text(st.call.id), toolName: st.name, record: rec }))
+      } catch {}
+    }
+  }
+
+  // ----- effects -----------------------------------------------------------------------------------
+
+  const STATUS = { claimed: 0, dispatched: 1, completed: 2, unknown: 3 }
+  const status = (r) => STATUS[r?.status] ?? 9
+
+  function transition(st, d, extra) {
+    const k = st.effectKey
+    const t = {
+      identity: k.identity,
+      ownership: k.ownership,
+      key: k.key,
+      sessionId: k.sessionId,
+      runId: k.runId,
+      toolCallId: k.toolCallId,
+      toolName: k.toolName,
+      argumentsHash: k.argumentsHash,
+      signal: k.signal,
+      claimToken: d.claimToken,
+      expectedVersion: d.expectedVersion,
+    }
+    return extra ? Object.assign(t, extra) : t
+  }
+
+  function storeCall(h, method, arg) {
+    const store = h.effectStore
+    const f = store[method]
+    if (typeof f !== 'function') {
+      throw invalidOption(TypeError, `effectStore.${method} is not a function`, 'ERR_PRISM_TOOL_EFFECT_STORE')
+    }
+    return f.call(store, arg)
+  }
+
+  // A settle write: failures and a missing method are swallowed; a thenable is waited for.
+  function settleCall(h, method, arg) {
+    try {
+      const f = h.effectStore[method]
+      if (typeof f !== 'function') return undefined
+      const v = f.call(h.effectStore, arg)
+      return thenOf(v) ? v : undefined
+    } catch {
+      return undefined
+    }
+  }
+
+  // ----- the loop ----------------------------------------------------------------------------------
+
+  // Performs a host callback: returns [kind, value] where kind 0 = value, 1 = threw, 2 = pending.
+  function perform(fn) {
+    try {
+      const v = fn()
+      return thenOf(v) ? [2, v] : [0, v]
+    } catch (e) {
+      return [1, e]
+    }
+  }
+
+  async function settle(p, signal) {
+    try {
+      const v = await raceAbort(p, signal)
+      return v === ABORTED ? [3, undefined] : [0, v]
+    } catch (e) {
+      return [1, e]
+    }
+  }
+
+  // Answers the command `k` with the outcome of a host callback.
+  function answerFor(h, st, s, k, kind, v) {
+    if (kind === 3) return dispatchStep(s, C.A_ABORTED)
+    if (kind === 1) {
+      st.thrown = v
+      return dispatchAnswer(s, C.A_THREW, undefined, undefined, codeOf(v))
+    }
+    try {
+      switch (k) {
+        case C.K_CALL_MIDDLEWARE: {
+          if (v !== undefined && v !== null) st.call = v
+          st.safeArgs = st.safeCall = undefined
+          const [name, flags] = callFacts(st.call)
+          st.name = name
+          return dispatchAnswer(s, C.A_CALL, flags, undefined, name)
+        }
+        case C.K_LOOKUP:
+          st.tool = v
+          return dispatchStep(s, C.A_FOUND, v !== null && (typeof v === 'object' || typeof v === 'function') ? 1 : 0)
+        case C.K_CHECK_TRUST:
+        case C.K_CHECK_PERMISSION: {
+          const key = k === C.K_CHECK_TRUST ? 'trusted' : 'allowed'
+          if (typeof v === 'boolean') return dispatchStep(s, C.A_DECISION, v ? 1 : 0)
+          if (v === null || typeof v !== 'object') return dispatchStep(s, C.A_DECISION, 0)
+          let g = v[key]
+          if (g === undefined && key !== 'allowed') g = v.allowed
+          return dispatchAnswer(s, C.A_DECISION, g === true ? 1 : 0, undefined, str(v.reason))
+        }
+        case C.K_VALIDATE:
+          if (v === undefined) return dispatchStep(s, C.A_VALID)
+          if (typeof v === 'string') return dispatchAnswer(s, C.A_INVALID_MESSAGE, undefined, undefined, v)
+          if (v !== null && typeof v === 'object' && !Array.isArray(v) && typeof v.message === 'string') {
+            st.thrown = v
+            return dispatchStep(s, C.A_INVALID_INFO)
+          }
+          return dispatchStep(s, C.A_INVALID_OTHER, typeIndex(v))
+        case C.K_EFFECT_BEGIN: {
+          st.effectRecord = v?.record
+          const outcome = v?.outcome
+          if (outcome === 'existing') {
+            const r = st.effectRecord
+            return dispatchAnswer(s, C.A_EXISTING, status(r), r?.result !== null && typeof r?.result === 'object' ? 1 : 0)
+          }
+          const r = st.effectRecord
+          if (outcome === 'acquired' && typeof r?.claimToken === 'string' && typeof r?.version === 'number') {
+            return dispatchAnswer(s, C.A_ACQUIRED, r.version, undefined, r.claimToken)
+          }
+          return dispatchStep(s, C.A_MALFORMED)
+        }
+        case C.K_MARK_DISPATCHED:
+        case C.K_EFFECT_COMPLETE: {
+          st.effectRecord = v
+          const version = typeof v?.version === 'number' ? v.version : NaN
+          return dispatchAnswer(s, C.A_RECORD, version, v?.result !== null && typeof v?.result === 'object' ? 1 : 0)
+        }
+        case C.K_EXECUTE:
+          if (v === null || typeof v !== 'object' || Array.isArray(v)) return dispatchStep(s, C.A_RETURNED, typeIndex(v) + 2)
+          st.result = v
+          return dispatchStep(s, C.A_RETURNED, v.error !== undefined && v.error !== null ? 1 : 0)
+        case C.K_RESULT_MIDDLEWARE:
+          if (v !== undefined && v !== null) st.result = v
+          return dispatchStep(s, C.A_DONE)
+        case C.K_EFFECT_GET:
+          return dispatchAnswer(s, C.A_STORED, status(v), typeof v?.version === 'number' ? v.version : NaN, str(v?.claimToken))
+        default:
+          return dispatchStep(s, C.A_DONE)
+      }
+    } catch (e) {
+      // A value whose read throws (a Proxy, a throwing getter) counts as the callback throwing.
+      st.thrown = e
+      return dispatchAnswer(s, C.A_THREW, undefined, undefined, codeOf(e))
+    }
+  }
+
+  // The host callback of command `k`, or undefined when the command is performed here.
+  function callbackFor(h, st, s, k) {
+    switch (k) {
+      case C.K_CALL_MIDDLEWARE:
+      case C.K_RESULT_MIDDLEWARE: {
+        const mw = h.middleware
+        const run = typeof mw.runSync === 'function' ? mw.runSync : mw.run
+        if (typeof run !== 'function') throw invalidOption(TypeError, 'middleware must be a MiddlewareRegistry with run(hook, value)')
+        return k === C.K_CALL_MIDDLEWARE ? () => run.call(mw, 'tool_call', st.call) : () => run.call(mw, 'tool_result', st.result)
+      }
+      case C.K_LOOKUP: {
+        const r = h.registry
+        const get = r.get
+        if (typeof get !== 'function') throw invalidOption(TypeError, 'dispatchToolCall: registry must have get(name)')
+        return () => get.call(r, st.name)
+      }
+      case C.K_CHECK_IDENTITY:
+        return () => {
+          native.assertIdentityActive(st.identity)
+          if (h.ownership !== undefined) native.assertIdentityMatchesOwnership(st.identity, h.ownership)
+        }
+      case C.K_CHECK_TRUST:
+      case C.K_CHECK_PERMISSION: {
+        const trust = k === C.K_CHECK_TRUST
+        const policy = trust ? h.trust : h.permission
+        const check = policy.check
+        if (typeof check !== 'function') return null
+        const req = trust
+          ? { kind: 'tool', target: st.name, capability: 'execute', metadata: st.ctx.metadata }
+          : { kind: 'tool', action: 'execute', target: st.name, metadata: st.ctx.metadata }
+        return () => check.call(policy, req)
+      }
+      case C.K_VALIDATE:
+        if (typeof h.validate !== 'function') throw invalidOption(TypeError, 'validate must be a function (tool, args, ctx)')
+        return () => h.validate(st.tool, st.call.arguments, st.ctx)
+      case C.K_BEFORE_EXECUTE:
+        if (typeof h.beforeExecute !== 'function') throw invalidOption(TypeError, 'beforeExecute must be a function (call, tool, ctx)')
+        return () => h.beforeExecute(st.call, st.tool, st.ctx)
+      case C.K_EFFECT_BEGIN:
+        return () => storeCall(h, 'begin', st.effectKey)
+      case C.K_MARK_DISPATCHED: {
+        const t = transition(st, dispatchDetail(s))
+        return () => storeCall(h, 'markDispatched', t)
+      }
+      case C.K_EFFECT_COMPLETE: {
+        const t = transition(st, dispatchDetail(s), { result: st.result })
+        return () => storeCall(h, 'complete', t)
+      }
+      case C.K_EXECUTE: {
+        const tool = st.tool
+        const execute = tool.execute
+        if (typeof execute !== 'function') return null
+        const tctx = toolContext(h, st)
+        return () => execute.call(tool, st.call.arguments, tctx)
+      }
+      default:
+        return undefined
+    }
+  }
+
+  async function loop(h, st, s, k) {
+    try {
+    for (;;) {
+      switch (k) {
+        case C.K_RESOLVE:
+          return st.result
+        case C.K_REJECT_THROWN:
+          throw st.thrown
+        case C.K_REJECT_GUARDRAIL:
+          throw new errors.GuardrailError(dispatchDetail(s).message, { record: st.guard?.record ?? st.lastRecord })
+        case C.K_SET_ERROR:
+          st.result = { toolCallId: st.call.id, name: st.call.name, error: buildError(h, st, dispatchDetail(s)) }
+          k = dispatchStep(s, C.A_DONE)
+          continue
+        case C.K_CHECK_SIGNAL: {
+          const sig = st.ctx.signal
+          k = dispatchStep(s, sig !== null && typeof sig === 'object' && sig.aborted === true ? C.A_ABORTED : C.A_DONE)
+          continue
+        }
+        case C.K_EFFECT_DECLARATION: {
+          const tool = st.tool
+          let declared
+          try {
+            declared = tool.effect === undefined ? undefined : native.resolveToolEffectDeclaration(tool, st.call.arguments, st.ctx)
+          } catch (e) {
+            st.thrown = e
+            k = dispatchAnswer(s, C.A_THREW, undefined, undefined, codeOf(e))
+            continue
+          }
+          k = declared === undefined ? dispatchStep(s, C.A_DECLARATION) : dispatchAnswer(s, C.A_DECLARATION, undefined, undefined, str(declared.kind), str(declared.idempotency))
+          continue
+        }
+        case C.K_EFFECT_KEY: {
+          try {
+            const id = st.identity
+            const ownership = {}
+            if (id.tenantId != null) ownership.tenantId = id.tenantId
+            if (id.accountId != null) ownership.accountId = id.accountId
+            if (id.userId != null) ownership.userId = id.userId
+            const key = { identity: id, ownership, sessionId: text(st.ctx.sessionId), runId: text(st.ctx.runId), toolCallId: text(st.call.id), toolName: st.name }
+            key.argumentsHash = native.toolEffectArgumentsHash(st.call.arguments)
+            const derived = native.deriveToolEffectKey(key)
+            key.key = derived
+            key.signal = st.ctx.signal
+            st.effectKey = key
+            st.idempotencyKey = derived
+            k = dispatchStep(s, C.A_DONE)
+          } catch (e) {
+            st.thrown = e
+            k = dispatchAnswer(s, C.A_THREW, undefined, undefined, codeOf(e))
+          }
+          continue
+        }
+        case C.K_REPLAY:
+          st.result = st.effectRecord.result
+          k = dispatchStep(s, C.A_DONE)
+          continue
+        case C.K_USE_STORED_RESULT:
+          st.result = st.effectRecord.result
+          k = dispatchStep(s, C.A_DONE)
+          continue
+        case C.K_REDACT_RESULT:
+          st.result = redact(h, st.result)
+          k = dispatchStep(s, C.A_DONE)
+          continue
+        case C.K_START_GUARDRAIL:
+          guardStart(h, st, dispatchDetail(s))
+          k = dispatchStep(s, C.A_GUARD_STARTED)
+          continue
+        case C.K_AWAIT_GUARDRAIL: {
+          const d = dispatchDetail(s)
+          const slot = st.guard.slots[d.index]
+          st.guardIndex = d.index
+          if (slot.state === 'pending') {
+            const [kind, v] = await settle(slot.value, st.ctx.signal)
+            slot.state = kind === 0 ? 'value' : 'threw'
+            slot.value = v
+          }
+          k = guardAnswer(s, slot)
+          continue
+        }
+        case C.K_GUARDRAIL_RECORD:
+          guardRecord(h, st, dispatchDetail(s))
+          k = dispatchStep(s, C.A_DONE)
+          continue
+        case C.K_ABORT_GUARDRAILS:
+          try {
+            st.guard.controller.abort()
+          } catch {}
+          st.lastRecord = st.guard.record
+          k = dispatchStep(s, C.A_DONE)
+          continue
+        case C.K_EMIT_STARTED: {
+          const p = emit(h, { type: 'tool_execution_started', sessionId: st.ctx.sessionId, runId: st.ctx.runId, call: safeCall(h, st) })
+          if (p) await settle(p, undefined)
+          k = dispatchStep(s, C.A_DONE)
+          continue
+        }
+        case C.K_APPEND_STARTED: {
+          safeArgs(h, st)
+          const p = append(h, makeRow(h, st, 'started'))
+          if (p) await settle(p, undefined)
+          k = dispatchStep(s, C.A_DONE)
+          continue
+        }
+        case C.K_EMIT_FINISHED:
+        case C.K_EMIT_FINISHED + 1:
+        case C.K_EMIT_FINISHED + 2: {
+          const ms = performance.now() - st.t0
+          const r = st.result
+          let ev
+          if (k === C.K_EMIT_FINISHED) ev = { type: 'tool_execution_finished', sessionId: st.ctx.sessionId, runId: st.ctx.runId, result: r, metadata: { durationMs: ms, status: 'finished' } }
+          else if (k === C.K_EMIT_FINISHED + 1) ev = { type: 'tool_execution_error', sessionId: st.ctx.sessionId, runId: st.ctx.runId, call: safeCall(h, st), error: r.error, metadata: { durationMs: ms, status: 'error' } }
+          else ev = { type: 'tool_execution_blocked', sessionId: st.ctx.sessionId, runId: st.ctx.runId, toolCallId: st.call.id, name: st.call.name, reason: dispatchDetail(s).reason, error: r.error, metadata: { durationMs: ms, status: 'blocked' } }
+          const p = emit(h, ev)
+          if (p) await settle(p, undefined)
+          k = dispatchStep(s, C.A_DONE)
+          continue
+        }
+        case C.K_APPEND_FINISHED:
+        case C.K_APPEND_FINISHED + 1:
+        case C.K_APPEND_FINISHED + 2: {
+          safeArgs(h, st)
+          const status = k === C.K_APPEND_FINISHED ? 'finished' : k === C.K_APPEND_FINISHED + 1 ? 'error' : 'blocked'
+          const reason = status === 'blocked' ? dispatchDetail(s).reason : undefined
+          const p = append(h, makeRow(h, st, status, { reason }))
+          if (p) await settle(p, undefined)
+          k = dispatchStep(s, C.A_DONE)
+          continue
+        }
+        case C.K_MARK_UNKNOWN:
+        case C.K_RELEASE_CLAIM: {
+          const d = dispatchDetail(s)
+          const p = k === C.K_MARK_UNKNOWN
+            ? settleCall(h, 'markUnknown', transition(st, d, { failure: { code: 'ERR_PRISM_TOOL_EFFECT_UNKNOWN' } }))
+            : settleCall(h, 'fail', transition(st, d, { status: 'failed_terminal', failure: { code: 'ERR_PRISM_TOOL_EFFECT_PRE_DISPATCH' } }))
+          if (p) await settle(p, undefined)
+          k = dispatchStep(s, C.A_DONE)
+          continue
+        }
+        case C.K_EFFECT_GET: {
+          let r = [0, undefined]
+          try {
+            const f = h.effectStore.get
+            if (typeof f === 'function') {
+              r = perform(() => f.call(h.effectStore, st.effectKey))
+              if (r[0] === 2) r = await settle(r[1], undefined)
+            }
+          } catch {}
+          k = r[0] === 0 ? answerFor(h, st, s, k, 0, r[1]) : dispatchStep(s, C.A_DONE)
+          continue
+        }
+      }
+      // A host callback.
+      const cb = callbackFor(h, st, s, k)
+      if (cb === null) {
+        k = dispatchStep(s, k === C.K_EXECUTE ? C.A_NO_EXECUTE : C.A_MISSING)
+        continue
+      }
+      let [kind, v] = perform(cb)
+      if (kind === 2) [kind, v] = await settle(v, st.ctx.signal)
+      k = answerFor(h, st, s, k, kind, v)
+    }
+    } finally {
+      dispatchEnd(s)
+    }
+  }
+
+  function start(h, call, context) {
+    let ctx = context
+    if (ctx === undefined || ctx === null) ctx = {}
+    else if (typeof ctx !== 'object') throw invalidOption(TypeError, 'dispatchToolCall: context must be a ToolExecutionContext object')
+    const [name, callFlags] = callFacts(call)
+    const identity = h.identity !== undefined ? h.identity : ctx.identity
+    let flags = h.flags
+    if (identity !== undefined && identity !== null) flags |= C.F_IDENTITY
+    const signal = ctx.signal
+    if (signal !== undefined && signal !== null && typeof signal === 'object') flags |= C.F_SIGNAL
+    const st = {
+      call,
+      ctx,
+      name,
+      identity,
+      tool: undefined,
+      result: undefined,
+      thrown: undefined,
+      safeArgs: undefined,
+      safeCall: undefined,
+      idempotencyKey: undefined,
+      effectKey: undefined,
+      effectRecord: undefined,
+      guard: undefined,
+      t0: performance.now(),
+      startedAt: undefined,
+    }
+    if (h.ledger !== undefined) st.startedAt = new Date().toISOString()
+    const begun = dispatchBegin(h.plan, flags, h.input ? h.input.length : 0, h.output ? h.output.length : 0, h.concurrency, name, callFlags)
+    const s = Math.floor(begun / 64)
+    return loop(h, st, s, begun % 64)
+  }
+
+  function dispatchToolCall(options) {
+    try {
+      const h = compile(options, 'dispatchToolCall')
+      return start(h, options.call, options.context)
+    } catch (e) {
+      return Promise.reject(e)
+    }
+  }
+
+  function createToolDispatcher(options) {
+    const h = compile(options, 'createToolDispatcher')
+    return {
+      dispatch(call, context) {
+        try {
+          return start(h, call, context)
+        } catch (e) {
+          return Promise.reject(e)
+        }
+      },
+    }
+  }
+
+  return { dispatchToolCall, createToolDispatcher, createSecretRedactor }
+}

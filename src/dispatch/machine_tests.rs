@@ -1,0 +1,1100 @@
+use super::*;
+
+fn call(name: &str) -> CallFacts {
+    CallFacts {
+        name: Some(name.to_owned()),
+        name_is_string: true,
+        provider_hosted: false,
+        arguments: ArgumentsShape::Object,
+    }
+}
+
+thread_local! {
+    /// How the last driven dispatch ended.
+    static LAST: std::cell::Cell<Option<Terminal>> = const { std::cell::Cell::new(None) };
+}
+
+/// Runs a dispatch to its end, answering each command with `host`; returns every command.
+fn drive(setup: Setup, facts: CallFacts, mut host: impl FnMut(&Command) -> Answer) -> Vec<Command> {
+    let mut d = Dispatch::new(setup, facts);
+    let mut cmd = d.start();
+    let mut seen = Vec::new();
+    for _ in 0..200 {
+        seen.push(cmd.clone());
+        if matches!(cmd, Command::Resolve | Command::Reject(_)) {
+            LAST.with(|l| l.set(d.terminal()));
+            return seen;
+        }
+        let a = host(&cmd);
+        cmd = d.step(a);
+    }
+    panic!("dispatch did not end: {seen:?}");
+}
+
+/// A host where every hook agrees and the tool returns a result.
+fn happy(c: &Command) -> Answer {
+    match c {
+        Command::CallMiddleware => Answer::Call(call("echo")),
+        Command::Lookup => Answer::Found(true),
+        Command::CheckTrust | Command::CheckPermission => Answer::Decision {
+            granted: true,
+            reason: None,
+        },
+        Command::Validate => Answer::Validated(Validation::Valid),
+        Command::EffectDeclaration => Answer::EffectPlan {
+            plan: None,
+            idempotency_unsupported: false,
+        },
+        Command::Execute => Answer::Returned(ToolReturn::Result { has_error: false }),
+        Command::GuardrailRecord { .. } => Answer::Done,
+        Command::AwaitGuardrail { .. } => Answer::Guard(
+            GuardDecision {
+                action: GuardAction::Allow,
+                reason: None,
+                metadata: false,
+            },
+            GuardFacts::default(),
+        ),
+        Command::StartGuardrail { .. } => Answer::GuardStarted,
+        Command::EffectBegin => Answer::Begun(Begun::Acquired {
+            token: "t".into(),
+            version: 1.0,
+        }),
+        Command::MarkDispatched(_) => Answer::Record {
+            version: Some(2.0),
+            result_is_object: false,
+        },
+        Command::EffectComplete(_) => Answer::Record {
+            version: Some(3.0),
+            result_is_object: true,
+        },
+        _ => Answer::Done,
+    }
+}
+
+fn every_hook() -> Setup {
+    Setup {
+        middleware: true,
+        input_guardrails: 1,
+        output_guardrails: 1,
+        guardrail_concurrency: 1,
+        identity: true,
+        trust: true,
+        permission: true,
+        validate: true,
+        effect_store: true,
+        before_execute: true,
+        emit: true,
+        ledger: true,
+        signal: true,
+        redaction: true,
+        filter: None,
+        secrets: Rc::new(Secrets::new(["sk-secret"])),
+    }
+}
+
+/// The error the call ended with and its terminal kind.
+fn ending(cmds: &[Command]) -> (Option<ErrorSpec>, Option<Terminal>) {
+    let spec = cmds.iter().find_map(|c| {
+        if let Command::SetError(s) = c {
+            Some(s.clone())
+        } else {
+            None
+        }
+    });
+    let kind = LAST.with(|l| l.get());
+    if let Some(k) = cmds.iter().find_map(|c| {
+        if let Command::EmitTerminal(k) | Command::AppendTerminal(k) = c {
+            Some(*k)
+        } else {
+            None
+        }
+    }) {
+        assert_eq!(Some(k), kind);
+    }
+    (spec, kind)
+}
+
+fn blocked(cmds: &[Command]) -> BlockedReason {
+    match ending(cmds).1 {
+        Some(Terminal::Blocked(r)) => r,
+        other => panic!("not blocked: {other:?} in {cmds:?}"),
+    }
+}
+
+fn message(cmds: &[Command]) -> String {
+    match ending(cmds).0 {
+        Some(ErrorSpec::Plain(m)) | Some(ErrorSpec::Named { message: m, .. }) => m,
+        other => panic!("no message: {other:?}"),
+    }
+}
+
+fn code(cmds: &[Command]) -> &'static str {
+    match ending(cmds).0 {
+        Some(ErrorSpec::Named { code, .. }) => code,
+        other => panic!("no code: {other:?}"),
+    }
+}
+
+#[test]
+fn hook_free_dispatch_is_three_commands() {
+    let setup = Setup {
+        secrets: Rc::new(Secrets::default()),
+        ..Setup::default()
+    };
+    let cmds = drive(setup, call("echo"), happy);
+    assert_eq!(
+        cmds,
+        vec![
+            Command::Lookup,
+            Command::EffectDeclaration,
+            Command::Execute,
+            Command::Resolve
+        ]
+    );
+}
+
+#[test]
+fn every_hook_runs_in_the_contracts_order() {
+    let cmds = drive(every_hook(), call("echo"), |c| match c {
+        Command::EffectDeclaration => Answer::EffectPlan {
+            plan: Some(EffectPlan::ClaimRequired),
+            idempotency_unsupported: false,
+        },
+        other => happy(other),
+    });
+    let names: Vec<&str> = cmds
+        .iter()
+        .map(|c| match c {
+            Command::CallMiddleware => "middleware",
+            Command::StartGuardrail {
+                stage: Stage::Input,
+                ..
+            } => "input-start",
+            Command::AwaitGuardrail {
+                stage: Stage::Input,
+                ..
+            } => "input-await",
+            Command::GuardrailRecord {
+                stage: Stage::Input,
+                ..
+            } => "input-record",
+            Command::Lookup => "lookup",
+            Command::CheckIdentity => "identity",
+            Command::CheckTrust => "trust",
+            Command::CheckPermission => "permission",
+            Command::Validate => "validate",
+            Command::EffectDeclaration => "declaration",
+            Command::EffectKey => "key",
+            Command::EffectBegin => "begin",
+            Command::BeforeExecute => "before",
+            Command::CheckSignal => "signal",
+            Command::EmitStarted => "emit-started",
+            Command::AppendStarted => "row-started",
+            Command::MarkDispatched(_) => "mark-dispatched",
+            Command::Execute => "execute",
+            Command::ResultMiddleware => "result-middleware",
+            Command::StartGuardrail {
+                stage: Stage::Output,
+                ..
+            } => "output-start",
+            Command::AwaitGuardrail {
+                stage: Stage::Output,
+                ..
+            } => "output-await",
+            Command::GuardrailRecord {
+                stage: Stage::Output,
+                ..
+            } => "output-record",
+            Command::RedactResult => "redact",
+            Command::EffectComplete(_) => "complete",
+            Command::UseStoredResult => "stored-result",
+            Command::EmitTerminal(Terminal::Finished) => "emit-finished",
+            Command::AppendTerminal(Terminal::Finished) => "row-finished",
+            Command::Resolve => "resolve",
+            other => panic!("unexpected {other:?}"),
+        })
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "middleware",
+            "input-start",
+            "input-await",
+            "input-record",
+            "lookup",
+            "identity",
+            "trust",
+            "permission",
+            "validate",
+            "declaration",
+            "key",
+            "begin",
+            "before",
+            "signal",
+            "emit-started",
+            "row-started",
+            "mark-dispatched",
+            "execute",
+            "result-middleware",
+            "output-start",
+            "output-await",
+            "output-record",
+            "redact",
+            "complete",
+            "stored-result",
+            "emit-finished",
+            "row-finished",
+            "resolve"
+        ]
+    );
+}
+
+#[test]
+fn unknown_tool_and_a_throwing_registry_block_with_unknown_tool() {
+    for answer in [Answer::Found(false), Answer::Threw { code: None }] {
+        let a = answer.clone();
+        let cmds = drive(
+            Setup {
+                ledger: true,
+                ..Setup::default()
+            },
+            call("nope"),
+            move |c| match c {
+                Command::Lookup => a.clone(),
+                o => happy(o),
+            },
+        );
+        assert_eq!(blocked(&cmds), BlockedReason::UnknownTool);
+        assert_eq!(message(&cmds), "Unknown tool: nope");
+        assert!(!cmds.contains(&Command::Execute));
+        assert_eq!(
+            cmds.iter()
+                .filter(|c| matches!(c, Command::AppendTerminal(_)))
+                .count(),
+            1
+        );
+    }
+    // A name that is not a string is never looked up.
+    let cmds = drive(
+        Setup::default(),
+        CallFacts {
+            name_is_string: false,
+            ..call("x")
+        },
+        happy,
+    );
+    assert_eq!(blocked(&cmds), BlockedReason::UnknownTool);
+    assert!(!cmds.contains(&Command::Lookup));
+}
+
+#[test]
+fn filter_denies() {
+    let filter = Filter {
+        rules: vec![crate::filter::FilterRule::new(vec![], vec!["rm".into()])],
+    };
+    let cmds = drive(
+        Setup {
+            filter: Some(Rc::new(filter)),
+            ..Setup::default()
+        },
+        call("rm"),
+        happy,
+    );
+    assert_eq!(blocked(&cmds), BlockedReason::ToolDenied);
+    assert_eq!(message(&cmds), "Tool denied: rm");
+}
+
+#[test]
+fn arguments_that_are_not_an_object_or_failed_to_parse_block() {
+    let cmds = drive(
+        Setup::default(),
+        CallFacts {
+            arguments: ArgumentsShape::NotObject,
+            ..call("echo")
+        },
+        happy,
+    );
+    assert_eq!(blocked(&cmds), BlockedReason::InvalidArguments);
+    assert_eq!(message(&cmds), "Tool arguments must be a JSON object");
+    let cmds = drive(
+        Setup::default(),
+        CallFacts {
+            arguments: ArgumentsShape::ProviderError,
+            ..call("echo")
+        },
+        happy,
+    );
+    assert_eq!(blocked(&cmds), BlockedReason::InvalidArguments);
+    assert_eq!(ending(&cmds).0, Some(ErrorSpec::ProviderArguments));
+}
+
+#[test]
+fn provider_hosted_calls_are_never_dispatched() {
+    let cmds = drive(
+        Setup::default(),
+        CallFacts {
+            provider_hosted: true,
+            ..call("web")
+        },
+        happy,
+    );
+    assert_eq!(blocked(&cmds), BlockedReason::ExecutionDenied);
+    assert_eq!(code(&cmds), "ERR_PRISM_PROVIDER_HOSTED");
+    assert!(!cmds.contains(&Command::Lookup));
+}
+
+#[test]
+fn identity_trust_and_permission_deny_with_permission_denied() {
+    let s = || Setup {
+        identity: true,
+        trust: true,
+        permission: true,
+        ..Setup::default()
+    };
+    let cmds = drive(s(), call("x"), |c| {
+        if *c == Command::CheckIdentity {
+            Answer::Threw { code: None }
+        } else {
+            happy(c)
+        }
+    });
+    assert_eq!(blocked(&cmds), BlockedReason::PermissionDenied);
+    assert_eq!(ending(&cmds).0, Some(ErrorSpec::Thrown));
+
+    let cmds = drive(s(), call("x"), |c| match c {
+        Command::CheckTrust => Answer::Decision {
+            granted: false,
+            reason: Some("unsigned".into()),
+        },
+        o => happy(o),
+    });
+    assert_eq!(blocked(&cmds), BlockedReason::PermissionDenied);
+    assert_eq!(
+        ending(&cmds).0,
+        Some(ErrorSpec::Named {
+            name: "TrustDeniedError",
+            message: "Untrusted tool: x".into(),
+            code: "ERR_PRISM_UNTRUSTED",
+            cause: Some(Cause::Text("unsigned".into()))
+        })
+    );
+    assert!(!cmds.contains(&Command::CheckPermission));
+
+    let cmds = drive(s(), call("x"), |c| match c {
+        Command::CheckPermission => Answer::Decision {
+            granted: false,
+            reason: None,
+        },
+        o => happy(o),
+    });
+    assert_eq!(message(&cmds), "Permission denied for tool:x:execute");
+    assert_eq!(code(&cmds), "ERR_PRISM_PERMISSION_DENIED");
+
+    let cmds = drive(s(), call("x"), |c| match c {
+        Command::CheckPermission => Answer::Decision {
+            granted: false,
+            reason: Some("read-only session".into()),
+        },
+        o => happy(o),
+    });
+    assert_eq!(message(&cmds), "read-only session");
+
+    let cmds = drive(s(), call("x"), |c| match c {
+        Command::CheckPermission => Answer::Threw { code: None },
+        o => happy(o),
+    });
+    assert!(matches!(
+        ending(&cmds).0,
+        Some(ErrorSpec::Named {
+            cause: Some(Cause::ThrownMessage),
+            ..
+        })
+    ));
+    let cmds = drive(s(), call("x"), |c| {
+        if *c == Command::CheckTrust {
+            Answer::Missing
+        } else {
+            happy(c)
+        }
+    });
+    assert!(
+        matches!(ending(&cmds).0, Some(ErrorSpec::Named { cause: Some(Cause::Text(t)), .. }) if t == "trust policy has no check function")
+    );
+}
+
+#[test]
+fn validation_failures_block_with_validation_failed() {
+    let s = || Setup {
+        validate: true,
+        ..Setup::default()
+    };
+    let cases = [
+        (
+            Answer::Validated(Validation::Message("text is required".into())),
+            ErrorSpec::Plain("text is required".into()),
+        ),
+        (
+            Answer::Validated(Validation::Info),
+            ErrorSpec::ValidatorInfo,
+        ),
+        (
+            Answer::Validated(Validation::Other("a number")),
+            ErrorSpec::Plain(
+                "Validation failed for tool v: the validator returned a number".into(),
+            ),
+        ),
+        (Answer::Threw { code: None }, ErrorSpec::Thrown),
+    ];
+    for (answer, spec) in cases {
+        let cmds = drive(s(), call("v"), |c| {
+            if *c == Command::Validate {
+                answer.clone()
+            } else {
+                happy(c)
+            }
+        });
+        assert_eq!(blocked(&cmds), BlockedReason::ValidationFailed);
+        assert_eq!(ending(&cmds).0, Some(spec));
+    }
+}
+
+#[test]
+fn secrets_never_reach_a_message() {
+    let s = Setup {
+        validate: true,
+        secrets: Rc::new(Secrets::new(["sk-secret"])),
+        ..Setup::default()
+    };
+    let cmds = drive(s, call("sk-secret"), |c| {
+        if *c == Command::Validate {
+            Answer::Validated(Validation::Message("bad sk-secret".into()))
+        } else {
+            happy(c)
+        }
+    });
+    assert_eq!(message(&cmds), "bad [REDACTED]");
+    let s = Setup {
+        secrets: Rc::new(Secrets::new(["sk-secret"])),
+        ..Setup::default()
+    };
+    let cmds = drive(s, call("sk-secret"), |c| {
+        if *c == Command::Lookup {
+            Answer::Found(false)
+        } else {
+            happy(c)
+        }
+    });
+    assert_eq!(message(&cmds), "Unknown tool: [REDACTED]");
+}
+
+#[test]
+fn before_execute_and_middleware_failures() {
+    let cmds = drive(
+        Setup {
+            before_execute: true,
+            ..Setup::default()
+        },
+        call("x"),
+        |c| {
+            if *c == Command::BeforeExecute {
+                Answer::Threw { code: None }
+            } else {
+                happy(c)
+            }
+        },
+    );
+    assert_eq!(blocked(&cmds), BlockedReason::ExecutionDenied);
+    assert_eq!(cmds.last(), Some(&Command::Resolve));
+
+    // errorPolicy "throw": the terminal row first, then the rejection.
+    let cmds = drive(
+        Setup {
+            middleware: true,
+            ledger: true,
+            ..Setup::default()
+        },
+        call("x"),
+        |c| {
+            if *c == Command::CallMiddleware {
+                Answer::Threw { code: None }
+            } else {
+                happy(c)
+            }
+        },
+    );
+    assert_eq!(blocked(&cmds), BlockedReason::ExecutionDenied);
+    let n = cmds.len();
+    assert_eq!(
+        &cmds[n - 2..],
+        &[
+            Command::AppendTerminal(Terminal::Blocked(BlockedReason::ExecutionDenied)),
+            Command::Reject(Rejection::Thrown)
+        ]
+    );
+
+    let cmds = drive(
+        Setup {
+            middleware: true,
+            ..Setup::default()
+        },
+        call("x"),
+        |c| {
+            if *c == Command::ResultMiddleware {
+                Answer::Threw { code: None }
+            } else {
+                happy(c)
+            }
+        },
+    );
+    assert_eq!(ending(&cmds).1, Some(Terminal::Error));
+    assert_eq!(ending(&cmds).0, Some(ErrorSpec::Thrown));
+    assert_eq!(cmds.last(), Some(&Command::Reject(Rejection::Thrown)));
+}
+
+#[test]
+fn middleware_rewrites_the_call_that_the_rest_checks() {
+    let filter = Filter {
+        rules: vec![crate::filter::FilterRule::new(vec!["safe".into()], vec![])],
+    };
+    let cmds = drive(
+        Setup {
+            middleware: true,
+            filter: Some(Rc::new(filter)),
+            ..Setup::default()
+        },
+        call("unsafe"),
+        |c| match c {
+            Command::CallMiddleware => Answer::Call(call("safe")),
+            o => happy(o),
+        },
+    );
+    assert!(cmds.contains(&Command::Execute));
+    assert_eq!(cmds.last(), Some(&Command::Resolve));
+}
+
+#[test]
+fn tool_errors_and_bad_results() {
+    let cmds = drive(
+        Setup {
+            emit: true,
+            ..Setup::default()
+        },
+        call("t"),
+        |c| {
+            if *c == Command::Execute {
+                Answer::Threw { code: None }
+            } else {
+                happy(c)
+            }
+        },
+    );
+    assert_eq!(
+        ending(&cmds),
+        (Some(ErrorSpec::Thrown), Some(Terminal::Error))
+    );
+    let cmds = drive(Setup::default(), call("t"), |c| {
+        if *c == Command::Execute {
+            Answer::Returned(ToolReturn::NotResult("a number"))
+        } else {
+            happy(c)
+        }
+    });
+    assert_eq!(
+        message(&cmds),
+        "Tool t returned a number instead of a ToolResult object"
+    );
+    assert_eq!(code(&cmds), "invalid_tool_result");
+    let cmds = drive(Setup::default(), call("t"), |c| {
+        if *c == Command::Execute {
+            Answer::NoExecute
+        } else {
+            happy(c)
+        }
+    });
+    assert_eq!(code(&cmds), "invalid_tool");
+}
+
+#[test]
+fn abort_before_and_during_execute() {
+    let s = || Setup {
+        before_execute: true,
+        signal: true,
+        ..Setup::default()
+    };
+    let cmds = drive(s(), call("slow"), |c| {
+        if *c == Command::BeforeExecute {
+            Answer::Aborted
+        } else {
+            happy(c)
+        }
+    });
+    assert_eq!(blocked(&cmds), BlockedReason::ExecutionDenied);
+    assert_eq!(code(&cmds), "ERR_PRISM_ABORTED");
+    assert_eq!(message(&cmds), "Tool call aborted before execution: slow");
+    assert!(!cmds.contains(&Command::Execute));
+
+    let cmds = drive(s(), call("slow"), |c| {
+        if *c == Command::CheckSignal {
+            Answer::Aborted
+        } else {
+            happy(c)
+        }
+    });
+    assert_eq!(blocked(&cmds), BlockedReason::ExecutionDenied);
+
+    let cmds = drive(s(), call("slow"), |c| {
+        if *c == Command::Execute {
+            Answer::Aborted
+        } else {
+            happy(c)
+        }
+    });
+    assert_eq!(ending(&cmds).1, Some(Terminal::Error));
+    assert_eq!(code(&cmds), "ERR_PRISM_ABORTED");
+    assert_eq!(message(&cmds), "Tool call aborted: slow");
+}
+
+#[test]
+fn failing_observers_never_change_the_outcome() {
+    let cmds = drive(
+        Setup {
+            emit: true,
+            ledger: true,
+            ..Setup::default()
+        },
+        call("t"),
+        |c| match c {
+            Command::EmitStarted
+            | Command::AppendStarted
+            | Command::EmitTerminal(_)
+            | Command::AppendTerminal(_) => Answer::Threw { code: None },
+            o => happy(o),
+        },
+    );
+    assert_eq!(ending(&cmds), (None, Some(Terminal::Finished)));
+    assert_eq!(cmds.last(), Some(&Command::Resolve));
+}
+
+fn effects() -> Setup {
+    Setup {
+        identity: true,
+        effect_store: true,
+        ..Setup::default()
+    }
+}
+
+fn claiming(c: &Command) -> Answer {
+    match c {
+        Command::EffectDeclaration => Answer::EffectPlan {
+            plan: Some(EffectPlan::ClaimIfStore),
+            idempotency_unsupported: false,
+        },
+        o => happy(o),
+    }
+}
+
+#[test]
+fn effect_claim_is_begun_dispatched_and_completed() {
+    let cmds = drive(effects(), call("pay"), claiming);
+    let begin = cmds
+        .iter()
+        .position(|c| *c == Command::EffectBegin)
+        .unwrap();
+    let mark = cmds
+        .iter()
+        .position(|c| matches!(c, Command::MarkDispatched(_)))
+        .unwrap();
+    let exec = cmds.iter().position(|c| *c == Command::Execute).unwrap();
+    let done = cmds
+        .iter()
+        .position(|c| matches!(c, Command::EffectComplete(_)))
+        .unwrap();
+    assert!(begin < mark && mark < exec && exec < done);
+    assert_eq!(
+        cmds[mark],
+        Command::MarkDispatched(ClaimRef {
+            token: "t".into(),
+            version: 1.0
+        })
+    );
+    // The version markDispatched answered is the one complete expects.
+    assert_eq!(
+        cmds[done],
+        Command::EffectComplete(ClaimRef {
+            token: "t".into(),
+            version: 2.0
+        })
+    );
+    assert!(cmds.contains(&Command::UseStoredResult));
+}
+
+#[test]
+fn a_completed_record_replays_and_others_refuse() {
+    let cmds = drive(effects(), call("pay"), |c| match c {
+        Command::EffectBegin => Answer::Begun(Begun::Existing {
+            status: RecordStatus::Completed,
+            result_is_object: true,
+        }),
+        o => claiming(o),
+    });
+    assert!(cmds.contains(&Command::Replay));
+    assert!(!cmds.contains(&Command::Execute));
+    assert_eq!(ending(&cmds).1, Some(Terminal::Finished));
+    for (status, code_) in [
+        (RecordStatus::Dispatched, "ERR_PRISM_TOOL_EFFECT_UNKNOWN"),
+        (RecordStatus::Unknown, "ERR_PRISM_TOOL_EFFECT_UNKNOWN"),
+        (RecordStatus::Claimed, "ERR_PRISM_TOOL_EFFECT_CONFLICT"),
+    ] {
+        let cmds = drive(effects(), call("pay"), |c| match c {
+            Command::EffectBegin => Answer::Begun(Begun::Existing {
+                status,
+                result_is_object: false,
+            }),
+            o => claiming(o),
+        });
+        assert_eq!(blocked(&cmds), BlockedReason::ExecutionDenied);
+        assert_eq!(code(&cmds), code_);
+        assert!(!cmds.contains(&Command::Execute));
+    }
+}
+
+#[test]
+fn a_failure_after_dispatch_marks_the_effect_unknown() {
+    let cmds = drive(effects(), call("pay"), |c| {
+        if *c == Command::Execute {
+            Answer::Threw { code: None }
+        } else {
+            claiming(c)
+        }
+    });
+    assert_eq!(code(&cmds), "ERR_PRISM_TOOL_EFFECT_UNKNOWN");
+    assert!(cmds.contains(&Command::MarkUnknown(ClaimRef {
+        token: "t".into(),
+        version: 2.0
+    })));
+    // An error result is a failure too.
+    let cmds = drive(effects(), call("pay"), |c| {
+        if *c == Command::Execute {
+            Answer::Returned(ToolReturn::Result { has_error: true })
+        } else {
+            claiming(c)
+        }
+    });
+    assert!(cmds.iter().any(|c| matches!(c, Command::MarkUnknown(_))));
+    // A failed completion is unknown as well.
+    let cmds = drive(effects(), call("pay"), |c| {
+        if matches!(c, Command::EffectComplete(_)) {
+            Answer::Threw { code: None }
+        } else {
+            claiming(c)
+        }
+    });
+    assert_eq!(code(&cmds), "ERR_PRISM_TOOL_EFFECT_UNKNOWN");
+}
+
+#[test]
+fn an_unconfirmed_mark_dispatched_reads_the_record_before_marking_it_unknown() {
+    let cmds = drive(effects(), call("pay"), |c| match c {
+        Command::MarkDispatched(_) => Answer::Threw { code: None },
+        Command::EffectGet => Answer::Stored {
+            status: RecordStatus::Dispatched,
+            token: Some("t2".into()),
+            version: Some(5.0),
+        },
+        o => claiming(o),
+    });
+    assert!(!cmds.contains(&Command::Execute));
+    let get = cmds.iter().position(|c| *c == Command::EffectGet).unwrap();
+    assert_eq!(
+        cmds[get + 1],
+        Command::MarkUnknown(ClaimRef {
+            token: "t2".into(),
+            version: 5.0
+        })
+    );
+    // Still claimed: nothing to mark.
+    let cmds = drive(effects(), call("pay"), |c| match c {
+        Command::MarkDispatched(_) => Answer::Record {
+            version: None,
+            result_is_object: false,
+        },
+        Command::EffectGet => Answer::Stored {
+            status: RecordStatus::Claimed,
+            token: Some("t".into()),
+            version: Some(1.0),
+        },
+        o => claiming(o),
+    });
+    assert!(!cmds.iter().any(|c| matches!(c, Command::MarkUnknown(_))));
+}
+
+#[test]
+fn a_stop_before_dispatch_releases_the_claim() {
+    let s = Setup {
+        before_execute: true,
+        ..effects()
+    };
+    let cmds = drive(s, call("pay"), |c| {
+        if *c == Command::BeforeExecute {
+            Answer::Threw { code: None }
+        } else {
+            claiming(c)
+        }
+    });
+    assert!(cmds.contains(&Command::ReleaseClaim(ClaimRef {
+        token: "t".into(),
+        version: 1.0
+    })));
+    assert!(!cmds.iter().any(|c| matches!(c, Command::MarkDispatched(_))));
+}
+
+#[test]
+fn effect_preconditions() {
+    // No verified identity.
+    let cmds = drive(
+        Setup {
+            identity: false,
+            ..effects()
+        },
+        call("pay"),
+        claiming,
+    );
+    assert_eq!(code(&cmds), "ERR_PRISM_TOOL_EFFECT_CONFLICT");
+    // Required but no store.
+    let cmds = drive(
+        Setup {
+            effect_store: false,
+            ..effects()
+        },
+        call("pay"),
+        |c| match c {
+            Command::EffectDeclaration => Answer::EffectPlan {
+                plan: Some(EffectPlan::ClaimRequired),
+                idempotency_unsupported: false,
+            },
+            o => happy(o),
+        },
+    );
+    assert_eq!(code(&cmds), "ERR_PRISM_TOOL_EFFECT_REQUIRED");
+    // Key only: no claim.
+    let cmds = drive(effects(), call("pay"), |c| match c {
+        Command::EffectDeclaration => Answer::EffectPlan {
+            plan: Some(EffectPlan::KeyOnly),
+            idempotency_unsupported: false,
+        },
+        o => happy(o),
+    });
+    assert!(cmds.contains(&Command::EffectKey) && !cmds.contains(&Command::EffectBegin));
+    // A store that throws something other than an effect error: outcome unknown, never executed.
+    let cmds = drive(effects(), call("pay"), |c| {
+        if *c == Command::EffectBegin {
+            Answer::Threw {
+                code: Some("ECONNRESET".into()),
+            }
+        } else {
+            claiming(c)
+        }
+    });
+    assert_eq!(code(&cmds), "ERR_PRISM_TOOL_EFFECT_UNKNOWN");
+    let cmds = drive(effects(), call("pay"), |c| {
+        if *c == Command::EffectBegin {
+            Answer::Threw {
+                code: Some("ERR_PRISM_TOOL_EFFECT_LIMIT".into()),
+            }
+        } else {
+            claiming(c)
+        }
+    });
+    assert_eq!(ending(&cmds).0, Some(ErrorSpec::Thrown));
+}
+
+fn guarded(n: u32, max: u32) -> Setup {
+    Setup {
+        input_guardrails: n,
+        output_guardrails: n,
+        guardrail_concurrency: max,
+        emit: true,
+        ..Setup::default()
+    }
+}
+
+#[test]
+fn a_guardrail_block_stops_the_stage() {
+    let cmds = drive(guarded(2, 1), call("t"), |c| match c {
+        Command::AwaitGuardrail {
+            stage: Stage::Input,
+            index: 0,
+        } => Answer::Guard(
+            GuardDecision {
+                action: GuardAction::Block,
+                reason: Some("no".into()),
+                metadata: false,
+            },
+            GuardFacts {
+                name: Some("pii".into()),
+                pack: Some("p".into()),
+                rule: Some("r".into()),
+            },
+        ),
+        o => happy(o),
+    });
+    assert_eq!(blocked(&cmds), BlockedReason::GuardrailBlocked);
+    assert_eq!(message(&cmds), "Blocked by guardrail rule pack:p/r: no");
+    assert!(!cmds.contains(&Command::StartGuardrail {
+        stage: Stage::Input,
+        index: 1
+    }));
+    assert!(cmds.contains(&Command::AbortGuardrails));
+    assert!(cmds.contains(&Command::GuardrailRecord {
+        stage: Stage::Input,
+        guardrail: "pii".into(),
+        action: "block",
+        reason: Some("no".into()),
+        metadata: false
+    }));
+    assert_eq!(cmds.last(), Some(&Command::Resolve));
+}
+
+#[test]
+fn a_tripwire_rejects_after_the_terminal_row() {
+    let cmds = drive(
+        Setup {
+            ledger: true,
+            ..guarded(1, 1)
+        },
+        call("t"),
+        |c| match c {
+            Command::AwaitGuardrail {
+                stage: Stage::Output,
+                ..
+            } => Answer::Threw { code: None },
+            o => happy(o),
+        },
+    );
+    assert_eq!(blocked(&cmds), BlockedReason::GuardrailBlocked);
+    assert!(cmds.contains(&Command::GuardrailRecord {
+        stage: Stage::Output,
+        guardrail: "(unnamed guardrail)".into(),
+        action: "tripwire",
+        reason: Some("guardrail_failed".into()),
+        metadata: false
+    }));
+    assert_eq!(
+        cmds.last(),
+        Some(&Command::Reject(Rejection::Guardrail {
+            message: "Tool result blocked by guardrail".into()
+        }))
+    );
+}
+
+#[test]
+fn guardrails_start_up_to_the_concurrency_and_decide_in_order() {
+    let cmds = drive(
+        Setup {
+            output_guardrails: 0,
+            ..guarded(3, 2)
+        },
+        call("t"),
+        happy,
+    );
+    let order: Vec<String> = cmds
+        .iter()
+        .filter_map(|c| match c {
+            Command::StartGuardrail { index, .. } => Some(format!("s{index}")),
+            Command::AwaitGuardrail { index, .. } => Some(format!("a{index}")),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(order, ["s0", "s1", "a0", "s2", "a1", "a2"]);
+}
+
+#[test]
+fn guardrail_names_and_reasons_are_bounded_and_redacted() {
+    let s = Setup {
+        secrets: Rc::new(Secrets::new(["sk-secret"])),
+        ..guarded(1, 1)
+    };
+    let long = "x".repeat(10_000);
+    let cmds = drive(s, call("t"), |c| match c {
+        Command::AwaitGuardrail {
+            stage: Stage::Input,
+            ..
+        } => Answer::Guard(
+            GuardDecision {
+                action: GuardAction::Allow,
+                reason: Some(format!("sk-secret {long}")),
+                metadata: false,
+            },
+            GuardFacts {
+                name: Some(format!("sk-secret{long}")),
+                ..GuardFacts::default()
+            },
+        ),
+        o => happy(o),
+    });
+    let (g, r) = cmds
+        .iter()
+        .find_map(|c| match c {
+            Command::GuardrailRecord {
+                guardrail, reason, ..
+            } => Some((guardrail.clone(), reason.clone().unwrap())),
+            _ => None,
+        })
+        .unwrap();
+    assert!(g.starts_with("[REDACTED]") && g.len() <= 128 + 10);
+    assert!(r.starts_with("[REDACTED] ") && r.len() <= 4096 + 10);
+    assert_eq!(cmds.last(), Some(&Command::Resolve));
+}
+
+#[test]
+fn a_malformed_guardrail_or_decision_trips_the_wire() {
+    for (a, reason) in [
+        (
+            Answer::GuardInvalid(GuardFacts::default()),
+            "guardrail_invalid",
+        ),
+        (
+            Answer::GuardMalformed(GuardFacts::default()),
+            "guardrail_invalid_decision",
+        ),
+        (Answer::Aborted, "guardrail_failed"),
+    ] {
+        let cmds = drive(guarded(1, 1), call("t"), |c| match c {
+            Command::AwaitGuardrail {
+                stage: Stage::Input,
+                ..
+            } => a.clone(),
+            o => happy(o),
+        });
+        assert!(cmds
+            .iter()
+            .any(|c| matches!(c, Command::GuardrailRecord { reason: Some(r), .. } if r == reason)));
+        assert!(matches!(
+            cmds.last(),
+            Some(Command::Reject(Rejection::Guardrail { .. }))
+        ));
+    }
+}
+
+#[test]
+fn an_output_block_after_dispatch_leaves_the_effect_unknown() {
+    let s = Setup {
+        output_guardrails: 1,
+        guardrail_concurrency: 1,
+        ..effects()
+    };
+    let cmds = drive(s, call("pay"), |c| match c {
+        Command::AwaitGuardrail { .. } => Answer::Guard(
+            GuardDecision {
+                action: GuardAction::Block,
+                reason: None,
+                metadata: false,
+            },
+            GuardFacts::default(),
+        ),
+        o => claiming(o),
+    });
+    assert_eq!(code(&cmds), "ERR_PRISM_TOOL_EFFECT_UNKNOWN");
+    assert!(cmds.iter().any(|c| matches!(c, Command::MarkUnknown(_))));
+}
