@@ -6,7 +6,11 @@ use super::DESCRIPTION_CHARS;
 /// The first line of `description`, cut at the end of its first sentence, whitespace collapsed,
 /// at most `DESCRIPTION_CHARS` characters (an ellipsis marks a cut).
 pub fn short_description(description: &str) -> String {
-    let first_line = description.trim_start().split(['\n', '\r']).next().unwrap_or("");
+    let first_line = description
+        .trim_start()
+        .split(['\n', '\r'])
+        .next()
+        .unwrap_or("");
     let sentence = match first_line.find(". ") {
         Some(i) => &first_line[..=i],
         None => first_line,
@@ -81,8 +85,14 @@ mod tests {
 
     #[test]
     fn short_description_takes_the_first_sentence_of_the_first_line() {
-        assert_eq!(short_description("Get a file. Then more.\nSecond line"), "Get a file.");
-        assert_eq!(short_description("  List   issues\tin a repo\n\nMore"), "List issues in a repo");
+        assert_eq!(
+            short_description("Get a file. Then more.\nSecond line"),
+            "Get a file."
+        );
+        assert_eq!(
+            short_description("  List   issues\tin a repo\n\nMore"),
+            "List issues in a repo"
+        );
         assert_eq!(short_description(""), "");
         assert_eq!(short_description("v1.2 release"), "v1.2 release");
     }
@@ -101,8 +111,16 @@ mod tests {
     #[test]
     fn lines_have_the_documented_shape() {
         let mut out = String::new();
-        line("get_me", "Get details of the authenticated user.", &["me", "user"], &mut out);
-        assert_eq!(out, "get_me: Get details of the authenticated user. [matched: me, user]");
+        line(
+            "get_me",
+            "Get details of the authenticated user.",
+            &["me", "user"],
+            &mut out,
+        );
+        assert_eq!(
+            out,
+            "get_me: Get details of the authenticated user. [matched: me, user]"
+        );
         out.clear();
         line("bare", "", &["bare"], &mut out);
         assert_eq!(out, "bare [matched: bare]");

@@ -37,7 +37,10 @@ pub fn activate(current: &[&str], names: &[&str]) -> Vec<String> {
     let mut all: Vec<&str> = Vec::with_capacity(current.len() + names.len());
     all.extend_from_slice(current);
     all.extend_from_slice(names);
-    recent_activated(&all).into_iter().map(str::to_owned).collect()
+    recent_activated(&all)
+        .into_iter()
+        .map(str::to_owned)
+        .collect()
 }
 
 /// Chooses the tools for one turn.
@@ -45,7 +48,13 @@ pub fn activate(current: &[&str], names: &[&str]) -> Vec<String> {
 /// `names[i]` is the name of input entry `i` (`None` when the entry has no string name, which
 /// discloses everything). The chosen set is the top `top_k` tools of `index` for `input` (the
 /// `search_tools` tool itself takes no slot), plus the activated names, plus `search_tools`.
-pub fn disclose(names: &[Option<&str>], index: &SearchIndex, input: &str, top_k: usize, activated: &[&str]) -> Disclosure {
+pub fn disclose(
+    names: &[Option<&str>],
+    index: &SearchIndex,
+    input: &str,
+    top_k: usize,
+    activated: &[&str],
+) -> Disclosure {
     if names.len() > MAX_INDEXED_TOOLS || names.iter().any(Option::is_none) {
         return Disclosure::All;
     }
@@ -56,7 +65,11 @@ pub fn disclose(names: &[Option<&str>], index: &SearchIndex, input: &str, top_k:
     }
     if top_k > 0 {
         let (_, hits) = index.search(input, top_k + 1);
-        for hit in hits.iter().filter(|h| index.name(h.doc) != SEARCH_TOOLS_NAME).take(top_k) {
+        for hit in hits
+            .iter()
+            .filter(|h| index.name(h.doc) != SEARCH_TOOLS_NAME)
+            .take(top_k)
+        {
             chosen.insert(index.name(hit.doc));
         }
     }
@@ -78,7 +91,14 @@ mod tests {
     use crate::search::{Scoring, ToolText};
 
     fn index(tools: &[(&str, &str)]) -> SearchIndex {
-        SearchIndex::build(tools.iter().map(|(n, d)| ToolText { name: n, description: d, parameters: "" }), Scoring::DEFAULT)
+        SearchIndex::build(
+            tools.iter().map(|(n, d)| ToolText {
+                name: n,
+                description: d,
+                parameters: "",
+            }),
+            Scoring::DEFAULT,
+        )
     }
 
     const TOOLS: &[(&str, &str)] = &[
@@ -95,19 +115,34 @@ mod tests {
     #[test]
     fn picks_top_k_plus_activated_plus_search_tools_in_input_order() {
         let idx = index(TOOLS);
-        assert_eq!(disclose(&names(), &idx, "what's the weather in Paris", 1, &["create_issue"]), Disclosure::Some(vec![0, 2, 3]));
+        assert_eq!(
+            disclose(
+                &names(),
+                &idx,
+                "what's the weather in Paris",
+                1,
+                &["create_issue"]
+            ),
+            Disclosure::Some(vec![0, 2, 3])
+        );
     }
 
     #[test]
     fn search_tools_takes_no_top_k_slot() {
         let idx = index(TOOLS);
-        assert_eq!(disclose(&names(), &idx, "search tools for branches", 1, &[]), Disclosure::Some(vec![1, 2]));
+        assert_eq!(
+            disclose(&names(), &idx, "search tools for branches", 1, &[]),
+            Disclosure::Some(vec![1, 2])
+        );
     }
 
     #[test]
     fn activated_names_outside_the_input_are_inert() {
         let idx = index(TOOLS);
-        assert_eq!(disclose(&names(), &idx, "", 16, &["delete_everything"]), Disclosure::Some(vec![2]));
+        assert_eq!(
+            disclose(&names(), &idx, "", 16, &["delete_everything"]),
+            Disclosure::Some(vec![2])
+        );
     }
 
     #[test]
@@ -116,7 +151,10 @@ mod tests {
         let two: Vec<Option<&str>> = vec![Some("create_issue"), Some("list_branches")];
         // Nothing matched, nothing activated, no search_tools in the list: never zero tools.
         assert_eq!(disclose(&two, &idx, "", 16, &[]), Disclosure::All);
-        assert_eq!(disclose(&[Some("create_issue"), None], &idx, "issue", 16, &[]), Disclosure::All);
+        assert_eq!(
+            disclose(&[Some("create_issue"), None], &idx, "issue", 16, &[]),
+            Disclosure::All
+        );
         let many: Vec<Option<&str>> = (0..MAX_INDEXED_TOOLS + 1).map(|_| Some("x")).collect();
         assert_eq!(disclose(&many, &idx, "issue", 16, &[]), Disclosure::All);
     }

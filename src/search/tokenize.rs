@@ -67,7 +67,8 @@ fn ascii_tokens(text: &str, buf: &mut String, mut f: impl FnMut(&str)) {
             if c.is_ascii_uppercase()
                 && (p.is_ascii_lowercase()
                     || p.is_ascii_digit()
-                    || (p.is_ascii_uppercase() && word.get(j + 1).is_some_and(u8::is_ascii_lowercase)))
+                    || (p.is_ascii_uppercase()
+                        && word.get(j + 1).is_some_and(u8::is_ascii_lowercase)))
             {
                 emit_ascii(&text[start + from..start + j], buf, &mut f);
                 from = j;
@@ -137,16 +138,25 @@ mod tests {
 
     #[test]
     fn splits_identifiers_on_separators_and_camel_case() {
-        assert_eq!(tokens("get_file-contents.v2/list"), ["get", "file", "contents", "v2", "list"]);
+        assert_eq!(
+            tokens("get_file-contents.v2/list"),
+            ["get", "file", "contents", "v2", "list"]
+        );
         assert_eq!(tokens("getHTTPResponse"), ["get", "http", "response"]);
-        assert_eq!(tokens("utf8String sha256 math.log10"), ["utf8", "string", "sha256", "math", "log10"]);
+        assert_eq!(
+            tokens("utf8String sha256 math.log10"),
+            ["utf8", "string", "sha256", "math", "log10"]
+        );
         assert_eq!(tokens("XMLHttpRequest"), ["xml", "http", "request"]);
         assert_eq!(tokens("ABC"), ["abc"]);
     }
 
     #[test]
     fn lower_cases_and_drops_punctuation() {
-        assert_eq!(tokens("  Find the AREA, of a triangle!  "), ["find", "the", "area", "of", "a", "triangle"]);
+        assert_eq!(
+            tokens("  Find the AREA, of a triangle!  "),
+            ["find", "the", "area", "of", "a", "triangle"]
+        );
         assert_eq!(tokens(""), Vec::<String>::new());
         assert_eq!(tokens(" \t\n "), Vec::<String>::new());
     }
