@@ -11,7 +11,6 @@ pub mod postgres;
 pub mod raw;
 pub mod realm;
 pub mod redact;
-pub mod registry;
 pub mod run;
 pub mod search;
 pub mod validate;
