@@ -1098,3 +1098,428 @@ fn an_output_block_after_dispatch_leaves_the_effect_unknown() {
     assert_eq!(code(&cmds), "ERR_PRISM_TOOL_EFFECT_UNKNOWN");
     assert!(cmds.iter().any(|c| matches!(c, Command::MarkUnknown(_))));
 }
+
+// ----- every blocked reason, aborts, observers and effect transitions, path by path -------------
+
+/// A dispatch that ends blocked with `reason`, with events and rows on. The match is exhaustive:
+/// a new reason does not compile until it has a path here.
+fn blocked_path(reason: BlockedReason) -> Vec<Command> {
+    let observed = Setup {
+        emit: true,
+        ledger: true,
+        ..Setup::default()
+    };
+    match reason {
+        BlockedReason::UnknownTool => drive(observed, call("nope"), |c| match c {
+            Command::Lookup => Answer::Found(false),
+            o => happy(o),
+        }),
+        BlockedReason::ToolDenied => drive(
+            Setup {
+                filter: Some(Rc::new(Filter {
+                    rules: vec![crate::filter::FilterRule::new(vec!["ls".into()], vec![])],
+                })),
+                ..observed
+            },
+            call("rm"),
+            happy,
+        ),
+        BlockedReason::InvalidArguments => drive(
+            observed,
+            CallFacts {
+                arguments: ArgumentsShape::NotObject,
+                ..call("echo")
+            },
+            happy,
+        ),
+        BlockedReason::PermissionDenied => drive(
+            Setup {
+                identity: true,
+                permission: true,
+                ..observed
+            },
+            call("rm"),
+            |c| match c {
+                Command::CheckPermission => Answer::Decision {
+                    granted: false,
+                    reason: None,
+                },
+                o => happy(o),
+            },
+        ),
+        BlockedReason::ValidationFailed => drive(
+            Setup {
+                validate: true,
+                ..observed
+            },
+            call("echo"),
+            |c| match c {
+                Command::Validate => Answer::Validated(Validation::Message("bad".into())),
+                o => happy(o),
+            },
+        ),
+        BlockedReason::ExecutionDenied => drive(
+            Setup {
+                before_execute: true,
+                ..observed
+            },
+            call("echo"),
+            |c| match c {
+                Command::BeforeExecute => Answer::Threw { code: None },
+                o => happy(o),
+            },
+        ),
+        BlockedReason::GuardrailBlocked => drive(
+            Setup {
+                input_guardrails: 1,
+                guardrail_concurrency: 1,
+                ..observed
+            },
+            call("echo"),
+            |c| match c {
+                Command::AwaitGuardrail { .. } => Answer::Guard(
+                    GuardDecision {
+                        action: GuardAction::Block,
+                        reason: None,
+                        metadata: false,
+                    },
+                    GuardFacts::default(),
+                ),
+                o => happy(o),
+            },
+        ),
+    }
+}
+
+#[test]
+fn every_blocked_reason_ends_with_one_event_one_row_and_no_execute() {
+    let all = [
+        BlockedReason::UnknownTool,
+        BlockedReason::ToolDenied,
+        BlockedReason::InvalidArguments,
+        BlockedReason::PermissionDenied,
+        BlockedReason::ValidationFailed,
+        BlockedReason::ExecutionDenied,
+        BlockedReason::GuardrailBlocked,
+    ];
+    for reason in all {
+        let cmds = blocked_path(reason);
+        assert_eq!(blocked(&cmds), reason, "{cmds:?}");
+        assert!(!cmds.contains(&Command::Execute), "{reason:?} executed");
+        assert!(ending(&cmds).0.is_some(), "{reason:?} has no error");
+        let k = Terminal::Blocked(reason);
+        assert_eq!(
+            cmds.iter()
+                .filter(|c| **c == Command::EmitTerminal(k))
+                .count(),
+            1
+        );
+        assert_eq!(
+            cmds.iter()
+                .filter(|c| **c == Command::AppendTerminal(k))
+                .count(),
+            1
+        );
+        // Blocked calls resolve (with the error in the result); they never reject.
+        assert_eq!(cmds.last(), Some(&Command::Resolve));
+        // The public strings are the documented ones.
+        assert_eq!(
+            reason.as_str(),
+            match reason {
+                BlockedReason::UnknownTool => "unknown_tool",
+                BlockedReason::ToolDenied => "tool_denied",
+                BlockedReason::InvalidArguments => "invalid_arguments",
+                BlockedReason::PermissionDenied => "permission_denied",
+                BlockedReason::ValidationFailed => "validation_failed",
+                BlockedReason::ExecutionDenied => "execution_denied",
+                BlockedReason::GuardrailBlocked => "guardrail_blocked",
+            }
+        );
+    }
+}
+
+#[test]
+fn an_abort_while_a_hook_runs_blocks_before_lookup() {
+    let cmds = drive(
+        Setup {
+            middleware: true,
+            signal: true,
+            ..Setup::default()
+        },
+        call("slow"),
+        |c| match c {
+            Command::CallMiddleware => Answer::Aborted,
+            o => happy(o),
+        },
+    );
+    assert_eq!(blocked(&cmds), BlockedReason::ExecutionDenied);
+    assert_eq!(code(&cmds), "ERR_PRISM_ABORTED");
+    assert_eq!(message(&cmds), "Tool call aborted before execution: slow");
+    assert!(!cmds.contains(&Command::Lookup));
+    assert!(!cmds.contains(&Command::Execute));
+}
+
+#[test]
+fn an_abort_after_the_tool_returned_fails_the_call() {
+    // The signal fires while `tool_result` middleware runs: the tool has run, so the call errors
+    // (not blocked) with the after-execution message.
+    let cmds = drive(
+        Setup {
+            middleware: true,
+            signal: true,
+            ..Setup::default()
+        },
+        call("slow"),
+        |c| match c {
+            Command::CallMiddleware => Answer::Call(call("slow")),
+            Command::ResultMiddleware => Answer::Aborted,
+            o => happy(o),
+        },
+    );
+    assert!(cmds.contains(&Command::Execute));
+    assert_eq!(ending(&cmds).1, Some(Terminal::Error));
+    assert_eq!(code(&cmds), "ERR_PRISM_ABORTED");
+    assert_eq!(message(&cmds), "Tool call aborted: slow");
+}
+
+#[test]
+fn an_abort_around_a_claimed_effect_releases_or_marks_it() {
+    let s = || Setup {
+        before_execute: true,
+        signal: true,
+        ..effects()
+    };
+    // Before dispatch: the claim is released and nothing is marked.
+    let cmds = drive(s(), call("pay"), |c| match c {
+        Command::CheckSignal => Answer::Aborted,
+        o => claiming(o),
+    });
+    assert_eq!(blocked(&cmds), BlockedReason::ExecutionDenied);
+    assert_eq!(code(&cmds), "ERR_PRISM_ABORTED");
+    assert!(cmds.contains(&Command::ReleaseClaim(ClaimRef {
+        token: "t".into(),
+        version: 1.0
+    })));
+    assert!(!cmds.iter().any(|c| matches!(
+        c,
+        Command::MarkDispatched(_) | Command::MarkUnknown(_) | Command::EffectComplete(_)
+    )));
+    // During execute: the effect may have happened, so it is marked unknown, never completed.
+    let cmds = drive(s(), call("pay"), |c| match c {
+        Command::Execute => Answer::Aborted,
+        o => claiming(o),
+    });
+    assert_eq!(ending(&cmds).1, Some(Terminal::Error));
+    assert_eq!(code(&cmds), "ERR_PRISM_TOOL_EFFECT_UNKNOWN");
+    assert!(cmds.contains(&Command::MarkUnknown(ClaimRef {
+        token: "t".into(),
+        version: 2.0
+    })));
+    assert!(!cmds
+        .iter()
+        .any(|c| matches!(c, Command::EffectComplete(_) | Command::ReleaseClaim(_))));
+}
+
+#[test]
+fn an_abort_answer_to_an_observer_is_not_an_abort() {
+    // Observers (events, rows) run to completion: an abort reported while one ran does not end
+    // the call before its tool runs.
+    let cmds = drive(
+        Setup {
+            emit: true,
+            ledger: true,
+            signal: true,
+            ..Setup::default()
+        },
+        call("t"),
+        |c| match c {
+            Command::EmitStarted | Command::AppendStarted => Answer::Aborted,
+            o => happy(o),
+        },
+    );
+    assert!(cmds.contains(&Command::Execute));
+    assert_eq!(ending(&cmds), (None, Some(Terminal::Finished)));
+}
+
+#[test]
+fn failing_observers_never_change_a_blocked_or_failed_outcome() {
+    let observed = || Setup {
+        emit: true,
+        ledger: true,
+        ..Setup::default()
+    };
+    let throwing = |c: &Command| match c {
+        Command::EmitStarted
+        | Command::AppendStarted
+        | Command::EmitTerminal(_)
+        | Command::AppendTerminal(_) => Answer::Threw { code: None },
+        Command::Lookup => Answer::Found(false),
+        o => happy(o),
+    };
+    let cmds = drive(observed(), call("nope"), throwing);
+    assert_eq!(blocked(&cmds), BlockedReason::UnknownTool);
+    assert_eq!(message(&cmds), "Unknown tool: nope");
+    assert_eq!(cmds.last(), Some(&Command::Resolve));
+
+    let cmds = drive(observed(), call("t"), |c| match c {
+        Command::Execute => Answer::Threw { code: None },
+        Command::EmitStarted
+        | Command::AppendStarted
+        | Command::EmitTerminal(_)
+        | Command::AppendTerminal(_) => Answer::Threw { code: None },
+        o => happy(o),
+    });
+    assert_eq!(
+        ending(&cmds),
+        (Some(ErrorSpec::Thrown), Some(Terminal::Error))
+    );
+    // The row is still written after the event failed, and the call still settles once.
+    let event = cmds
+        .iter()
+        .position(|c| matches!(c, Command::EmitTerminal(_)))
+        .unwrap();
+    assert_eq!(cmds[event + 1], Command::AppendTerminal(Terminal::Error));
+    assert_eq!(cmds.last(), Some(&Command::Resolve));
+}
+
+#[test]
+fn failing_settle_writes_never_change_the_outcome() {
+    // markUnknown fails after a failed execute: the call still errors with the effect code and
+    // still writes its event and row.
+    let cmds = drive(
+        Setup {
+            emit: true,
+            ledger: true,
+            ..effects()
+        },
+        call("pay"),
+        |c| match c {
+            Command::Execute => Answer::Threw { code: None },
+            Command::MarkUnknown(_) => Answer::Threw { code: None },
+            o => claiming(o),
+        },
+    );
+    assert_eq!(code(&cmds), "ERR_PRISM_TOOL_EFFECT_UNKNOWN");
+    let mark = cmds
+        .iter()
+        .position(|c| matches!(c, Command::MarkUnknown(_)))
+        .unwrap();
+    assert_eq!(cmds[mark + 1], Command::EmitTerminal(Terminal::Error));
+    assert_eq!(cmds[mark + 2], Command::AppendTerminal(Terminal::Error));
+    // A failing release after a stop before dispatch: still blocked, still recorded.
+    let cmds = drive(
+        Setup {
+            before_execute: true,
+            ledger: true,
+            ..effects()
+        },
+        call("pay"),
+        |c| match c {
+            Command::BeforeExecute => Answer::Threw { code: None },
+            Command::ReleaseClaim(_) => Answer::Threw { code: None },
+            o => claiming(o),
+        },
+    );
+    assert_eq!(blocked(&cmds), BlockedReason::ExecutionDenied);
+    let release = cmds
+        .iter()
+        .position(|c| matches!(c, Command::ReleaseClaim(_)))
+        .unwrap();
+    assert_eq!(
+        cmds[release + 1],
+        Command::AppendTerminal(Terminal::Blocked(BlockedReason::ExecutionDenied))
+    );
+}
+
+#[test]
+fn every_begin_answer_has_its_transition() {
+    let begin = |answer: Answer| {
+        drive(effects(), call("pay"), move |c| match c {
+            Command::EffectBegin => answer.clone(),
+            o => claiming(o),
+        })
+    };
+    // A malformed answer and a plain store failure: the claim's outcome is unknown.
+    for a in [
+        Answer::Begun(Begun::Malformed),
+        Answer::Threw { code: None },
+        Answer::Threw {
+            code: Some("ERR_PRISM_TOOL_EFFECT_STORE".into()),
+        },
+    ] {
+        let cmds = begin(a);
+        assert_eq!(blocked(&cmds), BlockedReason::ExecutionDenied);
+        assert_eq!(code(&cmds), "ERR_PRISM_TOOL_EFFECT_UNKNOWN");
+        assert_eq!(message(&cmds), "tool effect claim outcome is unknown");
+        assert!(!cmds.contains(&Command::Execute));
+        // No claim was taken: nothing to release or mark.
+        assert!(!cmds.iter().any(|c| matches!(
+            c,
+            Command::ReleaseClaim(_) | Command::MarkUnknown(_) | Command::EffectGet
+        )));
+    }
+    // The store's own effect error is reported as thrown.
+    let cmds = begin(Answer::Threw {
+        code: Some("ERR_PRISM_TOOL_EFFECT_LIMIT".into()),
+    });
+    assert_eq!(blocked(&cmds), BlockedReason::ExecutionDenied);
+    assert_eq!(ending(&cmds).0, Some(ErrorSpec::Thrown));
+    // Existing records that cannot run.
+    for (status, result_is_object, code_, message_) in [
+        (
+            RecordStatus::Completed,
+            false,
+            "ERR_PRISM_TOOL_EFFECT_COMPLETED",
+            "tool effect already completed without replayable result",
+        ),
+        (
+            RecordStatus::Other,
+            false,
+            "ERR_PRISM_TOOL_EFFECT_CONFLICT",
+            "tool effect is not dispatchable",
+        ),
+        (
+            RecordStatus::Dispatched,
+            true,
+            "ERR_PRISM_TOOL_EFFECT_UNKNOWN",
+            "tool effect outcome requires reconciliation",
+        ),
+    ] {
+        let cmds = begin(Answer::Begun(Begun::Existing {
+            status,
+            result_is_object,
+        }));
+        assert_eq!(blocked(&cmds), BlockedReason::ExecutionDenied);
+        assert_eq!(code(&cmds), code_);
+        assert_eq!(message(&cmds), message_);
+        assert!(!cmds.contains(&Command::Execute) && !cmds.contains(&Command::Replay));
+    }
+}
+
+#[test]
+fn a_completion_without_a_stored_object_keeps_the_tools_result() {
+    let cmds = drive(effects(), call("pay"), |c| match c {
+        Command::EffectComplete(_) => Answer::Record {
+            version: Some(3.0),
+            result_is_object: false,
+        },
+        o => claiming(o),
+    });
+    assert_eq!(ending(&cmds), (None, Some(Terminal::Finished)));
+    assert!(!cmds.contains(&Command::UseStoredResult));
+    assert!(!cmds.iter().any(|c| matches!(c, Command::MarkUnknown(_))));
+    // A mark that answered no version leaves the outcome unknown: the tool never runs.
+    let cmds = drive(effects(), call("pay"), |c| match c {
+        Command::MarkDispatched(_) => Answer::Record {
+            version: None,
+            result_is_object: false,
+        },
+        Command::EffectGet => Answer::Threw { code: None },
+        o => claiming(o),
+    });
+    assert!(!cmds.contains(&Command::Execute));
+    assert_eq!(code(&cmds), "ERR_PRISM_TOOL_EFFECT_UNKNOWN");
+    // The record could not be read: nothing is marked, the call still settles.
+    assert!(!cmds.iter().any(|c| matches!(c, Command::MarkUnknown(_))));
+    assert_eq!(cmds.last(), Some(&Command::Resolve));
+}
