@@ -397,8 +397,6 @@ pub enum GateAction {
 
 /// Default text of a pending tool approval.
 pub const PENDING_REASON: &str = "Tool side effect requires approval";
-/// Default text of a rejected call's blocked result.
-pub const REJECTED_REASON: &str = "Approval rejected";
 /// Default text of a sticky rejection's blocked result.
 pub const REJECTED_FOR_RUN_REASON: &str = "Rejected for this run";
 
