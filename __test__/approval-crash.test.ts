@@ -42,6 +42,19 @@ const sideEffects = (dir: string) => {
   return existsSync(f) ? readFileSync(f, "utf8").split("\n").filter(Boolean).length : 0;
 };
 
+/** What an operator would do by hand: put the run's suspended checkpoint back (a new version). */
+async function restore(dir: string, runId: string, suspended: unknown) {
+  const store = createSqliteCheckpointStore({ path: join(dir, "checkpoints.db") });
+  try {
+    const current = await store.loadCheckpoint({ namespace: AGENT_RUN_STATE_NAMESPACE, key: runId, tenantId: "tenant" });
+    const next = current!.version + 1;
+    await store.saveCheckpoint({ namespace: AGENT_RUN_STATE_NAMESPACE, key: runId, tenantId: "tenant", version: next, expectedVersion: current!.version, value: suspended as any });
+    return next;
+  } finally {
+    store.close();
+  }
+}
+
 async function stored(dir: string, runId: string) {
   const store = createSqliteCheckpointStore({ path: join(dir, "checkpoints.db") });
   try {
@@ -84,4 +97,24 @@ describe("durable approval across processes", () => {
       expect(sideEffects(dir)).toBe(effects);
     });
   }
+
+  it("the effect store is a second line: a suspended checkpoint put back by hand still cannot repeat the side effect", async () => {
+    // Completed: the replayed resume gets the stored result without running the tool again.
+    const done = fresh();
+    const s = run(["suspend", done]);
+    const suspended = (await stored(done, s.runId))!.value;
+    expect(run(["resume", done, s.runId, s.sessionId, String(s.version)]).status).toBe("succeeded");
+    const again = run(["resume", done, s.runId, s.sessionId, String(await restore(done, s.runId, suspended))]);
+    expect(again).toMatchObject({ status: "succeeded", row: { result: { charged: 5 } } });
+    expect(sideEffects(done)).toBe(1);
+
+    // Killed after the side effect, before the effect completed: the effect store refuses to run it again.
+    const killed = fresh();
+    const k = run(["suspend", killed]);
+    const before = (await stored(killed, k.runId))!.value;
+    await killAt(["resume", killed, k.runId, k.sessionId, String(k.version)], "after-effect");
+    const retry = run(["resume", killed, k.runId, k.sessionId, String(await restore(killed, k.runId, before))]);
+    expect(retry.row.error.code).toMatch(/^ERR_PRISM_TOOL_EFFECT_/);
+    expect(sideEffects(killed)).toBe(1);
+  });
 });
