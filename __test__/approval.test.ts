@@ -155,6 +155,23 @@ describe("a durable run suspends before a gated side effect", () => {
     expect(turns).toBe(0);
   });
 
+  it("a round that fails leaves no gated call without a row and no suspension", async () => {
+    const tripwire = { name: "stop-reads", stage: "tool_input", evaluate: (ctx: any) => (ctx.value.name === "read" ? { action: "tripwire", reason: "no" } : { action: "allow" }) };
+    const { agent, log, runState, store } = setup([[call("c1", "pay", { amount: 1 }), call("c2", "read"), providerDone()]], {
+      interrupt: false,
+      extra: { pay: { needsApproval: true } as any },
+      config: { guardrails: { toolInput: [tripwire] } },
+    });
+    const session = agent.createSession();
+    const err: any = await session.run("go", { runState }).catch((e) => e);
+    expect(err.result.status).toBe("failed");
+    expect(log).toEqual([]);
+    const rows = session.messages().filter((m) => m.role === "tool").map((m: any) => m.content[0]);
+    expect(rows.map((r: any) => r.toolCallId).sort()).toEqual(["c1", "c2"]);
+    expect(rows.find((r: any) => r.toolCallId === "c1").error.code).toBe("tool_call_not_dispatched");
+    expect((await store.listCheckpoints({ namespace: AGENT_RUN_STATE_NAMESPACE })).items).toEqual([]);
+  });
+
   it("refuses a durable run without an agent id, revision or store", async () => {
     const provider = createMockProvider([providerDone()]);
     const anonymous = createAgent({ model, provider });

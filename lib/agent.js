@@ -607,7 +607,13 @@ module.exports = function agentApi({ createToolDispatcher, createToolRegistry, e
           rounds += 1
           // Durable runs: gated calls wait for a decision; the others of the round still run.
           const gate = durable ? await durable.gate(calls, hosted, registry, { signal, metadata }) : undefined
-          await runBatch(calls, gate ? gate.hosted : hosted, dispatcher, limits.toolConcurrency, registry)
+          try {
+            await runBatch(calls, gate ? gate.hosted : hosted, dispatcher, limits.toolConcurrency, registry)
+          } catch (end) {
+            // The round failed or aborted: the waiting calls get rows too, so no call is left open.
+            if (gate) for (const p of gate.pending) transcript.push(toolMessage(notDispatched(p.call, signal.aborted ? 'aborted' : 'failed')))
+            throw end
+          }
           if (gate) {
             for (const row of gate.rows) transcript.push(toolMessage(row))
             if (gate.pending.length > 0) {
