@@ -520,6 +520,7 @@ module.exports = function agentApi({ createToolDispatcher, createToolRegistry, e
           // The decided calls of the suspension go to the transcript before the next provider turn.
           rounds = resumed.counters.rounds
           turns = resumed.counters.turns
+          emit({ type: 'agent_resumed', sessionId, runId, version: resumed.version })
           await approval.replayDecided(resumed, { dispatcher: unfiltered, transcript, toolMessage, errorInfo, context: { sessionId, runId, signal, metadata } })
           if (signal.aborted) finish('aborted', 'aborted', abortError())
         }

@@ -323,6 +323,9 @@ export type ArtifactLoopEvent =
 export type AgentLifecycleEvent =
   | { type: "agent_started"; sessionId: string; runId: string }
   | { type: "agent_finished"; sessionId: string; runId: string; usage?: Usage; finishReason?: "turn_limit" }
+  /** Durable runs (types/approval.d.ts): the run stopped for approval, or resumed after a decision. */
+  | { type: "agent_suspended"; sessionId: string; runId: string; interruption: import("./approval").AgentRunInterruption; version: number }
+  | { type: "agent_resumed"; sessionId: string; runId: string; version: number }
   | { type: "turn_started"; sessionId: string; runId: string; turn: number; metadata: { tools: ToolsRequestMetadata } }
   | { type: "turn_finished"; sessionId: string; runId: string; turn: number }
   | { type: "provider_turn_started"; sessionId: string; runId: string; turn: number; metadata: { providerId: string; model: unknown; attempt: number; tools: ToolsRequestMetadata } }
