@@ -158,7 +158,7 @@ impl SqliteCheckpoints {
         let version = input
             .get("version")
             .and_then(Value::as_i64)
-            .filter(|v| *v >= 1 && *v <= (1i64 << 53) - 1)
+            .filter(|v| *v >= 1 && *v < (1i64 << 53))
             .ok_or_else(|| conflict("Checkpoint version must be a positive safe integer"))?;
         let value = input
             .get("value")
