@@ -14,6 +14,7 @@ import {
   providerDone,
   providerTextDelta,
   providerToolCall,
+  providerUsage,
   resumeAgentRun,
   resumeAgentRunStream,
   toolCallContent,
@@ -185,7 +186,8 @@ describe("a durable run suspends before a gated side effect", () => {
 
 describe("resumeAgentRun", () => {
   it("allow_once runs the call, and the next provider request carries its result", async () => {
-    const { agent, log, runState, requests } = setup([[call("c1", "pay", { amount: 5 }), providerDone()], [providerTextDelta("paid"), providerDone()]]);
+    const usage = providerUsage({ inputTokens: 10, outputTokens: 2 });
+    const { agent, log, runState, requests } = setup([[call("c1", "pay", { amount: 5 }), usage, providerDone()], [providerTextDelta("paid"), usage, providerDone()]]);
     const first: any = await agent.createSession().run("pay 5", { runState });
     const approvalId = first.interruption.pendingDecisions[0].approvalId;
     const resumed: any = await resumeAgentRun(agent, { runId: first.runId, sessionId: first.sessionId }, { decisions: [{ approvalId, outcome: "allow_once" }], expectedVersion: first.runState.version }, runState);
@@ -196,6 +198,8 @@ describe("resumeAgentRun", () => {
     expect(rows.c1.result).toEqual({ done: "pay", args: { amount: 5 } });
     // The user message and the assistant's call are in the resumed request too.
     expect(requests[1].messages.map((m) => m.role)).toEqual(["user", "assistant", "tool"]);
+    // The run's usage spans both sides of the suspension.
+    expect(resumed.usage).toMatchObject({ inputTokens: 20, outputTokens: 4, totalTokens: 24 });
   });
 
   it("reject_once continues with the blocked result and its reason; the tool never runs", async () => {
@@ -384,9 +388,12 @@ describe("resumeAgentRun", () => {
   it("more than 32 gated calls in one round fail the run with ERR_PRISM_DECISION_LIMIT", async () => {
     const calls = Array.from({ length: 33 }, (_, i) => call(`c${i}`, "pay", { amount: i }));
     const { agent, runState, log } = setup([[...calls, providerDone()]]);
-    const err: any = await agent.createSession().run("go", { runState }).catch((e) => e);
+    const session = agent.createSession();
+    const err: any = await session.run("go", { runState }).catch((e) => e);
     expect(err.result.error.code).toBe("ERR_PRISM_DECISION_LIMIT");
     expect(log).toEqual([]);
+    // No call is left without a row.
+    expect(session.messages().filter((m) => m.role === "tool")).toHaveLength(33);
   });
 });
 

@@ -520,6 +520,7 @@ module.exports = function agentApi({ createToolDispatcher, createToolRegistry, e
           // The decided calls of the suspension go to the transcript before the next provider turn.
           rounds = resumed.counters.rounds
           turns = resumed.counters.turns
+          usageTotal.add(resumed.usage) // the run's usage before it suspended
           emit({ type: 'agent_resumed', sessionId, runId, version: resumed.version })
           await approval.replayDecided(resumed, { dispatcher: unfiltered, transcript, toolMessage, errorInfo, context: { sessionId, runId, signal, metadata } })
           if (signal.aborted) finish('aborted', 'aborted', abortError())
@@ -607,7 +608,13 @@ module.exports = function agentApi({ createToolDispatcher, createToolRegistry, e
           }
           rounds += 1
           // Durable runs: gated calls wait for a decision; the others of the round still run.
-          const gate = durable ? await durable.gate(calls, hosted, registry, { signal, metadata }) : undefined
+          let gate
+          try {
+            if (durable) gate = await durable.gate(calls, hosted, registry, { signal, metadata })
+          } catch (err) {
+            for (let i = 0; i < calls.length; i++) if (!hosted[i]) transcript.push(toolMessage(notDispatched(calls[i], 'failed')))
+            throw err
+          }
           try {
             await runBatch(calls, gate ? gate.hosted : hosted, dispatcher, limits.toolConcurrency, registry)
           } catch (end) {

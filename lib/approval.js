@@ -430,6 +430,7 @@ async function prepareResume(agent, ref, resume, options, where) {
       version,
       stickies: resolved.stickies,
       counters: state.counters ?? { rounds: 0, turns: 0 },
+      usage: state.usage ?? undefined,
       entries,
       runState: { checkpoints: settings.checkpoints, definitionRevision: settings.definitionRevision, interruptBeforeTool: state.interruptBeforeTool === true, fencingToken: fencing, maxPendingDecisions: settings.maxPending, maxStickyDecisions: settings.maxSticky },
       ownership: options.ownership,
