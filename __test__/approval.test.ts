@@ -397,6 +397,30 @@ describe("resumeAgentRun", () => {
   });
 });
 
+describe("bounds set by the host", () => {
+  it("runState.maxPendingDecisions lowers the pending bound; values past the hard cap are refused", async () => {
+    const { agent, runState, log } = setup([[call("c1", "pay", { amount: 1 }), call("c2", "pay", { amount: 2 }), call("c3", "pay", { amount: 3 }), providerDone()]]);
+    const err: any = await agent.createSession().run("go", { runState: { ...runState, maxPendingDecisions: 2 } }).catch((e) => e);
+    expect(err.result.error).toMatchObject({ code: "ERR_PRISM_DECISION_LIMIT", message: "Pending decisions exceed 2 per run" });
+    expect(log).toEqual([]);
+    for (const bad of [0, 129, 1.5]) {
+      await expect(agent.createSession().run("go", { runState: { ...runState, maxPendingDecisions: bad } })).rejects.toBeInstanceOf(AgentRunStateError);
+    }
+    await expect(agent.createSession().run("go", { runState: { ...runState, maxStickyDecisions: 257 } })).rejects.toBeInstanceOf(AgentRunStateError);
+  });
+
+  it("maxStickyDecisions bounds the sticky decisions a batch may add", async () => {
+    const { agent, runState, log, counts } = setup([[call("c1", "pay", { amount: 1 }), call("c2", "send", { to: "x" }), providerDone()], [providerTextDelta("ok"), providerDone()]]);
+    const bounded = { ...runState, maxStickyDecisions: 1 };
+    const first: any = await agent.createSession().run("go", { runState: bounded });
+    const decisions = first.interruption.pendingDecisions.map((p: any) => ({ approvalId: p.approvalId, outcome: "allow_for_run" }));
+    const saves = counts.saves;
+    await expect(resumeAgentRun(agent, first, { decisions, expectedVersion: 1 }, bounded)).rejects.toMatchObject({ code: "ERR_PRISM_DECISION_LIMIT" });
+    expect(counts.saves).toBe(saves);
+    expect(log).toEqual([]);
+  });
+});
+
 describe("checkpoint stores", () => {
   it("the memory store passes the conformance kit", async () => {
     await assertCheckpointStoreConforms(() => createMemoryCheckpointStore());
