@@ -20,3 +20,4 @@ export * from "./types/ledger";
 export * from "./types/search";
 
 export * from "./types/agent";
+export * from "./types/approval";

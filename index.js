@@ -146,3 +146,23 @@ module.exports = {
   })
 }
 // End of the agent tool loop.
+
+// ----- Human approval and durable runs: runState, resumeAgentRun, checkpoint stores ------------
+// (types/approval.d.ts, docs/agent.md "Approval and durable runs")
+{
+  const approval = require('./lib/approval.js')
+  Object.assign(module.exports, {
+    resumeAgentRun: approval.resumeAgentRun,
+    resumeAgentRunStream: approval.resumeAgentRunStream,
+    agentFingerprint: approval.agentFingerprint,
+    AgentDecisionError: approval.AgentDecisionError,
+    AgentRunStateError: approval.AgentRunStateError,
+    CheckpointConflictError: approval.CheckpointConflictError,
+    CHECKPOINT_CONFLICT_CODE: approval.CHECKPOINT_CONFLICT_CODE,
+    AGENT_RUN_STATE_NAMESPACE: approval.AGENT_RUN_STATE_NAMESPACE,
+    APPROVAL_LIMITS: approval.APPROVAL_LIMITS,
+    createMemoryCheckpointStore: approval.createMemoryCheckpointStore,
+    createSqliteCheckpointStore: approval.createSqliteCheckpointStore,
+  })
+}
+// End of human approval and durable runs.

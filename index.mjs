@@ -104,5 +104,18 @@ export const {
   redactSessionEntry,
   AGENT_RUN_LIMITS,
   // End of the agent tool loop.
+  // Human approval and durable runs.
+  resumeAgentRun,
+  resumeAgentRunStream,
+  agentFingerprint,
+  AgentDecisionError,
+  AgentRunStateError,
+  CheckpointConflictError,
+  CHECKPOINT_CONFLICT_CODE,
+  AGENT_RUN_STATE_NAMESPACE,
+  APPROVAL_LIMITS,
+  createMemoryCheckpointStore,
+  createSqliteCheckpointStore,
+  // End of human approval and durable runs.
 } = cjs
 export default cjs

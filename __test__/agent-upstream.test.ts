@@ -363,8 +363,8 @@ describe("limits refuse NaN (issue 12)", () => {
 
 describe("upstream options this package does not implement are refused", () => {
   const doc = readFileSync(new URL("../docs/agent.md", import.meta.url), "utf8");
-  const config = ["context", "skills", "activateAllSkills", "skillsDisclosure", "toolResultFold", "inputBuilder", "promptBuilder", "resourceLoader", "store", "providerOptions", "providerRequestPolicies", "systemPrompt", "idempotencyKey", "compaction", "retry", "instructionInjectors", "inputLayout", "runState", "secure"];
-  const run = ["providerOptions", "providerRequestPolicies", "systemPrompt", "compaction", "retry", "idempotencyKey", "activeSkills", "skills", "activateAllSkills", "skillsDisclosure", "toolResultFold", "instructionInjectors", "inputLayout", "runState"];
+  const config = ["context", "skills", "activateAllSkills", "skillsDisclosure", "toolResultFold", "inputBuilder", "promptBuilder", "resourceLoader", "store", "providerOptions", "providerRequestPolicies", "systemPrompt", "idempotencyKey", "compaction", "retry", "instructionInjectors", "inputLayout", "secure"];
+  const run = ["providerOptions", "providerRequestPolicies", "systemPrompt", "compaction", "retry", "idempotencyKey", "activeSkills", "skills", "activateAllSkills", "skillsDisclosure", "toolResultFold", "instructionInjectors", "inputLayout"];
 
   it("createAgent refuses each by name, with code unsupported_agent_option; the docs table lists it", () => {
     const provider = createMockProvider([providerDone()]);
@@ -375,7 +375,6 @@ describe("upstream options this package does not implement are refused", () => {
     }
     // `false` is upstream's "disabled" and is accepted.
     expect(() => createAgent({ model, provider, retry: false, compaction: false } as any)).not.toThrow();
-    expect(() => createAgent({ model, provider, runState: { store: {} } } as any)).toThrow(/durable runs and approval pauses/);
   });
 
   it("session.run refuses each before any provider turn; custom loops and input/output guardrails too", async () => {

@@ -1,7 +1,7 @@
 'use strict'
 // `@arnilo/prism` options this package does not implement. Each is refused with an error naming the
-// option and what it is, never ignored: a silently dropped `runState`, for one, would run a tool
-// without the approval pause its host configured. docs/agent.md ("Upstream options") lists them.
+// option and what it is, never ignored: a silently dropped option would run without what its host
+// configured. docs/agent.md ("Upstream options") lists them.
 
 const WHERE = 'see docs/agent.md "Upstream options"; use @arnilo/prism for it'
 
@@ -24,7 +24,6 @@ const AGENT_CONFIG_REFUSED = {
   retry: 'provider retry policies',
   instructionInjectors: 'instruction injectors',
   inputLayout: 'input layouts',
-  runState: 'durable runs and approval pauses (tracked in issue 16)',
   secure: 'secure agent defaults',
 }
 
@@ -42,7 +41,6 @@ const RUN_OPTIONS_REFUSED = {
   toolResultFold: 'tool result folding',
   instructionInjectors: 'instruction injectors',
   inputLayout: 'input layouts',
-  runState: 'durable runs and approval pauses (tracked in issue 16)',
 }
 
 const SESSION_CONFIG_REFUSED = {

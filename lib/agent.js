@@ -9,6 +9,7 @@ const native = require('../binding.js')
 const { AgentRunError, ProviderTransportError } = require('./errors.js')
 const { unsupportedOption, refuseUnsupported, AGENT_CONFIG_REFUSED, RUN_OPTIONS_REFUSED, SESSION_CONFIG_REFUSED } = require('./agent-options.js')
 const { createEventSubscriber } = require('./agent-subscriber.js')
+const approval = require('./approval.js')
 
 let sessionSeq = 0
 let runSeq = 0
@@ -307,7 +308,7 @@ module.exports = function agentApi({ createToolDispatcher, createToolRegistry, e
     const session = {
       id: sessionId,
       run(input, options) {
-        return runInternal(input, options ?? {}, `run_${++runSeq}`)
+        return runInternal(input, options ?? {}, approval.durableRunId(config, options ?? {}) ?? `run_${++runSeq}`)
       },
       stream(input, options) {
         return stream(input, options ?? {})
@@ -331,7 +332,7 @@ module.exports = function agentApi({ createToolDispatcher, createToolRegistry, e
     // run ends; a failed or aborted run throws its AgentRunError after the last event.
     async function* stream(input, options) {
       const { maxQueuedEvents, overflow, ...runOptions } = options
-      const runId = `run_${++runSeq}`
+      const runId = approval.durableRunId(config, runOptions) ?? `run_${++runSeq}`
       const subscription = subscribe({ maxQueuedEvents, overflow })
       let settled = false
       const runPromise = runInternal(input, runOptions, runId).finally(() => {
@@ -388,7 +389,9 @@ module.exports = function agentApi({ createToolDispatcher, createToolRegistry, e
       if (options.providerSource !== undefined && typeof options.providerSource !== 'function') {
         throw new TypeError('session.run: providerSource must be a function (model) => AIProvider | undefined')
       }
-      const messagesIn = inputMessages(input)
+      const resumed = options[approval.RESUME] // a resumed durable run (lib/approval.js)
+      const messagesIn = resumed ? [] : inputMessages(input)
+      const durable = approval.beginDurableRun({ config, options, sessionId, runId, tools: grant.indices.map((i) => registered[i]) })
 
       if (active) {
         const error = new Error('Agent session already has an active run')
@@ -457,6 +460,12 @@ module.exports = function agentApi({ createToolDispatcher, createToolRegistry, e
       } catch (end) {
         if (!(end instanceof RunEnd)) throw end
         const result = buildResult(end.status, end.finishReason, end.error, end.extra)
+        if (end.status === 'suspended') {
+          Object.assign(result, end.extra)
+          emit({ type: 'agent_suspended', sessionId, runId, interruption: result.interruption, version: result.runState.version })
+          return result
+        }
+        if (durable) await durable.finish(end.status)
         if (end.status === 'succeeded') {
           const finished = { type: 'agent_finished', sessionId, runId, usage: result.usage }
           if (end.finishReason !== 'stop') finished.finishReason = end.finishReason
@@ -507,6 +516,15 @@ module.exports = function agentApi({ createToolDispatcher, createToolRegistry, e
         const system = typeof config.instructions === 'string' && config.instructions !== ''
           ? [{ role: 'system', content: [{ type: 'text', text: `System instruction:\n${config.instructions}` }] }]
           : []
+        if (resumed) {
+          // The decided calls of the suspension go to the transcript before the next provider turn.
+          rounds = resumed.counters.rounds
+          turns = resumed.counters.turns
+          usageTotal.add(resumed.usage) // the run's usage before it suspended
+          emit({ type: 'agent_resumed', sessionId, runId, version: resumed.version })
+          await approval.replayDecided(resumed, { dispatcher: unfiltered, transcript, toolMessage, errorInfo, context: { sessionId, runId, signal, metadata } })
+          if (signal.aborted) finish('aborted', 'aborted', abortError())
+        }
         let hashCache // [tools array, metadata] for the unchanged request list
         let narrowCache // [kept key, tools, dispatcher] for an unchanged narrowed set
         const parser = typeof loop.parser === 'function' ? loop.parser : undefined
@@ -589,7 +607,28 @@ module.exports = function agentApi({ createToolDispatcher, createToolRegistry, e
             return new RunEnd('succeeded', 'turn_limit')
           }
           rounds += 1
-          await runBatch(calls, hosted, dispatcher, limits.toolConcurrency, registry)
+          // Durable runs: gated calls wait for a decision; the others of the round still run.
+          let gate
+          try {
+            if (durable) gate = await durable.gate(calls, hosted, registry, { signal, metadata })
+          } catch (err) {
+            for (let i = 0; i < calls.length; i++) if (!hosted[i]) transcript.push(toolMessage(notDispatched(calls[i], 'failed')))
+            throw err
+          }
+          try {
+            await runBatch(calls, gate ? gate.hosted : hosted, dispatcher, limits.toolConcurrency, registry)
+          } catch (end) {
+            // The round failed or aborted: the waiting calls get rows too, so no call is left open.
+            if (gate) for (const p of gate.pending) transcript.push(toolMessage(notDispatched(p.call, signal.aborted ? 'aborted' : 'failed')))
+            throw end
+          }
+          if (gate) {
+            for (const row of gate.rows) transcript.push(toolMessage(row))
+            if (gate.pending.length > 0) {
+              const toolNames = lastGrant === null ? null : lastGrant
+              return new RunEnd('suspended', undefined, undefined, await durable.suspend(gate.pending, { transcript, rounds, turns, toolNames, activatedToolNames: activated, usage: usageTotal.value() }))
+            }
+          }
         }
 
         // generate-validate-revise: one response. Finishes the run, or answers undefined to ask

@@ -232,10 +232,11 @@ export interface AgentConfig {
   loop?: LoopOptions;
   limits?: RunLimits;
   metadata?: Record<string, unknown>;
+  /** Durable runs and approval pauses (types/approval.d.ts); run options win. */
+  runState?: import("./approval").AgentRunStateOptions | false;
   // `@arnilo/prism` options this package refuses (TypeError, code `unsupported_agent_option`): see
   // docs/agent.md "Upstream options". `false` is accepted as "disabled".
   store?: never | false;
-  runState?: never | false;
   skills?: never | false;
   compaction?: never | false;
   retry?: never | false;
@@ -263,6 +264,8 @@ export interface RunOptions {
   identity?: AgentIdentity;
   /** Concatenated after the agent's guardrails. */
   guardrails?: GuardrailOptions;
+  /** Durable runs and approval pauses (types/approval.d.ts). */
+  runState?: import("./approval").AgentRunStateOptions | false;
   /** Removed in `@arnilo/prism` 0.1.5: throws a TypeError. Use `limits.maxToolRounds`. */
   maxToolRounds?: never;
 }
@@ -276,7 +279,8 @@ export interface SubscribeOptions {
 
 export type StreamOptions = RunOptions & SubscribeOptions;
 
-export type AgentRunStatus = "succeeded" | "failed" | "aborted";
+/** `suspended` / `denied`: durable runs only (types/approval.d.ts). */
+export type AgentRunStatus = "succeeded" | "failed" | "aborted" | "suspended" | "denied";
 /** `artifact_failed`: a `generate-validate-revise` run ended without an accepted artifact. */
 export type AgentFinishReason = "stop" | "turn_limit" | "error" | "aborted" | "artifact_failed";
 
@@ -295,6 +299,10 @@ export interface AgentRunResult {
   error?: ErrorInfo;
   /** An aborted run's reason, as a string. */
   abortReason?: string;
+  /** A suspended (or denied) durable run: the redacted reason it waits for, with its pending decisions. */
+  interruption?: import("./approval").AgentRunInterruption;
+  /** A suspended (or denied) durable run: the public part of its checkpoint, with the `version` a resume expects. */
+  runState?: import("./approval").AgentRunState;
   /** `generate-validate-revise` only: the accepted artifact (what `parser` returned). */
   artifact?: unknown;
   /** `generate-validate-revise` only: revision requests made. */
@@ -315,6 +323,9 @@ export type ArtifactLoopEvent =
 export type AgentLifecycleEvent =
   | { type: "agent_started"; sessionId: string; runId: string }
   | { type: "agent_finished"; sessionId: string; runId: string; usage?: Usage; finishReason?: "turn_limit" }
+  /** Durable runs (types/approval.d.ts): the run stopped for approval, or resumed after a decision. */
+  | { type: "agent_suspended"; sessionId: string; runId: string; interruption: import("./approval").AgentRunInterruption; version: number }
+  | { type: "agent_resumed"; sessionId: string; runId: string; version: number }
   | { type: "turn_started"; sessionId: string; runId: string; turn: number; metadata: { tools: ToolsRequestMetadata } }
   | { type: "turn_finished"; sessionId: string; runId: string; turn: number }
   | { type: "provider_turn_started"; sessionId: string; runId: string; turn: number; metadata: { providerId: string; model: unknown; attempt: number; tools: ToolsRequestMetadata } }

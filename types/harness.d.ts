@@ -60,6 +60,8 @@ export interface ToolDefinition<Args extends JsonObject = JsonObject> {
   /** Forces a parallel turn that calls this tool to run sequentially. */
   exclusive?: boolean;
   effect?: ToolEffectDeclaration | ToolEffectClassifier;
+  /** Pause a durable run before this tool's side effect (`true`, or a predicate over the arguments); see types/approval.d.ts. */
+  needsApproval?: boolean | ((args: Args, ctx: { toolCallId: string; toolName: string; sessionId: string; runId: string; metadata?: Record<string, unknown> }) => boolean | Promise<boolean>);
   execute(args: Args, ctx: ToolExecutionContext): ToolResult | Promise<ToolResult>;
 }
 

@@ -1,6 +1,7 @@
 //! The JS boundary: napi exports and conversions between JS values and Rust.
 //! Pure logic lives in the concern modules; only this tree knows napi details.
 
+pub mod approval;
 pub mod arguments;
 pub mod dispatch;
 pub mod effects;

@@ -8,7 +8,9 @@ use std::collections::HashSet;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
+pub mod approval;
 pub mod artifact;
+pub mod checkpoint_sqlite;
 
 /// Most names a `toolNames` grant may list.
 pub const MAX_GRANT_NAMES: usize = 1024;

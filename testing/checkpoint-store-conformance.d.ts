@@ -1,0 +1,23 @@
+import type { CheckpointStore } from "../types/approval";
+
+export interface CheckpointStoreConformanceOptions {
+  /** Namespace of the keys (default `prism.conformance`); each run uses fresh keys and a fresh tenant. */
+  readonly namespace?: string;
+}
+
+/**
+ * Resolves when the store keeps the CheckpointStore contract: null for an absent key, saved values copied
+ * in and out, compare-and-swap on the version (`ERR_PRISM_CHECKPOINT_CONFLICT`), strictly increasing
+ * versions, fencing tokens, exact ownership, one winner of two racing saves, filtered and paged lists,
+ * and delete. Rejects with an `Error` naming the first broken rule.
+ */
+export declare function assertCheckpointStoreConforms(
+  store: CheckpointStore | Promise<CheckpointStore> | (() => CheckpointStore | Promise<CheckpointStore>),
+  options?: CheckpointStoreConformanceOptions,
+): Promise<void>;
+
+/** The same kit under `@arnilo/prism`'s naming. */
+export declare function runCheckpointStoreConformance(
+  store: CheckpointStore | Promise<CheckpointStore> | (() => CheckpointStore | Promise<CheckpointStore>),
+  options?: CheckpointStoreConformanceOptions,
+): Promise<void>;
