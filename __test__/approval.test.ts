@@ -156,6 +156,15 @@ describe("a durable run suspends before a gated side effect", () => {
     expect(turns).toBe(0);
   });
 
+  it("interruptBeforeTool does not gate the generated search_tools; the tool it finds still waits", async () => {
+    const { agent, log, runState, requests } = setup([[call("s1", "search_tools", { query: "pay" }), call("c1", "pay", { amount: 1 }), providerDone()], [providerTextDelta("ok"), providerDone()]]);
+    const result: any = await agent.createSession().run("go", { runState, toolsDisclosure: "search" });
+    expect(result.status).toBe("suspended");
+    expect(result.interruption.pendingDecisions.map((p: any) => p.toolCallId)).toEqual(["c1"]);
+    expect(log).toEqual([]);
+    expect(requests).toHaveLength(1);
+  });
+
   it("a round that fails leaves no gated call without a row and no suspension", async () => {
     const tripwire = { name: "stop-reads", stage: "tool_input", evaluate: (ctx: any) => (ctx.value.name === "read" ? { action: "tripwire", reason: "no" } : { action: "allow" }) };
     const { agent, log, runState, store } = setup([[call("c1", "pay", { amount: 1 }), call("c2", "read"), providerDone()]], {

@@ -245,8 +245,9 @@ function beginDurableRun({ config, options, sessionId, runId, tools }) {
         if (hosted[i]) continue
         const call = calls[i]
         const tool = registry.get(call.name)
-        // Unknown tools and unreadable arguments are blocked at dispatch: no side effect to gate.
-        if (tool === undefined || call.argumentsError !== undefined) continue
+        // Unknown tools and unreadable arguments are blocked at dispatch, and the generated
+        // search_tools only reads the run's own index: no side effect to gate.
+        if (tool === undefined || call.argumentsError !== undefined || (call.name === native.SEARCH_TOOLS_NAME && tool.needsApproval === undefined)) continue
         const gated = await needsApproval(tool, call, ctx)
         const scope = { toolName: String(call.name), argumentsHash: argumentsHash(call.arguments) }
         if (gated && tool.effect !== undefined) {

@@ -91,6 +91,20 @@ impl Code {
     }
 }
 
+/// Codes of durable runs and approvals, as `@arnilo/prism` names them: `AgentRunStateError`,
+/// `CheckpointConflictError` and the six `AgentDecisionError` codes (`src/run/approval.rs`,
+/// `lib/approval.js`, `lib/checkpoints.js`).
+pub const APPROVAL_CODES: [&str; 8] = [
+    "ERR_PRISM_AGENT_RUN_STATE",
+    "ERR_PRISM_CHECKPOINT_CONFLICT",
+    "ERR_PRISM_DECISION_STALE",
+    "ERR_PRISM_DECISION_UNKNOWN",
+    "ERR_PRISM_DECISION_DUPLICATE",
+    "ERR_PRISM_DECISION_SCOPE",
+    "ERR_PRISM_DECISION_INVALID",
+    "ERR_PRISM_DECISION_LIMIT",
+];
+
 /// Which JS constructor the error is thrown as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {

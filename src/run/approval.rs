@@ -911,6 +911,20 @@ mod tests {
     }
 
     #[test]
+    fn every_decision_code_is_declared() {
+        let errors = [
+            invalid("x"),
+            limit("x"),
+            duplicate(),
+            unknown("x"),
+            scope_error("x"),
+        ];
+        for e in errors {
+            assert!(crate::error::APPROVAL_CODES.contains(&e.code), "{}", e.code);
+        }
+    }
+
+    #[test]
     fn fingerprint_is_canonical_and_sensitive() {
         let a = fingerprint(
             &json!({ "id": "a", "tools": [{ "name": "t", "parameters": { "x": 1, "y": 2 } }] }),
