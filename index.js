@@ -110,6 +110,7 @@ module.exports = {
 {
   const provider = require('./lib/provider.js')
   const redaction = require('./lib/agent-redaction.js')
+  const retryApi = require('./lib/retry.js')
   const { createAgent, createAgentSession } = require('./lib/agent.js')({
     createToolDispatcher,
     createToolRegistry: registry.createToolRegistry,
@@ -138,6 +139,10 @@ module.exports = {
     providerDone: provider.providerDone,
     providerError: provider.providerError,
     toolCallContent: provider.toolCallContent,
+    // Provider-turn retry (lib/retry.js, docs/agent.md "Retry")
+    createDefaultRetryPolicy: retryApi.createDefaultRetryPolicy,
+    isTransientErrorInfo: retryApi.isTransientErrorInfo,
+    waitForRetry: retryApi.waitForRetry,
     redactAgentEvent: redaction.redactAgentEvent,
     redactProviderRequest: redaction.redactProviderRequest,
     redactMessage: redaction.redactMessage,

@@ -175,6 +175,36 @@ describe("createAnthropicMessagesProvider through createAgent", () => {
     expect(result.text).toBe("hi");
     expect(result.usage).toMatchObject({ inputTokens: 11, outputTokens: 4, totalTokens: 15 });
   });
+
+  it("fails the run on a 401 echoing the key without leaking it", async () => {
+    server = await startServer([{ status: 401, chunks: [JSON.stringify({ type: "error", error: { type: "authentication_error", message: `invalid x-api-key ${KEY}` } })] }]);
+    const session = createAgent({ model, provider: createAnthropicMessagesProvider({ baseUrl: server.url, apiKey: KEY }) }).createSession();
+    const result = await session.run("x").catch((e: any) => e.result);
+    expect(result.status).toBe("failed");
+    expect(result.error.code).toBe(401);
+    expect(JSON.stringify(result)).not.toContain(KEY);
+  });
+
+  it("fails the run on a stream cut mid-event: no tool runs, no answer is kept", async () => {
+    server = await startServer([{ chunks: [start(5), toolStart(0, "toolu_a", "lookup"), json(0, '{"q":"x'), 'event: content_block_delta\ndata: {"type":"content_bl'], end: "destroy" }]);
+    const log: Array<[string, unknown]> = [];
+    const session = createAgent({ model, provider: createAnthropicMessagesProvider({ baseUrl: server.url }), tools: tools(log) }).createSession();
+    const result = await session.run("x").catch((e: any) => e.result);
+    expect(result.status).toBe("failed");
+    expect(log).toEqual([]);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it("aborts a run whose stream stalls", async () => {
+    server = await startServer([{ chunks: [start(3), ...textBlock(0, "partial")], end: "stall" }]);
+    const controller = new AbortController();
+    const session = createAgent({ model, provider: createAnthropicMessagesProvider({ baseUrl: server.url }) }).createSession();
+    const sub = session.subscribe();
+    const run = session.run("x", { signal: controller.signal }).catch((e: any) => e.result);
+    for await (const e of sub) if (e.type === "message_delta") controller.abort();
+    const result = await run;
+    expect(result.status).toBe("aborted");
+  });
 });
 
 describe("toAnthropicTools", () => {

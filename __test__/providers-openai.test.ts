@@ -257,6 +257,15 @@ describe("createOpenAICompatibleProvider through createAgent", () => {
     expect(JSON.stringify(result)).not.toContain(KEY);
   });
 
+  it("fails the run on a stream cut mid-event: the half-sent call never runs", async () => {
+    server = await startServer([{ chunks: [chunk({ role: "assistant", content: null }), tc(0, { id: "call_a", name: "lookup", args: '{"q":"x' }), 'data: {"id":"c","choi'], end: "destroy" }]);
+    const log: Array<[string, unknown]> = [];
+    const session = createAgent({ model, provider: createOpenAICompatibleProvider({ baseUrl: server.url }), tools: tools(log) }).createSession();
+    const result = await session.run("x").catch((e: any) => e.result);
+    expect(result.status).toBe("failed");
+    expect(log).toEqual([]);
+  });
+
   it("aborts a run whose stream stalls", async () => {
     server = await startServer([{ chunks: [chunk({ content: "wait" })], end: "stall" }]);
     const controller = new AbortController();

@@ -1,72 +1,121 @@
 // A bridged MCP tool call through dispatch against the same call made with the SDK client directly,
-// over one connection to the published server-everything (stdio, a real child process). Both paths
-// share the client, so the difference is the bridge and dispatch, not the server or the pipe.
+// over one connection to the published server-everything (`echo`), on stdio (a real child process) and
+// on Streamable HTTP (its HTTP transport on 127.0.0.1). On each transport every path shares the client,
+// so the difference is the bridge and dispatch, not the server or the pipe.
 // Sequential calls in blocks of BLOCK; blocks alternate between the paths so every path sees the same
-// machine load; the figure is the median block, µs per call.
-// Run: npm run build && node bench/mcp.bench.mjs
+// machine load; the figures are the median block: wall µs per call and this process's CPU µs per call
+// (process.cpuUsage, all threads), which moves less with the load of other processes.
+// Run: npm run build && node bench/mcp.bench.mjs [--root <a built checkout>] [--transport stdio|http]
+//   --root measures another checkout (say, the previous commit's) with this same script.
 import { createRequire } from 'node:module'
+import { spawn } from 'node:child_process'
 import os from 'node:os'
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
-import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
 
-const require = createRequire(import.meta.url)
-const { createToolRegistry, dispatchToolCall, createToolDispatcher, createJsonSchemaToolArgumentValidator, createMemoryRunLedger } = require('../index.js')
-const { attachMcpToolBridge } = require('../mcp/index.js')
+const argv = process.argv.slice(2)
+const opt = (name) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : undefined)
+const here = path.dirname(fileURLToPath(import.meta.url))
+const root = path.resolve(opt('--root') ?? path.join(here, '..'))
+const only = opt('--transport')
+const require = createRequire(path.join(root, 'index.js'))
+const { createToolRegistry, dispatchToolCall, createToolDispatcher, createJsonSchemaToolArgumentValidator, createMemoryRunLedger } = require(path.join(root, 'index.js'))
+const { attachMcpToolBridge } = require(path.join(root, 'mcp/index.js'))
+const { Client } = require('@modelcontextprotocol/sdk/client/index.js')
+const { StdioClientTransport } = require('@modelcontextprotocol/sdk/client/stdio.js')
+const { StreamableHTTPClientTransport } = require('@modelcontextprotocol/sdk/client/streamableHttp.js')
+const { CallToolResultSchema } = require('@modelcontextprotocol/sdk/types.js')
 
 const BLOCK = Number(process.env.MCP_BENCH_BLOCK ?? 25)
 const BLOCKS = Number(process.env.MCP_BENCH_BLOCKS ?? 200)
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
+const everything = require.resolve('@modelcontextprotocol/server-everything/dist/index.js')
 
-const server = require.resolve('@modelcontextprotocol/server-everything/dist/index.js')
-const transport = new StdioClientTransport({ command: process.execPath, args: [server, 'stdio'], stderr: 'ignore' })
-const client = new Client({ name: 'bench', version: '1.0.0' })
-await client.connect(transport)
-const bridge = await attachMcpToolBridge(client, transport, { serverId: 'everything', allow: ['echo'] })
-const registry = createToolRegistry(bridge.tools)
-const name = 'mcp:everything:echo'
-const ctx = { sessionId: 's', runId: 'r' }
-const dispatcher = createToolDispatcher({ registry })
-const validate = createJsonSchemaToolArgumentValidator()
-const ledger = createMemoryRunLedger()
-
-const paths = {
-  'SDK client.callTool (floor)': (i) => client.callTool({ name: 'echo', arguments: { message: `m${i}` } }),
-  'SDK client.request tools/call (raw)': (i) =>
-    client.request({ method: 'tools/call', params: { name: 'echo', arguments: { message: `m${i}` } } }, CallToolResultSchema),
-  'bridged tool.execute': (i) => bridge.tools[0].execute({ message: `m${i}` }, { ...ctx, toolCallId: `c${i}` }),
-  'dispatchToolCall(bridged), no hooks': (i) =>
-    dispatchToolCall({ call: { type: 'tool_call', id: `c${i}`, name, arguments: { message: `m${i}` } }, registry, context: ctx }),
-  'createToolDispatcher(bridged).dispatch': (i) =>
-    dispatcher.dispatch({ type: 'tool_call', id: `c${i}`, name, arguments: { message: `m${i}` } }, ctx),
-  'dispatchToolCall(bridged) + validate + ledger': (i) =>
-    dispatchToolCall({ call: { type: 'tool_call', id: `c${i}`, name, arguments: { message: `m${i}` } }, registry, context: ctx, validate, ledger }),
+async function stdioConnection() {
+  const transport = new StdioClientTransport({ command: process.execPath, args: [everything, 'stdio'], stderr: 'ignore' })
+  return { transport, stop: () => {} }
 }
 
-// Check every path answers the same before timing.
-for (const [label, fn] of Object.entries(paths)) {
-  const r = await fn(0)
-  const text = (r.content ?? [])[0]?.text
-  if (text !== 'Echo: m0') throw new Error(`${label} answered ${JSON.stringify(r)}`)
+// server-everything's Streamable HTTP transport, bound to 127.0.0.1 on a free port by the same
+// launcher the tests use.
+async function httpConnection() {
+  const launcher = path.join(here, '..', '__test__', 'helpers', 'mcp-everything-http.mjs')
+  const child = spawn(process.execPath, [launcher], { cwd: root, stdio: ['pipe', 'pipe', 'ignore'] })
+  const port = await new Promise((resolve, reject) => {
+    let text = ''
+    const timer = setTimeout(() => reject(new Error('server-everything (HTTP) did not start in 20 s')), 20_000)
+    child.stdout.on('data', (chunk) => {
+      text += chunk
+      const match = /MCP_TEST_PORT=(\d+)/.exec(text)
+      if (match) {
+        clearTimeout(timer)
+        resolve(Number(match[1]))
+      }
+    })
+    child.once('exit', (code) => reject(new Error(`server-everything (HTTP) exited with ${code}`)))
+  })
+  child.stdout.resume()
+  const transport = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`))
+  return { transport, stop: () => child.kill() }
 }
-for (const fn of Object.values(paths)) for (let i = 0; i < 300; i++) await fn(i) // warm-up
 
-const samples = Object.fromEntries(Object.keys(paths).map((k) => [k, []]))
-for (let b = 0; b < BLOCKS; b++) {
-  for (const [label, fn] of Object.entries(paths)) {
-    const start = process.hrtime.bigint()
-    for (let i = 0; i < BLOCK; i++) await fn(i)
-    samples[label].push(Number(process.hrtime.bigint() - start) / BLOCK / 1000)
+async function measure(label, connect) {
+  const { transport, stop } = await connect()
+  const client = new Client({ name: 'bench', version: '1.0.0' })
+  await client.connect(transport)
+  const bridge = await attachMcpToolBridge(client, transport, { serverId: 'everything', allow: ['echo'] })
+  const registry = createToolRegistry(bridge.tools)
+  const name = 'mcp:everything:echo'
+  const ctx = { sessionId: 's', runId: 'r' }
+  const dispatcher = createToolDispatcher({ registry })
+  const validate = createJsonSchemaToolArgumentValidator()
+  const ledger = createMemoryRunLedger()
+  const call = (i) => ({ type: 'tool_call', id: `c${i}`, name, arguments: { message: `m${i}` } })
+  const paths = {
+    'SDK client.callTool (floor)': (i) => client.callTool({ name: 'echo', arguments: { message: `m${i}` } }),
+    'SDK client.request tools/call (raw)': (i) =>
+      client.request({ method: 'tools/call', params: { name: 'echo', arguments: { message: `m${i}` } } }, CallToolResultSchema),
+    'bridged tool.execute': (i) => bridge.tools[0].execute({ message: `m${i}` }, { ...ctx, toolCallId: `c${i}` }),
+    'dispatchToolCall(bridged), no hooks': (i) => dispatchToolCall({ call: call(i), registry, context: ctx }),
+    'createToolDispatcher(bridged).dispatch': (i) => dispatcher.dispatch(call(i), ctx),
+    'dispatchToolCall(bridged) + validate + ledger': (i) => dispatchToolCall({ call: call(i), registry, context: ctx, validate, ledger }),
+  }
+
+  // Check every path answers the same before timing.
+  for (const [path, fn] of Object.entries(paths)) {
+    const r = await fn(0)
+    const text = (r.content ?? [])[0]?.text
+    if (text !== 'Echo: m0') throw new Error(`${label} ${path} answered ${JSON.stringify(r)}`)
+  }
+  for (const fn of Object.values(paths)) for (let i = 0; i < 300; i++) await fn(i) // warm-up
+
+  const wall = Object.fromEntries(Object.keys(paths).map((k) => [k, []]))
+  const cpu = Object.fromEntries(Object.keys(paths).map((k) => [k, []]))
+  for (let b = 0; b < BLOCKS; b++) {
+    for (const [path, fn] of Object.entries(paths)) {
+      const c0 = process.cpuUsage()
+      const start = process.hrtime.bigint()
+      for (let i = 0; i < BLOCK; i++) await fn(i)
+      wall[path].push(Number(process.hrtime.bigint() - start) / BLOCK / 1000)
+      const c = process.cpuUsage(c0)
+      cpu[path].push((c.user + c.system) / BLOCK)
+    }
+  }
+  await bridge.close()
+  stop()
+
+  const floorWall = median(wall['SDK client.callTool (floor)'])
+  const floorCpu = median(cpu['SDK client.callTool (floor)'])
+  console.log(`\n${label}: ${BLOCKS} blocks of ${BLOCK} sequential calls per path, interleaved; load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`)
+  console.log('| path | wall µs/call | vs callTool | CPU µs/call | vs callTool |')
+  console.log('| --- | ---: | ---: | ---: | ---: |')
+  for (const path of Object.keys(paths)) {
+    const w = median(wall[path])
+    const c = median(cpu[path])
+    console.log(`| ${path} | ${w.toFixed(1)} | ${((w / floorWall) * 100).toFixed(1)}% | ${c.toFixed(1)} | ${((c / floorCpu) * 100).toFixed(1)}% |`)
   }
 }
-await bridge.close()
 
-const floor = median(samples['SDK client.callTool (floor)'])
-const raw = median(samples['SDK client.request tools/call (raw)'])
-console.log(`Node ${process.version}, load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}, ${BLOCKS} blocks of ${BLOCK} sequential calls per path, interleaved`)
-console.log('| path | µs/call (median block) | vs SDK client.callTool | vs raw request |')
-console.log('| --- | ---: | ---: | ---: |')
-for (const [label, xs] of Object.entries(samples)) {
-  const m = median(xs)
-  console.log(`| ${label} | ${m.toFixed(1)} | ${((m / floor) * 100).toFixed(1)}% | ${((m / raw) * 100).toFixed(1)}% |`)
-}
+console.log(`Node ${process.version}, ${os.cpus().length} cores, checkout ${root}`)
+if (!only || only === 'stdio') await measure('stdio', stdioConnection)
+if (!only || only === 'http') await measure('Streamable HTTP', httpConnection)

@@ -8,6 +8,7 @@
 const native = require('../binding.js')
 const { AgentRunError, ProviderTransportError } = require('./errors.js')
 const { unsupportedOption, refuseUnsupported, AGENT_CONFIG_REFUSED, RUN_OPTIONS_REFUSED, SESSION_CONFIG_REFUSED } = require('./agent-options.js')
+const { resolveRetry, retryProviderTurn, AGENT_RETRIES } = require('./retry.js')
 const { createEventSubscriber } = require('./agent-subscriber.js')
 const approval = require('./approval.js')
 
@@ -391,6 +392,7 @@ module.exports = function agentApi({ createToolDispatcher, createToolRegistry, e
       }
       const resumed = options[approval.RESUME] // a resumed durable run (lib/approval.js)
       const messagesIn = resumed ? [] : inputMessages(input)
+      const retry = resolveRetry(config.retry, options.retry) // lib/retry.js: turns that failed unobserved
       const durable = approval.beginDurableRun({ config, options, sessionId, runId, tools: grant.indices.map((i) => registered[i]) })
 
       if (active) {
@@ -591,7 +593,10 @@ module.exports = function agentApi({ createToolDispatcher, createToolRegistry, e
             }
           }
           request.signal = signal
-          const { calls } = await providerTurn(provider, request, tools)
+          if (retry) request[AGENT_RETRIES] = true
+          const { calls } = retry
+            ? await retryProviderTurn(retry, (attempt) => providerTurn(provider, request, tools, attempt, true), { signal, sessionId, runId, middleware: config.middleware, emit, giveUp: (error) => finish('failed', 'error', error) })
+            : await providerTurn(provider, request, tools, 1, false)
 
           const hosted = calls.map((c) => c.authority === 'provider-hosted')
           const hostCalls = hosted.filter((h) => !h).length
@@ -732,9 +737,9 @@ module.exports = function agentApi({ createToolDispatcher, createToolRegistry, e
       // `tool_call` event delivered (providers send both); `usage` is the turn's usage (the last
       // one wins, `done.usage` over it), counted once per turn; `done` ends the turn; `error`
       // fails it. Every `next()` races the run's signal.
-      async function providerTurn(provider, request, tools) {
+      async function providerTurn(provider, request, tools, attempt, retrying) {
         const providerId = typeof provider.id === 'string' ? provider.id : model?.provider
-        const turnMetadata = { providerId, model: request.model, attempt: 1, tools }
+        const turnMetadata = { providerId, model: request.model, attempt, tools }
         if (subscribers.size > 0) emit({ type: 'provider_turn_started', sessionId, runId, turn: turns, metadata: turnMetadata })
         const content = []
         const calls = []
@@ -815,6 +820,7 @@ module.exports = function agentApi({ createToolDispatcher, createToolRegistry, e
         const finished = { type: 'provider_turn_finished', sessionId, runId, turn: turns, metadata: turnMetadata, usage }
         if (failure !== undefined) finished.error = failure
         emit(finished)
+        if (failure !== undefined && retrying && !signal.aborted) return { failure, observable: started }
         if (failure !== undefined) finish('failed', 'error', failure)
         if (signal.aborted) finish('aborted', 'aborted', abortError())
         if (started) {

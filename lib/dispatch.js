@@ -24,6 +24,10 @@ module.exports = function bindDispatch(native, errors) {
     return e
   }
   const noop = () => {}
+  // The `progress` a tool gets when nobody observes it: tagged, so a tool whose progress costs
+  // something (the MCP bridge asks its server for notifications) can skip it.
+  const noProgress = () => {}
+  noProgress[Symbol.for('prism-tools-native.noProgress')] = true
   const swallow = (v) => {
     try {
       if (v !== null && typeof v === 'object' && typeof v.then === 'function') v.then(undefined, noop)
@@ -289,7 +293,7 @@ module.exports = function bindDispatch(native, errors) {
   function progressSink(h, st) {
     const ctx = st.ctx
     const observers = h.emit !== undefined || h.ledger !== undefined
-    if (!observers && typeof ctx.progress !== 'function') return noop
+    if (!observers && typeof ctx.progress !== 'function') return noProgress
     return (progress, metadata) => {
       if (typeof ctx.progress === 'function') {
         try {

@@ -239,7 +239,8 @@ export interface AgentConfig {
   store?: never | false;
   skills?: never | false;
   compaction?: never | false;
-  retry?: never | false;
+  /** Retry a provider turn that failed before any output (docs/agent.md "Retry"); see lib/retry.js. */
+  retry?: RetryOptions | false;
   systemPrompt?: never | false;
 }
 
@@ -266,9 +267,51 @@ export interface RunOptions {
   guardrails?: GuardrailOptions;
   /** Durable runs and approval pauses (types/approval.d.ts). */
   runState?: import("./approval").AgentRunStateOptions | false;
+  /** Merged over the agent's `retry` (the run's fields win); `false` turns it off for this run. */
+  retry?: RetryOptions | false;
   /** Removed in `@arnilo/prism` 0.1.5: throws a TypeError. Use `limits.maxToolRounds`. */
   maxToolRounds?: never;
 }
+
+/** What a retry policy decides from: the failed attempt (1-based) and its redacted error. */
+export interface RetryContext {
+  readonly sessionId: string;
+  readonly runId: string;
+  readonly attempt: number;
+  readonly error: ErrorInfo;
+  readonly metadata?: Readonly<Record<string, unknown>>;
+  readonly signal?: AbortSignal;
+}
+export interface RetryDecision {
+  readonly retry: boolean;
+  readonly delayMs?: number;
+  readonly metadata?: Readonly<Record<string, unknown>>;
+}
+export interface RetryPolicy {
+  readonly name: string;
+  decide(context: RetryContext): Promise<RetryDecision> | RetryDecision;
+  readonly metadata?: Readonly<Record<string, unknown>>;
+}
+/** `@arnilo/prism`'s `RetryOptions`. Defaults: 3 attempts, 100 ms base, 1 000 ms cap, ±25 % jitter. */
+export interface RetryOptions {
+  readonly policy?: RetryPolicy;
+  readonly maxAttempts?: number;
+  readonly baseDelayMs?: number;
+  readonly maxDelayMs?: number;
+  readonly jitter?: number;
+  readonly random?: () => number;
+  readonly transientCodes?: readonly (string | number)[];
+  /** Exact strings removed from retry errors and `retry_scheduled` events. */
+  readonly secrets?: readonly (string | undefined)[];
+  readonly metadata?: Readonly<Record<string, unknown>>;
+}
+export interface DefaultRetryPolicyOptions extends Omit<RetryOptions, "policy" | "secrets" | "metadata"> {
+  readonly name?: string;
+}
+export declare function createDefaultRetryPolicy(options?: DefaultRetryPolicyOptions): RetryPolicy;
+export declare function isTransientErrorInfo(error: ErrorInfo, transientCodes?: ReadonlySet<string | number>): boolean;
+/** Waits `decision.delayMs`; rejects with the signal's reason when it aborts first. */
+export declare function waitForRetry(decision: RetryDecision, signal?: AbortSignal): Promise<void>;
 
 export interface SubscribeOptions {
   /** Queue bound: default 1 024. */
@@ -329,6 +372,7 @@ export type AgentLifecycleEvent =
   | { type: "turn_started"; sessionId: string; runId: string; turn: number; metadata: { tools: ToolsRequestMetadata } }
   | { type: "turn_finished"; sessionId: string; runId: string; turn: number }
   | { type: "provider_turn_started"; sessionId: string; runId: string; turn: number; metadata: { providerId: string; model: unknown; attempt: number; tools: ToolsRequestMetadata } }
+  | { type: "retry_scheduled"; sessionId: string; runId: string; attempt: number; delayMs: number; error: ErrorInfo }
   | { type: "provider_turn_finished"; sessionId: string; runId: string; turn: number; metadata: { providerId: string; model: unknown; attempt: number; tools: ToolsRequestMetadata }; usage?: Usage; error?: ErrorInfo }
   | { type: "message_started"; sessionId: string; runId: string; message: Message }
   | { type: "message_delta"; sessionId: string; runId: string; content: ContentBlock }

@@ -16,6 +16,7 @@ const { createMcpTransport } = require('./transport.js')
 const CLIENT_INFO = { name: 'prism-tools-native-mcp', version: '0.1.0' }
 const MAX_ERROR_BYTES = 8 * 1024
 const EFFECT_KINDS = new Set(['none', 'local_mutation', 'external_mutation'])
+const NO_PROGRESS = Symbol.for('prism-tools-native.noProgress')
 const EFFECT_IDEMPOTENCY = new Set(['none', 'optional', 'required', 'tool_managed', 'unsupported'])
 const UNTRUSTED = 'untrusted_external'
 // Transport errors after which the connection cannot carry a pending call to its end. The SDK reports
@@ -341,7 +342,9 @@ async function callRemoteTool(state, remoteName, args, ctx, name) {
   // close() closes the transport, and the SDK then rejects every pending request: no per-call
   // controller is needed.
   const signal = ctx && ctx.signal
-  const progress = ctx && typeof ctx.progress === 'function' ? ctx.progress : undefined
+  // Dispatch's unobserved progress is skipped: no progressToken, no per-call handler in the SDK, no
+  // notifications for the server to send.
+  const progress = ctx && typeof ctx.progress === 'function' && ctx.progress[NO_PROGRESS] !== true ? ctx.progress : undefined
   const timeout = state.limits.callTimeoutMs
   const requestOptions = { signal, timeout }
   if (progress) {

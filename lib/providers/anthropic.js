@@ -4,6 +4,7 @@
 const { providerTextDelta, providerToolCall, providerToolCallDelta, providerUsage, providerDone, providerError } = require('../provider.js')
 const { toolCallFromArgumentsText } = require('../arguments-text.js')
 const { toAnthropicTools } = require('./tools.js')
+const { AGENT_RETRIES } = require('../retry.js')
 const http = require('./http.js')
 
 const ANTHROPIC_API_VERSION = '2023-06-01'
@@ -204,7 +205,8 @@ function createAnthropicMessagesProvider(options = {}) {
           headers,
           body: JSON.stringify(body),
           signal,
-          retry: options.retry,
+          // Under an agent with `retry`, the agent retries the turn: one attempt here.
+          retry: request[AGENT_RETRIES] ? false : options.retry,
           secrets,
           prefix: 'Anthropic request failed',
           mapHttpError: options.mapHttpError,

@@ -4,6 +4,8 @@
 // bounds the response size and ends when the caller's signal aborts, even on a stream that stalls.
 const { createParser } = require('eventsource-parser')
 const { ProviderTransportError } = require('../errors.js')
+// One classification for the agent's retry and the providers' own: lib/retry.js.
+const { isRetryableHttpStatus, parseRetryAfterMs } = require('../retry.js')
 
 const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024
 const DEFAULT_MAX_EVENT_BYTES = 262_144
@@ -26,15 +28,6 @@ function redact(text, secrets) {
     for (const form of new Set([secret, encodeURIComponent(secret)])) out = out.split(form).join('[REDACTED]')
   }
   return out
-}
-
-/** `Retry-After` (delay-seconds or HTTP-date) in milliseconds, or undefined. */
-function parseRetryAfterMs(value, now = Date.now()) {
-  if (!value) return undefined
-  const seconds = Number(value)
-  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000
-  const date = Date.parse(value)
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now)
 }
 
 function abortError(signal) {
@@ -99,10 +92,6 @@ function sleep(ms, signal) {
   })
 }
 
-function isRetryableStatus(status) {
-  return status === 408 || status === 409 || status === 429 || status >= 500
-}
-
 /** The default HTTP error: numeric `code` = status, `retryAfterMs` from the header, redacted body. */
 function httpStatusError(prefix, response, bodyText) {
   const error = new Error(`${prefix}: ${response.status} ${bodyText}`)
@@ -126,13 +115,16 @@ async function postWithRetry({ fetchImpl, url, headers, body, signal, retry, sec
       response = await fetchImpl(url, { method: 'POST', headers, body, signal })
     } catch (err) {
       if (signal && signal.aborted) throw abortError(signal)
+      // undici's `fetch failed` keeps the reason (ECONNREFUSED, ECONNRESET, …) on its cause; lift it
+      // to `code` so a retry policy can see the failure is transient.
+      if (err && typeof err === 'object' && err.code === undefined && err.cause && typeof err.cause.code === 'string') err.code = err.cause.code
       if (attempt >= policy.maxAttempts) throw err
       await sleep(backoff(policy, attempt, undefined), signal)
       continue
     }
     if (response.ok) return { response }
     const bodyText = await readBoundedText(response, maxErrorBodyBytes ?? DEFAULT_MAX_ERROR_BODY_BYTES, secrets)
-    if (isRetryableStatus(response.status) && attempt < policy.maxAttempts) {
+    if (isRetryableHttpStatus(response.status) && attempt < policy.maxAttempts) {
       await sleep(backoff(policy, attempt, parseRetryAfterMs(response.headers.get('retry-after'))), signal)
       continue
     }

@@ -6,6 +6,7 @@ const { providerTextDelta, providerToolCall, providerToolCallDelta, providerUsag
 const { toolCallFromArgumentsText } = require('../arguments-text.js')
 const { ProviderTransportError } = require('../errors.js')
 const { serializeOpenAITool } = require('./tools.js')
+const { AGENT_RETRIES } = require('../retry.js')
 const http = require('./http.js')
 
 function thinkingDelta(text) {
@@ -200,7 +201,8 @@ function createOpenAICompatibleProvider(options) {
           headers,
           body: JSON.stringify(buildOpenAIChatBody(request, options)),
           signal,
-          retry: options.retry,
+          // Under an agent with `retry`, the agent retries the turn: one attempt here.
+          retry: request[AGENT_RETRIES] ? false : options.retry,
           secrets,
           prefix: options.requestFailedPrefix ?? 'OpenAI-compatible request failed',
           mapHttpError: options.mapHttpError,
