@@ -28,6 +28,11 @@ use std::ptr;
 
 /// A JS environment handle for raw calls. Every helper returns `napi::Result`; a pending JS exception
 /// comes back as `Err(PendingException)` and rethrows the original value.
+///
+/// Invariant the `// SAFETY:` comments below rely on: a `Js` is made only at an entry point from
+/// the `Env` of the callback running now, is never stored, and every `napi_value` given to it is a
+/// handle of that callback's scope. Node-API checks each handle's type and answers a status, which
+/// `check` turns into an error; out-pointers are locals of the helper.
 #[derive(Clone, Copy)]
 pub(crate) struct Js(pub sys::napi_env);
 
@@ -47,6 +52,7 @@ fn check(status: sys::napi_status) -> Result<()> {
 impl Js {
     pub fn type_of(self, v: sys::napi_value) -> Result<i32> {
         let mut t = 0;
+        // SAFETY: a live env and handles of the running callback (see `Js`); out-pointers are locals.
         check(unsafe { sys::napi_typeof(self.0, v, &mut t) })?;
         Ok(t)
     }
@@ -55,6 +61,7 @@ impl Js {
     }
     pub fn get(self, obj: sys::napi_value, name: &CStr) -> Result<sys::napi_value> {
         let mut out = ptr::null_mut();
+        // SAFETY: a live env and handles of the running callback (see `Js`); out-pointers are locals.
         check(unsafe { sys::napi_get_named_property(self.0, obj, name.as_ptr(), &mut out) })?;
         Ok(out)
     }
@@ -70,14 +77,17 @@ impl Js {
     }
     pub fn undefined(self) -> Result<sys::napi_value> {
         let mut out = ptr::null_mut();
+        // SAFETY: a live env and handles of the running callback (see `Js`); out-pointers are locals.
         check(unsafe { sys::napi_get_undefined(self.0, &mut out) })?;
         Ok(out)
     }
     pub fn string_value(self, v: sys::napi_value) -> Result<String> {
         let mut len = 0usize;
+        // SAFETY: a live env and handle (see `Js`); a null buffer asks for the length only.
         check(unsafe { sys::napi_get_value_string_utf8(self.0, v, ptr::null_mut(), 0, &mut len) })?;
         let mut buf = vec![0u8; len + 1];
         let mut written = 0usize;
+        // SAFETY: a live env and handle (see `Js`); `buf` holds `len + 1` bytes, the size passed.
         check(unsafe {
             sys::napi_get_value_string_utf8(
                 self.0,
@@ -109,6 +119,7 @@ impl Js {
             sys::ValueType::napi_undefined => Ok(None),
             sys::ValueType::napi_number => {
                 let mut f = 0.0;
+                // SAFETY: a live env and handles of the running callback (see `Js`); out-pointers are locals.
                 check(unsafe { sys::napi_get_value_double(self.0, v, &mut f) })?;
                 Ok(Some(f))
             }
@@ -120,11 +131,13 @@ impl Js {
             return Ok(false);
         }
         let mut b = false;
+        // SAFETY: a live env and handles of the running callback (see `Js`); out-pointers are locals.
         check(unsafe { sys::napi_get_value_bool(self.0, v, &mut b) })?;
         Ok(b)
     }
     pub fn create_string(self, s: &str) -> Result<sys::napi_value> {
         let mut out = ptr::null_mut();
+        // SAFETY: a live env (see `Js`); the pointer and length are those of `s`, valid UTF-8 for this call.
         check(unsafe {
             sys::napi_create_string_utf8(self.0, s.as_ptr().cast(), s.len() as isize, &mut out)
         })?;
@@ -136,6 +149,7 @@ impl Js {
         method: &CStr,
     ) -> Result<(sys::napi_value, sys::napi_value)> {
         let mut global = ptr::null_mut();
+        // SAFETY: a live env and handles of the running callback (see `Js`); out-pointers are locals.
         check(unsafe { sys::napi_get_global(self.0, &mut global) })?;
         let holder = self.get(global, object)?;
         Ok((holder, self.get(holder, method)?))
@@ -147,6 +161,7 @@ impl Js {
         args: &[sys::napi_value],
     ) -> Result<sys::napi_value> {
         let mut out = ptr::null_mut();
+        // SAFETY: a live env and handles (see `Js`); `args` outlives the call and its length is passed with it.
         check(unsafe {
             sys::napi_call_function(self.0, this, f, args.len(), args.as_ptr(), &mut out)
         })?;
@@ -179,6 +194,7 @@ impl Js {
     }
     pub fn clear_exception(self) -> Result<()> {
         let mut ex = ptr::null_mut();
+        // SAFETY: a live env (see `Js`); the cleared exception handle is dropped unused.
         check(unsafe { sys::napi_get_and_clear_last_exception(self.0, &mut ex) })
     }
     /// `Date.parse(text)` as epoch ms, `None` for NaN.
@@ -188,6 +204,7 @@ impl Js {
             let s = self.create_string(text)?;
             let v = self.call(date, parse, &[s])?;
             let mut f = f64::NAN;
+            // SAFETY: a live env and handles of the running callback (see `Js`); out-pointers are locals.
             check(unsafe { sys::napi_get_value_double(self.0, v, &mut f) })?;
             Ok(f.is_finite().then_some(f as i64))
         };
@@ -195,6 +212,7 @@ impl Js {
     }
     /// Throws `value` and returns the error that rethrows it.
     pub fn throw(self, value: sys::napi_value) -> Error {
+        // SAFETY: a live env and handle (see `Js`); the status is not needed: the returned error names the pending throw.
         unsafe { sys::napi_throw(self.0, value) };
         Error::new(Status::PendingException, "thrown")
     }
@@ -202,13 +220,18 @@ impl Js {
         let c = self.create_string(code)?;
         let m = self.create_string(message)?;
         let mut out = ptr::null_mut();
+        // SAFETY: a live env and handles of the running callback (see `Js`); out-pointers are locals.
         check(unsafe { sys::napi_create_error(self.0, c, m, &mut out) })?;
         Ok(out)
     }
     pub fn set(self, obj: sys::napi_value, name: &CStr, v: sys::napi_value) -> Result<()> {
+        // SAFETY: a live env and handles of the running callback (see `Js`); out-pointers are locals.
         check(unsafe { sys::napi_set_named_property(self.0, obj, name.as_ptr(), v) })
     }
-    pub fn unknown<'a>(self, v: sys::napi_value) -> Result<Unknown<'a>> {
+    /// `v` as an `Unknown` that lives no longer than the callback's `env` borrow.
+    pub fn unknown<'a>(self, _env: &'a Env, v: sys::napi_value) -> Result<Unknown<'a>> {
+        // SAFETY: `v` is a handle of the running callback's scope (see `Js`), and the result's
+        // lifetime is bounded by that callback's `Env` borrow.
         unsafe { Unknown::from_napi_value(self.0, v) }
     }
 }
@@ -235,7 +258,9 @@ pub fn register_tool_effect_errors(
 ) -> Result<()> {
     let mut a = ptr::null_mut();
     let mut b = ptr::null_mut();
+    // SAFETY: `env` is this callback's env and `tool_effect_error` its argument; the reference is kept for the env's life (one per thread, as each worker has its own env and thread).
     check(unsafe { sys::napi_create_reference(env.raw(), tool_effect_error.raw(), 1, &mut a) })?;
+    // SAFETY: as above, for `identity_error`.
     check(unsafe { sys::napi_create_reference(env.raw(), identity_error.raw(), 1, &mut b) })?;
     ERROR_CLASSES.with(|c| c.set((a, b)));
     Ok(())
@@ -248,6 +273,7 @@ fn class(js: Js, which: usize) -> Result<Option<sys::napi_value>> {
         return Ok(None);
     }
     let mut out = ptr::null_mut();
+    // SAFETY: `r` was created by `register_tool_effect_errors` on this thread's env, which is `js.0`; `out` is a local.
     check(unsafe { sys::napi_get_reference_value(js.0, r, &mut out) })?;
     Ok((!out.is_null()).then_some(out))
 }
@@ -259,6 +285,7 @@ pub(crate) fn tool_effect_error(js: Js, e: &EffectError) -> Result<sys::napi_val
     if let Some(ctor) = class(js, 0)? {
         let mut out = ptr::null_mut();
         let args = [code, message];
+        // SAFETY: a live env and constructor handle (see `Js`); `args` holds the 2 handles passed.
         check(unsafe { sys::napi_new_instance(js.0, ctor, 2, args.as_ptr(), &mut out) })?;
         return Ok(out);
     }
@@ -273,6 +300,7 @@ fn identity_error(js: Js, f: &IdentityFailure) -> Result<sys::napi_value> {
     if let Some(ctor) = class(js, 1)? {
         let mut out = ptr::null_mut();
         let args = [message, reason];
+        // SAFETY: a live env and constructor handle (see `Js`); `args` holds the 2 handles passed.
         check(unsafe { sys::napi_new_instance(js.0, ctor, 2, args.as_ptr(), &mut out) })?;
         return Ok(out);
     }
@@ -344,15 +372,18 @@ impl Walker {
             }
             sys::ValueType::napi_number => {
                 let mut f = 0.0;
+                // SAFETY: a live env and handles of the running callback (see `Js`); out-pointers are locals.
                 check(unsafe { sys::napi_get_value_double(js.0, v, &mut f) })?;
                 write_number(f, out).map_err(|_| WalkError::NotJson)?;
             }
             sys::ValueType::napi_string => write_json_string(&js.string_value(v)?, out),
             sys::ValueType::napi_object => {
                 let mut is_array = false;
+                // SAFETY: a live env and handles of the running callback (see `Js`); out-pointers are locals.
                 check(unsafe { sys::napi_is_array(js.0, v, &mut is_array) })?;
                 if is_array {
                     let mut len = 0u32;
+                    // SAFETY: a live env and handles of the running callback (see `Js`); out-pointers are locals.
                     check(unsafe { sys::napi_get_array_length(js.0, v, &mut len) })?;
                     out.push('[');
                     for i in 0..len {
@@ -360,12 +391,14 @@ impl Walker {
                             out.push(',');
                         }
                         let mut has = false;
+                        // SAFETY: a live env and handles of the running callback (see `Js`); out-pointers are locals.
                         check(unsafe { sys::napi_has_element(js.0, v, i, &mut has) })?;
                         if !has {
                             out.push_str("null"); // a hole, as JSON.stringify writes it
                             continue;
                         }
                         let mut item = ptr::null_mut();
+                        // SAFETY: a live env and handles of the running callback (see `Js`); out-pointers are locals.
                         check(unsafe { sys::napi_get_element(js.0, v, i, &mut item) })?;
                         self.walk(item, out, depth + 1)?;
                     }
@@ -373,9 +406,11 @@ impl Walker {
                     return Ok(());
                 }
                 let mut proto = ptr::null_mut();
+                // SAFETY: a live env and handles of the running callback (see `Js`); out-pointers are locals.
                 check(unsafe { sys::napi_get_prototype(js.0, v, &mut proto) })?;
                 let mut plain = js.type_of(proto)? == sys::ValueType::napi_null;
                 if !plain {
+                    // SAFETY: a live env and handles of the running callback (see `Js`); out-pointers are locals.
                     check(unsafe {
                         sys::napi_strict_equals(js.0, proto, self.object_prototype, &mut plain)
                     })?;
@@ -384,6 +419,7 @@ impl Walker {
                     return Err(WalkError::NotJson);
                 }
                 let mut names = ptr::null_mut();
+                // SAFETY: a live env and handles of the running callback (see `Js`); out-pointers are locals.
                 check(unsafe {
                     sys::napi_get_all_property_names(
                         js.0,
@@ -395,10 +431,12 @@ impl Walker {
                     )
                 })?;
                 let mut len = 0u32;
+                // SAFETY: a live env and handles of the running callback (see `Js`); out-pointers are locals.
                 check(unsafe { sys::napi_get_array_length(js.0, names, &mut len) })?;
                 let mut keys: Vec<(String, sys::napi_value)> = Vec::with_capacity(len as usize);
                 for i in 0..len {
                     let mut k = ptr::null_mut();
+                    // SAFETY: a live env and handles of the running callback (see `Js`); out-pointers are locals.
                     check(unsafe { sys::napi_get_element(js.0, names, i, &mut k) })?;
                     let name = js.string_value(k)?;
                     check_key(&name).map_err(|_| WalkError::NotJson)?;
@@ -413,6 +451,7 @@ impl Walker {
                     write_json_string(name, out);
                     out.push(':');
                     let mut item = ptr::null_mut();
+                    // SAFETY: a live env and handles of the running callback (see `Js`); out-pointers are locals.
                     check(unsafe { sys::napi_get_property(js.0, v, *k, &mut item) })?;
                     self.walk(item, out, depth + 1)?;
                 }
@@ -467,11 +506,13 @@ fn principal(js: Js, v: sys::napi_value) -> Result<Option<PrincipalView>> {
 
 fn string_list(js: Js, v: sys::napi_value) -> Result<Option<Vec<Field>>> {
     let mut is_array = false;
+    // SAFETY: a live env and handles of the running callback (see `Js`); out-pointers are locals.
     check(unsafe { sys::napi_is_array(js.0, v, &mut is_array) })?;
     if !is_array {
         return Ok(None);
     }
     let mut len = 0u32;
+    // SAFETY: a live env and handles of the running callback (see `Js`); out-pointers are locals.
     check(unsafe { sys::napi_get_array_length(js.0, v, &mut len) })?;
     let mut out = Vec::with_capacity(len.min(1024) as usize);
     for i in 0..len {
@@ -480,6 +521,7 @@ fn string_list(js: Js, v: sys::napi_value) -> Result<Option<Vec<Field>>> {
             break;
         }
         let mut item = ptr::null_mut();
+        // SAFETY: a live env and handles of the running callback (see `Js`); out-pointers are locals.
         check(unsafe { sys::napi_get_element(js.0, v, i, &mut item) })?;
         out.push(js.field_of(item)?);
     }
@@ -738,6 +780,7 @@ pub(crate) fn resolve_declaration(
         sys::ValueType::napi_undefined | sys::ValueType::napi_null => return Ok(None),
         sys::ValueType::napi_function => {
             let mut frozen = ptr::null_mut();
+            // SAFETY: a live env and handles of the running callback (see `Js`); out-pointers are locals.
             check(unsafe { sys::napi_create_object(js.0, &mut frozen) })?;
             for name in [
                 c"sessionId",
@@ -748,6 +791,7 @@ pub(crate) fn resolve_declaration(
             ] {
                 js.set(frozen, name, js.prop(ctx, name)?)?;
             }
+            // SAFETY: a live env and handles of the running callback (see `Js`); out-pointers are locals.
             check(unsafe { sys::napi_object_freeze(js.0, frozen) })?;
             let out = js.call(tool, effect, &[args, frozen])?;
             if js.type_of(out)? == sys::ValueType::napi_undefined {
@@ -761,6 +805,7 @@ pub(crate) fn resolve_declaration(
         return effect_result(js, Err(invalid_declaration()));
     }
     let mut is_promise = false;
+    // SAFETY: a live env and handles of the running callback (see `Js`); out-pointers are locals.
     check(unsafe { sys::napi_is_promise(js.0, declaration, &mut is_promise) })?;
     let then = js.get(declaration, c"then")?;
     if is_promise || js.type_of(then)? == sys::ValueType::napi_function {
@@ -788,8 +833,8 @@ pub fn resolve_tool_effect_declaration<'a>(
         None => js.undefined()?,
     };
     match resolve_declaration(js, tool.raw(), args.raw(), ctx)? {
-        Some((v, _)) => js.unknown(v),
-        None => js.unknown(js.undefined()?),
+        Some((v, _)) => js.unknown(env, v),
+        None => js.unknown(env, js.undefined()?),
     }
 }
 
@@ -825,11 +870,10 @@ fn read_now_option(options: Option<&Unknown>) -> Result<Option<FunctionRef<(), f
     if o.get_type()? != ValueType::Object {
         return Ok(None);
     }
-    let obj: Object = unsafe { Object::from_napi_value(o.value().env, o.raw())? };
+    let obj = Object::from_unknown(*o)?;
     match obj.get::<Unknown>("now")? {
         Some(f) if f.get_type()? == ValueType::Function => {
-            let f: Function<(), f64> =
-                unsafe { Function::from_napi_value(o.value().env, f.raw())? };
+            let f = Function::<(), f64>::from_unknown(f)?;
             Ok(Some(f.create_ref()?))
         }
         Some(f) if f.get_type()? != ValueType::Undefined => Err(Error::new(
@@ -858,8 +902,8 @@ impl NativeToolEffectStore {
         }
     }
 
-    fn record<'a>(&self, js: Js, r: &EffectRecord) -> Result<Unknown<'a>> {
-        js.unknown(js.json_parse(&r.to_json())?)
+    fn record<'a>(&self, env: &'a Env, js: Js, r: &EffectRecord) -> Result<Unknown<'a>> {
+        js.unknown(env, js.json_parse(&r.to_json())?)
     }
 }
 
@@ -874,8 +918,8 @@ impl NativeToolEffectStore {
         let now = self.now(env)?;
         let parse = host_parse(js);
         match with_store!(&self.backend, s => s.get(&key, now, &parse)) {
-            Ok(Some(r)) => self.record(js, &r),
-            Ok(None) => js.unknown(js.undefined()?),
+            Ok(Some(r)) => self.record(env, js, &r),
+            Ok(None) => js.unknown(env, js.undefined()?),
             Err(e) => Err(throw_store_error(js, &e)),
         }
     }
@@ -898,7 +942,7 @@ impl NativeToolEffectStore {
                     outcome.as_str(),
                     record.to_json()
                 );
-                js.unknown(js.json_parse(&text)?)
+                js.unknown(env, js.json_parse(&text)?)
             }
             Err(e) => Err(throw_store_error(js, &e)),
         }
@@ -919,7 +963,7 @@ impl NativeToolEffectStore {
         let now = self.now(env)?;
         let parse = host_parse(js);
         match with_store!(&self.backend, s => s.transition(&key, &claim, &to, now, &parse)) {
-            Ok(r) => self.record(js, &r),
+            Ok(r) => self.record(env, js, &r),
             Err(e) => Err(throw_store_error(js, &e)),
         }
     }
@@ -979,7 +1023,7 @@ impl NativeToolEffectStore {
         let now = self.now(env)?;
         let parse = host_parse(js);
         match with_store!(&self.backend, s => s.resolve_unknown(&key, &resolution, now, &parse)) {
-            Ok(r) => self.record(js, &r),
+            Ok(r) => self.record(env, js, &r),
             Err(e) => Err(throw_store_error(js, &e)),
         }
     }
@@ -995,7 +1039,7 @@ impl NativeToolEffectStore {
         let limit = js.number(v, c"limit")?;
         let parse = host_parse(js);
         match with_store!(&self.backend, s => s.cleanup(&ownership, &before, limit, &parse)) {
-            Ok(n) => js.unknown(js.json_parse(&format!("{{\"deleted\":{n}}}"))?),
+            Ok(n) => js.unknown(env, js.json_parse(&format!("{{\"deleted\":{n}}}"))?),
             Err(e) => Err(throw_store_error(js, &e)),
         }
     }

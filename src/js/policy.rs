@@ -33,8 +33,7 @@ fn type_error<T>(env: &Env, message: &str) -> Result<T> {
 fn string_prop(obj: &Object, name: &str) -> Result<Option<String>> {
     let value: Unknown = obj.get_named_property(name)?;
     if value.get_type()? == ValueType::String {
-        // SAFETY: `get_type` answered String just above.
-        Ok(Some(unsafe { value.cast::<String>() }?))
+        Ok(Some(String::from_unknown(value)?))
     } else {
         Ok(None)
     }
@@ -53,8 +52,7 @@ fn string_list(env: &Env, obj: &Object, name: &str, factory: &str) -> Result<Vec
             )
         }
     }
-    // SAFETY: the match above returned unless `value` is an object for which `napi_is_array` is true.
-    let array: Array = unsafe { value.cast() }?;
+    let array = Array::from_unknown(value)?;
     let mut out = Vec::with_capacity(array.len() as usize);
     for i in 0..array.len() {
         let item: Unknown = array.get_element(i)?;
@@ -64,8 +62,7 @@ fn string_list(env: &Env, obj: &Object, name: &str, factory: &str) -> Result<Vec
                 &format!("{factory}: {name} must be an array of strings"),
             );
         }
-        // SAFETY: `get_type` answered String just above.
-        out.push(unsafe { item.cast::<String>() }?);
+        out.push(String::from_unknown(item)?);
     }
     Ok(out)
 }
@@ -80,8 +77,7 @@ fn default_decision(
     let value: Unknown = obj.get_named_property("defaultDecision")?;
     let text = match value.get_type()? {
         ValueType::Undefined | ValueType::Null => None,
-        // SAFETY: this arm runs only when `get_type` answered String.
-        ValueType::String => Some(unsafe { value.cast::<String>() }?),
+        ValueType::String => Some(String::from_unknown(value)?),
         _ => {
             return type_error(
                 env,
@@ -116,8 +112,7 @@ fn request_object<'a>(ctx: &'a FunctionCallContext) -> Result<Option<Object<'a>>
     if value.get_type()? != ValueType::Object {
         return Ok(None);
     }
-    // SAFETY: `get_type` answered Object just above.
-    Ok(Some(unsafe { value.cast::<Object>() }?))
+    Ok(Some(Object::from_unknown(value)?))
 }
 
 fn full_request(obj: &Object, target: String, verb_name: &str) -> Result<Request> {
@@ -190,17 +185,14 @@ fn read_rule(
     };
     match value.get_type()? {
         ValueType::Undefined => Ok(Rule::Lists(StaticLists::new(Vec::new(), Vec::new(), None))),
-        // SAFETY: this arm runs only when `get_type` answered Boolean.
-        ValueType::Boolean => Ok(Rule::Constant(unsafe { value.cast::<bool>() }?, None)),
+        ValueType::Boolean => Ok(Rule::Constant(bool::from_unknown(value)?, None)),
         ValueType::Object => {
-            // SAFETY: this arm runs only when `get_type` answered Object.
-            let obj: Object = unsafe { value.cast() }?;
+            let obj = Object::from_unknown(value)?;
             if constant_form {
                 let flag: Unknown = obj.get_named_property(yes)?;
                 if flag.get_type()? == ValueType::Boolean {
-                    // SAFETY: `get_type` answered Boolean just above.
                     return Ok(Rule::Constant(
-                        unsafe { flag.cast::<bool>() }?,
+                        bool::from_unknown(flag)?,
                         string_prop(&obj, "reason")?,
                     ));
                 }

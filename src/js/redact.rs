@@ -1,390 +1,549 @@
-//! Redaction of JS values (SPEC section 5): a bounded, cycle-safe copy with every secret replaced in
-//! strings and keys, and `errorToErrorInfo`. Also the `createSecretRedactor` object, which dispatch
-//! recognises by its type tag and redacts with in Rust instead of calling back into JS.
+//! Redaction of JS values (docs: redaction): a bounded, cycle-safe copy with every secret replaced
+//! in strings and keys, and `errorToErrorInfo`. Also the `createSecretRedactor` object, which
+//! `redactRunLedgerRecord` recognises by its wrapped secrets and redacts with in Rust instead of
+//! calling back into JS.
 
 use std::collections::HashSet;
-use std::ffi::c_void;
 use std::rc::Rc;
 
-use napi::sys;
-
-use super::raw::{cb_args, type_error, Fail, Js, Ty, R, V};
-use super::realm::Realm;
-use crate::raw_fn;
-use crate::redact::{unique_key, Secrets, CIRCULAR_MARK, MAX_DEPTH, MAX_DEPTH_MARK};
-
-/// Marks objects made by `createSecretRedactor`.
-pub const REDACTOR_TAG: sys::napi_type_tag = sys::napi_type_tag {
-    lower: 0x7072_6973_6d2d_7264,
-    upper: 0x6163_746f_7201_0001,
+use napi::bindgen_prelude::{
+    Array, FromNapiValue, Function, JsObjectValue, Object, ObjectRef, ToNapiValue, Unknown,
 };
+use napi::{
+    Env, JsValue, KeyCollectionMode, KeyConversion, KeyFilter, Property, PropertyAttributes,
+    Result, Status, ValueType,
+};
+use napi_derive::napi;
+
+use crate::error::PrismError;
+use crate::redact::{unique_key, Secrets, CIRCULAR_MARK, MAX_DEPTH, MAX_DEPTH_MARK};
 
 const UNREADABLE: &str = "[Unreadable]";
 
-/// A redacted copy of `v`. Strings and keys lose every secret; `Map` becomes an object, `Set` an
-/// array; `Date`, `RegExp` and typed arrays pass through; containers deeper than 32 become
-/// `[MaxDepth]`, an ancestor cycle `[Circular]`, a property whose getter throws `[Unreadable]`.
-pub fn redact_value(js: &Js, realm: &Realm, secrets: &Secrets, v: V) -> R<V> {
-    let mut ancestors = Vec::new();
-    walk(js, realm, secrets, v, 0, &mut ancestors)
+/// The built-ins of this environment the walk compares against, captured once per environment
+/// (as Node-API instance data, so each worker thread has its own) so a script that replaces
+/// `globalThis.Map` cannot change what the walk recognises.
+struct Realm {
+    object_proto: ObjectRef,
+    map_ctor: ObjectRef,
+    set_ctor: ObjectRef,
+    regexp_ctor: ObjectRef,
+    array_from: ObjectRef,
 }
 
-fn walk(
-    js: &Js,
-    realm: &Realm,
-    secrets: &Secrets,
-    v: V,
-    depth: usize,
-    ancestors: &mut Vec<V>,
-) -> R<V> {
-    match js.ty(v)? {
-        Ty::String => {
-            let s = js.str(v)?;
-            match secrets.redact(&s) {
-                std::borrow::Cow::Borrowed(_) => Ok(v),
-                std::borrow::Cow::Owned(r) => js.string(&r),
-            }
-        }
-        Ty::Object => walk_object(js, realm, secrets, v, depth, ancestors),
-        _ => Ok(v),
-    }
+/// The realm's values as handles of the current call. Copied out at once so no reference into the
+/// instance data outlives this function (a getter the walk runs may re-enter the addon).
+#[derive(Clone, Copy)]
+struct Builtins<'e> {
+    object_proto: Object<'e>,
+    map_ctor: Object<'e>,
+    set_ctor: Object<'e>,
+    regexp_ctor: Object<'e>,
+    array_from: Object<'e>,
 }
 
-fn walk_object(
-    js: &Js,
-    realm: &Realm,
-    secrets: &Secrets,
-    v: V,
-    depth: usize,
-    ancestors: &mut Vec<V>,
-) -> R<V> {
-    // Plain objects and arrays (the usual case) skip the checks for the other kinds.
-    let plain =
-        js.strict_eq(js.prototype_of(v)?, js.ref_value(realm.object_proto)?)? || js.is_array(v)?;
-    if !plain
-        && (js.is_date(v)?
-            || js.is_typedarray(v)?
-            || js.instance_of(v, js.ref_value(realm.regexp_ctor)?)?)
-    {
-        return Ok(v);
-    }
-    for &a in ancestors.iter() {
-        if js.strict_eq(a, v)? {
-            return js.string(CIRCULAR_MARK);
-        }
-    }
-    if depth >= MAX_DEPTH {
-        return js.string(MAX_DEPTH_MARK);
-    }
-    ancestors.push(v);
-    let out = if js.is_array(v)? {
-        let n = js.array_len(v)?;
-        let out = js.array(n as usize)?;
-        for i in 0..n {
-            let item = read(js, || js.element(v, i))?;
-            let item = walk_or_unreadable(js, realm, secrets, item, depth, ancestors)?;
-            js.set_element(out, i, item)?;
-        }
-        out
-    } else if !plain && js.instance_of(v, js.ref_value(realm.map_ctor)?)? {
-        map_to_object(js, realm, secrets, v, depth, ancestors)?
-    } else if !plain && js.instance_of(v, js.ref_value(realm.set_ctor)?)? {
-        set_to_array(js, realm, secrets, v, depth, ancestors)?
-    } else {
-        let out = js.object()?;
-        let mut taken = HashSet::new();
-        if !plain && js.is_error(v)? {
-            // Error's own name/message/stack are not enumerable; keep the two that explain it.
-            for key in [c"name", c"message"] {
-                let Some(item) = read(js, || js.get(v, key))? else {
-                    continue;
-                };
-                if js.ty(item)? == Ty::String {
-                    let k = key.to_str().unwrap_or_default();
-                    let item = walk(js, realm, secrets, item, depth + 1, ancestors)?;
-                    js.set(out, key, item)?;
-                    taken.insert(k.to_owned());
-                }
-            }
-        }
-        let keys = match js.keys(v) {
-            Ok(k) => k,
-            Err(Fail::Pending) => {
-                js.take_exception();
-                ancestors.pop();
-                return js.string(UNREADABLE);
-            }
-            Err(e) => return Err(e),
+fn builtins(env: &Env) -> Result<Builtins<'_>> {
+    if env.get_instance_data::<Realm>()?.is_none() {
+        let global = env.get_global()?;
+        let object: Object = global.get_c_named_property_unchecked(c"Object")?;
+        let array: Object = global.get_c_named_property_unchecked(c"Array")?;
+        let proto: Object = object.get_c_named_property_unchecked(c"prototype")?;
+        let ctor = |name: &std::ffi::CStr| -> Result<ObjectRef> {
+            global
+                .get_c_named_property_unchecked::<Object>(name)?
+                .create_ref()
         };
-        let n = js.array_len(keys)?;
-        for i in 0..n {
-            let key_v = js.element(keys, i)?;
-            let key = js.to_js_string(key_v)?;
-            let item = read(js, || js.get_prop(v, key_v))?;
-            // A function is not data, and an own `toJSON` would hand a serialiser whatever it
-            // returns, unredacted: the copy keeps neither.
-            if let Some(f) = item {
-                if js.ty(f)? == Ty::Function {
-                    continue;
-                }
+        let realm = Realm {
+            object_proto: proto.create_ref()?,
+            map_ctor: ctor(c"Map")?,
+            set_ctor: ctor(c"Set")?,
+            regexp_ctor: ctor(c"RegExp")?,
+            array_from: array
+                .get_c_named_property_unchecked::<Object>(c"from")?
+                .create_ref()?,
+        };
+        // The references go with the environment: delete them when it is torn down.
+        env.set_instance_data(realm, (), |ctx| {
+            let Realm {
+                object_proto,
+                map_ctor,
+                set_ctor,
+                regexp_ctor,
+                array_from,
+            } = ctx.value;
+            for r in [object_proto, map_ctor, set_ctor, regexp_ctor, array_from] {
+                let _ = r.unref(&ctx.env);
             }
-            let item = walk_or_unreadable(js, realm, secrets, item, depth, ancestors)?;
-            let new_key = unique_key(&taken, &secrets.redact(&key));
-            js.set_str_key(out, &new_key, item)?;
-            taken.insert(new_key);
-        }
-        out
+        })?;
+    }
+    let Some(realm) = env.get_instance_data::<Realm>()? else {
+        return Err(napi::Error::new(
+            Status::GenericFailure,
+            "prism-tools-native: no realm for this environment",
+        ));
     };
-    ancestors.pop();
-    Ok(out)
+    let realm: &Realm = realm;
+    Ok(Builtins {
+        object_proto: realm.object_proto.get_value(env)?,
+        map_ctor: realm.map_ctor.get_value(env)?,
+        set_ctor: realm.set_ctor.get_value(env)?,
+        regexp_ctor: realm.regexp_ctor.get_value(env)?,
+        array_from: realm.array_from.get_value(env)?,
+    })
 }
 
-/// `None` stands for a read whose getter threw.
-fn read(js: &Js, f: impl FnOnce() -> R<V>) -> R<Option<V>> {
-    match f() {
+/// Clears the exception a failed call left pending; `false` when none was. A throwing getter
+/// makes Node-API answer a generic failure with the exception pending, so the status alone does
+/// not tell. napi-rs has no safe call for either step.
+fn clear_exception(env: &Env) -> bool {
+    let mut pending = false;
+    // SAFETY: `env` is the env of the callback running now and `pending` a valid out-pointer.
+    unsafe { napi::sys::napi_is_exception_pending(env.raw(), &mut pending) };
+    if pending {
+        let mut thrown = std::ptr::null_mut();
+        // SAFETY: as above; `thrown` is a valid out-pointer for the one handle Node-API writes,
+        // which is dropped unused.
+        unsafe { napi::sys::napi_get_and_clear_last_exception(env.raw(), &mut thrown) };
+    }
+    pending
+}
+
+/// `None` stands for a read that threw (its exception cleared); other failures propagate.
+fn read<T>(env: &Env, r: Result<T>) -> Result<Option<T>> {
+    match r {
         Ok(v) => Ok(Some(v)),
-        Err(Fail::Pending) => {
-            js.take_exception();
+        Err(e) if clear_exception(env) => {
+            drop(e);
             Ok(None)
         }
         Err(e) => Err(e),
     }
 }
 
-fn walk_or_unreadable(
-    js: &Js,
-    realm: &Realm,
-    secrets: &Secrets,
-    item: Option<V>,
-    depth: usize,
-    ancestors: &mut Vec<V>,
-) -> R<V> {
-    match item {
-        Some(item) => walk(js, realm, secrets, item, depth + 1, ancestors),
-        None => js.string(UNREADABLE),
+fn js_str<'e>(env: &'e Env, s: &str) -> Result<Unknown<'e>> {
+    Ok(env.create_string(s)?.to_unknown())
+}
+
+/// `String(v)` as JS computes it; symbols and throwing `toString`s give a fixed text.
+fn to_js_string(env: &Env, v: Unknown) -> Result<String> {
+    match v.get_type()? {
+        ValueType::String => String::from_unknown(v),
+        ValueType::Symbol => Ok("Symbol()".into()),
+        _ => match read(env, v.coerce_to_string())? {
+            Some(s) => String::from_unknown(s.to_unknown()),
+            None => Ok("[unprintable value]".into()),
+        },
     }
 }
 
-/// Iterates a Map or Set through `Array.from(x)`, which yields entries or values.
-fn entries(js: &Js, v: V) -> R<V> {
-    let global = js.global()?;
-    let array = js.get(global, c"Array")?;
-    let from = js.get(array, c"from")?;
-    js.call(array, from, &[v])
+/// Sets an own data property named `key`. `__proto__` is defined, not assigned: assigning it would
+/// replace the object's prototype with host data.
+fn set_key<'e>(env: &'e Env, out: &mut Object<'e>, key: &str, value: Unknown<'e>) -> Result<()> {
+    if key != "__proto__" {
+        // A JS string key, not a C string: keys may hold NUL characters.
+        return out.set_property(env.create_string(key)?, value);
+    }
+    out.define_properties(&[Property::new()
+        .with_utf8_name(key)?
+        .with_value(&value)
+        .with_property_attributes(
+            PropertyAttributes::Writable
+                | PropertyAttributes::Enumerable
+                | PropertyAttributes::Configurable,
+        )])
 }
 
-fn map_to_object(
-    js: &Js,
-    realm: &Realm,
-    secrets: &Secrets,
-    v: V,
-    depth: usize,
-    ancestors: &mut Vec<V>,
-) -> R<V> {
-    let list = entries(js, v)?;
-    let n = js.array_len(list)?;
-    let out = js.object()?;
-    let mut taken = HashSet::new();
-    for i in 0..n {
-        let pair = js.element(list, i)?;
-        let key = js.to_js_string(js.element(pair, 0)?)?;
-        let item = walk(
-            js,
-            realm,
-            secrets,
-            js.element(pair, 1)?,
-            depth + 1,
-            ancestors,
-        )?;
-        let new_key = unique_key(&taken, &secrets.redact(&key));
-        js.set_str_key(out, &new_key, item)?;
-        taken.insert(new_key);
-    }
-    Ok(out)
+struct Walk<'e, 's> {
+    env: &'e Env,
+    secrets: &'s Secrets,
+    b: Builtins<'e>,
+    ancestors: Vec<Unknown<'e>>,
 }
 
-fn set_to_array(
-    js: &Js,
-    realm: &Realm,
-    secrets: &Secrets,
-    v: V,
-    depth: usize,
-    ancestors: &mut Vec<V>,
-) -> R<V> {
-    let list = entries(js, v)?;
-    let n = js.array_len(list)?;
-    let out = js.array(n as usize)?;
-    for i in 0..n {
-        let item = walk(
-            js,
-            realm,
-            secrets,
-            js.element(list, i)?,
-            depth + 1,
-            ancestors,
-        )?;
-        js.set_element(out, i, item)?;
+/// A redacted copy of `v`. Strings and keys lose every secret; `Map` becomes an object, `Set` an
+/// array; `Date`, `RegExp` and typed arrays pass through; containers deeper than 32 become
+/// `[MaxDepth]`, an ancestor cycle `[Circular]`, a property whose getter throws `[Unreadable]`.
+fn redact_value<'e>(env: &'e Env, secrets: &Secrets, v: Unknown<'e>) -> Result<Unknown<'e>> {
+    let mut w = Walk {
+        env,
+        secrets,
+        b: builtins(env)?,
+        ancestors: Vec::new(),
+    };
+    w.value(v, 0)
+}
+
+impl<'e> Walk<'e, '_> {
+    fn value(&mut self, v: Unknown<'e>, depth: usize) -> Result<Unknown<'e>> {
+        match v.get_type()? {
+            ValueType::String => {
+                let s = String::from_unknown(v)?;
+                match self.secrets.redact(&s) {
+                    std::borrow::Cow::Borrowed(_) => Ok(v),
+                    std::borrow::Cow::Owned(r) => js_str(self.env, &r),
+                }
+            }
+            ValueType::Object => self.object(v, depth),
+            _ => Ok(v),
+        }
     }
-    Ok(out)
+
+    fn item(&mut self, item: Option<Unknown<'e>>, depth: usize) -> Result<Unknown<'e>> {
+        match item {
+            Some(item) => self.value(item, depth + 1),
+            None => js_str(self.env, UNREADABLE),
+        }
+    }
+
+    fn object(&mut self, v: Unknown<'e>, depth: usize) -> Result<Unknown<'e>> {
+        let env = self.env;
+        let obj = Object::from_unknown(v)?;
+        // Plain objects and arrays (the usual case) skip the checks for the other kinds.
+        let is_array = v.is_array()?;
+        let plain = is_array || env.strict_equals(obj.get_prototype()?, self.b.object_proto)?;
+        if !plain && (v.is_date()? || v.is_typedarray()? || v.instanceof(self.b.regexp_ctor)?) {
+            return Ok(v);
+        }
+        for &a in &self.ancestors {
+            if env.strict_equals(a, v)? {
+                return js_str(env, CIRCULAR_MARK);
+            }
+        }
+        if depth >= MAX_DEPTH {
+            return js_str(env, MAX_DEPTH_MARK);
+        }
+        self.ancestors.push(v);
+        let out = if is_array {
+            let n = obj.get_array_length()?;
+            let mut out = env.create_array(n)?;
+            for i in 0..n {
+                let item = read(env, obj.get_element::<Unknown>(i))?;
+                out.set(i, self.item(item, depth)?)?;
+            }
+            out.to_unknown()
+        } else if !plain && v.instanceof(self.b.map_ctor)? {
+            self.map_to_object(v, depth)?
+        } else if !plain && v.instanceof(self.b.set_ctor)? {
+            self.set_to_array(v, depth)?
+        } else {
+            match self.plain_object(obj, plain, depth)? {
+                Some(out) => out,
+                None => {
+                    self.ancestors.pop();
+                    return js_str(env, UNREADABLE);
+                }
+            }
+        };
+        self.ancestors.pop();
+        Ok(out)
+    }
+
+    /// The redacted own enumerable properties of `obj`; `None` when its keys cannot be listed (a
+    /// proxy whose `ownKeys` throws).
+    fn plain_object(
+        &mut self,
+        obj: Object<'e>,
+        plain: bool,
+        depth: usize,
+    ) -> Result<Option<Unknown<'e>>> {
+        let env = self.env;
+        let mut out = Object::new(env)?;
+        let mut taken = HashSet::new();
+        if !plain && obj.is_error()? {
+            // Error's own name/message/stack are not enumerable; keep the two that explain it.
+            for key in [c"name", c"message"] {
+                let Some(item) = read(env, obj.get_c_named_property_unchecked::<Unknown>(key))?
+                else {
+                    continue;
+                };
+                if item.get_type()? == ValueType::String {
+                    let item = self.value(item, depth + 1)?;
+                    out.set_c_named_property(key, item)?;
+                    taken.insert(key.to_str().unwrap_or_default().to_owned());
+                }
+            }
+        }
+        let Some(keys) = read(
+            env,
+            obj.get_all_property_names(
+                KeyCollectionMode::OwnOnly,
+                // napi-rs takes one filter, so symbol keys are skipped below.
+                KeyFilter::Enumerable,
+                KeyConversion::NumbersToStrings,
+            ),
+        )?
+        else {
+            return Ok(None);
+        };
+        let n = keys.get_array_length()?;
+        for i in 0..n {
+            let key_v: Unknown = keys.get_element(i)?;
+            if key_v.get_type()? != ValueType::String {
+                continue;
+            }
+            let key = String::from_unknown(key_v)?;
+            let item = read(env, obj.get_property_unchecked::<Unknown, Unknown>(key_v))?;
+            // A function is not data, and an own `toJSON` would hand a serialiser whatever it
+            // returns, unredacted: the copy keeps neither.
+            if let Some(f) = item {
+                if f.get_type()? == ValueType::Function {
+                    continue;
+                }
+            }
+            let item = self.item(item, depth)?;
+            let new_key = unique_key(&taken, &self.secrets.redact(&key));
+            set_key(env, &mut out, &new_key, item)?;
+            taken.insert(new_key);
+        }
+        Ok(Some(out.to_unknown()))
+    }
+
+    /// `Array.from(v)`: a Map's entries or a Set's values.
+    fn entries(&self, v: Unknown<'e>) -> Result<Object<'e>> {
+        let from = Function::<Unknown, Object>::from_unknown(self.b.array_from.to_unknown())?;
+        from.call(v)
+    }
+
+    fn map_to_object(&mut self, v: Unknown<'e>, depth: usize) -> Result<Unknown<'e>> {
+        let env = self.env;
+        let list = self.entries(v)?;
+        let n = list.get_array_length()?;
+        let mut out = Object::new(env)?;
+        let mut taken = HashSet::new();
+        for i in 0..n {
+            let pair: Object = list.get_element(i)?;
+            let key = to_js_string(env, pair.get_element(0)?)?;
+            let item = self.value(pair.get_element(1)?, depth + 1)?;
+            let new_key = unique_key(&taken, &self.secrets.redact(&key));
+            set_key(env, &mut out, &new_key, item)?;
+            taken.insert(new_key);
+        }
+        Ok(out.to_unknown())
+    }
+
+    fn set_to_array(&mut self, v: Unknown<'e>, depth: usize) -> Result<Unknown<'e>> {
+        let list = self.entries(v)?;
+        let n = list.get_array_length()?;
+        let mut out = self.env.create_array(n)?;
+        for i in 0..n {
+            let item = self.value(list.get_element(i)?, depth + 1)?;
+            out.set(i, item)?;
+        }
+        Ok(out.to_unknown())
+    }
 }
 
 /// Reads a list of secret strings (non-strings are ignored; a non-array is an error).
-pub fn read_secrets(js: &Js, v: V, what: &str) -> R<Vec<String>> {
-    match js.ty(v)? {
-        Ty::Undefined | Ty::Null => return Ok(Vec::new()),
-        _ if js.is_array(v)? => {}
+fn read_secrets(env: &Env, v: Option<Unknown>, what: &str) -> Result<Vec<String>> {
+    let Some(v) = v else {
+        return Ok(Vec::new());
+    };
+    match v.get_type()? {
+        ValueType::Undefined | ValueType::Null => return Ok(Vec::new()),
+        _ if v.is_array()? => {}
         _ => {
-            return Err(type_error(
-                format!("{what} must be an array of strings"),
-                "ERR_PRISM_INVALID_OPTION",
-            ))
+            return PrismError::invalid_option(format!("{what} must be an array of strings"))
+                .throw(env)
         }
     }
-    let n = js.array_len(v)?;
-    let mut out = Vec::with_capacity(n as usize);
-    for i in 0..n {
-        if let Some(s) = js.opt_str(js.element(v, i)?)? {
-            out.push(s);
+    let array = Array::from_unknown(v)?;
+    let mut out = Vec::with_capacity(array.len() as usize);
+    for i in 0..array.len() {
+        let item: Unknown = array.get_element(i)?;
+        if item.get_type()? == ValueType::String {
+            out.push(String::from_unknown(item)?);
         }
     }
     Ok(out)
 }
 
-/// The secrets of a native redactor object, when `v` is one.
-pub fn native_redactor(js: &Js, v: V) -> R<Option<Rc<Secrets>>> {
-    if js.ty(v)? != Ty::Object || !js.has_type_tag(v, &REDACTOR_TAG)? {
+/// The secrets of a redactor made by `createSecretRedactor`, when `v` is one.
+fn native_redactor(v: Unknown) -> Result<Option<Rc<Secrets>>> {
+    if v.get_type()? != ValueType::Object {
         return Ok(None);
     }
-    let p = unsafe { js.unwrap::<Rc<Secrets>>(v)? };
-    Ok(Some(unsafe { (*p).clone() }))
+    // `unwrap` checks that the object wraps an `Rc<Secrets>` made by this addon; anything else is
+    // an ordinary host redactor.
+    match Object::from_unknown(v)?.unwrap::<Rc<Secrets>>() {
+        Ok(secrets) => Ok(Some(secrets.clone())),
+        Err(_) => Ok(None),
+    }
 }
 
 // ----- errorToErrorInfo ---------------------------------------------------------------------------
 
 /// `ErrorInfo` for any thrown value: `name`, `message`, `code` (string or number), `retryAfterMs`
 /// (finite, ≥ 0) and `cause` (as a string), every string redacted.
-pub fn error_to_error_info(js: &Js, secrets: &Secrets, thrown: V) -> R<V> {
-    let out = js.object()?;
+fn error_to_error_info<'e>(
+    env: &'e Env,
+    secrets: &Secrets,
+    thrown: Unknown<'e>,
+) -> Result<Object<'e>> {
+    let mut out = Object::new(env)?;
     let red = |s: &str| secrets.redact(s).into_owned();
-    match js.ty(thrown)? {
-        Ty::Object | Ty::Function => {
-            let name = read(js, || js.get(thrown, c"name"))?;
-            let message = read(js, || js.get(thrown, c"message"))?;
+    let set_str = |out: &mut Object<'e>, key: &std::ffi::CStr, text: &str| -> Result<()> {
+        out.set_c_named_property(key, env.create_string(text)?)
+    };
+    match thrown.get_type()? {
+        ValueType::Object | ValueType::Function => {
+            let obj = Object::from_unknown(thrown)?;
+            let get = |key: &std::ffi::CStr| {
+                read(env, obj.get_c_named_property_unchecked::<Unknown>(key))
+            };
+            let name = get(c"name")?;
+            let message = get(c"message")?;
             if let Some(n) = name {
-                if let Some(n) = js.opt_str(n)? {
-                    js.set(out, c"name", js.string(&red(&n))?)?;
+                if n.get_type()? == ValueType::String {
+                    set_str(&mut out, c"name", &red(&String::from_unknown(n)?))?;
                 }
             }
             let text = match message {
-                Some(m) if js.ty(m)? == Ty::String => js.str(m)?,
-                Some(m) if !js.is_nullish(m)? => js.to_js_string(m)?,
-                _ => describe_non_error(js, thrown)?,
+                Some(m) if m.get_type()? == ValueType::String => String::from_unknown(m)?,
+                Some(m) if !is_nullish(m)? => to_js_string(env, m)?,
+                _ => describe_non_error(env, thrown)?,
             };
-            js.set(out, c"message", js.string(&red(&text))?)?;
-            if let Some(code) = read(js, || js.get(thrown, c"code"))? {
-                match js.ty(code)? {
-                    Ty::String => js.set(out, c"code", js.string(&red(&js.str(code)?))?)?,
-                    Ty::Number => js.set(out, c"code", code)?,
+            set_str(&mut out, c"message", &red(&text))?;
+            if let Some(code) = get(c"code")? {
+                match code.get_type()? {
+                    ValueType::String => {
+                        set_str(&mut out, c"code", &red(&String::from_unknown(code)?))?
+                    }
+                    ValueType::Number => out.set_c_named_property(c"code", code)?,
                     _ => {}
                 }
             }
-            if let Some(r) = read(js, || js.get(thrown, c"retryAfterMs"))? {
-                if js.ty(r)? == Ty::Number {
-                    let n = js.f64(r)?;
+            if let Some(r) = get(c"retryAfterMs")? {
+                if r.get_type()? == ValueType::Number {
+                    let n = f64::from_unknown(r)?;
                     if n.is_finite() && n >= 0.0 {
-                        js.set(out, c"retryAfterMs", r)?;
+                        out.set_c_named_property(c"retryAfterMs", r)?;
                     }
                 }
             }
-            if let Some(c) = read(js, || js.get(thrown, c"cause"))? {
-                if !js.is_nullish(c)? {
-                    let text = match js.ty(c)? {
-                        Ty::Object if js.is_error(c)? => {
-                            match read(js, || js.get(c, c"message"))? {
-                                Some(m) => js.to_js_string(m)?,
-                                None => UNREADABLE.to_owned(),
-                            }
+            if let Some(c) = get(c"cause")? {
+                if !is_nullish(c)? {
+                    let text = if c.get_type()? == ValueType::Object && c.is_error()? {
+                        let cause = Object::from_unknown(c)?;
+                        match read(
+                            env,
+                            cause.get_c_named_property_unchecked::<Unknown>(c"message"),
+                        )? {
+                            Some(m) => to_js_string(env, m)?,
+                            None => UNREADABLE.to_owned(),
                         }
-                        _ => js.to_js_string(c)?,
+                    } else {
+                        to_js_string(env, c)?
                     };
-                    js.set(out, c"cause", js.string(&red(&text))?)?;
+                    set_str(&mut out, c"cause", &red(&text))?;
                 }
             }
         }
-        Ty::String => js.set(out, c"message", js.string(&red(&js.str(thrown)?))?)?,
-        Ty::Undefined | Ty::Null => {
-            let text = format!("Unknown error (thrown value: {})", js.to_js_string(thrown)?);
-            js.set(out, c"message", js.string(&text)?)?
+        ValueType::String => set_str(&mut out, c"message", &red(&String::from_unknown(thrown)?))?,
+        ValueType::Undefined | ValueType::Null => {
+            set_str(&mut out, c"message", &describe_non_error(env, thrown)?)?
         }
-        _ => js.set(out, c"message", js.string(&red(&js.to_js_string(thrown)?))?)?,
+        _ => set_str(&mut out, c"message", &red(&to_js_string(env, thrown)?))?,
     }
     Ok(out)
 }
 
-fn describe_non_error(js: &Js, v: V) -> R<String> {
-    let s = js.to_js_string(v)?;
+fn is_nullish(v: Unknown) -> Result<bool> {
+    Ok(matches!(
+        v.get_type()?,
+        ValueType::Undefined | ValueType::Null
+    ))
+}
+
+fn describe_non_error(env: &Env, v: Unknown) -> Result<String> {
+    let s = to_js_string(env, v)?;
     Ok(format!("Unknown error (thrown value: {s})"))
 }
 
 // ----- exports ------------------------------------------------------------------------------------
 
-raw_fn!(redact_secrets, |js, info| {
-    let (_, _, [value, secrets], _) = cb_args::<2>(js, info)?;
-    let realm = Realm::get(js)?;
-    let secrets = Secrets::new(read_secrets(js, secrets, "redactSecrets: secrets")?);
-    redact_value(js, realm, &secrets, value)
-});
+/// `redactSecrets(value, secrets?)`: a redacted copy of `value`.
+#[napi(js_name = "redactSecrets", catch_unwind)]
+pub fn redact_secrets<'e>(
+    env: &'e Env,
+    value: Unknown<'e>,
+    secrets: Option<Unknown<'e>>,
+) -> Result<Unknown<'e>> {
+    let secrets = Secrets::new(read_secrets(env, secrets, "redactSecrets: secrets")?);
+    redact_value(env, &secrets, value)
+}
 
-raw_fn!(error_to_error_info_export, |js, info| {
-    let (_, _, [thrown, secrets], _) = cb_args::<2>(js, info)?;
-    let secrets = Secrets::new(read_secrets(js, secrets, "errorToErrorInfo: secrets")?);
-    error_to_error_info(js, &secrets, thrown)
-});
+/// `errorToErrorInfo(thrown, secrets?)`: the `ErrorInfo` of any thrown value, redacted.
+#[napi(js_name = "errorToErrorInfo", catch_unwind)]
+pub fn error_to_error_info_export<'e>(
+    env: &'e Env,
+    thrown: Unknown<'e>,
+    secrets: Option<Unknown<'e>>,
+) -> Result<Object<'e>> {
+    let secrets = Secrets::new(read_secrets(env, secrets, "errorToErrorInfo: secrets")?);
+    error_to_error_info(env, &secrets, thrown)
+}
 
-raw_fn!(redactor_redact, |js, info| {
-    let (_, data, [value], _) = cb_args::<1>(js, info)?;
-    let realm = Realm::get(js)?;
-    let secrets = unsafe { &*(data as *const Rc<Secrets>) };
-    redact_value(js, realm, secrets, value)
-});
-
-raw_fn!(create_secret_redactor, |js, info| {
-    let (_, _, [secrets], _) = cb_args::<1>(js, info)?;
+/// `createSecretRedactor(secrets)`: `{ redact(value) }` over a matcher built once.
+#[napi(js_name = "createSecretRedactor", catch_unwind)]
+pub fn create_secret_redactor<'e>(
+    env: &'e Env,
+    secrets: Option<Unknown<'e>>,
+) -> Result<Object<'e>> {
     let secrets = Rc::new(Secrets::new(read_secrets(
-        js,
+        env,
         secrets,
         "createSecretRedactor: secrets",
     )?));
-    let obj = js.object()?;
-    let data = Box::into_raw(Box::new(secrets.clone()));
-    let redact = js.function("redact", Some(redactor_redact), data.cast::<c_void>())?;
-    js.attach_box(redact, data)?;
-    js.set(obj, c"redact", redact)?;
-    js.wrap(obj, secrets)?;
-    js.type_tag(obj, &REDACTOR_TAG)?;
+    let mut obj = Object::new(env)?;
+    let held = secrets.clone();
+    let redact = env.create_function_from_closure::<Unknown, napi::sys::napi_value, _>(
+        "redact",
+        move |ctx| {
+            let value = if ctx.length() > 0 {
+                ctx.get::<Unknown>(0)?
+            } else {
+                ().into_unknown(ctx.env)?
+            };
+            let env: &Env = ctx.env;
+            // The copy's handle belongs to this callback's scope, which returns it.
+            Ok(redact_value(env, &held, value)?.raw())
+        },
+    )?;
+    obj.set_c_named_property(c"redact", redact)?;
+    obj.wrap(secrets, None)?;
     Ok(obj)
-});
+}
 
-// `redactRunLedgerRecord(record, redactor?)`: the record through the redactor, or as is.
-raw_fn!(redact_run_ledger_record, |js, info| {
-    let (_, _, [record, redactor], _) = cb_args::<2>(js, info)?;
-    redact_with(js, Realm::get(js)?, redactor, record)
-});
+/// `redactRunLedgerRecord(record, redactor?)`: the record through the redactor, or as is. A
+/// redactor from `createSecretRedactor` redacts in Rust; a host one has its `redact` called.
+#[napi(js_name = "redactRunLedgerRecord", catch_unwind)]
+pub fn redact_run_ledger_record<'e>(
+    env: &'e Env,
+    record: Unknown<'e>,
+    redactor: Option<Unknown<'e>>,
+) -> Result<Unknown<'e>> {
+    let Some(redactor) = redactor.filter(|r| !is_nullish(*r).unwrap_or(true)) else {
+        return Ok(record);
+    };
+    if let Some(secrets) = native_redactor(redactor)? {
+        return redact_value(env, &secrets, record);
+    }
+    let host = Object::from_unknown(redactor)?;
+    let f: Unknown = if redactor.get_type()? == ValueType::Object
+        || redactor.get_type()? == ValueType::Function
+    {
+        host.get_c_named_property_unchecked(c"redact")?
+    } else {
+        ().into_unknown(env)?
+    };
+    if f.get_type()? != ValueType::Function {
+        return PrismError::invalid_option("redactor must have a redact(value) method").throw(env);
+    }
+    Function::<Unknown, Unknown>::from_unknown(f)?.apply(host, record)
+}
 
-/// Redacts `value` with a native redactor in Rust, or calls a host redactor's `redact`.
-pub fn redact_with(js: &Js, realm: &Realm, redactor: V, value: V) -> R<V> {
-    if js.is_nullish(redactor)? {
-        return Ok(value);
-    }
-    if let Some(secrets) = native_redactor(js, redactor)? {
-        return redact_value(js, realm, &secrets, value);
-    }
-    let f = js.get_opt(redactor, c"redact")?;
-    if js.ty(f)? != Ty::Function {
-        return Err(type_error(
-            "redactor must have a redact(value) method",
-            "ERR_PRISM_INVALID_OPTION",
-        ));
-    }
-    js.call(redactor, f, &[value])
+/// `nativeVersion()`: the crate version of the loaded binary.
+#[napi(js_name = "nativeVersion")]
+pub fn native_version() -> &'static str {
+    env!("CARGO_PKG_VERSION")
 }

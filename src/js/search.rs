@@ -42,6 +42,12 @@ const MAX_FUSED_RANKING: u32 = 256;
 // ---------------------------------------------------------------------------------------------
 // Raw helpers. Each returns `Result`; none panics on host data.
 
+/// Node-API calls on the env of the callback running now.
+///
+/// Invariant the `// SAFETY:` comments below rely on: a `Raw` is made only at an entry point (or a
+/// closure's callback) from that callback's `Env`, is never stored, and every `napi_value` given to
+/// it is a handle of that callback's scope. Node-API itself checks each handle's type and answers
+/// a status, which `check` turns into an error.
 #[derive(Clone, Copy)]
 struct Raw(sys::napi_env);
 
@@ -59,12 +65,14 @@ impl Raw {
 
     fn type_of(self, v: sys::napi_value) -> Result<ValueType> {
         let mut t = 0;
+        // SAFETY: a live env and handle of the running callback (see `Raw`); out-pointers are locals.
         Self::check(unsafe { sys::napi_typeof(self.0, v, &mut t) }, "typeof")?;
         Ok(ValueType::from(t))
     }
 
     fn is_array(self, v: sys::napi_value) -> Result<bool> {
         let mut b = false;
+        // SAFETY: a live env and handle of the running callback (see `Raw`); out-pointers are locals.
         Self::check(unsafe { sys::napi_is_array(self.0, v, &mut b) }, "is_array")?;
         Ok(b)
     }
@@ -72,6 +80,7 @@ impl Raw {
     fn array_len(self, v: sys::napi_value) -> Result<u32> {
         let mut n = 0;
         Self::check(
+            // SAFETY: a live env and handle of the running callback (see `Raw`); out-pointers are locals.
             unsafe { sys::napi_get_array_length(self.0, v, &mut n) },
             "array length",
         )?;
@@ -81,6 +90,7 @@ impl Raw {
     fn element(self, v: sys::napi_value, i: u32) -> Result<sys::napi_value> {
         let mut out = ptr::null_mut();
         Self::check(
+            // SAFETY: a live env and handle of the running callback (see `Raw`); out-pointers are locals.
             unsafe { sys::napi_get_element(self.0, v, i, &mut out) },
             "get element",
         )?;
@@ -90,6 +100,7 @@ impl Raw {
     fn get(self, obj: sys::napi_value, key: &CStr) -> Result<sys::napi_value> {
         let mut out = ptr::null_mut();
         Self::check(
+            // SAFETY: a live env and handle of the running callback (see `Raw`); out-pointers are locals.
             unsafe { sys::napi_get_named_property(self.0, obj, key.as_ptr(), &mut out) },
             "get property",
         )?;
@@ -98,6 +109,7 @@ impl Raw {
 
     fn set(self, obj: sys::napi_value, key: &CStr, value: sys::napi_value) -> Result<()> {
         Self::check(
+            // SAFETY: a live env and handle of the running callback (see `Raw`); out-pointers are locals.
             unsafe { sys::napi_set_named_property(self.0, obj, key.as_ptr(), value) },
             "set property",
         )
@@ -119,6 +131,7 @@ impl Raw {
             buf.resize(first + 1, 0);
         }
         let mut copied = 0usize;
+        // SAFETY: a live env and handle (see `Raw`); `buf` holds at least `first + 1` bytes, the size passed.
         let status = unsafe {
             sys::napi_get_value_string_utf8(
                 self.0,
@@ -139,6 +152,7 @@ impl Raw {
         }
         let mut len = 0usize;
         Self::check(
+            // SAFETY: a live env and handle (see `Raw`); a null buffer asks for the length only.
             unsafe { sys::napi_get_value_string_utf8(self.0, v, ptr::null_mut(), 0, &mut len) },
             "string length",
         )?;
@@ -147,6 +161,7 @@ impl Raw {
             buf.resize(want + 1, 0);
         }
         Self::check(
+            // SAFETY: a live env and handle (see `Raw`); `buf` was grown to at least `want + 1` bytes, the size passed.
             unsafe {
                 sys::napi_get_value_string_utf8(
                     self.0,
@@ -169,15 +184,15 @@ impl Raw {
     /// only when the copy contains U+FFFD.
     fn has_lone_surrogate(self, v: sys::napi_value) -> Result<bool> {
         let mut len = 0usize;
-        // SAFETY: `v` is a live string handle of this env's scope; a null buffer asks for the length only.
         Self::check(
+            // SAFETY: `v` is a live string handle of this env's scope; a null buffer asks for the length only.
             unsafe { sys::napi_get_value_string_utf16(self.0, v, ptr::null_mut(), 0, &mut len) },
             "string length",
         )?;
         let mut units = vec![0u16; len + 1];
         let mut copied = 0usize;
-        // SAFETY: `units` has room for `len` code units plus the terminator napi writes.
         Self::check(
+            // SAFETY: `units` has room for `len` code units plus the terminator napi writes.
             unsafe {
                 sys::napi_get_value_string_utf16(
                     self.0,
@@ -226,6 +241,7 @@ impl Raw {
         }
         let mut out = 0f64;
         Self::check(
+            // SAFETY: a live env and handle of the running callback (see `Raw`); out-pointers are locals.
             unsafe { sys::napi_get_value_double(self.0, v, &mut out) },
             "number",
         )?;
@@ -235,6 +251,7 @@ impl Raw {
     fn create_string(self, s: &str) -> Result<sys::napi_value> {
         let mut out = ptr::null_mut();
         Self::check(
+            // SAFETY: a live env (see `Raw`); the pointer and length are those of `s`, valid UTF-8 for this call.
             unsafe {
                 sys::napi_create_string_utf8(self.0, s.as_ptr().cast(), s.len() as isize, &mut out)
             },
@@ -246,6 +263,7 @@ impl Raw {
     fn create_f64(self, n: f64) -> Result<sys::napi_value> {
         let mut out = ptr::null_mut();
         Self::check(
+            // SAFETY: a live env and handle of the running callback (see `Raw`); out-pointers are locals.
             unsafe { sys::napi_create_double(self.0, n, &mut out) },
             "create number",
         )?;
@@ -255,6 +273,7 @@ impl Raw {
     fn create_bool(self, b: bool) -> Result<sys::napi_value> {
         let mut out = ptr::null_mut();
         Self::check(
+            // SAFETY: a live env and handle of the running callback (see `Raw`); out-pointers are locals.
             unsafe { sys::napi_get_boolean(self.0, b, &mut out) },
             "create boolean",
         )?;
@@ -264,6 +283,7 @@ impl Raw {
     fn create_object(self) -> Result<sys::napi_value> {
         let mut out = ptr::null_mut();
         Self::check(
+            // SAFETY: a live env and handle of the running callback (see `Raw`); out-pointers are locals.
             unsafe { sys::napi_create_object(self.0, &mut out) },
             "create object",
         )?;
@@ -273,6 +293,7 @@ impl Raw {
     fn create_array(self, len: usize) -> Result<sys::napi_value> {
         let mut out = ptr::null_mut();
         Self::check(
+            // SAFETY: a live env and handle of the running callback (see `Raw`); out-pointers are locals.
             unsafe { sys::napi_create_array_with_length(self.0, len, &mut out) },
             "create array",
         )?;
@@ -281,6 +302,7 @@ impl Raw {
 
     fn push(self, arr: sys::napi_value, i: u32, v: sys::napi_value) -> Result<()> {
         Self::check(
+            // SAFETY: a live env and handle of the running callback (see `Raw`); out-pointers are locals.
             unsafe { sys::napi_set_element(self.0, arr, i, v) },
             "set element",
         )
@@ -298,6 +320,7 @@ impl Raw {
     fn keys(self, obj: sys::napi_value) -> Result<sys::napi_value> {
         let mut out = ptr::null_mut();
         Self::check(
+            // SAFETY: a live env and handle of the running callback (see `Raw`); out-pointers are locals.
             unsafe {
                 sys::napi_get_all_property_names(
                     self.0,
@@ -316,6 +339,7 @@ impl Raw {
     fn get_by_key(self, obj: sys::napi_value, key: sys::napi_value) -> Result<sys::napi_value> {
         let mut out = ptr::null_mut();
         Self::check(
+            // SAFETY: a live env and handle of the running callback (see `Raw`); out-pointers are locals.
             unsafe { sys::napi_get_property(self.0, obj, key, &mut out) },
             "get property",
         )?;
@@ -329,6 +353,7 @@ impl Raw {
         value: sys::napi_value,
     ) -> Result<()> {
         Self::check(
+            // SAFETY: a live env and handle of the running callback (see `Raw`); out-pointers are locals.
             unsafe { sys::napi_set_property(self.0, obj, key, value) },
             "set property",
         )
@@ -642,6 +667,7 @@ impl ToolSearchIndex {
             }
         };
         let out = hits_to_js(raw, &self.shared, &q, k, dense.as_deref())?;
+        // SAFETY: `out` is a handle made in this callback's scope by `hits_to_js` for `env`, returned at once.
         Ok(unsafe { Unknown::from_raw_unchecked(env.raw(), out) })
     }
 }
@@ -835,6 +861,7 @@ pub fn create_search_tools_tool<'env>(
             let raw = Raw(env);
             let mut undefined = ptr::null_mut();
             Raw::check(
+                // SAFETY: `env` is the env of this closure's callback; `undefined` is a local out-pointer.
                 unsafe { sys::napi_get_undefined(env, &mut undefined) },
                 "undefined",
             )?;
@@ -847,10 +874,12 @@ pub fn create_search_tools_tool<'env>(
             };
             let (args, call_ctx) = (arg(0)?, arg(1)?);
             let out = run_search_tools(raw, &shared, default_k, args, call_ctx)?;
+            // SAFETY: `out` is a handle made by `run_search_tools` in this callback's scope for `env`.
             Ok(unsafe { Unknown::from_raw_unchecked(env, out) })
         },
     )?;
     raw.set(tool, c"execute", execute.raw())?;
+    // SAFETY: `tool` is a handle made above in this call's scope for `env`.
     Ok(unsafe { Unknown::from_raw_unchecked(env.raw(), tool) })
 }
 
@@ -894,9 +923,11 @@ pub fn select_disclosed_tools<'env>(
             // A throwing getter leaves an exception pending (napi reports it as a generic
             // failure or a pending exception): clear it, since the result is a disclosure.
             let mut pending = false;
+            // SAFETY: `env` is this call's env; `pending` is a local out-pointer.
             unsafe { sys::napi_is_exception_pending(env.raw(), &mut pending) };
             if pending {
                 let mut ex = ptr::null_mut();
+                // SAFETY: `env` is this call's env; the cleared exception handle is dropped unused.
                 unsafe { sys::napi_get_and_clear_last_exception(env.raw(), &mut ex) };
             }
             Disclosure::All
@@ -918,6 +949,7 @@ pub fn select_disclosed_tools<'env>(
             arr
         }
     };
+    // SAFETY: `out` is an array made above in this call's scope for `env`.
     Ok(unsafe { Unknown::from_raw_unchecked(env.raw(), out) })
 }
 
@@ -947,6 +979,7 @@ fn choose(raw: Raw, o: sys::napi_value, tools: sys::napi_value, n: u32) -> Resul
     let index_v = raw.get(o, c"index")?;
     let given: Option<Rc<Shared>> = match raw.type_of(index_v)? {
         ValueType::Object => {
+            // SAFETY: `index_v` is a live object handle of this call; napi-rs checks the class type tag (napi8) before it casts, so another object is an `Err`.
             match unsafe { ClassInstance::<ToolSearchIndex>::from_napi_value(raw.0, index_v) } {
                 Ok(i) => Some(Rc::clone(&i.shared)),
                 Err(_) => return Ok(Disclosure::All),
@@ -1037,10 +1070,12 @@ pub fn tool_search_limits(env: &Env) -> Result<Unknown<'_>> {
         if k == key {
             let mut out = ptr::null_mut();
             Raw::check(
+                // SAFETY: `r` is a reference this function created for this same env (the cache is keyed by env and thread-local); `out` is a local.
                 unsafe { sys::napi_get_reference_value(env.raw(), r, &mut out) },
                 "limits reference",
             )?;
             if !out.is_null() {
+                // SAFETY: `out` came from the reference just above, in this call's scope.
                 return Ok(unsafe { Unknown::from_raw_unchecked(env.raw(), out) });
             }
         }
@@ -1059,13 +1094,16 @@ pub fn tool_search_limits(env: &Env) -> Result<Unknown<'_>> {
     for (name, value) in fields {
         raw.set(o, name, raw.create_f64(value as f64)?)?;
     }
+    // SAFETY: `o` is the object created just above for this env.
     Raw::check(unsafe { sys::napi_object_freeze(env.raw(), o) }, "freeze")?;
     let mut r = ptr::null_mut();
     Raw::check(
+        // SAFETY: `o` is the object created just above for this env; `r` is a local out-pointer.
         unsafe { sys::napi_create_reference(env.raw(), o, 1, &mut r) },
         "limits reference",
     )?;
     LIMITS.with(|c| *c.borrow_mut() = Some((key, r)));
+    // SAFETY: `o` is the object created above in this call's scope for `env`.
     Ok(unsafe { Unknown::from_raw_unchecked(env.raw(), o) })
 }
 
