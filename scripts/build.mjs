@@ -18,17 +18,10 @@ const require = createRequire(import.meta.url)
 const cli = join(dirname(require.resolve('@napi-rs/cli/package.json')), 'dist', 'cli.js')
 
 const args = ['build', '--platform', '--no-js', '--dts', 'binding.d.ts', ...process.argv.slice(2)]
-const env = { ...process.env }
 const target = process.env.PRISM_BUILD_TARGET
-if (target) {
-  args.push('--target', target, '--cross-compile')
-  // A musl target links the C runtime statically by default, and then cannot make the shared
-  // library Node loads: link it dynamically, against the musl libc of the system the addon runs on.
-  const triple = target.split('.')[0]
-  const flagsVar = `CARGO_TARGET_${triple.toUpperCase().replaceAll('-', '_')}_RUSTFLAGS`
-  if (triple.endsWith('-musl') && env[flagsVar] === undefined) env[flagsVar] = '-C target-feature=-crt-static'
-}
+// (For musl targets napi build itself adds `-C target-feature=-crt-static`: an addon links libc dynamically.)
+if (target) args.push('--target', target, '--cross-compile')
 
-const run = spawnSync(process.execPath, [cli, ...args], { cwd: root, stdio: 'inherit', env })
+const run = spawnSync(process.execPath, [cli, ...args], { cwd: root, stdio: 'inherit' })
 if (run.error) throw run.error
 process.exit(run.status ?? 1)
