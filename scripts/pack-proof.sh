@@ -36,11 +36,32 @@ mkdir -p "$work/platform" "$work/tarballs"
 cp "$root"/npm/linux-x64-gnu/* "$work/platform/"
 cp "$binary" "$work/platform/"
 (cd "$work/platform" && npm pack --silent --pack-destination "$work/tarballs" >/dev/null)
-(cd "$root" && npm pack --silent --pack-destination "$work/tarballs" >/dev/null)
+# The main package as `npm publish` packs it: prepublishOnly's `napi prepublish` first writes every platform
+# package into optionalDependencies (the repository's package.json lists none, so that `npm ci` works before
+# they are published). The same here, in a copy of the files the package ships.
+(cd "$root" && node scripts/prepack.mjs)
+mkdir -p "$work/main"
+(cd "$root" && npm pack --dry-run --json --ignore-scripts 2>/dev/null) |
+  node -e 'for (const f of JSON.parse(require("fs").readFileSync(0, "utf8"))[0].files) console.log(f.path)' |
+  (cd "$root" && while read -r f; do mkdir -p "$work/main/$(dirname "$f")"; cp "$f" "$work/main/$f"; done)
+node -e '
+  const fs = require("fs"), path = process.argv[1], pkg = JSON.parse(fs.readFileSync(path, "utf8"))
+  const suffix = { "x86_64-unknown-linux-gnu": "linux-x64-gnu", "x86_64-unknown-linux-musl": "linux-x64-musl",
+    "aarch64-unknown-linux-gnu": "linux-arm64-gnu", "aarch64-unknown-linux-musl": "linux-arm64-musl",
+    "x86_64-apple-darwin": "darwin-x64", "aarch64-apple-darwin": "darwin-arm64",
+    "x86_64-pc-windows-msvc": "win32-x64-msvc", "aarch64-pc-windows-msvc": "win32-arm64-msvc" }
+  pkg.optionalDependencies = Object.fromEntries(pkg.napi.targets.map((t) => [`${pkg.name}-${suffix[t]}`, pkg.version]))
+  fs.writeFileSync(path, JSON.stringify(pkg, null, 2) + "\n")' "$work/main/package.json"
+(cd "$work/main" && npm pack --silent --ignore-scripts --pack-destination "$work/tarballs" >/dev/null)
 version=$(node -p "require('$root/package.json').version")
 main_tgz=$work/tarballs/prism-tools-native-$version.tgz
 platform_tgz=$work/tarballs/prism-tools-native-linux-x64-gnu-$version.tgz
 tar -tzf "$platform_tgz" | sort
+tar -xzOf "$main_tgz" package/package.json | node -e '
+  const pkg = JSON.parse(require("fs").readFileSync(0, "utf8"))
+  const deps = Object.keys(pkg.optionalDependencies ?? {})
+  if (deps.length !== 8 || !deps.includes("prism-tools-native-linux-x64-gnu")) throw new Error("optionalDependencies: " + deps)
+  console.log("main package: " + deps.length + " platform packages in optionalDependencies")'
 if tar -tzf "$main_tgz" | grep -q '\.node$'; then
   echo "pack-proof: the main tarball holds a .node file; binaries ship in the platform packages" >&2
   exit 1

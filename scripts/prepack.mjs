@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // `prepack` (runs before `npm pack` and `npm publish`): refuses to pack a main package a user could not
 // load. Every file the `exports` map and `main`/`types` name must exist, the loader must be the one kept
-// in git (not a generated binding an old build script wrote over it), every platform package must be an
-// optional dependency at this version, and each npm/<platform> package must be at this version too.
+// in git (not a generated binding an old build script wrote over it), each npm/<platform> package must be
+// at this version, and so must every platform package in optionalDependencies once napi prepublish wrote them.
 import { existsSync, readFileSync, readdirSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -29,7 +29,9 @@ const platforms = readdirSync(join(root, 'npm')).sort()
 for (const dir of platforms) {
   const sub = JSON.parse(readFileSync(join(root, 'npm', dir, 'package.json'), 'utf8'))
   if (sub.version !== pkg.version) problems.push(`npm/${dir} is at ${sub.version}, the package at ${pkg.version}: run \`napi version\``)
-  if (pkg.optionalDependencies?.[sub.name] !== pkg.version) {
+  // The repository's package.json lists no optionalDependencies (`npm ci` could not resolve platform
+  // packages of an unpublished version); `napi prepublish` adds them all in prepublishOnly, before packing.
+  if (pkg.optionalDependencies !== undefined && pkg.optionalDependencies[sub.name] !== pkg.version) {
     problems.push(`optionalDependencies must list ${sub.name} at ${pkg.version}`)
   }
 }
