@@ -5,6 +5,8 @@
 // hooks, the tool and the stores, builds events, rows and results from the fields it decided —
 // and hands each answer back as a small integer. Host values never cross.
 
+const { isPlainObjectProto } = require('./json-object.js')
+
 module.exports = function bindDispatch(native, errors) {
   const C = native.dispatchCodes()
   const { dispatchBegin, dispatchStep, dispatchAnswer, dispatchDetail, dispatchEnd, dispatchPlan, dispatchSecrets, dispatchRowId } = native
@@ -79,10 +81,7 @@ module.exports = function bindDispatch(native, errors) {
   function isJsonObject(v) {
     if (v === null || typeof v !== 'object' || Array.isArray(v)) return false
     try {
-      const p = Object.getPrototypeOf(v)
-      if (p === null || p === Object.prototype) return true
-      return Object.getPrototypeOf(p) === null && Object.prototype.toString.call(v) === '[object Object]' &&
-        Object.prototype.hasOwnProperty.call(p, 'isPrototypeOf')
+      return isPlainObjectProto(v)
     } catch {
       return false
     }

@@ -3,6 +3,7 @@
 // cheaply), and the closures hosts call. Every check, limit and message lives in Rust.
 const native = require('../binding.js')
 const { argumentsTextOf } = require('./arguments-text.js')
+const { isObjectPrototype } = require('./json-object.js')
 
 // JSON text cannot carry a Map, a class instance, NaN, a function…: the replacer puts a tag in
 // their place, which Rust refuses with the path where it sits. Must match bounds::NON_JSON_TAG.
@@ -24,7 +25,7 @@ function replacer(key, value) {
     case 'object': {
       if (raw === null || Array.isArray(raw)) return value
       const proto = Object.getPrototypeOf(raw)
-      if (proto === Object.prototype || proto === null) return value
+      if (proto === null || isObjectPrototype(proto)) return value
       const ctor = typeof proto.constructor === 'function' ? proto.constructor.name : ''
       return tag(ctor ? `an instance of ${ctor}` : 'an object with a custom prototype')
     }
@@ -51,7 +52,7 @@ function surelyPlain(v, depth) {
         return true
       }
       const proto = Object.getPrototypeOf(v)
-      if (proto !== Object.prototype && proto !== null) return false
+      if (proto !== null && !isObjectPrototype(proto)) return false
       for (const k in v) if (!surelyPlain(v[k], depth + 1)) return false
       return true
     }

@@ -3,6 +3,7 @@
 // stops at the first bound crossed: an oversized, deep or cyclic value from a server costs at most
 // the bound, never a full copy.
 const { McpBridgeError } = require('./errors.js')
+const { isObjectPrototype } = require('../json-object.js')
 
 function jsonStringBytes(s) {
   let n = 2
@@ -71,7 +72,7 @@ function measureBoundedJson(value, bounds) {
         return
       }
       const proto = Object.getPrototypeOf(item)
-      if (proto !== Object.prototype && proto !== null) {
+      if (proto !== null && !isObjectPrototype(proto)) {
         throw new McpBridgeError(`${label} contains a non-plain object`, { code: 'ERR_PRISM_MCP_LIMIT' })
       }
       let first = true

@@ -333,6 +333,8 @@ fn effect_result<T>(js: Js, r: std::result::Result<T, EffectError>) -> Result<T>
 struct Walker {
     js: Js,
     object_prototype: sys::napi_value,
+    /// The last other realm's `Object.prototype` recognised in this walk (a handle of this call's scope).
+    foreign_object_prototype: std::cell::Cell<Option<sys::napi_value>>,
 }
 
 enum WalkError {
@@ -352,7 +354,50 @@ impl Walker {
         Ok(Self {
             js,
             object_prototype,
+            foreign_object_prototype: std::cell::Cell::new(None),
         })
+    }
+
+    /// Whether `proto` is `Object.prototype`: this realm's, or another realm's (a `node:vm` context)
+    /// recognised by shape — no prototype of its own, and a `constructor` function named `Object`
+    /// whose `prototype` is `proto`.
+    fn is_object_prototype(&self, proto: sys::napi_value) -> Result<bool> {
+        let js = self.js;
+        let mut same = false;
+        // SAFETY: both values are live handles of this call's scope and `same` outlives the call.
+        check(unsafe { sys::napi_strict_equals(js.0, proto, self.object_prototype, &mut same) })?;
+        if same {
+            return Ok(true);
+        }
+        if self.foreign_object_prototype.get() == Some(proto) {
+            return Ok(true);
+        }
+        if js.type_of(proto)? != sys::ValueType::napi_object {
+            return Ok(false);
+        }
+        let mut grand = ptr::null_mut();
+        // SAFETY: `proto` is a live object handle (checked above); `grand` is written by the call.
+        check(unsafe { sys::napi_get_prototype(js.0, proto, &mut grand) })?;
+        if js.type_of(grand)? != sys::ValueType::napi_null {
+            return Ok(false);
+        }
+        let ctor = js.get(proto, c"constructor")?;
+        if js.type_of(ctor)? != sys::ValueType::napi_function {
+            return Ok(false);
+        }
+        let back = js.get(ctor, c"prototype")?;
+        let mut points_back = false;
+        // SAFETY: both values are live handles of this call's scope; `points_back` outlives the call.
+        check(unsafe { sys::napi_strict_equals(js.0, back, proto, &mut points_back) })?;
+        if !points_back {
+            return Ok(false);
+        }
+        let name = js.get(ctor, c"name")?;
+        if js.type_of(name)? != sys::ValueType::napi_string || js.string_value(name)? != "Object" {
+            return Ok(false);
+        }
+        self.foreign_object_prototype.set(Some(proto));
+        Ok(true)
     }
 
     fn walk(
@@ -408,13 +453,8 @@ impl Walker {
                 let mut proto = ptr::null_mut();
                 // SAFETY: a live env and handles of the running callback (see `Js`); out-pointers are locals.
                 check(unsafe { sys::napi_get_prototype(js.0, v, &mut proto) })?;
-                let mut plain = js.type_of(proto)? == sys::ValueType::napi_null;
-                if !plain {
-                    // SAFETY: a live env and handles of the running callback (see `Js`); out-pointers are locals.
-                    check(unsafe {
-                        sys::napi_strict_equals(js.0, proto, self.object_prototype, &mut plain)
-                    })?;
-                }
+                let plain = js.type_of(proto)? == sys::ValueType::napi_null
+                    || self.is_object_prototype(proto)?;
                 if !plain {
                     return Err(WalkError::NotJson);
                 }

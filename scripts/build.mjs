@@ -1,0 +1,27 @@
+#!/usr/bin/env node
+// `npm run build`: builds the addon with the napi-rs CLI and writes `prism-tools-native.<platform>.node`
+// beside package.json, which binding.js (the loader, kept in git) loads first. Arguments are passed to
+// `napi build` (`--release`, `--features bench`, …).
+//
+// PRISM_BUILD_TARGET=<triple> builds for that target through Zig (`napi build --cross-compile`, which runs
+// cargo-zigbuild; Zig from PyPI's `ziglang` is found by cargo-zigbuild as `python3 -m ziglang`). A glibc
+// version suffix pins the oldest glibc the binary needs:
+//   PRISM_BUILD_TARGET=x86_64-unknown-linux-gnu.2.17 npm run build   # loads on glibc >= 2.17
+//   PRISM_BUILD_TARGET=x86_64-unknown-linux-musl npm run build       # Alpine and other musl systems
+import { spawnSync } from 'node:child_process'
+import { createRequire } from 'node:module'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..')
+const require = createRequire(import.meta.url)
+const cli = join(dirname(require.resolve('@napi-rs/cli/package.json')), 'dist', 'cli.js')
+
+const args = ['build', '--platform', '--no-js', '--dts', 'binding.d.ts', ...process.argv.slice(2)]
+const target = process.env.PRISM_BUILD_TARGET
+// (For musl targets napi build itself adds `-C target-feature=-crt-static`: an addon links libc dynamically.)
+if (target) args.push('--target', target, '--cross-compile')
+
+const run = spawnSync(process.execPath, [cli, ...args], { cwd: root, stdio: 'inherit' })
+if (run.error) throw run.error
+process.exit(run.status ?? 1)

@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# The package as a user gets it: `npm pack` the main package and the linux-x64-gnu platform package,
+# install both tarballs into a fresh project whose PATH has no Rust toolchain, and there check that
+#   - import (ESM) and require (CJS) give the same objects, and the binary is the platform package's;
+#   - a TypeScript file using the exports compiles under moduleResolution node16, nodenext and bundler;
+#   - a vitest test running an agent with createMockProvider and a tool passes in the threads, forks and
+#     vmThreads pools;
+#   - the agent demo (examples/agent-demo.mjs, its imports pointed at the package) runs.
+# It never builds: it packs the prism-tools-native.linux-x64-gnu.node that `npm run build` (the test
+# command's build) left beside package.json, and refuses it when it needs a glibc newer than 2.17.
+#
+# Usage: bash scripts/pack-proof.sh   (Linux x64; KEEP=1 keeps the temporary project)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+fixture=$root/scripts/pack-proof
+binary=$root/prism-tools-native.linux-x64-gnu.node
+max_glibc=2.17
+
+step() { printf '\n== pack-proof: %s\n' "$*"; }
+
+[ -f "$binary" ] || { echo "pack-proof: $binary is missing: run npm run build first" >&2; exit 1; }
+
+step "the binary needs no glibc newer than $max_glibc"
+need=$(objdump -T "$binary" | grep -o 'GLIBC_[0-9.]*' | sed 's/GLIBC_//' | sort -uV | tail -1)
+echo "highest GLIBC_ symbol version: $need"
+if [ "$(printf '%s\n%s\n' "$need" "$max_glibc" | sort -V | tail -1)" != "$max_glibc" ]; then
+  echo "pack-proof: $binary needs GLIBC_$need (> $max_glibc): build it with PRISM_BUILD_TARGET=x86_64-unknown-linux-gnu.$max_glibc" >&2
+  exit 1
+fi
+
+work=$(mktemp -d /tmp/prism-pack-proof-XXXXXX)
+if [ "${KEEP:-}" = 1 ]; then echo "keeping $work"; else trap 'rm -rf "$work"' EXIT; fi
+
+step "npm pack: the platform package and the main package"
+mkdir -p "$work/platform" "$work/tarballs"
+cp "$root"/npm/linux-x64-gnu/* "$work/platform/"
+cp "$binary" "$work/platform/"
+(cd "$work/platform" && npm pack --silent --pack-destination "$work/tarballs" >/dev/null)
+# The main package as `npm publish` packs it: prepublishOnly's `napi prepublish` first writes every platform
+# package into optionalDependencies (the repository's package.json lists none, so that `npm ci` works before
+# they are published). The same here, in a copy of the files the package ships.
+(cd "$root" && node scripts/prepack.mjs)
+mkdir -p "$work/main"
+(cd "$root" && npm pack --dry-run --json --ignore-scripts 2>/dev/null) |
+  node -e 'for (const f of JSON.parse(require("fs").readFileSync(0, "utf8"))[0].files) console.log(f.path)' |
+  (cd "$root" && while read -r f; do mkdir -p "$work/main/$(dirname "$f")"; cp "$f" "$work/main/$f"; done)
+node -e '
+  const fs = require("fs"), path = process.argv[1], pkg = JSON.parse(fs.readFileSync(path, "utf8"))
+  const suffix = { "x86_64-unknown-linux-gnu": "linux-x64-gnu", "x86_64-unknown-linux-musl": "linux-x64-musl",
+    "aarch64-unknown-linux-gnu": "linux-arm64-gnu", "aarch64-unknown-linux-musl": "linux-arm64-musl",
+    "x86_64-apple-darwin": "darwin-x64", "aarch64-apple-darwin": "darwin-arm64",
+    "x86_64-pc-windows-msvc": "win32-x64-msvc", "aarch64-pc-windows-msvc": "win32-arm64-msvc" }
+  pkg.optionalDependencies = Object.fromEntries(pkg.napi.targets.map((t) => [`${pkg.name}-${suffix[t]}`, pkg.version]))
+  fs.writeFileSync(path, JSON.stringify(pkg, null, 2) + "\n")' "$work/main/package.json"
+(cd "$work/main" && npm pack --silent --ignore-scripts --pack-destination "$work/tarballs" >/dev/null)
+version=$(node -p "require('$root/package.json').version")
+main_tgz=$work/tarballs/prism-tools-native-$version.tgz
+platform_tgz=$work/tarballs/prism-tools-native-linux-x64-gnu-$version.tgz
+tar -tzf "$platform_tgz" | sort
+tar -xzOf "$main_tgz" package/package.json | node -e '
+  const pkg = JSON.parse(require("fs").readFileSync(0, "utf8"))
+  const deps = Object.keys(pkg.optionalDependencies ?? {})
+  if (deps.length !== 8 || !deps.includes("prism-tools-native-linux-x64-gnu")) throw new Error("optionalDependencies: " + deps)
+  console.log("main package: " + deps.length + " platform packages in optionalDependencies")'
+if tar -tzf "$main_tgz" | grep -q '\.node$'; then
+  echo "pack-proof: the main tarball holds a .node file; binaries ship in the platform packages" >&2
+  exit 1
+fi
+
+step "a fresh project, PATH without cargo or rustc"
+app=$work/app
+mkdir -p "$app"
+cp "$fixture"/* "$app/"
+# The demo, its imports pointed at the installed package instead of the repository's entry files.
+sed -e "s#'../index.mjs'#'prism-tools-native'#" \
+    -e "s#'../providers/openai-compatible.mjs'#'prism-tools-native/providers/openai-compatible'#" \
+    "$root/examples/agent-demo.mjs" >"$app/agent-demo.mjs"
+cp "$root/examples/github-mcp-tools.json" "$app/"
+if grep -q "'\.\./" "$app/agent-demo.mjs"; then echo "pack-proof: the demo still imports from the repository" >&2; exit 1; fi
+# The tools the proof runs with: the versions the repository's lockfile installed.
+ver() { node -p "require('$root/node_modules/$1/package.json').version"; }
+cat >"$app/package.json" <<EOF
+{
+  "name": "prism-pack-proof",
+  "private": true,
+  "type": "module",
+  "dependencies": {
+    "prism-tools-native": "file:$main_tgz",
+    "prism-tools-native-linux-x64-gnu": "file:$platform_tgz"
+  },
+  "devDependencies": {
+    "typescript": "$(ver typescript)",
+    "vitest": "$(ver vitest)"
+  }
+}
+EOF
+node_dir=$(dirname "$(command -v node)")
+clean_path="$node_dir:/usr/bin:/bin"
+run_clean() { (cd "$app" && env -u CARGO_HOME -u RUSTUP_HOME -u OPENAI_BASE_URL PATH="$clean_path" "$@"); }
+if run_clean sh -c 'command -v cargo || command -v rustc'; then
+  echo "pack-proof: a Rust toolchain is still on the clean PATH ($clean_path)" >&2
+  exit 1
+fi
+run_clean npm install --no-audit --no-fund --prefer-offline --loglevel=error
+run_clean node -e "require.resolve('prism-tools-native-linux-x64-gnu')"
+
+step "import and require give the same objects"
+run_clean node esm-cjs.mjs
+
+step "TypeScript, strict, under moduleResolution node16, nodenext and bundler"
+for mode in node16 nodenext bundler; do
+  run_clean node node_modules/typescript/bin/tsc -p "tsconfig.$mode.json"
+  echo "tsc $mode: ok"
+done
+
+step "vitest in the threads, forks and vmThreads pools"
+for pool in threads forks vmThreads; do
+  run_clean node node_modules/vitest/vitest.mjs run --pool "$pool" agent.test.ts
+done
+
+step "the demo runs from the installed package"
+run_clean node agent-demo.mjs >"$work/demo.out"
+cat "$work/demo.out"
+grep -q '^Ledger rows' "$work/demo.out"
+grep -q 'call_6.*delete_repository' "$work/demo.out"
+
+printf '\npack-proof: all checks passed\n'
