@@ -6,6 +6,9 @@ mod dispatch;
 pub mod effects;
 pub mod error;
 mod filter;
+#[cfg(feature = "fuzz")]
+#[doc(hidden)]
+pub mod fuzz_api;
 mod js;
 pub mod ledger;
 mod middleware;

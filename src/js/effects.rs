@@ -1142,6 +1142,15 @@ pub fn create_sqlite_tool_effect_store(
     options: Option<Unknown>,
 ) -> Result<NativeToolEffectStore> {
     let js = Js(env.raw());
+    // SQLite gives "" and ":memory:" each connection a private database: two stores "sharing" one
+    // would each claim the same effect. A store must name a file (or use the memory store).
+    if path.is_empty() || path == ":memory:" || path.starts_with("file::memory:") {
+        return crate::error::PrismError::invalid_option(format!(
+            "createSqliteToolEffectStore: {:?} opens a private in-memory database that no other store or process shares, so a claim there stops no one; pass a file path, or use createMemoryToolEffectStore() for one process",
+            path
+        ))
+        .throw(&env);
+    }
     let opts = read_sqlite_options(
         js,
         options.as_ref().map_or(ptr::null_mut(), |o| o.raw()),

@@ -37,7 +37,7 @@ pub fn for_each_token(text: &str, buf: &mut String, f: impl FnMut(&str)) {
 
 /// The same rules as `unicode_tokens`, over ASCII text (most tool text), without decoding;
 /// parts already in lower case are passed as slices of `text`.
-fn ascii_tokens(text: &str, buf: &mut String, mut f: impl FnMut(&str)) {
+pub(crate) fn ascii_tokens(text: &str, buf: &mut String, mut f: impl FnMut(&str)) {
     let bytes = text.as_bytes();
     buf.clear();
     let n = bytes.len();
@@ -86,7 +86,7 @@ fn emit_ascii(part: &str, buf: &mut String, f: &mut impl FnMut(&str)) {
     f(buf);
 }
 
-fn unicode_tokens(text: &str, buf: &mut String, mut f: impl FnMut(&str)) {
+pub(crate) fn unicode_tokens(text: &str, buf: &mut String, mut f: impl FnMut(&str)) {
     buf.clear();
     let mut prev: Option<char> = None;
     let mut chars = text.chars().peekable();

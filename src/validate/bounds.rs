@@ -61,6 +61,34 @@ pub fn parse_scanned(text: &str) -> Result<Value, serde_json::Error> {
     Ok(value)
 }
 
+/// The largest integer a JS number holds exactly (2^53).
+const JS_EXACT: u64 = 1 << 53;
+
+/// Makes every number the value JS will hold: an integer past 2^53 becomes the nearest double, as
+/// `JSON.parse` gives it to the tool (`9007199254740993` is `9007199254740992` there), so
+/// `uniqueItems`, `const`, `enum`, `not` and the bounds judge what the tool receives. Floats are
+/// parsed with correct rounding (serde_json's `float_roundtrip`), as `JSON.parse` does.
+pub fn numbers_as_js(value: &mut Value) {
+    let mut stack = vec![value];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Number(n) => {
+                let wide = match (n.as_u64(), n.as_i64()) {
+                    (Some(u), _) if u > JS_EXACT => Some(u as f64),
+                    (None, Some(i)) if i.unsigned_abs() > JS_EXACT => Some(i as f64),
+                    _ => None,
+                };
+                if let Some(n2) = wide.and_then(serde_json::Number::from_f64) {
+                    *n = n2;
+                }
+            }
+            Value::Array(items) => stack.extend(items.iter_mut()),
+            Value::Object(map) => stack.extend(map.values_mut()),
+            _ => {}
+        }
+    }
+}
+
 /// What a message is about: `arguments` (plural) or `schema`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Subject {
@@ -409,6 +437,25 @@ mod tests {
         assert_eq!(scan_depth(&text, 128), Ok(128));
         assert!(parse_scanned(&text).is_ok());
         assert!(parse_scanned("{} x").is_err());
+    }
+
+    #[test]
+    fn numbers_become_what_js_holds() {
+        let mut v = parse_scanned(
+            r#"{"a":[9007199254740992,9007199254740993,-9007199254740993,18446744073709551617,7,0.1]}"#,
+        )
+        .unwrap();
+        numbers_as_js(&mut v);
+        let a = v["a"].as_array().unwrap();
+        assert_eq!(a[0].as_f64(), a[1].as_f64());
+        assert_eq!(a[1].as_f64(), Some(9_007_199_254_740_992.0));
+        assert_eq!(a[2].as_f64(), Some(-9_007_199_254_740_992.0));
+        assert_eq!(a[3].as_f64(), Some(18_446_744_073_709_551_616.0));
+        assert_eq!(a[4].as_u64(), Some(7));
+        assert_eq!(a[5].as_f64(), Some(0.1));
+        // Correct rounding for a long decimal, as JSON.parse gives it.
+        let v = parse_scanned("2.2250738585072011e-308").unwrap();
+        assert_eq!(v.as_f64(), Some(2.225_073_858_507_201e-308));
     }
 
     #[test]

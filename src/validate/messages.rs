@@ -200,9 +200,12 @@ pub fn instance_issues(
                 found()
             )
         }
-        ValidationErrorKind::BacktrackLimitExceeded { .. }
-        | ValidationErrorKind::RegexEngineFailure { .. } => {
-            "the schema's pattern could not be evaluated on this string (regex limit reached)"
+        ValidationErrorKind::BacktrackLimitExceeded { .. } => format!(
+            "the schema's pattern could not be evaluated on this string: it passed the regular-expression backtracking limit of {} steps",
+            super::MAX_REGEX_BACKTRACKS
+        ),
+        ValidationErrorKind::RegexEngineFailure { .. } => {
+            "the schema's pattern could not be evaluated on this string (regex engine failure)"
                 .to_owned()
         }
         ValidationErrorKind::Format { format } => format!(

@@ -13,6 +13,7 @@
 //! Every violation is an [`Issue`]; nothing here panics on input or fetches anything.
 
 pub mod bounds;
+pub mod expansion;
 pub mod limits;
 pub mod messages;
 pub mod refs;
@@ -92,6 +93,30 @@ pub fn draft_of(schema: &Value) -> Result<Draft, Issue> {
     }
 }
 
+/// The most backtracking steps one regular-expression match may take (`pattern`,
+/// `patternProperties`, `propertyNames`): past it the string is refused with a message naming
+/// the limit, so a catastrophic pattern costs milliseconds, not seconds.
+pub const MAX_REGEX_BACKTRACKS: usize = 100_000;
+
+/// The `regex` format: a string the `pattern` keyword itself would accept as a pattern (ECMAScript
+/// syntax, translated and compiled by the same engine with the same limits), so a value this format
+/// admits can never be refused, or hang, when used as a pattern.
+pub fn is_valid_regex_format(text: &str) -> bool {
+    if !jsonschema_regex::is_valid_ecma_regex(text) {
+        return false;
+    }
+    let Ok(translated) = jsonschema_regex::to_rust_regex(text) else {
+        return false;
+    };
+    catch_unwind(AssertUnwindSafe(|| {
+        fancy_regex::RegexBuilder::new(&translated)
+            .backtrack_limit(MAX_REGEX_BACKTRACKS)
+            .build()
+            .is_ok()
+    }))
+    .unwrap_or(false)
+}
+
 /// Bounds-checks and compiles one schema text.
 pub fn compile(text: &str, limits: &Limits) -> Result<Validator, Issue> {
     if text.len() > limits.max_schema_bytes {
@@ -111,12 +136,19 @@ pub fn compile(text: &str, limits: &Limits) -> Result<Validator, Issue> {
         .map_err(|e| Issue::schema(bounds::describe_parse_error(Subject::Schema, &e)))?;
     let facts = bounds::check_schema(&schema, limits)?;
     refs::check_refs(&schema, &facts)?;
+    if !facts.refs.is_empty() {
+        expansion::check_expansions(&schema, expansion::MAX_REF_EXPANSIONS)?;
+    }
     let draft = draft_of(&schema)?;
     let built = catch_unwind(AssertUnwindSafe(|| {
         jsonschema::options()
             .with_draft(draft)
             .offline()
             .should_validate_formats(true)
+            .with_pattern_options(
+                jsonschema::PatternOptions::fancy_regex().backtrack_limit(MAX_REGEX_BACKTRACKS),
+            )
+            .with_format("regex", is_valid_regex_format)
             .build(&schema)
     }));
     match built {
@@ -162,9 +194,10 @@ pub fn parse_arguments(args: Input<'_>, limits: &Limits) -> Result<Value, Issue>
             limits.max_depth
         )));
     }
-    let value = bounds::parse_scanned(text)
+    let mut value = bounds::parse_scanned(text)
         .map_err(|e| Issue::whole(bounds::describe_parse_error(Subject::Arguments, &e)))?;
     bounds::check_arguments(&value, limits)?;
+    bounds::numbers_as_js(&mut value);
     Ok(value)
 }
 

@@ -33,14 +33,21 @@ fn percent_decode(s: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-struct Resolver<'s> {
+pub(super) struct Resolver<'s> {
     root: &'s Value,
     anchors: Option<HashMap<String, String>>,
 }
 
 impl<'s> Resolver<'s> {
+    pub(super) fn new(root: &'s Value) -> Self {
+        Resolver {
+            root,
+            anchors: None,
+        }
+    }
+
     /// The pointer a local reference lands on, when it can be found without `$id` scoping.
-    fn resolve(&mut self, reference: &str) -> Option<String> {
+    pub(super) fn resolve(&mut self, reference: &str) -> Option<String> {
         let fragment = reference.strip_prefix('#')?;
         let fragment = percent_decode(fragment);
         if fragment.is_empty() || fragment.starts_with('/') {
