@@ -261,69 +261,110 @@ pub fn native_redactor(js: &Js, v: V) -> R<Option<Rc<Secrets>>> {
 
 // ----- errorToErrorInfo ---------------------------------------------------------------------------
 
-/// `ErrorInfo` for any thrown value: `name`, `message`, `code` (string or number), `retryAfterMs`
-/// (finite, ≥ 0) and `cause` (as a string), every string redacted.
+/// `errorToErrorInfo(thrown, secrets)`, in `@arnilo/prism`'s shape, so a host that compares error
+/// infos sees the same object from either package:
+/// - an `Error` (any realm): `{ name, message, code, retryAfterMs?, cause }`, `cause` being
+///   `String(error.cause)` when the cause is truthy;
+/// - another object with a `message`: `{ message: String(message), code, retryAfterMs? }`;
+/// - anything else: `{ message: String(thrown), code, retryAfterMs? }` (`"null"`, `"42"`,
+///   `"Symbol(s)"`, `"[object Object]"`).
+///
+/// `code` is kept when it is a string or a number, `retryAfterMs` when it is a finite number ≥ 0;
+/// `code` and `cause` are present as `undefined` when absent, as upstream's are. Strings lose every
+/// secret. Unlike upstream, a throwing getter or `toString` never escapes: the field is left out,
+/// or the text is `[unprintable value]`.
 pub fn error_to_error_info(js: &Js, secrets: &Secrets, thrown: V) -> R<V> {
     let out = js.object()?;
     let red = |s: &str| secrets.redact(s).into_owned();
-    match js.ty(thrown)? {
-        Ty::Object | Ty::Function => {
-            let name = read(js, || js.get(thrown, c"name"))?;
-            let message = read(js, || js.get(thrown, c"message"))?;
-            if let Some(n) = name {
-                if let Some(n) = js.opt_str(n)? {
-                    js.set(out, c"name", js.string(&red(&n))?)?;
-                }
-            }
-            let text = match message {
-                Some(m) if js.ty(m)? == Ty::String => js.str(m)?,
-                Some(m) if !js.is_nullish(m)? => js.to_js_string(m)?,
-                _ => describe_non_error(js, thrown)?,
-            };
-            js.set(out, c"message", js.string(&red(&text))?)?;
-            if let Some(code) = read(js, || js.get(thrown, c"code"))? {
-                match js.ty(code)? {
-                    Ty::String => js.set(out, c"code", js.string(&red(&js.str(code)?))?)?,
-                    Ty::Number => js.set(out, c"code", code)?,
-                    _ => {}
-                }
-            }
-            if let Some(r) = read(js, || js.get(thrown, c"retryAfterMs"))? {
-                if js.ty(r)? == Ty::Number {
-                    let n = js.f64(r)?;
-                    if n.is_finite() && n >= 0.0 {
-                        js.set(out, c"retryAfterMs", r)?;
-                    }
-                }
-            }
-            if let Some(c) = read(js, || js.get(thrown, c"cause"))? {
-                if !js.is_nullish(c)? {
-                    let text = match js.ty(c)? {
-                        Ty::Object if js.is_error(c)? => {
-                            match read(js, || js.get(c, c"message"))? {
-                                Some(m) => js.to_js_string(m)?,
-                                None => UNREADABLE.to_owned(),
-                            }
-                        }
-                        _ => js.to_js_string(c)?,
-                    };
-                    js.set(out, c"cause", js.string(&red(&text))?)?;
+    let ty = js.ty(thrown)?;
+    let is_object = matches!(ty, Ty::Object | Ty::Function);
+    let is_error = is_object && js.is_error(thrown)?;
+    if is_error {
+        let name = match read(js, || js.get(thrown, c"name"))? {
+            Some(n) => js.opt_str(n)?.map(|n| red(&n)),
+            None => None,
+        };
+        match name {
+            Some(n) => js.set(out, c"name", js.string(&n)?)?,
+            None => js.set(out, c"name", js.undefined())?,
+        }
+    }
+    let message = if is_object {
+        match read(js, || js.get(thrown, c"message"))? {
+            Some(m) if js.ty(m)? != Ty::Undefined => string_of(js, m)?,
+            Some(_) if is_error => String::new(),
+            _ => string_of(js, thrown)?,
+        }
+    } else {
+        string_of(js, thrown)?
+    };
+    js.set(out, c"message", js.string(&red(&message))?)?;
+    let code = if is_object {
+        read(js, || js.get(thrown, c"code"))?
+    } else {
+        None
+    };
+    match code {
+        Some(c) if js.ty(c)? == Ty::String => {
+            js.set(out, c"code", js.string(&red(&js.str(c)?))?)?
+        }
+        Some(c) if js.ty(c)? == Ty::Number => js.set(out, c"code", c)?,
+        _ => js.set(out, c"code", js.undefined())?,
+    }
+    if is_object {
+        if let Some(r) = read(js, || js.get(thrown, c"retryAfterMs"))? {
+            if js.ty(r)? == Ty::Number {
+                let n = js.f64(r)?;
+                if n.is_finite() && n >= 0.0 {
+                    js.set(out, c"retryAfterMs", r)?;
                 }
             }
         }
-        Ty::String => js.set(out, c"message", js.string(&red(&js.str(thrown)?))?)?,
-        Ty::Undefined | Ty::Null => {
-            let text = format!("Unknown error (thrown value: {})", js.to_js_string(thrown)?);
-            js.set(out, c"message", js.string(&text)?)?
+    }
+    if is_error {
+        match read(js, || js.get(thrown, c"cause"))? {
+            Some(c) if truthy(js, c)? => {
+                js.set(out, c"cause", js.string(&red(&string_of(js, c)?))?)?
+            }
+            _ => js.set(out, c"cause", js.undefined())?,
         }
-        _ => js.set(out, c"message", js.string(&red(&js.to_js_string(thrown)?))?)?,
     }
     Ok(out)
 }
 
-fn describe_non_error(js: &Js, v: V) -> R<String> {
-    let s = js.to_js_string(v)?;
-    Ok(format!("Unknown error (thrown value: {s})"))
+/// `String(v)` (a symbol keeps its description). When that throws (`Object.create(null)`, a throwing
+/// `toString`), `Object.prototype.toString.call(v)`, and `[unprintable value]` if even that throws.
+fn string_of(js: &Js, v: V) -> R<String> {
+    if js.ty(v)? == Ty::String {
+        return js.str(v);
+    }
+    let global = js.global()?;
+    let string = js.get(global, c"String")?;
+    if let Ok(s) = js.call_catch(js.undefined(), string, &[v])? {
+        return js.str(s);
+    }
+    let object = js.get(global, c"Object")?;
+    let proto = js.get(object, c"prototype")?;
+    let to_string = js.get(proto, c"toString")?;
+    match js.call_catch(v, to_string, &[])? {
+        Ok(s) if js.ty(s)? == Ty::String => js.str(s),
+        _ => Ok("[unprintable value]".to_owned()),
+    }
+}
+
+/// JavaScript truthiness, without calling into user code.
+fn truthy(js: &Js, v: V) -> R<bool> {
+    Ok(match js.ty(v)? {
+        Ty::Undefined | Ty::Null => false,
+        Ty::Boolean => js.bool(v)?,
+        Ty::Number => {
+            let n = js.f64(v)?;
+            n != 0.0 && !n.is_nan()
+        }
+        Ty::String => !js.str(v)?.is_empty(),
+        Ty::BigInt => js.to_js_string(v)? != "0",
+        _ => true,
+    })
 }
 
 // ----- exports ------------------------------------------------------------------------------------
