@@ -231,7 +231,7 @@ describe("dispatchToolCall: blocked calls", () => {
     ({ result } = await blockedCase({ permission: { check: async () => ({ allowed: false }) } }));
     expect(result.error!.message).toBe("Permission denied for tool:echo:execute");
     ({ result } = await blockedCase({ permission: { check: () => { throw new Error("policy store down"); } } }));
-    expect(result.error).toMatchObject({ message: "Permission denied for tool:echo:execute", cause: "policy store down" });
+    expect(result.error).toEqual({ name: "Error", message: "policy store down" });
     ({ result } = await blockedCase({ permission: { check: () => "yes" as never } }));
     expect(result.error!.code).toBe("ERR_PRISM_PERMISSION_DENIED");
   });
@@ -243,7 +243,7 @@ describe("dispatchToolCall: blocked calls", () => {
     expect(result.error).toMatchObject({ name: "TrustDeniedError", code: "ERR_PRISM_UNTRUSTED", message: "Untrusted tool: echo" });
     expect(requests).toEqual([{ kind: "tool", target: "echo", capability: "execute", metadata: undefined }]);
     const rejected = await blockedCase({ trust: { check: () => Promise.reject(new Error("no")) } });
-    expect(rejected.result.error!.message).toBe("Untrusted tool: echo");
+    expect(rejected.result.error).toEqual({ name: "Error", message: "no" });
   });
 
   it("permission_denied for an inactive or foreign identity, from the option or the context", async () => {
@@ -352,10 +352,10 @@ describe("dispatchToolCall: tool failures are results", () => {
       [() => new RangeError("out of range"), { name: "RangeError", message: "out of range" }],
       [() => "a string", { message: "a string" }],
       [() => 42, { message: "42" }],
-      [() => undefined, { message: "Unknown error (thrown value: undefined)" }],
-      [() => null, { message: "Unknown error (thrown value: null)" }],
+      [() => undefined, { message: "undefined" }],
+      [() => null, { message: "null" }],
       [() => ({ message: "plain object", code: 503, retryAfterMs: 1000 }), { message: "plain object", code: 503, retryAfterMs: 1000 }],
-      [() => Object.assign(new Error("outer"), { cause: new Error("inner") }), { name: "Error", message: "outer", cause: "inner" }],
+      [() => Object.assign(new Error("outer"), { cause: new Error("inner") }), { name: "Error", message: "outer", cause: "Error: inner" }],
       [() => ({ retryAfterMs: -1, message: "neg" }), { message: "neg" }],
     ];
     for (const [thrown, expected] of cases) {

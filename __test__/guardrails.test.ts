@@ -83,7 +83,7 @@ describe("guardrails", () => {
       const { promise, log, rec } = await run({ toolInput: [{ name: "trip", evaluate: async () => ({ action, reason: "stop" }) }] });
       const err = await promise.then(() => null, (e) => e);
       expect(err).toBeInstanceOf(GuardrailError);
-      expect(err.code).toBe("ERR_PRISM_GUARDRAIL_BLOCKED");
+      expect(err.code).toBe(action === "interrupt" ? "ERR_PRISM_GUARDRAIL_INTERRUPT_UNAVAILABLE" : "ERR_PRISM_GUARDRAIL_BLOCKED");
       expect(err.record).toEqual({ guardrail: "trip", stage: "tool_input", action, reason: "stop" });
       expect(log).toEqual([]);
       expect(rec.rows.map((r) => r.status)).toEqual(["blocked"]);

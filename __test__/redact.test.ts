@@ -89,7 +89,7 @@ describe("createSecretRedactor and redactRunLedgerRecord", () => {
 describe("errorToErrorInfo", () => {
   it("keeps name, message, code, retryAfterMs and cause as a string, all redacted", () => {
     const e = Object.assign(new TypeError(`bad ${S}`), { code: `E_${S}`, retryAfterMs: 250, cause: new Error(`root ${S}`) });
-    expect(errorToErrorInfo(e, [S])).toEqual({ name: "TypeError", message: "bad [REDACTED]", code: "E_[REDACTED]", retryAfterMs: 250, cause: "root [REDACTED]" });
+    expect(errorToErrorInfo(e, [S])).toEqual({ name: "TypeError", message: "bad [REDACTED]", code: "E_[REDACTED]", retryAfterMs: 250, cause: "Error: root [REDACTED]" });
   });
 
   it("drops invalid retryAfterMs and codes that are not strings or numbers", () => {
@@ -100,9 +100,9 @@ describe("errorToErrorInfo", () => {
   it("describes thrown non-errors", () => {
     expect(errorToErrorInfo("plain")).toEqual({ message: "plain" });
     expect(errorToErrorInfo(42)).toEqual({ message: "42" });
-    expect(errorToErrorInfo(undefined)).toEqual({ message: "Unknown error (thrown value: undefined)" });
-    expect(errorToErrorInfo(Symbol("s"))).toEqual({ message: "Symbol()" });
-    expect(errorToErrorInfo({ no: "message" })).toEqual({ message: "Unknown error (thrown value: [object Object])" });
+    expect(errorToErrorInfo(undefined)).toEqual({ message: "undefined" });
+    expect(errorToErrorInfo(Symbol("s"))).toEqual({ message: "Symbol(s)" });
+    expect(errorToErrorInfo({ no: "message" })).toEqual({ message: "[object Object]" });
   });
 });
 

@@ -664,8 +664,12 @@ module.exports = function bindDispatch(native, errors) {
           return st.result
         case C.K_REJECT_THROWN:
           throw st.thrown
-        case C.K_REJECT_GUARDRAIL:
-          throw new errors.GuardrailError(dispatchDetail(s).message, { record: st.guard?.record ?? st.lastRecord })
+        case C.K_REJECT_GUARDRAIL: {
+          const d = dispatchDetail(s)
+          const e = new errors.GuardrailError(d.message, { record: st.guard?.record ?? st.lastRecord })
+          e.code = d.code
+          throw e
+        }
         case C.K_SET_ERROR:
           st.result = { toolCallId: st.call.id, name: st.call.name, error: buildError(h, st, dispatchDetail(s)) }
           k = dispatchStep(s, C.A_DONE)

@@ -2,8 +2,7 @@
 // The middleware chain. It lives in JS, not Rust: every step calls host JS with a fresh `next` closure
 // and compares identities of JS values, so driving it from Rust would pay several boundary crossings per
 // middleware for no decision Rust could make better. bench/RESULTS.md ("Middleware") has the figures.
-// What an `extension_error` carries (the ErrorInfo fields kept, the redaction of secrets) is decided in
-// Rust: `redactErrorInfo`.
+// What an `extension_error` carries is `errorToErrorInfo` of the thrown value (decided in Rust).
 
 const native = require('../binding.js')
 
@@ -35,36 +34,9 @@ function secretList(secrets) {
   return out
 }
 
-/** `String(value)` that cannot throw (objects with a throwing `toString`, `Object.create(null)`). */
-function safeString(value) {
-  try {
-    return typeof value === 'symbol' ? value.toString() : String(value)
-  } catch {
-    return Object.prototype.toString.call(value)
-  }
-}
-
-/** Reads `{ name?, message, code? }` from any thrown value; Rust keeps and redacts the fields. */
+/** The `ErrorInfo` of any thrown value, redacted: the package's one builder, `errorToErrorInfo`. */
 function errorInfo(error, secrets) {
-  let name
-  let message
-  let code
-  if (error !== null && (typeof error === 'object' || typeof error === 'function')) {
-    try {
-      const m = error.message
-      if (typeof m === 'string') message = m
-      const n = error.name
-      if (typeof n === 'string') name = n
-      const c = error.code
-      if (typeof c === 'string' || typeof c === 'number') code = c
-    } catch {
-      // A getter that throws leaves the field out.
-    }
-    if (message === undefined) message = safeString(error)
-  } else {
-    message = safeString(error)
-  }
-  return native.redactErrorInfo(name, message, code, secretList(secrets))
+  return native.errorToErrorInfo(error, secretList(secrets))
 }
 
 function extensionError(extension, error, secrets) {

@@ -32,8 +32,14 @@ const UNNAMED: &str = "(unnamed guardrail)";
 pub enum GuardCommand {
     Host(Command),
     Allow,
-    Block { message: String },
-    Tripwire { message: String },
+    Block {
+        message: String,
+    },
+    /// A tripwire, or an `interrupt` (which a tool stage cannot honour): the run is rejected.
+    Tripwire {
+        message: String,
+        interrupt: bool,
+    },
 }
 
 #[derive(Debug)]
@@ -54,8 +60,8 @@ pub struct GuardRun {
     next_start: u32,
     next_process: u32,
     phase: Phase,
-    /// The decision being recorded: (not allow, tripwire, the message when it stops the stage).
-    stop: Option<(bool, String)>,
+    /// The decision that stops the stage (its action, not `allow`) and the blocked call's message.
+    stop: Option<(&'static str, String)>,
 }
 
 impl GuardRun {
@@ -69,6 +75,10 @@ impl GuardRun {
             phase: Phase::Starting,
             stop: None,
         }
+    }
+
+    pub fn stage(&self) -> Stage {
+        self.stage
     }
 
     /// Starts what may start, else waits for the next in order.
@@ -127,8 +137,8 @@ impl GuardRun {
                         GuardFacts::default(),
                     ),
                 };
-                self.stop = (action != "allow")
-                    .then(|| (action != "block", self.message(&facts, reason.as_deref())));
+                self.stop =
+                    (action != "allow").then(|| (action, self.message(&facts, reason.as_deref())));
                 let name = facts.name.as_deref().unwrap_or(UNNAMED);
                 let guardrail = secrets.redact(truncate_utf8(name, NAME_BYTES)).into_owned();
                 let reason =
@@ -151,8 +161,11 @@ impl GuardRun {
                 self.next()
             }
             Phase::Aborting => match self.stop.take() {
-                Some((true, message)) => GuardCommand::Tripwire { message },
-                Some((false, message)) => GuardCommand::Block { message },
+                Some(("block", message)) => GuardCommand::Block { message },
+                Some((action, message)) => GuardCommand::Tripwire {
+                    message,
+                    interrupt: action == "interrupt",
+                },
                 None => GuardCommand::Allow,
             },
         }

@@ -295,8 +295,9 @@ pub enum Command {
 pub enum Rejection {
     /// The value the middleware threw.
     Thrown,
-    /// `new GuardrailError(message, { record })`, message minus secrets.
-    Guardrail { message: String },
+    /// `new GuardrailError(message, { record })` with `code`: `@arnilo/prism`'s message and code for
+    /// a tripwire or an interrupt.
+    Guardrail { message: String, code: &'static str },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -583,18 +584,26 @@ impl Dispatch {
                 return Some(self.block(BlockedReason::PermissionDenied, ErrorSpec::Thrown))
             }
             (Step::Trust, a) => {
-                let cause = match a {
+                let default = reasons::untrusted(self.name());
+                // As `@arnilo/prism`: the decision's reason is the message, and a policy that throws
+                // gives the thrown value's own ErrorInfo.
+                let (m, cause) = match a {
                     Answer::Decision { granted: true, .. } => {
                         self.advance();
                         return None;
                     }
-                    Answer::Decision { reason, .. } => reason.map(Cause::Text),
-                    Answer::Missing => {
-                        Some(Cause::Text("trust policy has no check function".into()))
+                    Answer::Decision { reason, .. } => {
+                        (reason.filter(|r| !r.is_empty()).unwrap_or(default), None)
                     }
-                    _ => Some(Cause::ThrownMessage),
+                    Answer::Missing => (
+                        default,
+                        Some(Cause::Text("trust policy has no check function".into())),
+                    ),
+                    Answer::Threw { .. } => {
+                        return Some(self.block(BlockedReason::PermissionDenied, ErrorSpec::Thrown))
+                    }
+                    _ => (default, Some(Cause::ThrownMessage)),
                 };
-                let m = reasons::untrusted(self.name());
                 return Some(self.named_block(
                     BlockedReason::PermissionDenied,
                     "TrustDeniedError",
@@ -619,6 +628,10 @@ impl Dispatch {
                             "permission policy has no check function".into(),
                         )),
                     ),
+                    // A policy that throws: the thrown value's own ErrorInfo, as upstream.
+                    Answer::Threw { .. } => {
+                        return Some(self.block(BlockedReason::PermissionDenied, ErrorSpec::Thrown))
+                    }
                     _ => (default, Some(Cause::ThrownMessage)),
                 };
                 return Some(self.named_block(
@@ -876,10 +889,22 @@ impl Dispatch {
                 let m = self.setup.secrets.redact(&message).into_owned();
                 Some(self.block(BlockedReason::GuardrailBlocked, ErrorSpec::Plain(m)))
             }
-            GuardCommand::Tripwire { message } => {
-                self.guard = None;
+            GuardCommand::Tripwire { message, interrupt } => {
+                let stage = self.guard.take().map(|g| g.stage());
+                self.reject = Some(if interrupt {
+                    Rejection::Guardrail {
+                        message: reasons::guardrail_interrupt_unavailable(
+                            stage.unwrap_or(Stage::Input).as_str(),
+                        ),
+                        code: reasons::CODE_GUARDRAIL_INTERRUPT_UNAVAILABLE,
+                    }
+                } else {
+                    Rejection::Guardrail {
+                        message: reasons::GUARDRAIL_TRIPPED.to_owned(),
+                        code: reasons::CODE_GUARDRAIL_BLOCKED,
+                    }
+                });
                 let m = self.setup.secrets.redact(&message).into_owned();
-                self.reject = Some(Rejection::Guardrail { message: m.clone() });
                 Some(self.block(BlockedReason::GuardrailBlocked, ErrorSpec::Plain(m)))
             }
         }

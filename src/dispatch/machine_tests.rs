@@ -374,9 +374,9 @@ fn identity_trust_and_permission_deny_with_permission_denied() {
         ending(&cmds).0,
         Some(ErrorSpec::Named {
             name: "TrustDeniedError",
-            message: "Untrusted tool: x".into(),
+            message: "unsigned".into(),
             code: "ERR_PRISM_UNTRUSTED",
-            cause: Some(Cause::Text("unsigned".into()))
+            cause: None
         })
     );
     assert!(!cmds.contains(&Command::CheckPermission));
@@ -404,13 +404,8 @@ fn identity_trust_and_permission_deny_with_permission_denied() {
         Command::CheckPermission => Answer::Threw { code: None },
         o => happy(o),
     });
-    assert!(matches!(
-        ending(&cmds).0,
-        Some(ErrorSpec::Named {
-            cause: Some(Cause::ThrownMessage),
-            ..
-        })
-    ));
+    assert_eq!(blocked(&cmds), BlockedReason::PermissionDenied);
+    assert_eq!(ending(&cmds).0, Some(ErrorSpec::Thrown));
     let cmds = drive(s(), call("x"), |c| {
         if *c == Command::CheckTrust {
             Answer::Missing
@@ -983,7 +978,8 @@ fn a_tripwire_rejects_after_the_terminal_row() {
     assert_eq!(
         cmds.last(),
         Some(&Command::Reject(Rejection::Guardrail {
-            message: "Tool result blocked by guardrail".into()
+            message: "Guardrail blocked run".into(),
+            code: "ERR_PRISM_GUARDRAIL_BLOCKED"
         }))
     );
 }

@@ -40,6 +40,18 @@ pub fn untrusted(name: &str) -> String {
 }
 pub const INPUT_GUARDRAIL_BLOCKED: &str = "Tool call blocked by guardrail";
 pub const OUTPUT_GUARDRAIL_BLOCKED: &str = "Tool result blocked by guardrail";
+/// The message of the `GuardrailError` a tripwire rejects with, as `@arnilo/prism` words it.
+pub const GUARDRAIL_TRIPPED: &str = "Guardrail blocked run";
+pub const CODE_GUARDRAIL_BLOCKED: &str = "ERR_PRISM_GUARDRAIL_BLOCKED";
+pub const CODE_GUARDRAIL_INTERRUPT_UNAVAILABLE: &str = "ERR_PRISM_GUARDRAIL_INTERRUPT_UNAVAILABLE";
+
+/// The message of the `GuardrailError` an `interrupt` at a tool stage rejects with: only the input
+/// stage of a durable run can suspend.
+pub fn guardrail_interrupt_unavailable(stage: &str) -> String {
+    format!(
+        "Guardrail interruption is unavailable at stage \"{stage}\"; interrupt suspends only at the input stage of durable runs"
+    )
+}
 /// The most a guardrail's block message may take, in bytes.
 pub const GUARDRAIL_MESSAGE_BYTES: usize = 200;
 

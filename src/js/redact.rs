@@ -372,8 +372,18 @@ fn native_redactor(v: Unknown) -> Result<Option<Rc<Secrets>>> {
 
 // ----- errorToErrorInfo ---------------------------------------------------------------------------
 
-/// `ErrorInfo` for any thrown value: `name`, `message`, `code` (string or number), `retryAfterMs`
-/// (finite, ≥ 0) and `cause` (as a string), every string redacted.
+/// `errorToErrorInfo(thrown, secrets)`, in `@arnilo/prism`'s shape, so a host that compares error
+/// infos sees the same object from either package:
+/// - an `Error` (any realm): `{ name, message, code, retryAfterMs?, cause }`, `cause` being
+///   `String(error.cause)` when the cause is truthy;
+/// - another object with a `message`: `{ message: String(message), code, retryAfterMs? }`;
+/// - anything else: `{ message: String(thrown), code, retryAfterMs? }` (`"null"`, `"42"`,
+///   `"Symbol(s)"`, `"[object Object]"`).
+///
+/// `code` is kept when it is a string or a number, `retryAfterMs` when it is a finite number ≥ 0;
+/// `code` and `cause` are present as `undefined` when absent, as upstream's are. Strings lose every
+/// secret. Unlike upstream, a throwing getter or `toString` never escapes: the field is left out,
+/// or the text is `[unprintable value]`.
 fn error_to_error_info<'e>(
     env: &'e Env,
     secrets: &Secrets,
@@ -381,68 +391,60 @@ fn error_to_error_info<'e>(
 ) -> Result<Object<'e>> {
     let mut out = Object::new(env)?;
     let red = |s: &str| secrets.redact(s).into_owned();
-    let set_str = |out: &mut Object<'e>, key: &std::ffi::CStr, text: &str| -> Result<()> {
-        out.set_c_named_property(key, env.create_string(text)?)
+    let ty = thrown.get_type()?;
+    let is_object = matches!(ty, ValueType::Object | ValueType::Function);
+    let is_error = is_object && thrown.is_error()?;
+    let obj = if is_object {
+        Some(Object::from_unknown(thrown)?)
+    } else {
+        None
     };
-    match thrown.get_type()? {
-        ValueType::Object | ValueType::Function => {
-            let obj = Object::from_unknown(thrown)?;
-            let get = |key: &std::ffi::CStr| {
-                read(env, obj.get_c_named_property_unchecked::<Unknown>(key))
-            };
-            let name = get(c"name")?;
-            let message = get(c"message")?;
-            if let Some(n) = name {
-                if n.get_type()? == ValueType::String {
-                    set_str(&mut out, c"name", &red(&String::from_unknown(n)?))?;
-                }
+    let get = |key: &std::ffi::CStr| -> Result<Option<Unknown<'e>>> {
+        match &obj {
+            Some(o) => read(env, o.get_c_named_property_unchecked::<Unknown>(key)),
+            None => Ok(None),
+        }
+    };
+    if is_error {
+        match get(c"name")? {
+            Some(n) if n.get_type()? == ValueType::String => {
+                out.set_c_named_property(c"name", js_str(env, &red(&String::from_unknown(n)?))?)?
             }
-            let text = match message {
-                Some(m) if m.get_type()? == ValueType::String => String::from_unknown(m)?,
-                Some(m) if !is_nullish(m)? => to_js_string(env, m)?,
-                _ => describe_non_error(env, thrown)?,
-            };
-            set_str(&mut out, c"message", &red(&text))?;
-            if let Some(code) = get(c"code")? {
-                match code.get_type()? {
-                    ValueType::String => {
-                        set_str(&mut out, c"code", &red(&String::from_unknown(code)?))?
-                    }
-                    ValueType::Number => out.set_c_named_property(c"code", code)?,
-                    _ => {}
-                }
-            }
-            if let Some(r) = get(c"retryAfterMs")? {
-                if r.get_type()? == ValueType::Number {
-                    let n = f64::from_unknown(r)?;
-                    if n.is_finite() && n >= 0.0 {
-                        out.set_c_named_property(c"retryAfterMs", r)?;
-                    }
-                }
-            }
-            if let Some(c) = get(c"cause")? {
-                if !is_nullish(c)? {
-                    let text = if c.get_type()? == ValueType::Object && c.is_error()? {
-                        let cause = Object::from_unknown(c)?;
-                        match read(
-                            env,
-                            cause.get_c_named_property_unchecked::<Unknown>(c"message"),
-                        )? {
-                            Some(m) => to_js_string(env, m)?,
-                            None => UNREADABLE.to_owned(),
-                        }
-                    } else {
-                        to_js_string(env, c)?
-                    };
-                    set_str(&mut out, c"cause", &red(&text))?;
-                }
+            _ => out.set_c_named_property(c"name", ())?,
+        }
+    }
+    let message = if is_object {
+        match get(c"message")? {
+            Some(m) if m.get_type()? != ValueType::Undefined => string_of(env, m)?,
+            Some(_) if is_error => String::new(),
+            _ => string_of(env, thrown)?,
+        }
+    } else {
+        string_of(env, thrown)?
+    };
+    out.set_c_named_property(c"message", js_str(env, &red(&message))?)?;
+    match get(c"code")? {
+        Some(c) if c.get_type()? == ValueType::String => {
+            out.set_c_named_property(c"code", js_str(env, &red(&String::from_unknown(c)?))?)?
+        }
+        Some(c) if c.get_type()? == ValueType::Number => out.set_c_named_property(c"code", c)?,
+        _ => out.set_c_named_property(c"code", ())?,
+    }
+    if let Some(r) = get(c"retryAfterMs")? {
+        if r.get_type()? == ValueType::Number {
+            let n = f64::from_unknown(r)?;
+            if n.is_finite() && n >= 0.0 {
+                out.set_c_named_property(c"retryAfterMs", r)?;
             }
         }
-        ValueType::String => set_str(&mut out, c"message", &red(&String::from_unknown(thrown)?))?,
-        ValueType::Undefined | ValueType::Null => {
-            set_str(&mut out, c"message", &describe_non_error(env, thrown)?)?
+    }
+    if is_error {
+        match get(c"cause")? {
+            Some(c) if truthy(c)? => {
+                out.set_c_named_property(c"cause", js_str(env, &red(&string_of(env, c)?))?)?
+            }
+            _ => out.set_c_named_property(c"cause", ())?,
         }
-        _ => set_str(&mut out, c"message", &red(&to_js_string(env, thrown)?))?,
     }
     Ok(out)
 }
@@ -454,9 +456,39 @@ fn is_nullish(v: Unknown) -> Result<bool> {
     ))
 }
 
-fn describe_non_error(env: &Env, v: Unknown) -> Result<String> {
-    let s = to_js_string(env, v)?;
-    Ok(format!("Unknown error (thrown value: {s})"))
+/// `String(v)` (a symbol keeps its description). When that throws (`Object.create(null)`, a throwing
+/// `toString`), `Object.prototype.toString.call(v)`, and `[unprintable value]` if even that throws.
+fn string_of(env: &Env, v: Unknown) -> Result<String> {
+    if v.get_type()? == ValueType::String {
+        return String::from_unknown(v);
+    }
+    let global = env.get_global()?;
+    let string: Function<Unknown, Unknown> = global.get_c_named_property_unchecked(c"String")?;
+    if let Some(s) = read(env, string.call(v))? {
+        return String::from_unknown(s);
+    }
+    let object: Object = global.get_c_named_property_unchecked(c"Object")?;
+    let proto: Object = object.get_c_named_property_unchecked(c"prototype")?;
+    let to_string: Function<(), Unknown> = proto.get_c_named_property_unchecked(c"toString")?;
+    match read(env, to_string.apply(v, ()))? {
+        Some(s) if s.get_type()? == ValueType::String => String::from_unknown(s),
+        _ => Ok("[unprintable value]".to_owned()),
+    }
+}
+
+/// JavaScript truthiness, without calling into user code.
+fn truthy(v: Unknown) -> Result<bool> {
+    Ok(match v.get_type()? {
+        ValueType::Undefined | ValueType::Null => false,
+        ValueType::Boolean => bool::from_unknown(v)?,
+        ValueType::Number => {
+            let n = f64::from_unknown(v)?;
+            n != 0.0 && !n.is_nan()
+        }
+        ValueType::String => !String::from_unknown(v)?.is_empty(),
+        ValueType::BigInt => v.coerce_to_string()?.into_utf8()?.as_str()? != "0",
+        _ => true,
+    })
 }
 
 // ----- exports ------------------------------------------------------------------------------------

@@ -501,8 +501,9 @@ pub fn dispatch_detail(env: &Env, id: u32) -> Result<Object<'_>> {
         | Command::AppendTerminal(Terminal::Blocked(r)) => {
             o.set_named_property("reason", r.as_str())?;
         }
-        Command::Reject(Rejection::Guardrail { message }) => {
-            o.set_named_property("message", message.as_str())?
+        Command::Reject(Rejection::Guardrail { message, code }) => {
+            o.set_named_property("message", message.as_str())?;
+            o.set_named_property("code", *code)?;
         }
         _ => {}
     }
