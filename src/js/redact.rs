@@ -449,6 +449,19 @@ fn error_to_error_info<'e>(
     Ok(out)
 }
 
+/// The value of a call into JS, `None` when it threw: napi-rs takes a call's exception into its
+/// `Error`, so any failure counts as a throw; one still pending is cleared.
+fn caught<T>(env: &Env, r: Result<T>) -> Option<T> {
+    match r {
+        Ok(v) => Some(v),
+        Err(e) => {
+            clear_exception(env);
+            drop(e);
+            None
+        }
+    }
+}
+
 fn is_nullish(v: Unknown) -> Result<bool> {
     Ok(matches!(
         v.get_type()?,
@@ -464,13 +477,13 @@ fn string_of(env: &Env, v: Unknown) -> Result<String> {
     }
     let global = env.get_global()?;
     let string: Function<Unknown, Unknown> = global.get_c_named_property_unchecked(c"String")?;
-    if let Some(s) = read(env, string.call(v))? {
+    if let Some(s) = caught(env, string.call(v)) {
         return String::from_unknown(s);
     }
     let object: Object = global.get_c_named_property_unchecked(c"Object")?;
     let proto: Object = object.get_c_named_property_unchecked(c"prototype")?;
     let to_string: Function<(), Unknown> = proto.get_c_named_property_unchecked(c"toString")?;
-    match read(env, to_string.apply(v, ()))? {
+    match caught(env, to_string.apply(v, ())) {
         Some(s) if s.get_type()? == ValueType::String => String::from_unknown(s),
         _ => Ok("[unprintable value]".to_owned()),
     }
