@@ -157,8 +157,13 @@ describe("database failures are clear ERR_PRISM_TOOL_EFFECT_STORE errors", () =>
     const k = keyOf("held");
     // Another session holds the record's lock for 3 s.
     const storageId = JSON.stringify(["tenant", "", "", "payments", k.key]);
-    const psql = spawn(psqlPath(), [url, "-c", `SELECT pg_advisory_lock(hashtextextended('${storageId.replace(/'/g, "''")}', 0)); SELECT pg_sleep(3);`], { stdio: "ignore" });
-    await new Promise((r) => setTimeout(r, 700));
+    const psql = spawn(psqlPath(), [url, "-c", `SELECT pg_advisory_lock(hashtextextended('${storageId.replace(/'/g, "''")}', 0)); SELECT pg_sleep(30);`], { stdio: "ignore" });
+    // Wait until the lock is really held (a fixed sleep races a slow start on a loaded machine).
+    for (let i = 0; i < 200; i++) {
+      const held = spawnSync(psqlPath(), [url, "-tAc", `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted AND ((classid::bigint << 32) | objid::bigint) = hashtextextended('${storageId.replace(/'/g, "''")}', 0)`], { encoding: "utf8" });
+      if (Number(held.stdout.trim()) > 0) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
     const e = storeError(await store.begin(k).catch((x) => x));
     psql.kill();
     expect(e.code).toBe("ERR_PRISM_TOOL_EFFECT_STORE");
