@@ -234,6 +234,10 @@ describe("finding 5: integers past 2^53 in provider text", () => {
     expect(check({ properties: { n: { const: 9007199254740992 } } }, '{"n":9007199254740993}')).toBeUndefined();
     expect(check({ properties: { n: { const: 18446744073709551616 } } }, '{"n":18446744073709551617}')).toBeUndefined();
     expect(check({ properties: { n: { const: 1e21 } } }, '{"n":1000000000000000000001}')).toBeUndefined();
+    // A schema constant past 2^53 that JSON.stringify writes as a plain integer (found by the
+    // arguments-text property): both sides must be the same double.
+    expect(check({ properties: { n: { const: 576500000003000000 } } }, '{"n":5765000.00003e11}')).toBeUndefined();
+    expect(check({ properties: { n: { enum: [-576500000003000000] } } }, '{"n":-576500000003000001}')).toBeUndefined();
   });
   it("small integers and floats are unchanged", () => {
     expect(check({ properties: { n: { const: 9007199254740991 } } }, '{"n":9007199254740991}')).toBeUndefined();

@@ -4,13 +4,14 @@
 import fc from "fast-check";
 import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
+import { budget as propertyBudget } from "./budget.js";
 
 const require = createRequire(import.meta.url);
 const { toolCallFromArgumentsText, reconstructToolCallDeltas, createJsonSchemaToolArgumentValidator }: typeof import("../../index.js") =
   require("../../index.js");
 
 // Bounded: each property stops at numRuns or its time budget, whichever comes first.
-const budget = { numRuns: 400, interruptAfterTimeLimit: 3_000 };
+const budget = propertyBudget(400, 3_000);
 
 // Number literals as providers write them: huge integers, long decimals, exponents, negative zero.
 const numberText = fc.oneof(

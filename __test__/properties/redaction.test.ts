@@ -4,13 +4,14 @@
 import fc from "fast-check";
 import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
+import { budget as propertyBudget } from "./budget.js";
 import type { ToolCallRecord, ToolDefinition } from "../../index.js";
 
 const require = createRequire(import.meta.url);
 const { createJsonSchemaToolArgumentValidator, createMemoryRunLedger, createToolRegistry, dispatchToolCall }: typeof import("../../index.js") =
   require("../../index.js");
 
-const budget = { numRuns: 250, interruptAfterTimeLimit: 5_000 };
+const budget = propertyBudget(250, 5_000);
 const SECRET = "sk-live-9f8e7d6c";
 
 class Account {

@@ -6,12 +6,13 @@
 import fc from "fast-check";
 import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
+import { budget as propertyBudget } from "./budget.js";
 import type { ToolCallRecord, ToolDefinition } from "../../index.js";
 
 const require = createRequire(import.meta.url);
 const { createToolRegistry, dispatchToolCall }: typeof import("../../index.js") = require("../../index.js");
 
-const budget = { numRuns: 150, interruptAfterTimeLimit: 6_000 };
+const budget = propertyBudget(150, 6_000);
 
 const HOOKS = ["execute", "validate", "permission", "trust", "beforeExecute", "guardrail", "emit"] as const;
 const BEHAVIOURS = ["normal", "throw", "reject", "thenable", "thenableReject", "thenThrows", "thenGetterThrows", "proxy", "never"] as const;

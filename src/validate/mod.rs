@@ -132,8 +132,11 @@ pub fn compile(text: &str, limits: &Limits) -> Result<Validator, Issue> {
             limits.max_schema_depth
         )));
     }
-    let schema = bounds::parse_scanned(text)
+    let mut schema = bounds::parse_scanned(text)
         .map_err(|e| Issue::schema(bounds::describe_parse_error(Subject::Schema, &e)))?;
+    // The schema came from a JS object, so its numbers are doubles too: `const`/`enum` past 2^53
+    // must compare as the same doubles the arguments become.
+    bounds::numbers_as_js(&mut schema);
     let facts = bounds::check_schema(&schema, limits)?;
     refs::check_refs(&schema, &facts)?;
     if !facts.refs.is_empty() {

@@ -226,3 +226,22 @@ fn joined_and_json_forms() {
         r#"[{"path":"/a","message":"x"},{"message":"y"}]"#
     );
 }
+
+#[test]
+fn schema_numbers_past_2_53_compare_as_the_doubles_js_holds() {
+    // A JS schema `{ const: 576500000003000000 }` holds the nearest double; the same literal in
+    // the arguments must match it, written as an integer or with an exponent.
+    let schema = r#"{"properties":{"n":{"const":576500000003000000}}}"#;
+    for args in [r#"{"n":5765000.00003e11}"#, r#"{"n":576500000003000000}"#] {
+        assert!(
+            engine()
+                .validate(Input::Text(schema), Input::Text(args))
+                .is_ok(),
+            "{args}"
+        );
+    }
+    let e = r#"{"properties":{"n":{"enum":[-576500000003000001]}}}"#;
+    assert!(engine()
+        .validate(Input::Text(e), Input::Text(r#"{"n":-5.76500000003e17}"#))
+        .is_ok());
+}
