@@ -1,0 +1,104 @@
+'use strict'
+// The `tools/call` result schema the bridge hands to the SDK's `client.request`. The SDK parses every
+// result with the schema it is given; Zod's parse of `CompatibilityCallToolResultSchema` copies the
+// result block by block and costs more than the rest of the bridge's result work. Nearly every result
+// is the simple shape — `{ content: [{ type: 'text', text }…], isError? }` — which that schema accepts
+// unchanged (its output has the same keys and values). This schema recognises exactly that shape within
+// the bridge's bounds, counts its serialized bytes on the way, and passes it through as it came; any
+// other result (images, resources, structured content, `_meta`, extra keys, a bound crossed, a value
+// JSON cannot carry) goes to the SDK's own Zod schema, and then through the bridge's full bound walk,
+// exactly as before.
+//
+// The SDK (≥ 1.18) parses a non-Zod-4 schema through its `safeParse`; older releases call `parse`.
+
+/** Bytes `JSON.stringify` writes for the string `s` (quotes included), as json-bounds counts them. */
+function jsonStringBytes(s) {
+  let n = 2
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i)
+    if (c === 0x22 || c === 0x5c || c === 0x08 || c === 0x09 || c === 0x0a || c === 0x0c || c === 0x0d) n += 2
+    else if (c < 0x20) n += 6
+    else if (c < 0x80) n += 1
+    else if (c < 0x800) n += 2
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n += 4
+      i++
+    } else if (c >= 0xd800 && c <= 0xdfff) n += 6
+    else n += 3
+  }
+  return n
+}
+
+// `"content":` is 10 bytes, `"isError":` 10, `"type":"text"` 13, `,"text":` 8.
+const CONTENT_KEY = 10
+const IS_ERROR_KEY = 10
+const TEXT_BLOCK_FIXED = 2 + 13 + 8 // braces, "type":"text", ,"text":
+
+/**
+ * The serialized size of `result` when it is the simple shape and within `limits` (the same count,
+ * depth and property rules as `measureBoundedJson`), else -1. Never throws, never reads a getter:
+ * only plain objects and arrays are looked into.
+ */
+function simpleResultBytes(result, limits) {
+  if (result === null || typeof result !== 'object' || Object.getPrototypeOf(result) !== Object.prototype) return -1
+  let keys = 0
+  let content
+  let isError
+  for (const key in result) {
+    keys++
+    if (key === 'content') content = result.content
+    else if (key === 'isError') isError = result.isError
+    else return -1
+  }
+  if (!Array.isArray(content) || Object.getPrototypeOf(content) !== Array.prototype) return -1
+  if (isError !== undefined && typeof isError !== 'boolean') return -1
+  if (keys !== (isError === undefined ? 1 : 2)) return -1
+  const max = limits.maxResultBytes
+  // Depth: the result 1, the array 2, a block 3, its strings 4.
+  if (limits.maxJsonDepth < (content.length > 0 ? 4 : 2)) return -1
+  // Properties: each key of the result and of a block, each array element.
+  if (keys + content.length * 3 > limits.maxJsonProperties) return -1
+  let bytes = 2 + CONTENT_KEY + 2 + (content.length > 0 ? content.length - 1 : 0)
+  if (isError !== undefined) bytes += 1 + IS_ERROR_KEY + (isError ? 4 : 5)
+  for (let i = 0; i < content.length; i++) {
+    const block = content[i]
+    if (block === null || typeof block !== 'object' || Object.getPrototypeOf(block) !== Object.prototype) return -1
+    let blockKeys = 0
+    for (const key in block) {
+      blockKeys++
+      if (key !== 'type' && key !== 'text') return -1
+    }
+    if (blockKeys !== 2 || block.type !== 'text') return -1
+    const text = block.text
+    if (typeof text !== 'string') return -1
+    // Cheap estimate first: a string has at least one byte per UTF-16 unit, so an oversized text is
+    // known without counting it (the full walk then words the refusal).
+    if (bytes + TEXT_BLOCK_FIXED + text.length + 2 > max) return -1
+    bytes += TEXT_BLOCK_FIXED + jsonStringBytes(text)
+    if (bytes > max) return -1
+  }
+  return bytes
+}
+
+/**
+ * A result schema for `client.request(…, schema)` bound to one bridge's limits. `sizes` receives the
+ * serialized size of every result that took the fast path (a WeakMap keyed by the result object).
+ */
+function createCallToolResultSchema(fallback, limits, sizes) {
+  return {
+    safeParse(data) {
+      const bytes = simpleResultBytes(data, limits)
+      if (bytes < 0) return fallback.safeParse(data)
+      sizes.set(data, bytes)
+      return { success: true, data }
+    },
+    parse(data) {
+      const bytes = simpleResultBytes(data, limits)
+      if (bytes < 0) return fallback.parse(data)
+      sizes.set(data, bytes)
+      return data
+    },
+  }
+}
+
+module.exports = { createCallToolResultSchema, simpleResultBytes, jsonStringBytes }
