@@ -148,6 +148,9 @@ describe("the caller's signal, the timeout and progress", () => {
       const aborted: any = await pending;
       expect(aborted.error).toMatchObject({ code: "ERR_PRISM_ABORTED", message: "MCP tool call aborted" });
       expect(bridge.state).toBe("connected");
+      // The server heard of it: notifications/cancelled aborted its handler.
+      const heard: any = await tool(bridge, "cancelled").execute({}, { ...ctx, toolCallId: "n" });
+      expect(heard.content).toEqual([{ type: "text", text: "1" }]);
       // A signal aborted before the call: nothing is sent, the call ends as aborted.
       const early: any = await tool(bridge, "echo").execute({ text: "x" }, { ...context, toolCallId: "x" });
       expect(early.error).toMatchObject({ code: "ERR_PRISM_ABORTED" });

@@ -126,6 +126,7 @@ switch (mode) {
   }
   case 'shapes': {
     // Results of every shape, for the bridge's result path: `shape` answers `kind` with `text` in it.
+    let cancelled = 0
     const t = (value) => ({ type: 'text', text: value })
     const shapes = {
       text: (v) => ({ content: [t(v)] }),
@@ -149,6 +150,7 @@ switch (mode) {
           { name: 'shape', description: 'A result of the given kind', inputSchema: obj({ kind: { type: 'string' }, text: { type: 'string' } }, { required: ['kind'] }) },
           { name: 'progress', description: 'Says whether it got a progress token; reports progress when it did', inputSchema: obj() },
           { name: 'hang', description: 'Never answers', inputSchema: obj() },
+          { name: 'cancelled', description: 'How many hang calls were cancelled', inputSchema: obj() },
         ],
       }),
       async (request, extra) => {
@@ -170,7 +172,11 @@ switch (mode) {
             return text('progress token')
           }
           case 'hang':
+            // Counts the cancellations it hears of (notifications/cancelled aborts the handler's signal).
+            extra.signal.addEventListener('abort', () => cancelled++)
             return new Promise(() => {})
+          case 'cancelled':
+            return text(String(cancelled))
           default:
             return { ...text(`unknown tool ${request.params.name}`), isError: true }
         }
