@@ -1,10 +1,12 @@
 // A bridged MCP tool call through dispatch against the same call made with the SDK client directly,
 // over one connection to the published server-everything (`echo`), on stdio (a real child process) and
 // on Streamable HTTP (its HTTP transport on 127.0.0.1). On each transport every path shares the client,
-// so the difference is the bridge and dispatch, not the server or the pipe.
+// so the difference is the bridge and dispatch, not the server or the pipe (one HTTP-only path,
+// connectMcpTools on its own bounded transport, opens a second session to the same server).
 // Sequential calls in blocks of BLOCK; blocks alternate between the paths (each round starting at the
-// next path) so every path sees the same machine load; the figures are the median block: wall µs per call and this process's CPU µs per call
-// (process.cpuUsage, all threads), which moves less with the load of other processes.
+// next path) so every path sees the same machine load; the figures are the median block: wall µs per
+// call and this process's CPU µs per call (process.cpuUsage, all threads), which moves less with the
+// load of other processes. MCP_BENCH_BLOCK / MCP_BENCH_BLOCKS set the block size and count.
 // Run: npm run build && node bench/mcp.bench.mjs [--root <a built checkout>] [--transport stdio|http]
 //   --root measures another checkout (say, the previous commit's) with this same script.
 import { createRequire } from 'node:module'
