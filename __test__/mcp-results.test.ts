@@ -6,7 +6,7 @@ import { getEventListeners } from "node:events";
 import { createRequire } from "node:module";
 import { afterAll, describe, expect, it } from "vitest";
 import { createToolRegistry, dispatchToolCall } from "../index.mjs";
-import { connectMcpTools, mapMcpContentToBlocks, measureBoundedJson, resolveMcpClientLimits } from "../mcp/index.mjs";
+import { connectMcpTools, mapMcpContentToBlocks, measureBoundedJson, resolveMcpClientLimits, summarizeMcpContent } from "../mcp/index.mjs";
 import { hostileStdio, stopAll, track } from "./helpers/mcp-servers";
 
 const require = createRequire(import.meta.url);
@@ -58,7 +58,9 @@ describe("bridged results", () => {
             trust: "untrusted_external",
           });
           expect(got.metadata.mcp.bytesUsed, label).toBe(Buffer.byteLength(JSON.stringify(parsed)));
-          if (parsed.isError) expect(got.error, label).toMatchObject({ name: "McpToolError", code: "ERR_PRISM_MCP_TOOL" });
+          if (parsed.isError) {
+            expect(got.error, label).toEqual({ name: "McpToolError", code: "ERR_PRISM_MCP_TOOL", message: summarizeMcpContent(parsed.content, 8 * 1024) });
+          }
           else expect(got.error, label).toBeUndefined();
           if (parsed.structuredContent !== undefined) expect(got.value, label).toEqual(parsed.structuredContent);
           else expect("value" in got, label).toBe(false);
@@ -120,6 +122,47 @@ describe("bridged results", () => {
       await bridge.close();
     }
   }, 60_000);
+});
+
+describe("the result schema handed to the SDK", () => {
+  // SDK releases before its Zod 3/4 compatibility layer call `parse`; later ones `safeParse`.
+  const { createCallToolResultSchema } = require("../lib/mcp/result-schema.js");
+  const limits = resolveMcpClientLimits({});
+  it("passes a plain text result through with its size, and gives anything else to the SDK's schema", () => {
+    const sizes = new WeakMap();
+    const schema = createCallToolResultSchema(CompatibilityCallToolResultSchema, limits, sizes);
+    const plain = JSON.parse('{"content":[{"type":"text","text":"a\\"b"},{"type":"text","text":""}],"isError":false}');
+    expect(schema.parse(plain)).toBe(plain);
+    expect(schema.safeParse(plain)).toEqual({ success: true, data: plain });
+    expect(sizes.get(plain)).toEqual({ bytes: Buffer.byteLength(JSON.stringify(plain)), texts: plain.content.map((b: any) => b.text), isError: false });
+    expect(plain.content[0].text).toBe('a"b');
+
+    const annotated = { content: [{ type: "text", text: "a", annotations: { priority: 0.5 } }] };
+    const parsed = schema.parse(annotated);
+    expect(parsed).toEqual(annotated);
+    expect(parsed).not.toBe(annotated);
+    expect(sizes.has(parsed)).toBe(false);
+    // What the SDK's schema refuses is refused the same way.
+    const bad = { content: [{ type: "text", text: 42 }] };
+    expect(() => schema.parse(bad)).toThrow();
+    expect(schema.safeParse(bad).success).toBe(false);
+    expect(schema.safeParse({ content: [{ type: "text", text: "x" }], isError: "yes" }).success).toBe(false);
+    // Each value is read once (a getter cannot show one text to the bound and another to the mapping),
+    // and what was read is what the bridge keeps.
+    let reads = 0;
+    const sneaky = { content: [{ type: "text", get text() { return reads++ === 0 ? "x" : "y".repeat(100); } }] };
+    expect(schema.safeParse(sneaky).success).toBe(true);
+    expect(reads).toBe(1);
+    expect(sizes.get(sneaky)).toEqual({ bytes: Buffer.byteLength(JSON.stringify({ content: [{ type: "text", text: "x" }] })), texts: ["x"], isError: false });
+    // A class instance is never looked into: the SDK's schema decides.
+    class Block {
+      type = "text";
+      text = "z";
+    }
+    const instance = { content: [new Block()] };
+    schema.safeParse(instance);
+    expect(sizes.has(instance)).toBe(false);
+  });
 });
 
 describe("the caller's signal, the timeout and progress", () => {

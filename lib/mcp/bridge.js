@@ -369,13 +369,13 @@ class CallSignal {
   }
 }
 
-// Results that took the fast path of the result schema, with their serialized size.
-const simpleResultSizes = new WeakMap()
+// Results that took the fast path of the result schema: their size, texts and isError, read once.
+const simpleResults = new WeakMap()
 
 function resultSchemaFor(state) {
   if (state.resultSchema === undefined) {
     const { CompatibilityCallToolResultSchema } = sdk.types()
-    state.resultSchema = createCallToolResultSchema(CompatibilityCallToolResultSchema, state.limits, simpleResultSizes)
+    state.resultSchema = createCallToolResultSchema(CompatibilityCallToolResultSchema, state.limits, simpleResults)
   }
   return state.resultSchema
 }
@@ -388,11 +388,11 @@ function resultMetadata(state, remoteName, truncated, bytesUsed) {
   return { mcp: { serverId: state.serverId, remoteName, truncated, bytesUsed }, untrusted: true, trust: UNTRUSTED }
 }
 
-/** The content of a result that took the fast path: text blocks, none of which the byte bound cuts. */
-function simpleTextBlocks(content) {
+/** The content of a result that took the fast path: its non-empty texts, none of which the byte bound cuts. */
+function simpleTextBlocks(texts) {
   const blocks = []
-  for (let i = 0; i < content.length; i++) {
-    const text = content[i].text
+  for (let i = 0; i < texts.length; i++) {
+    const text = texts[i]
     if (text) blocks.push({ type: 'text', text })
   }
   return blocks
@@ -466,13 +466,14 @@ async function callRemoteTool(state, remoteName, args, ctx, name) {
 /** A `tools/call` result as a `ToolResult`: bounded, mapped, marked untrusted. */
 function mapCallResult(state, remoteName, name, ctx, result) {
   const toolCallId = ctx.toolCallId
-  const simpleBytes = simpleResultSizes.get(result)
-  if (simpleBytes !== undefined) {
+  const simple = simpleResults.get(result)
+  if (simple !== undefined) {
     // Checked against every bound while the SDK parsed it; text blocks within maxResultBytes.
-    const metadata = resultMetadata(state, remoteName, false, simpleBytes)
-    const content = simpleTextBlocks(result.content)
-    if (result.isError) {
-      const message = summarizeMcpContent(result.content, Math.min(MAX_ERROR_BYTES, state.limits.maxResultBytes))
+    const metadata = resultMetadata(state, remoteName, false, simple.bytes)
+    const content = simpleTextBlocks(simple.texts)
+    if (simple.isError) {
+      const blocks = simple.texts.map((text) => ({ type: 'text', text }))
+      const message = summarizeMcpContent(blocks, Math.min(MAX_ERROR_BYTES, state.limits.maxResultBytes))
       return { toolCallId, name, content, error: mcpCallError(message), metadata }
     }
     return { toolCallId, name, content, metadata }

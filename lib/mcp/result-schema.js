@@ -35,12 +35,13 @@ const IS_ERROR_KEY = 10
 const TEXT_BLOCK_FIXED = 2 + 13 + 8 // braces, "type":"text", ,"text":
 
 /**
- * The serialized size of `result` when it is the simple shape and within `limits` (the same count,
- * depth and property rules as `measureBoundedJson`), else -1. Never throws, never reads a getter:
- * only plain objects and arrays are looked into.
+ * When `result` is the simple shape and within `limits` (the same count, depth and property rules as
+ * `measureBoundedJson`): its serialized size and what it holds, each value read once — `texts` in block
+ * order and `isError` — so nothing read later can differ from what was measured. Else undefined. Never
+ * throws; only plain objects and arrays are looked into.
  */
-function simpleResultBytes(result, limits) {
-  if (result === null || typeof result !== 'object' || Object.getPrototypeOf(result) !== Object.prototype) return -1
+function simpleResult(result, limits) {
+  if (result === null || typeof result !== 'object' || Object.getPrototypeOf(result) !== Object.prototype) return undefined
   let keys = 0
   let content
   let isError
@@ -48,57 +49,60 @@ function simpleResultBytes(result, limits) {
     keys++
     if (key === 'content') content = result.content
     else if (key === 'isError') isError = result.isError
-    else return -1
+    else return undefined
   }
-  if (!Array.isArray(content) || Object.getPrototypeOf(content) !== Array.prototype) return -1
-  if (isError !== undefined && typeof isError !== 'boolean') return -1
-  if (keys !== (isError === undefined ? 1 : 2)) return -1
+  if (!Array.isArray(content) || Object.getPrototypeOf(content) !== Array.prototype) return undefined
+  if (isError !== undefined && typeof isError !== 'boolean') return undefined
+  if (keys !== (isError === undefined ? 1 : 2)) return undefined
   const max = limits.maxResultBytes
+  const count = content.length
   // Depth: the result 1, the array 2, a block 3, its strings 4.
-  if (limits.maxJsonDepth < (content.length > 0 ? 4 : 2)) return -1
+  if (limits.maxJsonDepth < (count > 0 ? 4 : 2)) return undefined
   // Properties: each key of the result and of a block, each array element.
-  if (keys + content.length * 3 > limits.maxJsonProperties) return -1
-  let bytes = 2 + CONTENT_KEY + 2 + (content.length > 0 ? content.length - 1 : 0)
+  if (keys + count * 3 > limits.maxJsonProperties) return undefined
+  let bytes = 2 + CONTENT_KEY + 2 + (count > 0 ? count - 1 : 0)
   if (isError !== undefined) bytes += 1 + IS_ERROR_KEY + (isError ? 4 : 5)
-  for (let i = 0; i < content.length; i++) {
+  const texts = new Array(count)
+  for (let i = 0; i < count; i++) {
     const block = content[i]
-    if (block === null || typeof block !== 'object' || Object.getPrototypeOf(block) !== Object.prototype) return -1
+    if (block === null || typeof block !== 'object' || Object.getPrototypeOf(block) !== Object.prototype) return undefined
     let blockKeys = 0
     for (const key in block) {
       blockKeys++
-      if (key !== 'type' && key !== 'text') return -1
+      if (key !== 'type' && key !== 'text') return undefined
     }
-    if (blockKeys !== 2 || block.type !== 'text') return -1
+    if (blockKeys !== 2 || block.type !== 'text') return undefined
     const text = block.text
-    if (typeof text !== 'string') return -1
+    if (typeof text !== 'string') return undefined
     // Cheap estimate first: a string has at least one byte per UTF-16 unit, so an oversized text is
     // known without counting it (the full walk then words the refusal).
-    if (bytes + TEXT_BLOCK_FIXED + text.length + 2 > max) return -1
+    if (bytes + TEXT_BLOCK_FIXED + text.length + 2 > max) return undefined
     bytes += TEXT_BLOCK_FIXED + jsonStringBytes(text)
-    if (bytes > max) return -1
+    if (bytes > max) return undefined
+    texts[i] = text
   }
-  return bytes
+  return { bytes, texts, isError: isError === true }
 }
 
 /**
- * A result schema for `client.request(…, schema)` bound to one bridge's limits. `sizes` receives the
- * serialized size of every result that took the fast path (a WeakMap keyed by the result object).
+ * A result schema for `client.request(…, schema)` bound to one bridge's limits. `seen` receives what
+ * `simpleResult` found for every result that took the fast path (a WeakMap keyed by the result object).
  */
-function createCallToolResultSchema(fallback, limits, sizes) {
+function createCallToolResultSchema(fallback, limits, seen) {
   return {
     safeParse(data) {
-      const bytes = simpleResultBytes(data, limits)
-      if (bytes < 0) return fallback.safeParse(data)
-      sizes.set(data, bytes)
+      const simple = simpleResult(data, limits)
+      if (simple === undefined) return fallback.safeParse(data)
+      seen.set(data, simple)
       return { success: true, data }
     },
     parse(data) {
-      const bytes = simpleResultBytes(data, limits)
-      if (bytes < 0) return fallback.parse(data)
-      sizes.set(data, bytes)
+      const simple = simpleResult(data, limits)
+      if (simple === undefined) return fallback.parse(data)
+      seen.set(data, simple)
       return data
     },
   }
 }
 
-module.exports = { createCallToolResultSchema, simpleResultBytes, jsonStringBytes }
+module.exports = { createCallToolResultSchema, simpleResult, jsonStringBytes }
