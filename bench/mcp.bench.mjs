@@ -1,15 +1,18 @@
 // A bridged MCP tool call through dispatch against the same call made with the SDK client directly,
 // over one connection to the published server-everything (`echo`), on stdio (a real child process) and
 // on Streamable HTTP (its HTTP transport on 127.0.0.1). On each transport every path shares the client,
-// so the difference is the bridge and dispatch, not the server or the pipe.
-// Sequential calls in blocks of BLOCK; blocks alternate between the paths so every path sees the same
-// machine load; the figures are the median block: wall µs per call and this process's CPU µs per call
-// (process.cpuUsage, all threads), which moves less with the load of other processes.
+// so the difference is the bridge and dispatch, not the server or the pipe (one HTTP-only path,
+// connectMcpTools on its own bounded transport, opens a second session to the same server).
+// Sequential calls in blocks of BLOCK; blocks alternate between the paths (each round starting at the
+// next path) so every path sees the same machine load; the figures are the median block: wall µs per
+// call and this process's CPU µs per call (process.cpuUsage, all threads), which moves less with the
+// load of other processes. MCP_BENCH_BLOCK / MCP_BENCH_BLOCKS set the block size and count.
 // Run: npm run build && node bench/mcp.bench.mjs [--root <a built checkout>] [--transport stdio|http]
 //   --root measures another checkout (say, the previous commit's) with this same script.
 import { createRequire } from 'node:module'
 import { spawn } from 'node:child_process'
 import os from 'node:os'
+import { setMaxListeners } from 'node:events'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -20,7 +23,7 @@ const root = path.resolve(opt('--root') ?? path.join(here, '..'))
 const only = opt('--transport')
 const require = createRequire(path.join(root, 'index.js'))
 const { createToolRegistry, dispatchToolCall, createToolDispatcher, createJsonSchemaToolArgumentValidator, createMemoryRunLedger } = require(path.join(root, 'index.js'))
-const { attachMcpToolBridge } = require(path.join(root, 'mcp/index.js'))
+const { attachMcpToolBridge, connectMcpTools } = require(path.join(root, 'mcp/index.js'))
 const { Client } = require('@modelcontextprotocol/sdk/client/index.js')
 const { StdioClientTransport } = require('@modelcontextprotocol/sdk/client/stdio.js')
 const { StreamableHTTPClientTransport } = require('@modelcontextprotocol/sdk/client/streamableHttp.js')
@@ -55,31 +58,58 @@ async function httpConnection() {
     child.once('exit', (code) => reject(new Error(`server-everything (HTTP) exited with ${code}`)))
   })
   child.stdout.resume()
-  const transport = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`))
-  return { transport, stop: () => child.kill() }
+  const url = `http://127.0.0.1:${port}/mcp`
+  const transport = new StreamableHTTPClientTransport(new URL(url))
+  const config = { type: 'streamable-http', url, allowedOrigins: [`http://127.0.0.1:${port}`], allowLoopbackHttp: true }
+  return { transport, stop: () => child.kill(), config }
 }
 
-async function measure(label, connect) {
-  const { transport, stop } = await connect()
+async function measure(label, connect, extra) {
+  const { transport, stop, config } = await connect()
   const client = new Client({ name: 'bench', version: '1.0.0' })
   await client.connect(transport)
   const bridge = await attachMcpToolBridge(client, transport, { serverId: 'everything', allow: ['echo'] })
-  const registry = createToolRegistry(bridge.tools)
+  // A second bridge on the same client without its own argument check: what that check costs.
+  const unchecked = await attachMcpToolBridge(client, transport, { serverId: 'everything', allow: ['echo'], validateArguments: false })
+  // Dispatch's own share: a plain tool whose execute is the SDK's raw request, through the same dispatch.
+  const plain = {
+    name: 'plain_echo',
+    description: 'client.request tools/call echo',
+    parameters: { type: 'object' },
+    execute: (args) => client.request({ method: 'tools/call', params: { name: 'echo', arguments: args } }, CallToolResultSchema),
+  }
+  const registry = createToolRegistry([...bridge.tools, plain])
   const name = 'mcp:everything:echo'
   const ctx = { sessionId: 's', runId: 'r' }
   const dispatcher = createToolDispatcher({ registry })
   const validate = createJsonSchemaToolArgumentValidator()
   const ledger = createMemoryRunLedger()
+  // A run's signal, as an agent passes one to every call: a new one per block (the SDK leaves one
+  // listener per call on the signal it is given; a block's 25 stay bounded).
+  let runSignal
   const call = (i) => ({ type: 'tool_call', id: `c${i}`, name, arguments: { message: `m${i}` } })
   const paths = {
     'SDK client.callTool (floor)': (i) => client.callTool({ name: 'echo', arguments: { message: `m${i}` } }),
     'SDK client.request tools/call (raw)': (i) =>
       client.request({ method: 'tools/call', params: { name: 'echo', arguments: { message: `m${i}` } } }, CallToolResultSchema),
     'bridged tool.execute': (i) => bridge.tools[0].execute({ message: `m${i}` }, { ...ctx, toolCallId: `c${i}` }),
+    'bridged tool.execute, validateArguments: false': (i) => unchecked.tools[0].execute({ message: `m${i}` }, { ...ctx, toolCallId: `c${i}` }),
+    'dispatchToolCall(plain tool calling client.request), no hooks': (i) =>
+      dispatchToolCall({ call: { type: 'tool_call', id: `c${i}`, name: 'plain_echo', arguments: { message: `m${i}` } }, registry, context: ctx }),
     'dispatchToolCall(bridged), no hooks': (i) => dispatchToolCall({ call: call(i), registry, context: ctx }),
     'createToolDispatcher(bridged).dispatch': (i) => dispatcher.dispatch(call(i), ctx),
     'dispatchToolCall(bridged) + validate + ledger': (i) => dispatchToolCall({ call: call(i), registry, context: ctx, validate, ledger }),
+    'SDK client.callTool with a run signal': (i) => client.callTool({ name: 'echo', arguments: { message: `m${i}` } }, undefined, { signal: runSignal }),
+    'dispatchToolCall(bridged) with a run signal': (i) => dispatchToolCall({ call: call(i), registry, context: { ...ctx, signal: runSignal } }),
   }
+  const closers = []
+  if (extra) Object.assign(paths, await extra(config, closers))
+  const freshSignal = () => {
+    runSignal = new AbortController().signal
+    setMaxListeners(0, runSignal)
+  }
+  freshSignal()
+  const before = { 'SDK client.callTool with a run signal': freshSignal, 'dispatchToolCall(bridged) with a run signal': freshSignal }
 
   // Check every path answers the same before timing.
   for (const [path, fn] of Object.entries(paths)) {
@@ -91,8 +121,13 @@ async function measure(label, connect) {
 
   const wall = Object.fromEntries(Object.keys(paths).map((k) => [k, []]))
   const cpu = Object.fromEntries(Object.keys(paths).map((k) => [k, []]))
+  const entries = Object.entries(paths)
   for (let b = 0; b < BLOCKS; b++) {
-    for (const [path, fn] of Object.entries(paths)) {
+    // Each round starts at another path, so no path always runs first (over HTTP, with a fixed order,
+    // the path that always ran first looked ~15 % faster than its twin).
+    for (let j = 0; j < entries.length; j++) {
+      const [path, fn] = entries[(b + j) % entries.length]
+      before[path]?.()
       const c0 = process.cpuUsage()
       const start = process.hrtime.bigint()
       for (let i = 0; i < BLOCK; i++) await fn(i)
@@ -101,6 +136,8 @@ async function measure(label, connect) {
       cpu[path].push((c.user + c.system) / BLOCK)
     }
   }
+  for (const close of closers) await close()
+  await unchecked.close()
   await bridge.close()
   stop()
 
@@ -116,6 +153,21 @@ async function measure(label, connect) {
   }
 }
 
+// The SDK's Streamable HTTP client piles abort listeners on its transport's own signal (~1 per 2
+// calls, with or without the bridge); Node's warning about it would bury the tables.
+process.removeAllListeners('warning')
+process.on('warning', (warning) => {
+  if (warning.name !== 'MaxListenersExceededWarning') console.warn(warning)
+})
+
 console.log(`Node ${process.version}, ${os.cpus().length} cores, checkout ${root}`)
 if (!only || only === 'stdio') await measure('stdio', stdioConnection)
-if (!only || only === 'http') await measure('Streamable HTTP', httpConnection)
+// Over HTTP, also the bridge on its own transport (connectMcpTools: origin check and a byte bound on
+// every response body), on a second session to the same server.
+async function ownTransport(config, closers) {
+  const own = await connectMcpTools({ serverId: 'everything', transport: config, allow: ['echo'] })
+  closers.push(() => own.close())
+  return { 'connectMcpTools tool.execute (own session, bounded fetch)': (i) => own.tools[0].execute({ message: `m${i}` }, { sessionId: 's', runId: 'r', toolCallId: `c${i}` }) }
+}
+
+if (!only || only === 'http') await measure('Streamable HTTP', httpConnection, ownTransport)

@@ -1,6 +1,6 @@
 // MCP servers that misbehave, for the bridge's tests, built on the SDK's own server classes and run
 // over stdio: `node mcp-hostile-server.mjs <mode>`. Modes: hang, huge, exit, many, schemas, collide,
-// dup, changing. Each also offers a well-behaved `echo` (except many/collide/dup).
+// dup, changing, shapes. Each also offers a well-behaved `echo` (except many/collide/dup).
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
@@ -122,6 +122,66 @@ switch (mode) {
       return text('removed')
     })
     server = mcp
+    break
+  }
+  case 'shapes': {
+    // Results of every shape, for the bridge's result path: `shape` answers `kind` with `text` in it.
+    let cancelled = 0
+    const t = (value) => ({ type: 'text', text: value })
+    const shapes = {
+      text: (v) => ({ content: [t(v)] }),
+      blocks: (v) => ({ content: [t(v), t(''), t(`${v}!`)] }),
+      error: (v) => ({ content: [t(v)], isError: true }),
+      notError: (v) => ({ content: [t(v)], isError: false }),
+      empty: () => ({ content: [] }),
+      keyOrder: (v) => ({ content: [{ text: v, type: 'text' }] }),
+      annotated: (v) => ({ content: [{ ...t(v), annotations: { priority: 0.5 } }] }),
+      structured: (v) => ({ content: [t(v)], structuredContent: { text: v, n: 1 } }),
+      extra: (v) => ({ content: [t(v)], extra: { x: 1 } }),
+      meta: (v) => ({ content: [t(v)], _meta: { note: 'm' } }),
+      image: (v) => ({ content: [{ type: 'image', data: 'aGVsbG8=', mimeType: 'image/png' }, t(v)] }),
+      lone: (v) => ({ content: [t(`${v} and a lone \ud800 surrogate`)] }),
+      resource: (v) => ({ content: [{ type: 'resource', resource: { uri: 'file:///a.txt', mimeType: 'text/plain', text: v } }] }),
+    }
+    server = lowLevel(
+      async () => ({
+        tools: [
+          echoTool,
+          { name: 'shape', description: 'A result of the given kind', inputSchema: obj({ kind: { type: 'string' }, text: { type: 'string' } }, { required: ['kind'] }) },
+          { name: 'progress', description: 'Says whether it got a progress token; reports progress when it did', inputSchema: obj() },
+          { name: 'hang', description: 'Never answers', inputSchema: obj() },
+          { name: 'cancelled', description: 'How many hang calls were cancelled', inputSchema: obj() },
+        ],
+      }),
+      async (request, extra) => {
+        const args = request.params.arguments ?? {}
+        switch (request.params.name) {
+          case 'echo':
+            return text(String(args.text))
+          case 'shape':
+            return shapes[args.kind](args.text ?? '')
+          case 'progress': {
+            const token = request.params._meta?.progressToken
+            if (token === undefined) return text('no progress token')
+            // A pause after each notification: the SDK client handles a notification a microtask later
+            // than a response read in the same chunk, and drops progress that comes after its response.
+            for (let i = 1; i <= 2; i++) {
+              await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: i, total: 2 } })
+              await new Promise((resolve) => setTimeout(resolve, 25))
+            }
+            return text('progress token')
+          }
+          case 'hang':
+            // Counts the cancellations it hears of (notifications/cancelled aborts the handler's signal).
+            extra.signal.addEventListener('abort', () => cancelled++)
+            return new Promise(() => {})
+          case 'cancelled':
+            return text(String(cancelled))
+          default:
+            return { ...text(`unknown tool ${request.params.name}`), isError: true }
+        }
+      },
+    )
     break
   }
   default:

@@ -12,6 +12,7 @@ const { measureBoundedJson, utf8Bytes } = require('./json-bounds.js')
 const { mapMcpContentToBlocks, summarizeMcpContent, boundedMcpErrorMessage, mcpCallError } = require('./content.js')
 const { assertValidServerId, defaultMcpNamePrefix, formatMcpToolName } = require('./names.js')
 const { createMcpTransport } = require('./transport.js')
+const { createCallToolResultSchema } = require('./result-schema.js')
 
 const CLIENT_INFO = { name: 'prism-tools-native-mcp', version: '0.1.0' }
 const MAX_ERROR_BYTES = 8 * 1024
@@ -323,78 +324,192 @@ async function refreshTools(state, signal) {
   }
 }
 
+/**
+ * The per-call signal the SDK's `request()` gets in place of the caller's: what it uses of a signal
+ * (`aborted`, `reason`, `throwIfAborted()`, `addEventListener('abort')`) without an `AbortController` per
+ * call — on Node 20 the first listener on a new `AbortSignal` costs ~10 µs, more than the rest of the
+ * bridge. Aborted by the caller's signal, and garbage with the call.
+ */
+class CallSignal {
+  constructor() {
+    this.aborted = false
+    this.reason = undefined
+    this.onabort = null
+    this.listeners = []
+  }
+
+  throwIfAborted() {
+    if (this.aborted) throw this.reason
+  }
+
+  addEventListener(type, listener) {
+    if (type === 'abort' && typeof listener === 'function' && !this.listeners.includes(listener)) this.listeners.push(listener)
+  }
+
+  removeEventListener(type, listener) {
+    const i = type === 'abort' ? this.listeners.indexOf(listener) : -1
+    if (i >= 0) this.listeners.splice(i, 1)
+  }
+
+  abort(reason) {
+    if (this.aborted) return
+    this.aborted = true
+    this.reason = reason
+    const event = { type: 'abort', target: this }
+    const listeners = this.onabort ? [this.onabort, ...this.listeners] : this.listeners.slice()
+    this.listeners = []
+    for (const listener of listeners) {
+      try {
+        listener.call(this, event)
+      } catch {
+        // The SDK's listener sends notifications/cancelled and rejects the request; it catches its own
+        // failures. Nothing else listens.
+      }
+    }
+  }
+}
+
+// Results that took the fast path of the result schema: their size, texts and isError, read once.
+const simpleResults = new WeakMap()
+
+function resultSchemaFor(state) {
+  if (state.resultSchema === undefined) {
+    const { CompatibilityCallToolResultSchema } = sdk.types()
+    state.resultSchema = createCallToolResultSchema(CompatibilityCallToolResultSchema, state.limits, simpleResults)
+  }
+  return state.resultSchema
+}
+
+function mcpMetadata(state, remoteName) {
+  return { mcp: { serverId: state.serverId, remoteName }, untrusted: true, trust: UNTRUSTED }
+}
+
+function resultMetadata(state, remoteName, truncated, bytesUsed) {
+  return { mcp: { serverId: state.serverId, remoteName, truncated, bytesUsed }, untrusted: true, trust: UNTRUSTED }
+}
+
+/** The content of a result that took the fast path: its non-empty texts, none of which the byte bound cuts. */
+function simpleTextBlocks(texts) {
+  const blocks = []
+  for (let i = 0; i < texts.length; i++) {
+    const text = texts[i]
+    if (text) blocks.push({ type: 'text', text })
+  }
+  return blocks
+}
+
 async function callRemoteTool(state, remoteName, args, ctx, name) {
-  const base = { mcp: { serverId: state.serverId, remoteName }, untrusted: true, trust: UNTRUSTED }
   if (state.status === 'closed') throw new McpBridgeClosedError()
   if (state.status === 'disconnected') {
-    return errorResult(ctx, name, `MCP server ${state.serverId} disconnected: ${state.error}`, 'ERR_PRISM_MCP_DISCONNECTED', base)
+    return errorResult(ctx, name, `MCP server ${state.serverId} disconnected: ${state.error}`, 'ERR_PRISM_MCP_DISCONNECTED', mcpMetadata(state, remoteName))
   }
   // A definition that a refresh dropped (removed by the server or no longer allowed) never reaches the server.
-  if (!state.byName.has(name) || state.byName.get(name).execute === undefined) {
-    return errorResult(ctx, name, `MCP tool ${name} is no longer offered by server ${state.serverId}`, 'ERR_PRISM_MCP_TOOL_REMOVED', base)
+  const current = state.byName.get(name)
+  if (current === undefined || current.execute === undefined) {
+    return errorResult(ctx, name, `MCP tool ${name} is no longer offered by server ${state.serverId}`, 'ERR_PRISM_MCP_TOOL_REMOVED', mcpMetadata(state, remoteName))
   }
   if (state.validateArguments) {
-    const refusal = toolArgumentValidator()(state.byName.get(name), args, ctx)
-    if (refusal !== undefined) return errorResult(ctx, name, String(typeof refusal === 'string' ? refusal : refusal.message), 'ERR_PRISM_MCP_INVALID_ARGUMENTS', base)
+    const refusal = toolArgumentValidator()(current, args, ctx)
+    if (refusal !== undefined) {
+      return errorResult(ctx, name, String(typeof refusal === 'string' ? refusal : refusal.message), 'ERR_PRISM_MCP_INVALID_ARGUMENTS', mcpMetadata(state, remoteName))
+    }
   }
-  const { CompatibilityCallToolResultSchema } = sdk.types()
-  // The dispatch signal goes to the SDK as it is (abort → notifications/cancelled). A disconnect or
-  // close() closes the transport, and the SDK then rejects every pending request: no per-call
-  // controller is needed.
-  const signal = ctx && ctx.signal
+  // The timeout is the SDK's own per-request timer (it sets one on every request, whatever the options).
+  // A disconnect or close() closes the transport, and the SDK then rejects every pending request.
+  // The caller's signal reaches the SDK through a per-call relay (abort → notifications/cancelled):
+  // the SDK adds an abort listener to the signal it is given and never removes it, so a run's signal
+  // handed to it directly would keep one listener (and the request's closures) per call until the run
+  // ends, and on abort cancel every call the run ever made. Without a signal nothing is allocated.
+  const signal = ctx ? ctx.signal : undefined
+  let sdkSignal = signal
+  let unlink
+  if (signal && signal.aborted === false && typeof signal.addEventListener === 'function') {
+    const relay = new CallSignal()
+    const onAbort = () => relay.abort(signal.reason)
+    signal.addEventListener('abort', onAbort, { once: true })
+    unlink = () => signal.removeEventListener('abort', onAbort)
+    sdkSignal = relay
+  }
   // Dispatch's unobserved progress is skipped: no progressToken, no per-call handler in the SDK, no
   // notifications for the server to send.
   const progress = ctx && typeof ctx.progress === 'function' && ctx.progress[NO_PROGRESS] !== true ? ctx.progress : undefined
   const timeout = state.limits.callTimeoutMs
-  const requestOptions = { signal, timeout }
+  const requestOptions = { signal: sdkSignal, timeout }
   if (progress) {
+    const metadata = mcpMetadata(state, remoteName)
     requestOptions.onprogress = (p) => {
       try {
-        progress.call(ctx, { progress: p.progress, total: p.total, message: p.message }, base)
+        progress.call(ctx, { progress: p.progress, total: p.total, message: p.message }, metadata)
       } catch {
         // The host's progress observer never changes the call.
       }
     }
   }
   try {
-    const result = await state.client.request({ method: 'tools/call', params: { name: remoteName, arguments: args } }, CompatibilityCallToolResultSchema, requestOptions)
-    let measured
-    try {
-      measured = measureBoundedJson(result, {
-        maxBytes: state.limits.maxResultBytes,
-        maxDepth: state.limits.maxJsonDepth,
-        maxProperties: state.limits.maxJsonProperties,
-        label: `MCP tool ${remoteName} result`,
-      })
-    } catch (error) {
-      return errorResult(ctx, name, error.message, 'ERR_PRISM_MCP_RESULT_LIMIT', base)
-    }
-    if ('toolResult' in result) {
-      return { toolCallId: ctx.toolCallId, name, value: result.toolResult, metadata: { ...base, mcp: { ...base.mcp, bytesUsed: measured.bytes } } }
-    }
-    const mapped = mapMcpContentToBlocks(result.content, { maxResultBytes: state.limits.maxResultBytes })
-    const metadata = { ...base, mcp: { ...base.mcp, truncated: mapped.truncated, bytesUsed: measured.bytes } }
-    if (result.isError) {
-      return {
-        toolCallId: ctx.toolCallId,
-        name,
-        content: mapped.content,
-        error: mcpCallError(summarizeMcpContent(result.content, Math.min(MAX_ERROR_BYTES, state.limits.maxResultBytes))),
-        metadata,
-      }
-    }
-    const out = { toolCallId: ctx.toolCallId, name, content: mapped.content, metadata }
-    if (result.structuredContent !== undefined) out.value = result.structuredContent
-    return out
+    const result = await state.client.request({ method: 'tools/call', params: { name: remoteName, arguments: args } }, resultSchemaFor(state), requestOptions)
+    return mapCallResult(state, remoteName, name, ctx, result)
   } catch (error) {
     if (state.status === 'closed') throw new McpBridgeClosedError()
+    const metadata = mcpMetadata(state, remoteName)
     if (state.status === 'disconnected' || isConnectionClosed(error)) {
-      return errorResult(ctx, name, `MCP server ${state.serverId} disconnected: ${state.error ?? 'connection closed'}`, 'ERR_PRISM_MCP_DISCONNECTED', base)
+      return errorResult(ctx, name, `MCP server ${state.serverId} disconnected: ${state.error ?? 'connection closed'}`, 'ERR_PRISM_MCP_DISCONNECTED', metadata)
     }
-    if (isTimeout(error)) return errorResult(ctx, name, `MCP tool call timed out after ${timeout}ms`, 'ERR_PRISM_MCP_TIMEOUT', base)
-    if (signal && signal.aborted) return errorResult(ctx, name, 'MCP tool call aborted', 'ERR_PRISM_ABORTED', base)
-    return errorResult(ctx, name, boundedMcpErrorMessage(error, MAX_ERROR_BYTES), 'ERR_PRISM_MCP_TOOL', base)
+    // Before the timeout check: the SDK reports a cancelled request with the timeout's error code.
+    if (signal && signal.aborted) return errorResult(ctx, name, 'MCP tool call aborted', 'ERR_PRISM_ABORTED', metadata)
+    if (isTimeout(error)) return errorResult(ctx, name, `MCP tool call timed out after ${timeout}ms`, 'ERR_PRISM_MCP_TIMEOUT', metadata)
+    return errorResult(ctx, name, boundedMcpErrorMessage(error, MAX_ERROR_BYTES), 'ERR_PRISM_MCP_TOOL', metadata)
+  } finally {
+    if (unlink !== undefined) unlink()
   }
+}
+
+/** A `tools/call` result as a `ToolResult`: bounded, mapped, marked untrusted. */
+function mapCallResult(state, remoteName, name, ctx, result) {
+  const toolCallId = ctx.toolCallId
+  const simple = simpleResults.get(result)
+  if (simple !== undefined) {
+    // Checked against every bound while the SDK parsed it; text blocks within maxResultBytes.
+    const metadata = resultMetadata(state, remoteName, false, simple.bytes)
+    const content = simpleTextBlocks(simple.texts)
+    if (simple.isError) {
+      const blocks = simple.texts.map((text) => ({ type: 'text', text }))
+      const message = summarizeMcpContent(blocks, Math.min(MAX_ERROR_BYTES, state.limits.maxResultBytes))
+      return { toolCallId, name, content, error: mcpCallError(message), metadata }
+    }
+    return { toolCallId, name, content, metadata }
+  }
+  let measured
+  try {
+    measured = measureBoundedJson(result, {
+      maxBytes: state.limits.maxResultBytes,
+      maxDepth: state.limits.maxJsonDepth,
+      maxProperties: state.limits.maxJsonProperties,
+      label: `MCP tool ${remoteName} result`,
+    })
+  } catch (error) {
+    return errorResult(ctx, name, error.message, 'ERR_PRISM_MCP_RESULT_LIMIT', mcpMetadata(state, remoteName))
+  }
+  if ('toolResult' in result) {
+    return { toolCallId, name, value: result.toolResult, metadata: resultMetadataNoTruncation(state, remoteName, measured.bytes) }
+  }
+  const mapped = mapMcpContentToBlocks(result.content, { maxResultBytes: state.limits.maxResultBytes })
+  const metadata = resultMetadata(state, remoteName, mapped.truncated, measured.bytes)
+  if (result.isError) {
+    return {
+      toolCallId,
+      name,
+      content: mapped.content,
+      error: mcpCallError(summarizeMcpContent(result.content, Math.min(MAX_ERROR_BYTES, state.limits.maxResultBytes))),
+      metadata,
+    }
+  }
+  const out = { toolCallId, name, content: mapped.content, metadata }
+  if (result.structuredContent !== undefined) out.value = result.structuredContent
+  return out
+}
+
+function resultMetadataNoTruncation(state, remoteName, bytesUsed) {
+  return { mcp: { serverId: state.serverId, remoteName, bytesUsed }, untrusted: true, trust: UNTRUSTED }
 }
 
 async function closeState(state) {
