@@ -35,6 +35,31 @@ pub fn for_each_token(text: &str, buf: &mut String, f: impl FnMut(&str)) {
     }
 }
 
+/// Byte classes of ASCII text: separator, lower-case letter or digit, upper-case letter.
+const SEP: u8 = 0;
+const LOWER: u8 = 1;
+const UPPER: u8 = 2;
+const DIGIT: u8 = 3;
+
+static CLASS: [u8; 256] = {
+    let mut t = [SEP; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        t[b] = if c.is_ascii_lowercase() {
+            LOWER
+        } else if c.is_ascii_uppercase() {
+            UPPER
+        } else if c.is_ascii_digit() {
+            DIGIT
+        } else {
+            SEP
+        };
+        b += 1;
+    }
+    t
+};
+
 /// The same rules as `unicode_tokens`, over ASCII text (most tool text), without decoding;
 /// parts already in lower case are passed as slices of `text`.
 pub(crate) fn ascii_tokens(text: &str, buf: &mut String, mut f: impl FnMut(&str)) {
@@ -44,7 +69,7 @@ pub(crate) fn ascii_tokens(text: &str, buf: &mut String, mut f: impl FnMut(&str)
     let mut i = 0;
     while i < n {
         // Skip separators.
-        while i < n && !bytes[i].is_ascii_alphanumeric() {
+        while i < n && CLASS[bytes[i] as usize] == SEP {
             i += 1;
         }
         if i == n {
@@ -52,8 +77,12 @@ pub(crate) fn ascii_tokens(text: &str, buf: &mut String, mut f: impl FnMut(&str)
         }
         let start = i;
         let mut upper = false;
-        while i < n && bytes[i].is_ascii_alphanumeric() {
-            upper |= bytes[i].is_ascii_uppercase();
+        while i < n {
+            let c = CLASS[bytes[i] as usize];
+            if c == SEP {
+                break;
+            }
+            upper |= c == UPPER;
             i += 1;
         }
         if !upper {
@@ -63,12 +92,11 @@ pub(crate) fn ascii_tokens(text: &str, buf: &mut String, mut f: impl FnMut(&str)
         let word = &bytes[start..i];
         let mut from = 0;
         for j in 1..word.len() {
-            let (p, c) = (word[j - 1], word[j]);
-            if c.is_ascii_uppercase()
-                && (p.is_ascii_lowercase()
-                    || p.is_ascii_digit()
-                    || (p.is_ascii_uppercase()
-                        && word.get(j + 1).is_some_and(u8::is_ascii_lowercase)))
+            let (p, c) = (CLASS[word[j - 1] as usize], CLASS[word[j] as usize]);
+            if c == UPPER
+                && (p == LOWER
+                    || p == DIGIT
+                    || (p == UPPER && word.get(j + 1).is_some_and(|&b| CLASS[b as usize] == LOWER)))
             {
                 emit_ascii(&text[start + from..start + j], buf, &mut f);
                 from = j;
