@@ -3,8 +3,8 @@
 // moves data across Node-API in bulk, because one Node-API call costs more than the work it carries:
 //
 // - createToolSearchIndex reads each tool's name, description and parameter names and descriptions
-//   here, in JS, and hands them over as one string plus one Uint32Array of three lengths per tool
-//   (name, description, parameter text): one crossing instead of ~25 per tool. The 16 KB cuts of
+//   here, in JS, and hands them over as a few strings (32 tools each) plus one Uint32Array of three
+//   lengths per tool (name, description, parameter text): one call instead of ~25 per tool. The 16 KB cuts of
 //   the description and the parameter text are made in Rust on the exact UTF-8 bytes; JS only cuts
 //   at 16 384 UTF-16 units first, which is never less than 16 KB of UTF-8.
 // - ToolSearchIndex#search sends the query string in and reads the hits back from a Float64Array
@@ -50,6 +50,7 @@ function createToolSearchIndex(tools, options) {
     throw e
   }
   const names = new Array(n)
+  const texts = []
   const parts = []
   if (3 * n > meta.length) meta = new Uint32Array(3 * n)
   let m = 0
@@ -86,9 +87,15 @@ function createToolSearchIndex(tools, options) {
       }
     }
     meta[m++] = units
+    // Chunks of 32 tools: no string large enough for V8 to give it fresh pages of its own.
+    if ((i & 31) === 31) {
+      texts.push(parts.join(''))
+      parts.length = 0
+    }
   }
+  if (parts.length > 0) texts.push(parts.join(''))
   const positions = new Uint32Array(n)
-  const index = native._buildToolSearchIndex(parts.join(''), meta, n, queryBytes, positions)
+  const index = native._buildToolSearchIndex(texts, meta, n, queryBytes, positions)
   const size = index.size
   const byDoc = new Array(size)
   for (let d = 0; d < size; d++) byDoc[d] = names[positions[d]]

@@ -385,33 +385,6 @@ impl Raw {
         Ok(Some((data, len)))
     }
 
-    /// The UTF-16 code units of string `v` (lone surrogates kept as they are).
-    fn string_utf16(self, v: sys::napi_value) -> Result<Vec<u16>> {
-        let mut len = 0usize;
-        Self::check(
-            // SAFETY: a live env and handle (see `Raw`); a null buffer asks for the length only.
-            unsafe { sys::napi_get_value_string_utf16(self.0, v, ptr::null_mut(), 0, &mut len) },
-            "string length",
-        )?;
-        let mut units = vec![0u16; len + 1];
-        let mut copied = 0usize;
-        Self::check(
-            // SAFETY: `units` has room for `len` code units plus the terminator napi writes.
-            unsafe {
-                sys::napi_get_value_string_utf16(
-                    self.0,
-                    v,
-                    units.as_mut_ptr(),
-                    len + 1,
-                    &mut copied,
-                )
-            },
-            "string copy",
-        )?;
-        units.truncate(copied.min(len));
-        Ok(units)
-    }
-
     fn is_object(self, v: sys::napi_value) -> Result<bool> {
         Ok(self.type_of(v)? == ValueType::Object)
     }
@@ -592,21 +565,90 @@ fn push_utf16(out: &mut Vec<u8>, units: &[u16]) -> bool {
     well_formed
 }
 
-/// Reads a packed tool list: one string `text` holding, per tool, its name, its description (cut
+/// Reads a packed tool list: an array of strings `texts` (chunks of a few tools, so that no string
+/// is large enough for V8 to place it in fresh pages) holding, per tool, its name, its description (cut
 /// by JS to at most 16 384 UTF-16 units) and its parameter text (`key description ` per parameter,
 /// at most 64 parameters, as `read_tool` joins them) back to back, and `meta`, the three lengths per
 /// tool in UTF-16 code units. The text crosses as UTF-16 (one copy) and each segment is decoded on
 /// its own, so a lone surrogate is seen exactly; the index then cuts the description and the
 /// parameter text to 16 KB of UTF-8, as `read_tool` does. Malformed meta is an error, never a panic.
-fn read_packed(raw: Raw, text: sys::napi_value, meta: &[u32], count: usize) -> Result<Packed> {
+fn read_packed(raw: Raw, texts: sys::napi_value, meta: &[u32], count: usize) -> Result<Packed> {
     let bad = || Error::new(Status::InvalidArg, "tool search: malformed packed tools");
     if meta.len() < count * 3 {
         return Err(bad());
     }
     let lens = &meta[..count * 3];
-    let units = raw.string_utf16(text)?;
-    if lens.iter().map(|&l| l as usize).sum::<usize>() != units.len() {
+    if !raw.is_array(texts)? {
         return Err(bad());
+    }
+    // The chunks' UTF-16 code units, back to back, in a buffer kept for the next build (fresh
+    // pages cost more than the copy).
+    let chunks = raw.array_len(texts)?;
+    let mut handles = Vec::with_capacity(chunks as usize);
+    let mut total = 0usize;
+    for i in 0..chunks {
+        let v = raw.element(texts, i)?;
+        if raw.type_of(v)? != ValueType::String {
+            return Err(bad());
+        }
+        let mut len = 0usize;
+        Raw::check(
+            // SAFETY: a live string handle of this callback; a null buffer asks for the length only.
+            unsafe { sys::napi_get_value_string_utf16(raw.0, v, ptr::null_mut(), 0, &mut len) },
+            "string length",
+        )?;
+        total += len;
+        handles.push((v, len));
+    }
+    if lens.iter().map(|&l| l as usize).sum::<usize>() != total {
+        return Err(bad());
+    }
+    UNITS.with(|cell| -> Result<Packed> {
+        let mut units = cell.borrow_mut();
+        units.clear();
+        units.resize(total + 1, 0);
+        let mut at = 0usize;
+        for (v, len) in handles {
+            let mut copied = 0usize;
+            Raw::check(
+                // SAFETY: `units[at..]` has room for `len` code units plus the terminator napi
+                // writes (`at + len <= total` and the buffer holds `total + 1`).
+                unsafe {
+                    sys::napi_get_value_string_utf16(
+                        raw.0,
+                        v,
+                        units[at..].as_mut_ptr(),
+                        len + 1,
+                        &mut copied,
+                    )
+                },
+                "string copy",
+            )?;
+            if copied != len {
+                return Err(bad());
+            }
+            at += len;
+        }
+        let packed = decode_packed(&units[..total], lens, count);
+        if units.capacity() > SCRATCH_UNITS {
+            *units = Vec::new();
+        }
+        packed.ok_or_else(bad)
+    })
+}
+
+/// Most UTF-16 code units the packed-text buffer keeps between builds.
+const SCRATCH_UNITS: usize = 1 << 21;
+
+thread_local! {
+    /// The packed tool text of the build running on this thread (kept to be reused).
+    static UNITS: RefCell<Vec<u16>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Decodes the packed text (see `read_packed`); `None` when `lens` does not cover `units`.
+fn decode_packed(units: &[u16], lens: &[u32], count: usize) -> Option<Packed> {
+    if lens.iter().map(|&l| l as usize).sum::<usize>() != units.len() {
+        return None;
     }
     let mut bytes: Vec<u8> = Vec::with_capacity(units.len() + units.len() / 4);
     let mut spans = Vec::with_capacity(count);
@@ -625,8 +667,8 @@ fn read_packed(raw: Raw, text: sys::napi_value, meta: &[u32], count: usize) -> R
         spans.push(span);
         well_formed.push(ok);
     }
-    let text = String::from_utf8(bytes).map_err(|_| bad())?;
-    Ok(Packed {
+    let text = String::from_utf8(bytes).ok()?;
+    Some(Packed {
         text,
         spans,
         well_formed,
@@ -850,7 +892,7 @@ pub fn create_tool_search_index(
 #[napi(js_name = "_buildToolSearchIndex")]
 pub fn build_tool_search_index_packed(
     env: &Env,
-    text: Unknown,
+    texts: Unknown,
     meta: Unknown,
     count: u32,
     query_bytes: Unknown,
@@ -859,7 +901,7 @@ pub fn build_tool_search_index_packed(
     let raw = Raw(env.raw());
     let invalid = || Error::new(Status::InvalidArg, "tool search: malformed packed tools");
     let count = count as usize;
-    if count > MAX_INDEXED_TOOLS || raw.type_of(text.raw())? != ValueType::String {
+    if count > MAX_INDEXED_TOOLS {
         return Err(invalid());
     }
     let Some((data, len)) = raw.typed_array(meta.raw(), sys::TypedarrayType::uint32_array)? else {
@@ -877,7 +919,7 @@ pub fn build_tool_search_index_packed(
         DEFAULT_QUERY_BYTES,
         MAX_QUERY_BYTES,
     );
-    let packed = read_packed(raw, text.raw(), &meta, count)?;
+    let packed = read_packed(raw, texts.raw(), &meta, count)?;
     let tools = packed.tools();
     let index = SearchIndex::build(tools.iter().map(|(_, t)| *t), Scoring::DEFAULT);
     let Some((data, len)) = raw.typed_array(positions.raw(), sys::TypedarrayType::uint32_array)?
