@@ -222,6 +222,17 @@ describe("createToolSearchIndex / search", () => {
     expect(bulk.search("replacement")[0].name).toBe("pay\ufffd");
   });
 
+  it("returns every hit and every matched term when they do not fit the first result buffer", () => {
+    const words = Array.from({ length: 40 }, (_, i) => `word${i}x`);
+    const idx = createToolSearchIndex(Array.from({ length: 80 }, (_, i) => tool(`t_${i}`, words.join(" "))));
+    const hits = idx.search(words.join(" "), { k: 64 });
+    expect(hits).toHaveLength(64);
+    for (const h of hits) expect(h.matched).toEqual(words);
+    expect(hits.map((h) => h.name)).toEqual(Array.from({ length: 64 }, (_, i) => `t_${i}`));
+    // The next, small search still reads its own hits.
+    expect(idx.search("word3x", { k: 2 }).map((h) => [h.name, h.matched])).toEqual([["t_0", ["word3x"]], ["t_1", ["word3x"]]]);
+  });
+
   it("reaches the recall floors on the BFCL fixture through the JS API", () => {
     const bfcl = fixture("bfcl-tool-retrieval.json");
     const idx = createToolSearchIndex(bfcl.catalog);
