@@ -222,6 +222,27 @@ describe("createToolSearchIndex / search", () => {
     expect(bulk.search("replacement")[0].name).toBe("pay\ufffd");
   });
 
+  it("builds from an empty list, and while a tool's getter builds another index", () => {
+    expect(createToolSearchIndex([]).size).toBe(0);
+    expect(createToolSearchIndex([]).search("anything")).toEqual([]);
+    const inner = [tool("inner_tool", "a nested build")];
+    const outer = [
+      tool("first", "alpha beta"),
+      {
+        name: "second",
+        get description() {
+          createToolSearchIndex(inner);
+          return "gamma delta";
+        },
+      },
+      tool("third", "epsilon zeta"),
+    ];
+    const idx = createToolSearchIndex(outer);
+    expect(idx.search("alpha")[0].name).toBe("first");
+    expect(idx.search("gamma")[0].name).toBe("second");
+    expect(idx.search("zeta")[0].name).toBe("third");
+  });
+
   it("returns every hit and every matched term when they do not fit the first result buffer", () => {
     const words = Array.from({ length: 40 }, (_, i) => `word${i}x`);
     const idx = createToolSearchIndex(Array.from({ length: 80 }, (_, i) => tool(`t_${i}`, words.join(" "))));

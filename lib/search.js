@@ -4,9 +4,9 @@
 //
 // - createToolSearchIndex reads each tool's name, description and parameter names and descriptions
 //   here, in JS, and hands them over as a few strings (32 tools each) plus one Uint32Array of three
-//   lengths per tool (name, description, parameter text): one call instead of ~25 per tool. The 16 KB cuts of
-//   the description and the parameter text are made in Rust on the exact UTF-8 bytes; JS only cuts
-//   at 16 384 UTF-16 units first, which is never less than 16 KB of UTF-8.
+//   lengths per tool (name, description, parameter text): one call instead of ~25 per tool. The
+//   16 KB cuts of the description and the parameter text are made in Rust on the exact UTF-8 bytes;
+//   JS only cuts at 16 384 UTF-16 units first, which is never less than 16 KB of UTF-8.
 // - ToolSearchIndex#search sends the query string in and reads the hits back from a Float64Array
 //   (document, score, matched term positions); the names are the JS strings of the tool list, kept
 //   on the index, so no string is created per hit.
@@ -31,8 +31,8 @@ function typeError(message) {
   return e
 }
 
-// Scratch reused across calls (the JS thread is single-threaded; each call finishes with it).
-let meta = new Uint32Array(3 * MAX_TOOLS)
+// Search results land here; no user code runs between the native call that fills it and the loop
+// that reads it, so a getter that searches again cannot interleave.
 let out = new Float64Array(2048)
 
 const cut = (s) => (s.length > TEXT_UNITS ? s.slice(0, TEXT_UNITS) : s)
@@ -52,7 +52,8 @@ function createToolSearchIndex(tools, options) {
   const names = new Array(n)
   const texts = []
   const parts = []
-  if (3 * n > meta.length) meta = new Uint32Array(3 * n)
+  // Per call, not shared: a tool's getter may build another index while this one is being read.
+  const meta = new Uint32Array(3 * n)
   let m = 0
   for (let i = 0; i < n; i++) {
     const t = tools[i]
