@@ -14,6 +14,7 @@ const ledger = require('./lib/ledger.js')
 const policy = require('./lib/policy.js')
 const identity = require('./lib/identity.js')
 const guardrails = require('./lib/guardrails.js')
+const toolSearch = require('./lib/search.js')
 
 // ----- dispatch: the command loop of the native machine (lib/dispatch.js) ---------------------
 
@@ -95,7 +96,7 @@ module.exports = {
   // end of recoverable tool effects and run ledgers
 
   // Tool search: BM25-lite index, the generated search_tools tool, fail-closed disclosure.
-  createToolSearchIndex: native.createToolSearchIndex,
+  createToolSearchIndex: toolSearch.createToolSearchIndex,
   ToolSearchIndex: native.ToolSearchIndex,
   createSearchToolsTool: native.createSearchToolsTool,
   selectDisclosedTools: native.selectDisclosedTools,
@@ -119,7 +120,7 @@ module.exports = {
     redactWith: native.redactRunLedgerRecord,
     reconstructToolCallDeltas: argumentsText.reconstructToolCallDeltas,
     search: {
-      createToolSearchIndex: native.createToolSearchIndex,
+      createToolSearchIndex: toolSearch.createToolSearchIndex,
       createSearchToolsTool: native.createSearchToolsTool,
       selectDisclosedTools: native.selectDisclosedTools,
       activateToolNames: native.activateToolNames,

@@ -180,6 +180,80 @@ describe("createToolSearchIndex / search", () => {
     expect(idx.search("segment")[0].name).toBe(long);
   });
 
+  it("reads tools in bulk exactly as the tool-by-tool native reader does", () => {
+    // lib/search.js hands the text over as one string; binding.js's entry point reads each field
+    // through Node-API. Both must index the same text: the same cuts, the same surrogate rules.
+    const binding = require("../binding.js");
+    const longParams: Record<string, unknown> = {};
+    for (let i = 0; i < 70; i++) longParams[`p${i}`] = { description: i === 66 ? "zebra" : `param number ${i}` };
+    const bigParams: Record<string, unknown> = {
+      first: { description: `${"ä".repeat(9000)} early` },
+      second: { description: "late quokka" },
+    };
+    const fnParams = Object.assign(() => 0, { properties: { 7: { description: "numeric key walrus" }, x: null, y: "str" } });
+    const tools = [
+      tool("long_desc", `${"é".repeat(20_000)} needle`),
+      tool("edge_desc", `${"a".repeat(16_383)}😀 tail`),
+      tool("many_params", "seventy parameters", { type: "object", properties: longParams }),
+      tool("big_params", "parameter text past 16 KB", { type: "object", properties: bigParams }),
+      tool("pay\ud800", "\udc00 invoice straddle"),
+      tool("pay\ufffd", "real replacement character"),
+      { name: "fn_params", description: "function parameters", parameters: fnParams },
+      tool("größe_ändern", "Größe ändern 翻訳 cafe\u0301"),
+      tool("long_desc", "a repeated name"),
+    ];
+    const bulk = createToolSearchIndex(tools);
+    const single = binding.createToolSearchIndex(tools);
+    expect(bulk.size).toBe(single.size);
+    expect(bulk.size).toBe(7);
+    const queries = ["needle", "tail", "zebra", "param number", "early", "late quokka", "invoice straddle", "pay", "replacement",
+      "walrus numeric", "function", "größe", "翻訳", "cafe\u0301", "repeated name", "seventy parameters"];
+    for (const q of queries) expect(bulk.search(q, { k: 64 })).toEqual(single.search(q, { k: 64 }));
+    // Without U+FFFD in any name the bulk reader takes its UTF-8 path; it must agree as well.
+    const utf8 = tools.filter((t) => !t.name.startsWith("pay"));
+    const [bulk8, single8] = [createToolSearchIndex(utf8), binding.createToolSearchIndex(utf8)];
+    expect(bulk8.size).toBe(6);
+    for (const q of queries) expect(bulk8.search(q, { k: 64 })).toEqual(single8.search(q, { k: 64 }));
+    expect(bulk.search("needle")).toEqual([]); // past the 16 KB of description that is read
+    expect(bulk.search("zebra")).toEqual([]); // the 67th parameter is not read
+    expect(bulk.search("quokka")).toEqual([]); // past 16 KB of parameter text
+    expect(bulk.search("walrus")[0].name).toBe("fn_params");
+    expect(bulk.search("invoice").map((h) => h.name)).toEqual([]); // a lone-surrogate name is never indexed
+    expect(bulk.search("replacement")[0].name).toBe("pay\ufffd");
+  });
+
+  it("builds from an empty list, and while a tool's getter builds another index", () => {
+    expect(createToolSearchIndex([]).size).toBe(0);
+    expect(createToolSearchIndex([]).search("anything")).toEqual([]);
+    const inner = [tool("inner_tool", "a nested build")];
+    const outer = [
+      tool("first", "alpha beta"),
+      {
+        name: "second",
+        get description() {
+          createToolSearchIndex(inner);
+          return "gamma delta";
+        },
+      },
+      tool("third", "epsilon zeta"),
+    ];
+    const idx = createToolSearchIndex(outer);
+    expect(idx.search("alpha")[0].name).toBe("first");
+    expect(idx.search("gamma")[0].name).toBe("second");
+    expect(idx.search("zeta")[0].name).toBe("third");
+  });
+
+  it("returns every hit and every matched term when they do not fit the first result buffer", () => {
+    const words = Array.from({ length: 40 }, (_, i) => `word${i}x`);
+    const idx = createToolSearchIndex(Array.from({ length: 80 }, (_, i) => tool(`t_${i}`, words.join(" "))));
+    const hits = idx.search(words.join(" "), { k: 64 });
+    expect(hits).toHaveLength(64);
+    for (const h of hits) expect(h.matched).toEqual(words);
+    expect(hits.map((h) => h.name)).toEqual(Array.from({ length: 64 }, (_, i) => `t_${i}`));
+    // The next, small search still reads its own hits.
+    expect(idx.search("word3x", { k: 2 }).map((h) => [h.name, h.matched])).toEqual([["t_0", ["word3x"]], ["t_1", ["word3x"]]]);
+  });
+
   it("reaches the recall floors on the BFCL fixture through the JS API", () => {
     const bfcl = fixture("bfcl-tool-retrieval.json");
     const idx = createToolSearchIndex(bfcl.catalog);

@@ -10,6 +10,7 @@
 #![cfg_attr(test, allow(dead_code))]
 
 use std::cell::RefCell;
+use std::collections::HashSet;
 use std::ffi::CStr;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr;
@@ -346,17 +347,42 @@ impl Raw {
         Ok(out)
     }
 
-    fn set_by_key(
+    /// The data and element count of typed array `v` if it is one of type `ty`, else `None`.
+    fn typed_array(
         self,
-        obj: sys::napi_value,
-        key: sys::napi_value,
-        value: sys::napi_value,
-    ) -> Result<()> {
+        v: sys::napi_value,
+        ty: sys::napi_typedarray_type,
+    ) -> Result<Option<(*mut std::ffi::c_void, usize)>> {
+        let mut is = false;
         Self::check(
             // SAFETY: a live env and handle of the running callback (see `Raw`); out-pointers are locals.
-            unsafe { sys::napi_set_property(self.0, obj, key, value) },
-            "set property",
-        )
+            unsafe { sys::napi_is_typedarray(self.0, v, &mut is) },
+            "is typed array",
+        )?;
+        if !is {
+            return Ok(None);
+        }
+        let (mut t, mut len, mut data, mut buffer, mut offset) =
+            (0, 0usize, ptr::null_mut(), ptr::null_mut(), 0usize);
+        Self::check(
+            // SAFETY: `v` is a live typed-array handle of this callback; out-pointers are locals.
+            unsafe {
+                sys::napi_get_typedarray_info(
+                    self.0,
+                    v,
+                    &mut t,
+                    &mut len,
+                    &mut data,
+                    &mut buffer,
+                    &mut offset,
+                )
+            },
+            "typed array info",
+        )?;
+        if t != ty || (data.is_null() && len > 0) {
+            return Ok(None);
+        }
+        Ok(Some((data, len)))
     }
 
     fn is_object(self, v: sys::napi_value) -> Result<bool> {
@@ -486,6 +512,169 @@ fn read_tools(raw: Raw, tools: sys::napi_value) -> Result<ReadTools> {
     Ok(ReadTools::Ok(out))
 }
 
+/// A packed tool list (see `read_packed`), read: the tools' text as UTF-8 and, per tool, the byte
+/// ranges of its name, description and parameter text and whether its name is well-formed (no
+/// lone surrogate).
+struct Packed {
+    text: String,
+    spans: Vec<[std::ops::Range<usize>; 3]>,
+    well_formed: Vec<bool>,
+}
+
+impl Packed {
+    /// Each tool as the index reads it (names with a lone surrogate left out), and its position.
+    fn tools(&self) -> Vec<(usize, ToolText<'_>)> {
+        let cut =
+            |r: &std::ops::Range<usize>| truncate_utf8(&self.text[r.clone()], INDEXED_TEXT_BYTES).0;
+        self.spans
+            .iter()
+            .zip(&self.well_formed)
+            .enumerate()
+            .filter(|(_, (_, ok))| **ok)
+            .map(|(i, ([n, d, p], _))| {
+                let tool = ToolText {
+                    name: &self.text[n.clone()],
+                    description: cut(d),
+                    parameters: cut(p),
+                };
+                (i, tool)
+            })
+            .collect()
+    }
+}
+
+/// Appends `units` (one segment, decoded on its own) to `out` as UTF-8, a lone surrogate as
+/// U+FFFD (as a single string crossing Node-API reads), and tells whether there was none.
+fn push_utf16(out: &mut Vec<u8>, units: &[u16]) -> bool {
+    let mut well_formed = true;
+    let mut i = 0;
+    while i < units.len() {
+        let ascii = units[i..].iter().take_while(|&&u| u < 0x80).count();
+        out.extend(units[i..i + ascii].iter().map(|&u| u as u8));
+        i += ascii;
+        let other = units[i..].iter().take_while(|&&u| u >= 0x80).count();
+        for c in char::decode_utf16(units[i..i + other].iter().copied()) {
+            let c = c.unwrap_or_else(|_| {
+                well_formed = false;
+                char::REPLACEMENT_CHARACTER
+            });
+            out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
+        }
+        i += other;
+    }
+    well_formed
+}
+
+/// Reads a packed tool list: an array of strings `texts` (chunks of a few tools, so that no string
+/// is large enough for V8 to place it in fresh pages) holding, per tool, its name, its description (cut
+/// by JS to at most 16 384 UTF-16 units) and its parameter text (`key description ` per parameter,
+/// at most 64 parameters, as `read_tool` joins them) back to back, and `meta`, the three lengths per
+/// tool in UTF-16 code units. The text crosses as UTF-16 (one copy) and each segment is decoded on
+/// its own, so a lone surrogate is seen exactly; the index then cuts the description and the
+/// parameter text to 16 KB of UTF-8, as `read_tool` does. Malformed meta is an error, never a panic.
+fn read_packed(raw: Raw, texts: sys::napi_value, meta: &[u32], count: usize) -> Result<Packed> {
+    let bad = || Error::new(Status::InvalidArg, "tool search: malformed packed tools");
+    if meta.len() < count * 3 {
+        return Err(bad());
+    }
+    let lens = &meta[..count * 3];
+    if !raw.is_array(texts)? {
+        return Err(bad());
+    }
+    // The chunks' UTF-16 code units, back to back, in a buffer kept for the next build (fresh
+    // pages cost more than the copy).
+    let chunks = raw.array_len(texts)?;
+    let mut handles = Vec::with_capacity(chunks as usize);
+    let mut total = 0usize;
+    for i in 0..chunks {
+        let v = raw.element(texts, i)?;
+        if raw.type_of(v)? != ValueType::String {
+            return Err(bad());
+        }
+        let mut len = 0usize;
+        Raw::check(
+            // SAFETY: a live string handle of this callback; a null buffer asks for the length only.
+            unsafe { sys::napi_get_value_string_utf16(raw.0, v, ptr::null_mut(), 0, &mut len) },
+            "string length",
+        )?;
+        total += len;
+        handles.push((v, len));
+    }
+    if lens.iter().map(|&l| l as usize).sum::<usize>() != total {
+        return Err(bad());
+    }
+    UNITS.with(|cell| -> Result<Packed> {
+        let mut units = cell.borrow_mut();
+        units.clear();
+        units.resize(total + 1, 0);
+        let mut at = 0usize;
+        for (v, len) in handles {
+            let mut copied = 0usize;
+            Raw::check(
+                // SAFETY: `units[at..]` has room for `len` code units plus the terminator napi
+                // writes (`at + len <= total` and the buffer holds `total + 1`).
+                unsafe {
+                    sys::napi_get_value_string_utf16(
+                        raw.0,
+                        v,
+                        units[at..].as_mut_ptr(),
+                        len + 1,
+                        &mut copied,
+                    )
+                },
+                "string copy",
+            )?;
+            if copied != len {
+                return Err(bad());
+            }
+            at += len;
+        }
+        let packed = decode_packed(&units[..total], lens, count);
+        if units.capacity() > SCRATCH_UNITS {
+            *units = Vec::new();
+        }
+        packed.ok_or_else(bad)
+    })
+}
+
+/// Most UTF-16 code units the packed-text buffer keeps between builds.
+const SCRATCH_UNITS: usize = 1 << 21;
+
+thread_local! {
+    /// The packed tool text of the build running on this thread (kept to be reused).
+    static UNITS: RefCell<Vec<u16>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Decodes the packed text (see `read_packed`); `None` when `lens` does not cover `units`.
+fn decode_packed(units: &[u16], lens: &[u32], count: usize) -> Option<Packed> {
+    if lens.iter().map(|&l| l as usize).sum::<usize>() != units.len() {
+        return None;
+    }
+    let mut bytes: Vec<u8> = Vec::with_capacity(units.len() + units.len() / 4);
+    let mut spans = Vec::with_capacity(count);
+    let mut well_formed = Vec::with_capacity(count);
+    let mut at = 0usize;
+    for l in lens.chunks_exact(3) {
+        let mut span: [std::ops::Range<usize>; 3] = [0..0, 0..0, 0..0];
+        let mut ok = true;
+        for (f, &len) in l.iter().enumerate() {
+            let start = bytes.len();
+            let seg_ok = push_utf16(&mut bytes, &units[at..at + len as usize]);
+            ok &= f != 0 || seg_ok;
+            at += len as usize;
+            span[f] = start..bytes.len();
+        }
+        spans.push(span);
+        well_formed.push(ok);
+    }
+    let text = String::from_utf8(bytes).ok()?;
+    Some(Packed {
+        text,
+        spans,
+        well_formed,
+    })
+}
+
 fn build_index(tools: &[ToolStrings]) -> SearchIndex {
     SearchIndex::build(
         tools.iter().filter(|t| t.well_formed).map(|t| ToolText {
@@ -535,73 +724,36 @@ pub struct ToolSearchIndex {
     shared: Rc<Shared>,
 }
 
-/// Results of one search as plain JS objects `{ name, score, matched }`.
-fn hits_to_js(
-    raw: Raw,
-    shared: &Shared,
-    query: &str,
-    k: usize,
-    dense: Option<&[u32]>,
-) -> Result<sys::napi_value> {
-    let (terms, hits) = match dense {
-        None => shared.index.search(query, k),
-        Some(dense) => {
-            let (terms, lexical) = shared.index.search(query, MAX_TOP_K);
-            (terms, reciprocal_rank_fusion(&lexical, dense, k))
-        }
-    };
-    let arr = raw.create_array(hits.len())?;
-    if hits.is_empty() {
-        return Ok(arr);
-    }
-    let mut term_values: Vec<Option<sys::napi_value>> = vec![None; terms.len()];
-    let (k_name, k_score, k_matched) = (
-        raw.create_string("name")?,
-        raw.create_string("score")?,
-        raw.create_string("matched")?,
-    );
-    for (i, hit) in hits.iter().enumerate() {
-        let obj = raw.create_object()?;
-        raw.set_by_key(obj, k_name, raw.create_string(shared.index.name(hit.doc))?)?;
-        raw.set_by_key(obj, k_score, raw.create_f64(f64::from(hit.score))?)?;
-        let matched = shared.index.matched(&terms, hit.doc);
-        let m = raw.create_array(matched.len())?;
-        for (j, t) in matched.iter().enumerate() {
-            let v = match term_values[*t] {
-                Some(v) => v,
-                None => {
-                    let v = raw.create_string(&terms.surface[*t])?;
-                    term_values[*t] = Some(v);
-                    v
-                }
-            };
-            raw.push(m, j as u32, v)?;
-        }
-        raw.set_by_key(obj, k_matched, m)?;
-        raw.push(arr, i as u32, obj)?;
-    }
-    Ok(arr)
-}
-
 #[napi]
 impl ToolSearchIndex {
-    /// Number of indexed tools (distinct names; a repeated name keeps its first tool).
-    #[napi(getter)]
-    pub fn size(&self) -> u32 {
-        self.shared.index.size() as u32
+    /// The names of the indexed tools, by document (lib/search.js keeps them to name hits).
+    #[napi(js_name = "_names", ts_return_type = "string[]")]
+    pub fn names<'env>(&self, env: &'env Env) -> Result<Unknown<'env>> {
+        let raw = Raw(env.raw());
+        let index = &self.shared.index;
+        let names: Vec<&str> = (0..index.size() as u32).map(|d| index.name(d)).collect();
+        let arr = raw.string_array(&names)?;
+        // SAFETY: `arr` is an array made just above in this callback's scope for `env`.
+        Ok(unsafe { Unknown::from_raw_unchecked(env.raw(), arr) })
     }
 
-    /// The top `k` tools for `query`: `[{ name, score, matched }]`, best first, ties in input
-    /// order, only tools that match at least one query term.
+    /// The packed search behind `search` in lib/search.js: the query string in (cut at the index's
+    /// query bytes), hits out into the `Float64Array` `out` as `[count, then per hit: doc, score,
+    /// matched count, matched term positions…]`. Returns the query's terms joined by spaces (tokens
+    /// never hold one) when there are hits, `undefined` when there are none, and the length `out`
+    /// needs when it is too short (nothing written). `ranking` is `undefined` or a `Uint32Array`
+    /// of documents, best first (the host's ranking, mapped to documents by lib/search.js).
     #[napi(
-        ts_args_type = "query: string, options?: { k?: number }",
-        ts_return_type = "ToolSearchHit[]"
+        js_name = "_searchPacked",
+        ts_return_type = "string | number | undefined"
     )]
-    pub fn search<'env>(
+    pub fn search_packed<'env>(
         &self,
         env: &'env Env,
         query: Unknown<'env>,
-        options: Option<Unknown<'env>>,
+        k: Unknown<'env>,
+        ranking: Unknown<'env>,
+        out: Unknown<'env>,
     ) -> Result<Unknown<'env>> {
         let raw = Raw(env.raw());
         let mut buf = self.shared.buf.borrow_mut();
@@ -613,62 +765,77 @@ impl ToolSearchIndex {
             ));
         };
         drop(buf);
-        let mut dense: Option<Vec<u32>> = None;
-        let k = match optional(raw, options)? {
-            None => DEFAULT_TOP_K,
-            Some(o) => {
-                if !raw.is_object(o)? {
-                    return Err(type_error(
-                        env.raw(),
-                        CODE_INVALID_INPUT,
-                        "ToolSearchIndex.search: options must be an object",
-                    ));
-                }
-                // `ranking`: the host's own ranking (names, best first), fused by RRF. Names
-                // outside the index are inert, so a fused result still names only indexed tools.
-                let rv = raw.get(o, c"ranking")?;
-                match raw.type_of(rv)? {
-                    ValueType::Undefined | ValueType::Null => {}
-                    _ if raw.is_array(rv)? => {
-                        let mut docs = Vec::new();
-                        let mut buf = self.shared.buf.borrow_mut();
-                        let n = raw.array_len(rv)?.min(MAX_FUSED_RANKING);
-                        for i in 0..n {
-                            if let Some((name, true)) = raw.name(raw.element(rv, i)?, &mut buf)? {
-                                if let Some(d) = self.shared.index.doc_of(&name) {
-                                    if !docs.contains(&d) {
-                                        docs.push(d);
-                                    }
-                                }
-                            }
+        let k = clamp_count(raw.number(k.raw())?, DEFAULT_TOP_K, MAX_TOP_K);
+        let index = &self.shared.index;
+        let dense: Option<Vec<u32>> =
+            match raw.typed_array(ranking.raw(), sys::TypedarrayType::uint32_array)? {
+                None => None,
+                Some((_, 0)) => Some(Vec::new()),
+                Some((data, len)) => {
+                    // SAFETY: `data` points at `len` u32 elements of a live Uint32Array of this
+                    // call (checked type, non-null), read before any other Node-API call.
+                    let docs = unsafe { std::slice::from_raw_parts(data as *const u32, len) };
+                    let mut out: Vec<u32> = Vec::new();
+                    for &d in docs.iter().take(MAX_FUSED_RANKING as usize) {
+                        if (d as usize) < index.size() && !out.contains(&d) {
+                            out.push(d);
                         }
-                        dense = Some(docs);
                     }
-                    _ => {
-                        return Err(type_error(
-                            env.raw(),
-                            CODE_INVALID_INPUT,
-                            "ToolSearchIndex.search: ranking must be an array of tool names",
-                        ))
-                    }
+                    Some(out)
                 }
-                let kv = raw.get(o, c"k")?;
-                match raw.type_of(kv)? {
-                    ValueType::Undefined | ValueType::Null => DEFAULT_TOP_K,
-                    ValueType::Number => clamp_count(raw.number(kv)?, DEFAULT_TOP_K, MAX_TOP_K),
-                    _ => {
-                        return Err(type_error(
-                            env.raw(),
-                            CODE_INVALID_INPUT,
-                            "ToolSearchIndex.search: k must be a number",
-                        ))
-                    }
-                }
+            };
+        let (terms, hits) = match &dense {
+            None => index.search(&q, k),
+            Some(dense) => {
+                let (terms, lexical) = index.search(&q, MAX_TOP_K);
+                (terms, reciprocal_rank_fusion(&lexical, dense, k))
             }
         };
-        let out = hits_to_js(raw, &self.shared, &q, k, dense.as_deref())?;
-        // SAFETY: `out` is a handle made in this callback's scope by `hits_to_js` for `env`, returned at once.
-        Ok(unsafe { Unknown::from_raw_unchecked(env.raw(), out) })
+        let mut undefined = ptr::null_mut();
+        Raw::check(
+            // SAFETY: a live env of this callback; `undefined` is a local out-pointer.
+            unsafe { sys::napi_get_undefined(env.raw(), &mut undefined) },
+            "undefined",
+        )?;
+        if hits.is_empty() {
+            // SAFETY: `undefined` was read just above in this callback's scope for `env`.
+            return Ok(unsafe { Unknown::from_raw_unchecked(env.raw(), undefined) });
+        }
+        let mut packed: Vec<f64> = Vec::with_capacity(1 + hits.len() * 4);
+        packed.push(hits.len() as f64);
+        for hit in &hits {
+            let matched = index.matched(&terms, hit.doc);
+            packed.push(f64::from(hit.doc));
+            packed.push(f64::from(hit.score));
+            packed.push(matched.len() as f64);
+            packed.extend(matched.iter().map(|&t| t as f64));
+        }
+        let Some((data, len)) = raw.typed_array(out.raw(), sys::TypedarrayType::float64_array)?
+        else {
+            return Err(Error::new(
+                Status::InvalidArg,
+                "tool search: out must be a Float64Array",
+            ));
+        };
+        if len < packed.len() {
+            let needed = raw.create_f64(packed.len() as f64)?;
+            // SAFETY: `needed` was made just above in this callback's scope for `env`.
+            return Ok(unsafe { Unknown::from_raw_unchecked(env.raw(), needed) });
+        }
+        // SAFETY: `data` points at `len >= packed.len()` f64 elements of a live Float64Array of
+        // this call (checked type, non-null); no JS runs while it is written.
+        let dst = unsafe { std::slice::from_raw_parts_mut(data as *mut f64, len) };
+        dst[..packed.len()].copy_from_slice(&packed);
+        let joined = terms.surface.join(" ");
+        let s = raw.create_string(&joined)?;
+        // SAFETY: `s` was made just above in this callback's scope for `env`.
+        Ok(unsafe { Unknown::from_raw_unchecked(env.raw(), s) })
+    }
+
+    /// Number of indexed tools (distinct names; a repeated name keeps its first tool).
+    #[napi(getter)]
+    pub fn size(&self) -> u32 {
+        self.shared.index.size() as u32
     }
 }
 
@@ -708,6 +875,74 @@ pub fn create_tool_search_index(
         }
     };
     let index = build_index(&tools);
+    Ok(ToolSearchIndex {
+        shared: Rc::new(Shared {
+            index,
+            query_bytes,
+            buf: RefCell::new(Vec::new()),
+        }),
+    })
+}
+
+/// The bulk form of `createToolSearchIndex`, called by lib/search.js: the tool text crosses as one
+/// string and one `Uint32Array` of segment lengths (see `read_packed`) instead of ~25 Node-API
+/// reads per tool. `positions` (a `Uint32Array` of at least `count` entries) receives, per indexed
+/// tool, its position in the input list. The JS side has already checked the list (an array of at
+/// most 1 024 objects with string names) and thrown the documented errors.
+#[napi(js_name = "_buildToolSearchIndex")]
+pub fn build_tool_search_index_packed(
+    env: &Env,
+    texts: Unknown,
+    meta: Unknown,
+    count: u32,
+    query_bytes: Unknown,
+    positions: Unknown,
+) -> Result<ToolSearchIndex> {
+    let raw = Raw(env.raw());
+    let invalid = || Error::new(Status::InvalidArg, "tool search: malformed packed tools");
+    let count = count as usize;
+    if count > MAX_INDEXED_TOOLS {
+        return Err(invalid());
+    }
+    let Some((data, len)) = raw.typed_array(meta.raw(), sys::TypedarrayType::uint32_array)? else {
+        return Err(invalid());
+    };
+    let meta: Vec<u32> = if len == 0 {
+        Vec::new()
+    } else {
+        // SAFETY: `data` points at `len` u32 elements of a live Uint32Array of this call (checked
+        // type, non-null); they are copied out before any other Node-API call.
+        unsafe { std::slice::from_raw_parts(data as *const u32, len) }.to_vec()
+    };
+    let query_bytes = clamp_count(
+        raw.number(query_bytes.raw())?,
+        DEFAULT_QUERY_BYTES,
+        MAX_QUERY_BYTES,
+    );
+    let packed = read_packed(raw, texts.raw(), &meta, count)?;
+    let tools = packed.tools();
+    let index = SearchIndex::build(tools.iter().map(|(_, t)| *t), Scoring::DEFAULT);
+    let Some((data, len)) = raw.typed_array(positions.raw(), sys::TypedarrayType::uint32_array)?
+    else {
+        return Err(invalid());
+    };
+    if len < index.size() {
+        return Err(invalid());
+    }
+    if len > 0 {
+        // SAFETY: `data` points at `len` u32 elements of a live Uint32Array of this call (checked
+        // type, non-null); no JS runs while the slice is alive.
+        let out = unsafe { std::slice::from_raw_parts_mut(data as *mut u32, len) };
+        let mut seen: HashSet<&str> = HashSet::with_capacity(tools.len());
+        let mut doc = 0usize;
+        for (i, t) in &tools {
+            // The rule of `SearchIndex::build`: the first tool of a name wins.
+            if seen.insert(t.name) {
+                out[doc] = *i as u32;
+                doc += 1;
+            }
+        }
+    }
     Ok(ToolSearchIndex {
         shared: Rc::new(Shared {
             index,

@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
-use super::stem::{stem, Stem};
+use super::stem::{stem_cached, Stem};
 use super::stopwords::{REQUEST_WORDS, STOP_WORDS};
 use super::tokenize::for_each_token;
 
@@ -34,17 +34,17 @@ impl Hasher for FxHasher {
             self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(K);
         }
     }
+    /// A no-op: the maps of this module are keyed by strings only, and `str` hashing ends each
+    /// key with a `0xFF` byte through `write_u8`, which a map of whole strings does not need.
     #[inline]
-    fn write_u8(&mut self, i: u8) {
-        self.write(&[i]);
-    }
+    fn write_u8(&mut self, _: u8) {}
     #[inline]
     fn finish(&self) -> u64 {
         self.0
     }
 }
 
-type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
+pub(crate) type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
 
 /// Scoring choices. `Scoring::DEFAULT` is what the package ships; the others exist so the
 /// evaluation can measure each choice against plain BM25.
@@ -55,6 +55,11 @@ pub struct Scoring {
     pub b: f32,
     /// Length normalization of the name field.
     pub name_b: f32,
+    /// Length normalization of the parameter field.
+    pub parameter_b: f32,
+    /// Coordination: a hit's score is multiplied by (matched query terms / query terms) to this
+    /// power; 0 turns it off.
+    pub coord: f32,
     pub name_weight: f32,
     pub description_weight: f32,
     /// Weight of parameter names and descriptions; 0 leaves them out of the index.
@@ -72,6 +77,8 @@ impl Scoring {
         k1: 1.2,
         b: 0.75,
         name_b: 0.75,
+        parameter_b: 0.75,
+        coord: 0.0,
         name_weight: 3.0,
         description_weight: 1.0,
         parameter_weight: 0.0,
@@ -124,9 +131,6 @@ pub struct QueryTerms {
 }
 
 impl QueryTerms {
-    pub fn len(&self) -> usize {
-        self.surface.len()
-    }
     pub fn is_empty(&self) -> bool {
         self.surface.is_empty()
     }
@@ -167,8 +171,13 @@ impl SearchIndex {
     ) -> SearchIndex {
         let mut names: Vec<Box<str>> = Vec::new();
         let mut descriptions: Vec<Box<str>> = Vec::new();
+        let tools = tools.into_iter();
+        // Distinct terms grow with the list: sized up front, the maps never rehash in the common case.
+        let hint = tools.size_hint();
+        let capacity = (hint.1.unwrap_or(hint.0) * 4).clamp(256, 8192);
         let mut seen: FxMap<&'a str, ()> = FxMap::default();
-        let mut terms: FxMap<Box<str>, u32> = FxMap::default();
+        let mut terms: FxMap<Box<str>, u32> =
+            FxMap::with_capacity_and_hasher(capacity, Default::default());
         // Stop words take the first ids, so one dictionary lookup also tells a stop word.
         let mut stop_count = 0u32;
         if scoring.stop_words {
@@ -198,7 +207,11 @@ impl SearchIndex {
         ];
         let stemming = scoring.stem != Stem::None;
         // Token as typed → term id, when stemming.
-        let mut words: FxMap<Box<str>, u32> = FxMap::default();
+        let mut words: FxMap<Box<str>, u32> = if stemming {
+            FxMap::with_capacity_and_hasher(capacity, Default::default())
+        } else {
+            FxMap::default()
+        };
 
         for tool in tools {
             if seen.insert(tool.name, ()).is_some() {
@@ -225,22 +238,22 @@ impl SearchIndex {
                         None => {
                             // Stop words are matched as typed, before stemming (`please` → `pleas`).
                             let stop = terms.get(tok).copied().filter(|&id| id < stop_count);
-                            let id = match stop {
-                                Some(id) => id,
-                                None => {
-                                    let term: &str = stem(scoring.stem, tok, &mut stem_buf);
-                                    match terms.get(term) {
-                                        Some(&id) => id,
-                                        None => {
-                                            let id = terms.len() as u32;
-                                            terms.insert(term.into(), id);
-                                            last_doc.push(u32::MAX);
-                                            slot.push(0);
-                                            id
+                            let id =
+                                match stop {
+                                    Some(id) => id,
+                                    None => stem_cached(scoring.stem, tok, &mut stem_buf, |term| {
+                                        match terms.get(term) {
+                                            Some(&id) => id,
+                                            None => {
+                                                let id = terms.len() as u32;
+                                                terms.insert(term.into(), id);
+                                                last_doc.push(u32::MAX);
+                                                slot.push(0);
+                                                id
+                                            }
                                         }
-                                    }
-                                }
-                            };
+                                    }),
+                                };
                             if stemming {
                                 words.insert(tok.into(), id);
                             }
@@ -305,7 +318,11 @@ impl SearchIndex {
             let len = lens[doc];
             let mut norm = [0f32; FIELDS];
             for f in 0..FIELDS {
-                let b = if f == 0 { scoring.name_b } else { scoring.b };
+                let b = match f {
+                    0 => scoring.name_b,
+                    1 => scoring.b,
+                    _ => scoring.parameter_b,
+                };
                 norm[f] = if avg[f] > 0.0 {
                     1.0 - b + b * len[f] as f32 / avg[f]
                 } else {
@@ -341,14 +358,6 @@ impl SearchIndex {
         }
     }
 
-    /// The document of the tool named `name`, if indexed.
-    pub fn doc_of(&self, name: &str) -> Option<u32> {
-        self.names
-            .iter()
-            .position(|n| &**n == name)
-            .map(|d| d as u32)
-    }
-
     /// Number of indexed tools (distinct names).
     pub fn size(&self) -> usize {
         self.names.len()
@@ -379,10 +388,9 @@ impl SearchIndex {
                     .filter(|&id| id < self.stop_count)
                 {
                     Some(stop) => Some(stop),
-                    None => self
-                        .terms
-                        .get(stem(self.scoring.stem, tok, &mut stem_buf))
-                        .copied(),
+                    None => stem_cached(self.scoring.stem, tok, &mut stem_buf, |term| {
+                        self.terms.get(term).copied()
+                    }),
                 },
             };
             // Stop words, and terms the index has never seen, cannot match anything: dropped.
@@ -418,6 +426,23 @@ impl SearchIndex {
                     touched.push(d);
                 }
                 *a += self.post_impact[p];
+            }
+        }
+        if self.scoring.coord > 0.0 {
+            // Coordination: each doc's share of the query's terms, counted per posting list.
+            let mut count = vec![0u16; n];
+            for id in terms.ids.iter().flatten() {
+                let (s, e) = (
+                    self.post_start[*id as usize] as usize,
+                    self.post_start[*id as usize + 1] as usize,
+                );
+                for &d in &self.post_doc[s..e] {
+                    count[d as usize] += 1;
+                }
+            }
+            let q = terms.ids.iter().flatten().count() as f32;
+            for &d in &touched {
+                acc[d as usize] *= (f32::from(count[d as usize]) / q).powf(self.scoring.coord);
             }
         }
         let mut hits: Vec<Hit> = touched

@@ -3,9 +3,12 @@
 //! light plural stripper written here (tests only) and the Snowball English (Porter2) stemmer of
 //! the `rust-stemmers` crate, which the shipped scoring uses.
 
+use std::cell::RefCell;
 use std::sync::OnceLock;
 
 use rust_stemmers::{Algorithm, Stemmer};
+
+use super::index::FxMap;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Stem {
@@ -20,6 +23,34 @@ pub enum Stem {
 fn porter2() -> &'static Stemmer {
     static S: OnceLock<Stemmer> = OnceLock::new();
     S.get_or_init(|| Stemmer::create(Algorithm::English))
+}
+
+/// Most stems kept per thread by `stem_cached`; a full cache starts over.
+const CACHE_ENTRIES: usize = 1 << 16;
+
+thread_local! {
+    /// Porter2 stems of tokens already seen on this thread: an index built again over the same or
+    /// similar tools (each run's snapshot, a changed tool list) stems only the words it has not seen.
+    static PORTER2_CACHE: RefCell<FxMap<Box<str>, Box<str>>> = RefCell::new(FxMap::default());
+}
+
+/// `f` applied to the stem of `token`, as `stem` computes it, through a per-thread cache.
+pub fn stem_cached<R>(kind: Stem, token: &str, buf: &mut String, f: impl FnOnce(&str) -> R) -> R {
+    if kind != Stem::Porter2 || token.len() <= 3 || !token.bytes().all(|b| b.is_ascii_lowercase()) {
+        return f(stem(kind, token, buf));
+    }
+    PORTER2_CACHE.with(|c| {
+        let mut cache = c.borrow_mut();
+        if let Some(s) = cache.get(token) {
+            return f(s);
+        }
+        let s = stem(kind, token, buf);
+        if cache.len() >= CACHE_ENTRIES {
+            cache.clear();
+        }
+        cache.insert(token.into(), s.into());
+        f(s)
+    })
 }
 
 /// The stem of a lower-cased token. Tokens that are not ASCII letters are returned unchanged.

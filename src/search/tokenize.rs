@@ -35,6 +35,62 @@ pub fn for_each_token(text: &str, buf: &mut String, f: impl FnMut(&str)) {
     }
 }
 
+/// Byte classes of ASCII text: separator, lower-case letter or digit, upper-case letter.
+const SEP: u8 = 0;
+const LOWER: u8 = 1;
+const UPPER: u8 = 2;
+const DIGIT: u8 = 3;
+
+static CLASS: [u8; 256] = {
+    let mut t = [SEP; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        t[b] = if c.is_ascii_lowercase() {
+            LOWER
+        } else if c.is_ascii_uppercase() {
+            UPPER
+        } else if c.is_ascii_digit() {
+            DIGIT
+        } else {
+            SEP
+        };
+        b += 1;
+    }
+    t
+};
+
+/// The high bit of every byte of a `u64`.
+const HIGH: u64 = 0x8080_8080_8080_8080;
+
+/// Per-byte class masks of eight ASCII bytes (SWAR): the high bit of each byte is set where the
+/// byte is a letter or digit (`alnum`) or an upper-case letter (`upper`).
+struct Masks {
+    alnum: u64,
+    upper: u64,
+}
+
+impl Masks {
+    #[inline]
+    fn of(bytes: &[u8], i: usize) -> Masks {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&bytes[i..i + 8]);
+        let x = u64::from_le_bytes(w);
+        // For bytes below 0x80 (the text is ASCII), `x + (0x80 - lo)` has the high bit set exactly
+        // when the byte is >= lo, and no lane carries into the next.
+        let between = |lo: u8, hi: u8| -> u64 {
+            let ge_lo = x.wrapping_add(0x0101_0101_0101_0101 * u64::from(0x80 - lo));
+            let gt_hi = x.wrapping_add(0x0101_0101_0101_0101 * u64::from(0x7f - hi));
+            ge_lo & !gt_hi & HIGH
+        };
+        let upper = between(b'A', b'Z');
+        Masks {
+            alnum: between(b'0', b'9') | upper | between(b'a', b'z'),
+            upper,
+        }
+    }
+}
+
 /// The same rules as `unicode_tokens`, over ASCII text (most tool text), without decoding;
 /// parts already in lower case are passed as slices of `text`.
 pub(crate) fn ascii_tokens(text: &str, buf: &mut String, mut f: impl FnMut(&str)) {
@@ -43,8 +99,16 @@ pub(crate) fn ascii_tokens(text: &str, buf: &mut String, mut f: impl FnMut(&str)
     let n = bytes.len();
     let mut i = 0;
     while i < n {
-        // Skip separators.
-        while i < n && !bytes[i].is_ascii_alphanumeric() {
+        // Skip separators, eight bytes at a time where they fit.
+        while i + 8 <= n {
+            let alnum = Masks::of(bytes, i).alnum;
+            if alnum != 0 {
+                i += alnum.trailing_zeros() as usize / 8;
+                break;
+            }
+            i += 8;
+        }
+        while i < n && CLASS[bytes[i] as usize] == SEP {
             i += 1;
         }
         if i == n {
@@ -52,8 +116,26 @@ pub(crate) fn ascii_tokens(text: &str, buf: &mut String, mut f: impl FnMut(&str)
         }
         let start = i;
         let mut upper = false;
-        while i < n && bytes[i].is_ascii_alphanumeric() {
-            upper |= bytes[i].is_ascii_uppercase();
+        let mut open = true;
+        while open && i + 8 <= n {
+            let m = Masks::of(bytes, i);
+            let sep = !m.alnum & HIGH;
+            if sep == 0 {
+                upper |= m.upper != 0;
+                i += 8;
+            } else {
+                let k = sep.trailing_zeros() as usize / 8;
+                upper |= m.upper & ((1u64 << (k * 8)) - 1) != 0;
+                i += k;
+                open = false;
+            }
+        }
+        while open && i < n {
+            let c = CLASS[bytes[i] as usize];
+            if c == SEP {
+                break;
+            }
+            upper |= c == UPPER;
             i += 1;
         }
         if !upper {
@@ -63,12 +145,11 @@ pub(crate) fn ascii_tokens(text: &str, buf: &mut String, mut f: impl FnMut(&str)
         let word = &bytes[start..i];
         let mut from = 0;
         for j in 1..word.len() {
-            let (p, c) = (word[j - 1], word[j]);
-            if c.is_ascii_uppercase()
-                && (p.is_ascii_lowercase()
-                    || p.is_ascii_digit()
-                    || (p.is_ascii_uppercase()
-                        && word.get(j + 1).is_some_and(u8::is_ascii_lowercase)))
+            let (p, c) = (CLASS[word[j - 1] as usize], CLASS[word[j] as usize]);
+            if c == UPPER
+                && (p == LOWER
+                    || p == DIGIT
+                    || (p == UPPER && word.get(j + 1).is_some_and(|&b| CLASS[b as usize] == LOWER)))
             {
                 emit_ascii(&text[start + from..start + j], buf, &mut f);
                 from = j;
@@ -170,6 +251,33 @@ mod tests {
         super::ascii_tokens(text, &mut buf, |t| a.push(t.to_owned()));
         super::unicode_tokens(text, &mut buf, |t| u.push(t.to_owned()));
         assert_eq!(a, u);
+    }
+
+    #[test]
+    fn ascii_path_agrees_with_unicode_path_on_every_fixture_text() {
+        for name in [
+            "bfcl-tool-retrieval.json",
+            "github-mcp-tools.json",
+            "github-mcp-queries.json",
+        ] {
+            let path = format!("{}/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
+            let text = std::fs::read_to_string(&path).expect("fixture");
+            // Every ASCII line of the file, and every suffix of a few lines (all alignments).
+            let lines: Vec<&str> = text.lines().filter(|l| l.is_ascii()).collect();
+            let mut cases: Vec<&str> = lines.clone();
+            for l in lines.iter().take(50) {
+                for k in 0..l.len().min(24) {
+                    cases.push(&l[k..]);
+                }
+            }
+            let mut buf = String::new();
+            for case in cases {
+                let (mut a, mut u) = (Vec::new(), Vec::new());
+                super::ascii_tokens(case, &mut buf, |t| a.push(t.to_owned()));
+                super::unicode_tokens(case, &mut buf, |t| u.push(t.to_owned()));
+                assert_eq!(a, u, "{case}");
+            }
+        }
     }
 
     #[test]

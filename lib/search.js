@@ -1,0 +1,172 @@
+'use strict'
+// Tool search, the JS half of the crossing (docs/search.md). The index lives in Rust; this file only
+// moves data across Node-API in bulk, because one Node-API call costs more than the work it carries:
+//
+// - createToolSearchIndex reads each tool's name, description and parameter names and descriptions
+//   here, in JS, and hands them over as a few strings (32 tools each) plus one Uint32Array of three
+//   lengths per tool (name, description, parameter text): one call instead of ~25 per tool. The
+//   16 KB cuts of the description and the parameter text are made in Rust on the exact UTF-8 bytes;
+//   JS only cuts at 16 384 UTF-16 units first, which is never less than 16 KB of UTF-8.
+// - ToolSearchIndex#search sends the query string in and reads the hits back from a Float64Array
+//   (document, score, matched term positions); the names are the JS strings of the tool list, kept
+//   on the index, so no string is created per hit.
+//
+// Errors are the ones the native entry points throw: TypeError `invalid_tool_search_input` and
+// RangeError `tool_search_index_cap`.
+const native = require('../binding.js')
+
+const INVALID_INPUT = 'invalid_tool_search_input'
+const INDEX_CAP = 'tool_search_index_cap'
+const LIMITS = native.toolSearchLimits()
+const MAX_TOOLS = LIMITS.maxIndexedTools
+const MAX_RANKING = 256 // entries of a host ranking read for fusion (as the native seam)
+const TEXT_UNITS = 16 * 1024 // JS-side cut; Rust cuts to 16 KB of UTF-8 on a character boundary
+const PARAMETERS = 64
+const kNames = Symbol('toolSearchNames') // document → the tool's name (a JS string)
+const kDocs = Symbol('toolSearchDocs') // name → document, made on the first fused search
+
+function typeError(message) {
+  const e = new TypeError(message)
+  e.code = INVALID_INPUT
+  return e
+}
+
+// Search results land here; no user code runs between the native call that fills it and the loop
+// that reads it, so a getter that searches again cannot interleave.
+let out = new Float64Array(2048)
+
+const cut = (s) => (s.length > TEXT_UNITS ? s.slice(0, TEXT_UNITS) : s)
+const isObjectLike = (v) => v !== null && (typeof v === 'object' || typeof v === 'function')
+
+/** `createToolSearchIndex(tools, options?)`: see docs/search.md. */
+function createToolSearchIndex(tools, options) {
+  if (!Array.isArray(tools)) throw typeError('createToolSearchIndex: tools must be an array')
+  // Options are read first, as the native entry point reads them.
+  const queryBytes = options !== null && typeof options === 'object' ? options.queryBytes : undefined
+  const n = tools.length
+  if (n > MAX_TOOLS) {
+    const e = new RangeError(`createToolSearchIndex: ${n} tools exceed the index cap of ${MAX_TOOLS}`)
+    e.code = INDEX_CAP
+    throw e
+  }
+  const names = new Array(n)
+  const texts = []
+  const parts = []
+  // Per call, not shared: a tool's getter may build another index while this one is being read.
+  const meta = new Uint32Array(3 * n)
+  let m = 0
+  for (let i = 0; i < n; i++) {
+    const t = tools[i]
+    const name = t !== null && typeof t === 'object' ? t.name : undefined
+    if (typeof name !== 'string') throw typeError(`createToolSearchIndex: tools[${i}] must be an object with a string name`)
+    names[i] = name
+    let d = t.description
+    d = typeof d === 'string' ? cut(d) : ''
+    parts.push(name, d)
+    meta[m++] = name.length
+    meta[m++] = d.length
+    // Parameter text as read_tool joins it: `key description ` per parameter (the first 64).
+    let units = 0
+    const p = t.parameters
+    const props = isObjectLike(p) ? p.properties : undefined
+    if (props !== null && typeof props === 'object') {
+      const keys = Object.keys(props)
+      const kn = keys.length < PARAMETERS ? keys.length : PARAMETERS
+      // Rust keeps 16 KB of it; units never exceed bytes, so stopping once 16 384 units are sent
+      // never sends less than Rust keeps.
+      for (let j = 0; j < kn && units < TEXT_UNITS; j++) {
+        const key = cut(keys[j])
+        const v = props[keys[j]]
+        const pd = isObjectLike(v) ? v.description : undefined
+        parts.push(key, ' ')
+        units += key.length + 1
+        if (typeof pd === 'string') {
+          const c = cut(pd)
+          parts.push(c, ' ')
+          units += c.length + 1
+        }
+      }
+    }
+    meta[m++] = units
+    // Chunks of 32 tools: no string large enough for V8 to give it fresh pages of its own.
+    if ((i & 31) === 31) {
+      texts.push(parts.join(''))
+      parts.length = 0
+    }
+  }
+  if (parts.length > 0) texts.push(parts.join(''))
+  const positions = new Uint32Array(n)
+  const index = native._buildToolSearchIndex(texts, meta, n, queryBytes, positions)
+  const size = index.size
+  const byDoc = new Array(size)
+  for (let d = 0; d < size; d++) byDoc[d] = names[positions[d]]
+  Object.defineProperty(index, kNames, { value: byDoc })
+  return index
+}
+
+function namesOf(index) {
+  let names = index[kNames]
+  if (names === undefined) {
+    // An index made by the native entry point directly: read its names once.
+    names = index._names()
+    Object.defineProperty(index, kNames, { value: names })
+  }
+  return names
+}
+
+function rankingDocs(index, names, ranking) {
+  let docs = index[kDocs]
+  if (docs === undefined) {
+    docs = new Map()
+    for (let d = 0; d < names.length; d++) docs.set(names[d], d)
+    Object.defineProperty(index, kDocs, { value: docs })
+  }
+  const len = ranking.length < MAX_RANKING ? ranking.length : MAX_RANKING
+  const picked = new Uint32Array(len)
+  let j = 0
+  for (let i = 0; i < len; i++) {
+    const d = docs.get(ranking[i]) // only a string equal to an indexed name maps
+    if (d !== undefined) picked[j++] = d
+  }
+  return picked.subarray(0, j)
+}
+
+/** `ToolSearchIndex#search(query, { k?, ranking? }?)`: `[{ name, score, matched }]`, best first. */
+function search(query, options) {
+  if (typeof query !== 'string') throw typeError('ToolSearchIndex.search: query must be a string')
+  const names = namesOf(this)
+  let k
+  let ranking
+  if (options !== undefined && options !== null) {
+    if (typeof options !== 'object') throw typeError('ToolSearchIndex.search: options must be an object')
+    const r = options.ranking
+    if (r !== undefined && r !== null) {
+      if (!Array.isArray(r)) throw typeError('ToolSearchIndex.search: ranking must be an array of tool names')
+      ranking = rankingDocs(this, names, r)
+    }
+    k = options.k
+    if (k !== undefined && k !== null && typeof k !== 'number') throw typeError('ToolSearchIndex.search: k must be a number')
+  }
+  let terms = this._searchPacked(query, k, ranking, out)
+  if (typeof terms === 'number') {
+    out = new Float64Array(Math.max(terms, out.length * 2))
+    terms = this._searchPacked(query, k, ranking, out)
+  }
+  if (terms === undefined) return []
+  const words = terms === '' ? [] : terms.split(' ')
+  const count = out[0]
+  const hits = new Array(count)
+  let p = 1
+  for (let i = 0; i < count; i++) {
+    const mc = out[p + 2]
+    const matched = new Array(mc)
+    for (let j = 0; j < mc; j++) matched[j] = words[out[p + 3 + j]]
+    hits[i] = { name: names[out[p]], score: out[p + 1], matched }
+    p += 3 + mc
+  }
+  return hits
+}
+
+Object.defineProperty(native.ToolSearchIndex.prototype, 'search', { value: search, writable: true, configurable: true })
+
+module.exports = { createToolSearchIndex }
