@@ -61,6 +61,118 @@ pub fn parse_scanned(text: &str) -> Result<Value, serde_json::Error> {
     Ok(value)
 }
 
+/// Why [`parse_bounded`] refused a text.
+#[derive(Debug)]
+pub enum ParseFailure {
+    /// The text nests deeper than the limit (what [`scan_depth`] would have said first).
+    TooDeep,
+    /// The text is not valid JSON.
+    Syntax(serde_json::Error),
+}
+
+/// Parses JSON text in one pass, refusing it as soon as it nests deeper than `limit`: the same
+/// verdict as [`scan_depth`] followed by [`parse_scanned`], without a separate pass over the text.
+/// The depth is counted by the parser itself, so recursion is bounded by `limit` (at most 128).
+/// A text that is both too deep and invalid is reported as too deep, as the scan would.
+pub fn parse_bounded(text: &str, limit: usize) -> Result<Value, ParseFailure> {
+    let too_deep = std::cell::Cell::new(false);
+    let mut de = serde_json::Deserializer::from_str(text);
+    de.disable_recursion_limit();
+    let parsed = serde::de::DeserializeSeed::deserialize(
+        Bounded {
+            left: limit,
+            too_deep: &too_deep,
+        },
+        &mut de,
+    )
+    .and_then(|v| de.end().map(|()| v));
+    match parsed {
+        Ok(v) => Ok(v),
+        Err(_) if too_deep.get() => Err(ParseFailure::TooDeep),
+        // The scan looks at the whole text: a syntax error before a too-deep part still reads
+        // as "too deep", as it did when the scan ran first.
+        Err(_) if scan_depth(text, limit).is_err() => Err(ParseFailure::TooDeep),
+        Err(e) => Err(ParseFailure::Syntax(e)),
+    }
+}
+
+/// A `Value` seed that allows `left` more levels of arrays and objects.
+#[derive(Clone, Copy)]
+struct Bounded<'c> {
+    left: usize,
+    too_deep: &'c std::cell::Cell<bool>,
+}
+
+impl Bounded<'_> {
+    fn enter<E: serde::de::Error>(self) -> Result<Self, E> {
+        if self.left == 0 {
+            self.too_deep.set(true);
+            return Err(E::custom("nested too deep"));
+        }
+        Ok(Bounded {
+            left: self.left - 1,
+            too_deep: self.too_deep,
+        })
+    }
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for Bounded<'_> {
+    type Value = Value;
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for Bounded<'_> {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("any valid JSON value")
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::Number(v.into()))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::Number(v.into()))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_owned()))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let inner = self.enter()?;
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
+        while let Some(item) = seq.next_element_seed(inner)? {
+            items.push(item);
+        }
+        Ok(Value::Array(items))
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let inner = self.enter()?;
+        let mut out = Map::new();
+        // A repeated key keeps its last value, as `JSON.parse` and serde_json's `Value` do.
+        while let Some(key) = map.next_key::<String>()? {
+            let value = map.next_value_seed(inner)?;
+            out.insert(key, value);
+        }
+        Ok(Value::Object(out))
+    }
+}
+
 /// The largest integer a JS number holds exactly (2^53).
 const JS_EXACT: u64 = 1 << 53;
 
@@ -313,14 +425,17 @@ pub fn check_schema(schema: &Value, limits: &Limits) -> Result<SchemaFacts, Issu
         Names,
         Data,
     }
-    let mut stack: Vec<(&Value, String, Ctx)> = vec![(schema, String::new(), Ctx::Schema)];
-    while let Some((value, ptr, ctx)) = stack.pop() {
+    // Pointers are built only when a message or a `$ref` needs one: each visited node records its
+    // parent and its key (or index), and `ptr_of` spells the path from those.
+    let mut nodes: Vec<(usize, Segment<'_>)> = vec![(usize::MAX, Segment::Index(0))];
+    let mut stack: Vec<(&Value, usize, Ctx)> = vec![(schema, 0, Ctx::Schema)];
+    while let Some((value, node, ctx)) = stack.pop() {
         match value {
             Value::Object(map) => {
                 if let Some(kind) = non_json_tag(map) {
                     return Err(Issue::schema(format!(
                         "schema value at {} is not plain JSON: {kind}",
-                        show_ptr(&ptr)
+                        show_ptr(&ptr_of(&nodes, node))
                     )));
                 }
                 match ctx {
@@ -344,11 +459,12 @@ pub fn check_schema(schema: &Value, limits: &Limits) -> Result<SchemaFacts, Issu
                     }
                 }
                 for (k, v) in map {
-                    let child_ptr = format!("{ptr}/{}", escape(k));
+                    let child = nodes.len();
+                    nodes.push((node, Segment::Key(k)));
                     if FORBIDDEN_KEYS.contains(&k.as_str()) {
                         return Err(Issue::schema(format!(
                             "schema has a forbidden key \"{k}\" at {}",
-                            show_ptr(&child_ptr)
+                            show_ptr(&ptr_of(&nodes, child))
                         )));
                     }
                     let child_ctx = match ctx {
@@ -357,7 +473,7 @@ pub fn check_schema(schema: &Value, limits: &Limits) -> Result<SchemaFacts, Issu
                         Ctx::Schema => {
                             if matches!(k.as_str(), "$ref" | "$dynamicRef" | "$recursiveRef") {
                                 if let Value::String(r) = v {
-                                    facts.refs.push((ptr.clone(), r.clone()));
+                                    facts.refs.push((ptr_of(&nodes, node), r.clone()));
                                     if facts.refs.len() > limits.max_schema_refs {
                                         return Err(Issue::schema(format!(
                                             "schema has more than maxSchemaRefs {} references",
@@ -368,7 +484,7 @@ pub fn check_schema(schema: &Value, limits: &Limits) -> Result<SchemaFacts, Issu
                                         return Err(Issue::schema(format!(
                                             "schema $ref \"{}\" at {} is not a local reference: only fragment references (\"#…\") are allowed, nothing is fetched",
                                             super::messages::clip(r, 120),
-                                            show_ptr(&ptr)
+                                            show_ptr(&ptr_of(&nodes, node))
                                         )));
                                     }
                                 }
@@ -382,14 +498,16 @@ pub fn check_schema(schema: &Value, limits: &Limits) -> Result<SchemaFacts, Issu
                             }
                         }
                     };
-                    stack.push((v, child_ptr, child_ctx));
+                    stack.push((v, child, child_ctx));
                 }
             }
             Value::Array(items) => {
                 for (i, item) in items.iter().enumerate() {
+                    let child = nodes.len();
+                    nodes.push((node, Segment::Index(i)));
                     stack.push((
                         item,
-                        format!("{ptr}/{i}"),
+                        child,
                         if ctx == Ctx::Data {
                             Ctx::Data
                         } else {
@@ -404,12 +522,16 @@ pub fn check_schema(schema: &Value, limits: &Limits) -> Result<SchemaFacts, Issu
     Ok(facts)
 }
 
-fn escape(key: &str) -> String {
-    if key.contains(['~', '/']) {
-        key.replace('~', "~0").replace('/', "~1")
-    } else {
-        key.to_owned()
+/// The JSON Pointer of a node recorded by `check_schema` (`""` for the root).
+fn ptr_of(nodes: &[(usize, Segment<'_>)], mut node: usize) -> String {
+    let mut segments = Vec::new();
+    while node != 0 {
+        let (parent, segment) = nodes[node];
+        segments.push(segment);
+        node = parent;
     }
+    segments.reverse();
+    pointer(&segments)
 }
 
 /// A schema location for messages: `#` for the root, `#/properties/x` below it.
@@ -437,6 +559,48 @@ mod tests {
         assert_eq!(scan_depth(&text, 128), Ok(128));
         assert!(parse_scanned(&text).is_ok());
         assert!(parse_scanned("{} x").is_err());
+    }
+
+    #[test]
+    fn parse_bounded_agrees_with_scan_then_parse() {
+        let deep = |n: usize| "[".repeat(n) + &"]".repeat(n);
+        let texts = [
+            "{}".to_owned(),
+            r#"{"a":[1,2,{"b":"[[[\"{{"}],"a":3}"#.to_owned(),
+            deep(3),
+            deep(4),
+            deep(10_000),
+            // too deep and invalid after the deep part, and invalid before it
+            "[[[[[ ]]]]] x".to_owned(),
+            "x [[[[[ ]]]]]".to_owned(),
+            "[[[[[1,]]]]]".to_owned(),
+            "[1,]".to_owned(),
+            "{} x".to_owned(),
+            r#"{"a":"\ud800"}"#.to_owned(),
+            "1e400".to_owned(),
+            "".to_owned(),
+        ];
+        for text in &texts {
+            let old = match scan_depth(text, 4) {
+                Err(()) => Err(None),
+                Ok(_) => parse_scanned(text).map_err(|e| Some(e.to_string())),
+            };
+            let new = match parse_bounded(text, 4) {
+                Ok(v) => Ok(v),
+                Err(ParseFailure::TooDeep) => Err(None),
+                Err(ParseFailure::Syntax(e)) => Err(Some(e.to_string())),
+            };
+            assert_eq!(old, new, "{text:?}");
+        }
+        // The last of repeated keys wins, as in JSON.parse.
+        assert_eq!(
+            parse_bounded(r#"{"a":1,"a":2}"#, 4).unwrap(),
+            json!({"a": 2})
+        );
+        assert_eq!(
+            parse_bounded("[1.5,-3,18446744073709551615,null,true]", 4).unwrap(),
+            parse_scanned("[1.5,-3,18446744073709551615,null,true]").unwrap()
+        );
     }
 
     #[test]

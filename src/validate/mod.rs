@@ -27,7 +27,7 @@ use jsonschema::{Draft, Validator};
 use lru::LruCache;
 use serde_json::Value;
 
-use bounds::Subject;
+use bounds::{ParseFailure, Subject};
 pub use limits::Limits;
 
 /// One problem: a JSON Pointer into the arguments (absent for problems of the schema itself
@@ -126,14 +126,21 @@ pub fn compile(text: &str, limits: &Limits) -> Result<Validator, Issue> {
             text.len()
         )));
     }
-    if bounds::scan_depth(text, limits.max_schema_depth).is_err() {
-        return Err(Issue::schema(format!(
-            "schema is nested deeper than maxSchemaDepth {}",
-            limits.max_schema_depth
-        )));
-    }
-    let mut schema = bounds::parse_scanned(text)
-        .map_err(|e| Issue::schema(bounds::describe_parse_error(Subject::Schema, &e)))?;
+    let mut schema = match bounds::parse_bounded(text, limits.max_schema_depth) {
+        Ok(v) => v,
+        Err(ParseFailure::TooDeep) => {
+            return Err(Issue::schema(format!(
+                "schema is nested deeper than maxSchemaDepth {}",
+                limits.max_schema_depth
+            )))
+        }
+        Err(ParseFailure::Syntax(e)) => {
+            return Err(Issue::schema(bounds::describe_parse_error(
+                Subject::Schema,
+                &e,
+            )))
+        }
+    };
     // The schema came from a JS object, so its numbers are doubles too: `const`/`enum` past 2^53
     // must compare as the same doubles the arguments become.
     bounds::numbers_as_js(&mut schema);
@@ -191,14 +198,21 @@ pub fn parse_arguments(args: Input<'_>, limits: &Limits) -> Result<Value, Issue>
             return Err(thrown_issue(Subject::Arguments, name, message, limits))
         }
     };
-    if bounds::scan_depth(text, limits.max_depth).is_err() {
-        return Err(Issue::whole(format!(
-            "arguments are nested deeper than maxDepth {}",
-            limits.max_depth
-        )));
-    }
-    let mut value = bounds::parse_scanned(text)
-        .map_err(|e| Issue::whole(bounds::describe_parse_error(Subject::Arguments, &e)))?;
+    let mut value = match bounds::parse_bounded(text, limits.max_depth) {
+        Ok(v) => v,
+        Err(ParseFailure::TooDeep) => {
+            return Err(Issue::whole(format!(
+                "arguments are nested deeper than maxDepth {}",
+                limits.max_depth
+            )))
+        }
+        Err(ParseFailure::Syntax(e)) => {
+            return Err(Issue::whole(bounds::describe_parse_error(
+                Subject::Arguments,
+                &e,
+            )))
+        }
+    };
     bounds::check_arguments(&value, limits)?;
     bounds::numbers_as_js(&mut value);
     Ok(value)
