@@ -76,7 +76,9 @@ const agent = createAgent({
 const session = agent.createSession({ id: 'mcp-demo' })
 const events = []
 for await (const event of session.stream('Summarise my notes into summary.md')) events.push(event)
-const result = events.at(-1).result
+// The stream ends with agent_finished; the answer is the last assistant message.
+const finish = events.at(-1)
+const answer = session.messages().findLast((m) => m.role === 'assistant')
 
 const pad = (s, n) => String(s).padEnd(n).slice(0, n)
 const line = (cols, widths) => cols.map((c, i) => pad(c, widths[i])).join(' | ')
@@ -92,11 +94,13 @@ console.log('  ' + line(['call', 'tool', 'outcome', 'detail'], w))
 console.log('  ' + w.map((n) => '-'.repeat(n)).join('-+-'))
 for (const m of session.messages()) {
   if (m.role !== 'tool') continue
+  // A tool message holds { type: 'tool_result', toolCallId, name, result } (or `error`).
   const r = m.content[0]
   const blocked = events.find((e) => e.type === 'tool_execution_blocked' && e.toolCallId === r.toolCallId)
   const outcome = blocked ? blocked.reason : r.error ? 'error' : 'ok'
-  const text = Array.isArray(r.content) ? r.content.map((c) => c.text ?? '').join(' ') : ''
-  const detail = r.error ? r.error.message : r.name === 'search_tools' ? `activated: ${r.value.names.join(', ')}` : text.replace(/\s+/g, ' ')
+  const out = r.result
+  const text = Array.isArray(out?.content) ? out.content.map((c) => c.text ?? '').join(' ') : JSON.stringify(out ?? '')
+  const detail = r.error ? r.error.message : r.name === 'search_tools' ? `activated: ${out.names.join(', ')}` : text.replace(/\s+/g, ' ')
   console.log('  ' + line([r.toolCallId, r.name, outcome, detail], w))
 }
 
@@ -111,8 +115,8 @@ for (const row of ledger.list()) {
 
 console.log(`\nsummary.md now holds:\n${readFileSync(join(folder, 'summary.md'), 'utf8').replace(/^/gm, '  ')}`)
 console.log(`notes.txt unchanged: ${readFileSync(join(folder, 'notes.txt'), 'utf8').startsWith('Ship the MCP bridge.')}`)
-console.log(`Result: ${result.status} (${result.finishReason}) after ${turns.length} turns`)
-console.log(`Answer: ${result.text}`)
+console.log(`Result: ${finish.type} after ${turns.length} turns, ${finish.usage.totalTokens} tokens`)
+console.log(`Answer: ${(answer?.content ?? []).map((c) => c.text ?? '').join('')}`)
 
 await bridge.close()
 let alive = true
