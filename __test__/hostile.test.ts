@@ -137,6 +137,38 @@ describe("finding 3: every dispatched call leaves exactly one terminal row", () 
       (ledger as any).close?.();
     });
   }
+  it("an emit hook that never settles holds its call only until the call is aborted", async () => {
+    const rows: ToolCallRecord[] = [];
+    const controller = new AbortController();
+    const done = dispatchToolCall({
+      call: call("t"),
+      registry: createToolRegistry([{ name: "t", execute: (_a, c) => ({ toolCallId: c.toolCallId, name: "t", value: 1 }) }]),
+      context: { ...ctx(), signal: controller.signal },
+      emit: () => new Promise<void>(() => {}),
+      ledger: { appendToolCall: (r: ToolCallRecord) => void rows.push(r) },
+    });
+    await new Promise((r) => setTimeout(r, 10));
+    expect(rows.map((r) => r.status)).toEqual([]);
+    controller.abort(new Error("gave up"));
+    await done;
+    expect(rows.filter((r) => r.status !== "started")).toHaveLength(1);
+  });
+  it("a ledger whose append never settles holds its call only until the call is aborted", async () => {
+    const appended: string[] = [];
+    const controller = new AbortController();
+    const done = dispatchToolCall({
+      call: call("t"),
+      registry: createToolRegistry([{ name: "t", execute: (_a, c) => ({ toolCallId: c.toolCallId, name: "t", value: 1 }) }]),
+      context: { ...ctx(), signal: controller.signal },
+      ledger: { appendToolCall: (r: ToolCallRecord) => (appended.push(r.status), new Promise<void>(() => {})) },
+    });
+    await new Promise((r) => setTimeout(r, 10));
+    expect(appended).toEqual(["started"]);
+    controller.abort(new Error("gave up"));
+    const result = await done;
+    expect(result.toolCallId).toBe("call_1");
+    expect(appended.filter((s) => s !== "started")).toHaveLength(1);
+  });
 });
 
 describe("finding 4: a throwing then getter or a throwing Proxy is the callback throwing", () => {

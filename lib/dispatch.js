@@ -752,16 +752,18 @@ module.exports = function bindDispatch(native, errors) {
           st.lastRecord = st.guard.record
           k = dispatchStep(s, C.A_DONE)
           continue
+        // An emit or a ledger append that never settles holds its call only until the call is
+        // aborted: then the call goes on to its terminal row (the hook's promise is left to itself).
         case C.K_EMIT_STARTED: {
           const p = emit(h, { type: 'tool_execution_started', sessionId: st.ctx.sessionId, runId: st.ctx.runId, call: safeCall(h, st) })
-          if (p) await settle(p, undefined)
+          if (p) await settle(p, st.ctx.signal)
           k = dispatchStep(s, C.A_DONE)
           continue
         }
         case C.K_APPEND_STARTED: {
           safeArgs(h, st)
           const p = append(h, makeRow(h, st, 'started'))
-          if (p) await settle(p, undefined)
+          if (p) await settle(p, st.ctx.signal)
           k = dispatchStep(s, C.A_DONE)
           continue
         }
@@ -775,7 +777,7 @@ module.exports = function bindDispatch(native, errors) {
           else if (k === C.K_EMIT_FINISHED + 1) ev = { type: 'tool_execution_error', sessionId: st.ctx.sessionId, runId: st.ctx.runId, call: safeCall(h, st), error: r.error, metadata: { durationMs: ms, status: 'error' } }
           else ev = { type: 'tool_execution_blocked', sessionId: st.ctx.sessionId, runId: st.ctx.runId, toolCallId: st.call.id, name: st.call.name, reason: dispatchDetail(s).reason, error: r.error, metadata: { durationMs: ms, status: 'blocked' } }
           const p = emit(h, ev)
-          if (p) await settle(p, undefined)
+          if (p) await settle(p, st.ctx.signal)
           k = dispatchStep(s, C.A_DONE)
           continue
         }
@@ -786,7 +788,7 @@ module.exports = function bindDispatch(native, errors) {
           const status = k === C.K_APPEND_FINISHED ? 'finished' : k === C.K_APPEND_FINISHED + 1 ? 'error' : 'blocked'
           const reason = status === 'blocked' ? dispatchDetail(s).reason : undefined
           const p = append(h, makeRow(h, st, status, { reason }))
-          if (p) await settle(p, undefined)
+          if (p) await settle(p, st.ctx.signal)
           k = dispatchStep(s, C.A_DONE)
           continue
         }
