@@ -242,6 +242,42 @@ describe("bad input to a bridged tool", () => {
   });
 });
 
+describe("one argument check per call", () => {
+  it("dispatch's own validator passing spares the bridge its check; any other validate, or another schema, does not", async () => {
+    const bridge: any = await connectMcpTools({ serverId: "once", transport: everythingStdio(), allow: ["echo"] });
+    track(bridge.pid);
+    try {
+      const echo = bridge.tools[0];
+      const dispatch = (tool: any, args: Record<string, unknown>, validate: any) =>
+        dispatchToolCall({ call: call("c1", echo.name, args), registry: createToolRegistry([tool]), context: ctx, validate }) as Promise<any>;
+      // A string over the bridge's default 1 000 000 units, under the host validator's raised limit.
+      const long = { message: "x".repeat(1_200_000) };
+      expect((await echo.execute(long, { ...ctx, toolCallId: "c0" })).error.code).toBe("ERR_PRISM_MCP_INVALID_ARGUMENTS");
+      const raised = createJsonSchemaToolArgumentValidator({ maxStringLength: 2_000_000 });
+      const passed = await dispatch(echo, long, raised);
+      expect(passed.error).toBeUndefined();
+      expect(passed.content[0].text).toBe(`Echo: ${long.message}`);
+      // A host's own validate proves nothing to the bridge.
+      expect((await dispatch(echo, { message: 7 }, () => undefined)).error.code).toBe("ERR_PRISM_MCP_INVALID_ARGUMENTS");
+      // Nor does the package's validator passing another schema than the bridged tool's.
+      const loose = { ...echo, parameters: { type: "object" } };
+      expect((await dispatch(loose, { message: 7 }, raised)).error.code).toBe("ERR_PRISM_MCP_INVALID_ARGUMENTS");
+      // The package's validator refusing is dispatch's refusal, before the bridge.
+      const refused = await dispatch(echo, { message: 7 }, raised);
+      expect(refused.error.code).not.toBe("ERR_PRISM_MCP_INVALID_ARGUMENTS");
+      // The mark does not travel with a copied context into a nested call.
+      const nested = {
+        name: "outer",
+        execute: (_a: unknown, c: any) => echo.execute(long, { ...c }),
+      };
+      const out: any = await dispatchToolCall({ call: call("c2", "outer", long), registry: createToolRegistry([nested]), context: ctx, validate: raised });
+      expect(out.error.code).toBe("ERR_PRISM_MCP_INVALID_ARGUMENTS");
+    } finally {
+      await bridge.close();
+    }
+  });
+});
+
 describe("names, limits and content mapping", () => {
   it("formatMcpToolName keeps upstream's names; the provider-safe formatter is safe and collision-free", () => {
     expect(formatMcpToolName("mcp:fs:", "read_file")).toBe("mcp:fs:read_file");

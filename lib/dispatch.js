@@ -6,6 +6,7 @@
 // and hands each answer back as a small integer. Host values never cross.
 
 const { isPlainObjectProto } = require('./json-object.js')
+const { ownToolArgumentValidators, checkedArguments } = require('./validation.js')
 
 module.exports = function bindDispatch(native, errors) {
   const C = native.dispatchCodes()
@@ -330,6 +331,7 @@ module.exports = function bindDispatch(native, errors) {
     if (st.identity !== undefined && st.identity !== null) out.identity = st.identity
     if (st.idempotencyKey !== undefined) out.idempotencyKey = st.idempotencyKey
     else if (out.idempotencyKey !== undefined) delete out.idempotencyKey
+    if (st.checked !== undefined) checkedArguments.set(out, st.checked)
     return out
   }
 
@@ -551,7 +553,10 @@ module.exports = function bindDispatch(native, errors) {
           return dispatchAnswer(s, C.A_DECISION, g === true ? 1 : 0, undefined, str(v.reason))
         }
         case C.K_VALIDATE:
-          if (v === undefined) return dispatchStep(s, C.A_VALID)
+          if (v === undefined) {
+            if (ownToolArgumentValidators.has(h.validate)) st.checked = [st.tool.parameters, st.call.arguments]
+            return dispatchStep(s, C.A_VALID)
+          }
           if (typeof v === 'string') return dispatchAnswer(s, C.A_INVALID_MESSAGE, undefined, undefined, v)
           if (v !== null && typeof v === 'object' && !Array.isArray(v) && typeof v.message === 'string') {
             st.thrown = v
@@ -854,6 +859,7 @@ module.exports = function bindDispatch(native, errors) {
       effectKey: undefined,
       effectRecord: undefined,
       guard: undefined,
+      checked: undefined,
       t0: performance.now(),
       startedAt: undefined,
     }

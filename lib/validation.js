@@ -133,6 +133,14 @@ function createJsonSchemaArgumentValidator(options) {
   }
 }
 
+// The package's own tool argument validators. When dispatch's `validate` is one of them and it passed,
+// dispatch records, for the tool context it hands to `execute`, which schema and which arguments object
+// were checked (`checkedArguments`), so a bridged MCP tool does not check the same arguments again.
+// A WeakMap, not a property: a host cannot forge it, and a context copied into a nested dispatch does
+// not carry it.
+const ownToolArgumentValidators = new WeakSet()
+const checkedArguments = new WeakMap()
+
 function createJsonSchemaToolArgumentValidator(options) {
   const engine = native.jsonSchemaEngineCreate(optionsText(options))
   const reject = checkMissingSchema(options === undefined || options === null ? undefined : options.missingSchema)
@@ -146,7 +154,7 @@ function createJsonSchemaToolArgumentValidator(options) {
     if (typeof tool === 'object' || typeof tool === 'function') ids.set(tool, { schema, id })
     return id
   }
-  return function validateToolArguments(tool, args, _ctx) {
+  function validateToolArguments(tool, args, _ctx) {
     const schema = tool.parameters
     if (schema === undefined || schema === null) return reject ? missingSchemaMessage(tool) : undefined
     const text = argumentsTextOf(args) ?? toJsonText(args)
@@ -160,9 +168,13 @@ function createJsonSchemaToolArgumentValidator(options) {
     }
     return out === null ? undefined : out
   }
+  ownToolArgumentValidators.add(validateToolArguments)
+  return validateToolArguments
 }
 
 module.exports = {
+  ownToolArgumentValidators,
+  checkedArguments,
   createToolParameterValidator,
   createJsonSchemaArgumentValidator,
   createJsonSchemaToolArgumentValidator,

@@ -5,6 +5,7 @@
 // bounded and marked untrusted. A server that closes or breaks leaves the bridge `disconnected`, and
 // every pending and later call ends with an error result instead of hanging.
 const native = require('../../index.js')
+const { checkedArguments } = require('../validation.js')
 const sdk = require('./sdk.js')
 const L = require('./limits.js')
 const { McpBridgeError, McpBridgeClosedError, McpToolNameCollisionError } = require('./errors.js')
@@ -408,7 +409,9 @@ async function callRemoteTool(state, remoteName, args, ctx, name) {
   if (current === undefined || current.execute === undefined) {
     return errorResult(ctx, name, `MCP tool ${name} is no longer offered by server ${state.serverId}`, 'ERR_PRISM_MCP_TOOL_REMOVED', mcpMetadata(state, remoteName))
   }
-  if (state.validateArguments) {
+  // Dispatch's own JSON Schema validator already passed these arguments against this tool's schema.
+  const checked = state.validateArguments && ctx ? checkedArguments.get(ctx) : undefined
+  if (state.validateArguments && (checked === undefined || checked[0] !== current.parameters || checked[1] !== args)) {
     const refusal = toolArgumentValidator()(current, args, ctx)
     if (refusal !== undefined) {
       return errorResult(ctx, name, String(typeof refusal === 'string' ? refusal : refusal.message), 'ERR_PRISM_MCP_INVALID_ARGUMENTS', mcpMetadata(state, remoteName))
