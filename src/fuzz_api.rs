@@ -112,14 +112,20 @@ pub fn schema(data: &[u8]) {
     let (schema, args) = t.split_once('\n').unwrap_or((t, "{}"));
     let limits = Limits::default();
     match validate::compile(schema, &limits) {
-        Ok(v) => {
-            if let Ok(value) = validate::parse_arguments(Input::Text(args), &limits) {
-                match validate::run_validator(&v, &value, limits.max_errors) {
-                    Ok(()) => {}
-                    Err(issues) => {
-                        assert!(!issues.is_empty() && issues.len() <= limits.max_errors);
-                    }
+        Ok(mut compiled) => {
+            let cold = match validate::parse_arguments(Input::Text(args), &limits) {
+                Ok(value) => {
+                    validate::run_validator(compiled.value_validator(), &value, limits.max_errors)
                 }
+                Err(issue) => Err(vec![issue]),
+            };
+            if let Err(issues) = &cold {
+                assert!(!issues.is_empty() && issues.len() <= limits.max_errors);
+            }
+            // Warm: the second use builds the tape validator, the third takes the tape path. It
+            // must give the same outcome, messages and all.
+            for _ in 0..3 {
+                assert_eq!(compiled.validate(Input::Text(args), &limits), cold);
             }
         }
         Err(issue) => {

@@ -174,7 +174,7 @@ impl<'de> serde::de::Visitor<'de> for Bounded<'_> {
 }
 
 /// The largest integer a JS number holds exactly (2^53).
-const JS_EXACT: u64 = 1 << 53;
+pub const JS_EXACT: u64 = 1 << 53;
 
 /// Makes every number the value JS will hold: an integer past 2^53 becomes the nearest double, as
 /// `JSON.parse` gives it to the tool (`9007199254740993` is `9007199254740992` there), so
@@ -274,7 +274,7 @@ pub fn non_json_tag(map: &Map<String, Value>) -> Option<&str> {
 
 /// Length of a string in UTF-16 code units (what JS `length` reports), computed only when the
 /// UTF-8 length could exceed the limit (a string never has more UTF-16 units than UTF-8 bytes).
-fn utf16_len_over(s: &str, limit: usize) -> Option<usize> {
+pub fn utf16_len_over(s: &str, limit: usize) -> Option<usize> {
     if s.len() <= limit {
         return None;
     }

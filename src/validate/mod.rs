@@ -17,18 +17,21 @@ pub mod expansion;
 pub mod limits;
 pub mod messages;
 pub mod refs;
+pub mod tape;
 
 use std::collections::HashMap;
 use std::num::NonZeroUsize;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
+use jsonschema::json::{Json, SerdeJson};
 use jsonschema::{Draft, Validator};
 use lru::LruCache;
 use serde_json::Value;
 
 use bounds::{ParseFailure, Subject};
 pub use limits::Limits;
+use tape::{Tape, TapeJson};
 
 /// One problem: a JSON Pointer into the arguments (absent for problems of the schema itself
 /// or of the text as a whole) and a message.
@@ -118,7 +121,7 @@ pub fn is_valid_regex_format(text: &str) -> bool {
 }
 
 /// Bounds-checks and compiles one schema text.
-pub fn compile(text: &str, limits: &Limits) -> Result<Validator, Issue> {
+pub fn compile(text: &str, limits: &Limits) -> Result<Compiled, Issue> {
     if text.len() > limits.max_schema_bytes {
         return Err(Issue::schema(format!(
             "schema is larger than maxSchemaBytes {} (found {} bytes)",
@@ -150,21 +153,80 @@ pub fn compile(text: &str, limits: &Limits) -> Result<Validator, Issue> {
         expansion::check_expansions(&schema, expansion::MAX_REF_EXPANSIONS)?;
     }
     let draft = draft_of(&schema)?;
-    let built = catch_unwind(AssertUnwindSafe(|| {
-        jsonschema::options()
-            .with_draft(draft)
-            .offline()
-            .should_validate_formats(true)
-            .with_pattern_options(
-                jsonschema::PatternOptions::fancy_regex().backtrack_limit(MAX_REGEX_BACKTRACKS),
-            )
-            .with_format("regex", is_valid_regex_format)
-            .build(&schema)
-    }));
+    let built = catch_unwind(AssertUnwindSafe(|| build::<SerdeJson>(&schema, draft)));
     match built {
-        Ok(Ok(v)) => Ok(v),
+        Ok(Ok(v)) => Ok(Compiled {
+            value: v,
+            schema,
+            draft,
+            tape: None,
+            uses: 0,
+        }),
         Ok(Err(e)) => Err(messages::schema_issue(&e)),
         Err(_) => Err(Issue::schema("schema could not be compiled".to_owned())),
+    }
+}
+
+/// The validator of a bounds-checked schema, for one instance representation.
+fn build<F: Json>(
+    schema: &Value,
+    draft: Draft,
+) -> Result<Validator<F>, jsonschema::ValidationError<'static>> {
+    jsonschema::options_for::<F>()
+        .with_draft(draft)
+        .offline()
+        .should_validate_formats(true)
+        .with_pattern_options(
+            jsonschema::PatternOptions::fancy_regex().backtrack_limit(MAX_REGEX_BACKTRACKS),
+        )
+        .with_format("regex", is_valid_regex_format)
+        .build(schema)
+}
+
+/// A compiled schema: the validator over `Value`s (every verdict that refuses, every message),
+/// and from the second use on, the same schema compiled for the tape (the fast "valid" answer).
+pub struct Compiled {
+    value: Validator,
+    schema: Value,
+    draft: Draft,
+    tape: Option<Validator<TapeJson>>,
+    uses: u32,
+}
+
+impl Compiled {
+    /// The validator over `Value`s (the fuzz target and the tests compare the two paths).
+    #[cfg(any(test, feature = "fuzz"))]
+    pub fn value_validator(&self) -> &Validator {
+        &self.value
+    }
+
+    /// Validates argument text: through the tape when this schema is warm and the text is
+    /// unremarkable and valid; through `Value`s otherwise.
+    pub fn validate(&mut self, args: Input<'_>, limits: &Limits) -> Outcome {
+        if let Input::Text(text) = args {
+            if self.uses < 1 {
+                self.uses += 1;
+            } else if self.tape.is_none() {
+                // A schema that compiled for `Value`s compiles for the tape too; if it ever did
+                // not, the `Value` path simply stays the only one.
+                let (schema, draft) = (&self.schema, self.draft);
+                if let Ok(Ok(v)) =
+                    catch_unwind(AssertUnwindSafe(|| build::<TapeJson>(schema, draft)))
+                {
+                    self.tape = Some(v);
+                }
+            }
+            if let Some(validator) = &self.tape {
+                if let Some(tape) = Tape::parse(text, limits) {
+                    let valid = catch_unwind(AssertUnwindSafe(|| validator.is_valid(tape.root())));
+                    if matches!(valid, Ok(true)) {
+                        return Ok(());
+                    }
+                }
+            }
+        }
+        let value = parse_arguments(args, limits).map_err(|i| vec![i])?;
+        run_validator(&self.value, &value, limits.max_errors)
     }
 }
 
@@ -248,7 +310,7 @@ pub fn run_validator(validator: &Validator, value: &Value, max_errors: usize) ->
 
 struct Entry {
     text: Arc<str>,
-    compiled: Result<Arc<Validator>, Issue>,
+    compiled: Result<Compiled, Issue>,
 }
 
 /// Limits plus the compiled-schema LRU (failures are cached too, so a bad schema is refused
@@ -284,7 +346,7 @@ impl Engine {
                 return id;
             }
         }
-        let compiled = compile(text, &self.limits).map(Arc::new);
+        let compiled = compile(text, &self.limits);
         let id = self.next_id;
         self.next_id += 1;
         let text: Arc<str> = Arc::from(text);
@@ -297,16 +359,11 @@ impl Engine {
 
     /// Validates arguments against a cached schema; `None` when the id is no longer cached.
     pub fn validate_id(&mut self, id: u64, args: Input<'_>) -> Option<Outcome> {
-        let compiled = match &self.cache.get(&id)?.compiled {
-            Ok(v) => v.clone(),
-            Err(issue) => return Some(Err(vec![issue.clone()])),
-        };
-        Some(self.validate_compiled(&compiled, args))
-    }
-
-    fn validate_compiled(&self, validator: &Validator, args: Input<'_>) -> Outcome {
-        let value = parse_arguments(args, &self.limits).map_err(|i| vec![i])?;
-        run_validator(validator, &value, self.limits.max_errors)
+        let limits = &self.limits;
+        match &mut self.cache.get_mut(&id)?.compiled {
+            Ok(compiled) => Some(compiled.validate(args, limits)),
+            Err(issue) => Some(Err(vec![issue.clone()])),
+        }
     }
 
     /// Validates arguments against a schema given as text (or as the exception serializing it
@@ -372,3 +429,6 @@ pub fn issues_json(issues: &[Issue]) -> String {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod tape_tests;
