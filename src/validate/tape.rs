@@ -222,7 +222,7 @@ impl<'de, 's> Visitor<'de> for Build<'s, 'de> {
                 if seen.as_ref() == k {
                     return Err(self.give_up());
                 }
-                i = past(&self.slots, i + 1);
+                i = past(self.slots, i + 1);
             }
             self.slots.push(Slot::Key(key));
             map.next_value_seed(Build {
