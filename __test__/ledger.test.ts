@@ -204,6 +204,39 @@ describe("bounded rows: the built-in ledgers store every row they are given", ()
     expect(rows[1].result.value).toEqual({ n: "1", self: "[Circular]" });
   });
 
+  it("a row's arguments are a copy of the call's, made the same way for plain and hostile arguments", async () => {
+    const { redactSecrets } = require("../index.js");
+    const cyclic: any = { a: 1, list: [1, "x", null, true] };
+    cyclic.self = cyclic;
+    const proto = JSON.parse('{"__proto__":{"polluted":true},"k":1}');
+    let deep: any = { leaf: 1 };
+    for (let i = 0; i < 40; i++) deep = { d: deep };
+    const wide: any = {};
+    for (let i = 0; i < 5_000; i++) wide[`k${i}`] = { i };
+    const cases: Record<string, any> = {
+      plain: { q: "rust", n: 3.5, tags: ["a", { b: [1, 2, { c: null }] }], sparse: [1, , 3], f: () => 1, toJSON: () => ({ leak: 1 }), u: undefined },
+      cyclic,
+      proto,
+      deep,
+      wide,
+      date: { at: new Date(0), map: new Map([["k", 1]]) },
+      getter: { ok: 1, get boom() { throw new Error("getter"); } },
+    };
+    for (const [name, args] of Object.entries(cases)) {
+      const ledger = createMemoryRunLedger();
+      const registry = createToolRegistry([{ name: "t", execute: (a: any, ctx) => ((a.mutated = true), { toolCallId: ctx.toolCallId, name: "t", value: 1 }) }]);
+      await dispatchToolCall({ call: { type: "tool_call", id: "c1", name: "t", arguments: args }, registry, context: { sessionId: "s", runId: "r" }, ledger });
+      const rows = ledger.list() as any[];
+      expect(rows.map((r) => r.status), name).toEqual(["started", "finished"]);
+      delete args.mutated;
+      expect(rows[0].arguments, name).toEqual(JSON.parse(JSON.stringify(redactSecrets(args))));
+      expect(rows[0].arguments.mutated, name).toBeUndefined();
+      expect(Object.getPrototypeOf(rows[0].arguments), name).toBe(Object.prototype);
+      expect(rows[0].id).toMatch(/^tcr_[0-9a-z]+_[0-9a-z]+_[0-9a-z]+$/);
+      expect(rows[1].id).not.toBe(rows[0].id);
+    }
+  });
+
   it("refusals and storage failures carry ERR_PRISM_LEDGER", () => {
     const ledger = createSqliteRunLedger(db());
     expect(() => ledger.appendToolCall(null as never)).toThrow(expect.objectContaining({ code: "ERR_PRISM_LEDGER", name: "TypeError" }));

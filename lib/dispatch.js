@@ -10,7 +10,22 @@ const { ownToolArgumentValidators, checkedArguments } = require('./validation.js
 
 module.exports = function bindDispatch(native, errors) {
   const C = native.dispatchCodes()
-  const { dispatchBegin, dispatchStep, dispatchAnswer, dispatchDetail, dispatchEnd, dispatchPlan, dispatchSecrets, dispatchRowId } = native
+  const { dispatchBegin, dispatchStep, dispatchAnswer, dispatchDetail, dispatchEnd, dispatchPlan, dispatchSecrets, dispatchRowBlock } = native
+  // Row ids as the Rust clock makes them, from counters reserved in blocks: two Node-API crossings
+  // per row saved, and the process-wide counter still never hands out an id twice.
+  const ROW_BLOCK = 1024
+  let rowNext = 0
+  let rowEnd = 0
+  let rowPid = ''
+  function rowId() {
+    if (rowNext === rowEnd) {
+      const [first, pid] = dispatchRowBlock(ROW_BLOCK)
+      rowNext = first
+      rowEnd = first + ROW_BLOCK
+      rowPid = pid.toString(36)
+    }
+    return `tcr_${Date.now().toString(36)}_${rowPid}_${(rowNext++).toString(36)}`
+  }
   const NO_PLAN = dispatchPlan(undefined, undefined)
   const rawCreateSecretRedactor = native.createSecretRedactor
   // Redactors made by createSecretRedactor, with their secrets.
@@ -219,7 +234,7 @@ module.exports = function bindDispatch(native, errors) {
   function makeRow(h, st, status, finished) {
     const args = st.safeArgs !== undefined && st.safeArgs !== null && typeof st.safeArgs === 'object' ? st.safeArgs : {}
     const r = {
-      id: dispatchRowId(),
+      id: rowId(),
       sessionId: st.ctx.sessionId,
       runId: st.ctx.runId,
       toolCallId: st.call.id,
@@ -280,9 +295,51 @@ module.exports = function bindDispatch(native, errors) {
       st.safeArgs = sc.arguments
     } else {
       // Without redaction, still a copy: a row must not hold the live arguments a tool may mutate.
-      st.safeArgs = anyRedaction(h) ? redact(h, st.call.arguments ?? {}) : native.redactSecrets(st.call.arguments ?? {}, undefined)
+      const a = st.call.arguments ?? {}
+      st.safeArgs = anyRedaction(h) ? redact(h, a) : plainCopy(a)
     }
     return st.safeArgs
+  }
+  // The copy redactSecrets(v) makes without secrets, in JS for plain data (arrays, objects of this
+  // realm's Object.prototype, primitives); anything else — another prototype, a `__proto__` key,
+  // a cycle, the depth bound, a read that throws — goes to the native walk, which handles it.
+  const NOT_PLAIN = Symbol('not plain')
+  let copyBudget = 0
+  function copyPlain(v, depth) {
+    if (v === null || typeof v !== 'object') return v
+    if (depth >= 32 || --copyBudget < 0) return NOT_PLAIN
+    if (Array.isArray(v)) {
+      const n = v.length
+      const out = new Array(n)
+      for (let i = 0; i < n; i++) {
+        const c = copyPlain(v[i], depth + 1)
+        if (c === NOT_PLAIN) return NOT_PLAIN
+        out[i] = c
+      }
+      return out
+    }
+    if (Object.getPrototypeOf(v) !== Object.prototype) return NOT_PLAIN
+    const out = {}
+    for (const k of Object.keys(v)) {
+      if (k === '__proto__') return NOT_PLAIN
+      const x = v[k]
+      // As the native walk: a function is not data (and an own toJSON must not survive).
+      if (typeof x === 'function') continue
+      const c = copyPlain(x, depth + 1)
+      if (c === NOT_PLAIN) return NOT_PLAIN
+      out[k] = c
+    }
+    return out
+  }
+  function plainCopy(v) {
+    let c = NOT_PLAIN
+    try {
+      // A cycle (or shared subtrees) would copy until the depth bound, exponentially: containers
+      // are counted too, and a large value is left to the native walk.
+      copyBudget = 4096
+      c = copyPlain(v, 0)
+    } catch {}
+    return c === NOT_PLAIN ? native.redactSecrets(v, undefined) : c
   }
   const safeCall = (h, st) => {
     if (st.safeCall === undefined) st.safeCall = anyRedaction(h) ? redact(h, st.call) : st.call

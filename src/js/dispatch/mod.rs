@@ -516,10 +516,15 @@ pub fn dispatch_secrets(plan: &External<Plan>) -> Vec<String> {
     plan.secrets.list().to_vec()
 }
 
-/// A ledger row id (`tcr_<ms>_<pid>_<counter>`, base 36).
-#[napi(js_name = "dispatchRowId")]
-pub fn dispatch_row_id() -> String {
-    crate::dispatch::clock::row_id()
+/// `dispatchRowBlock(n)`: reserves `n` (1–65 536) row counters and returns the first, with this
+/// process's id, for `lib/dispatch.js` to format ledger row ids (see `dispatch::clock`).
+#[napi(js_name = "dispatchRowBlock")]
+pub fn dispatch_row_block(n: u32) -> Vec<f64> {
+    let n = u64::from(n.clamp(1, 65_536));
+    vec![
+        crate::dispatch::clock::reserve_row_counters(n) as f64,
+        f64::from(std::process::id()),
+    ]
 }
 
 /// `dispatchCodes()`: the table of flags, answers and commands `lib/dispatch.js` speaks.
