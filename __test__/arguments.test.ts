@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 const require = createRequire(import.meta.url);
 const { toolCallFromArgumentsText, reconstructToolCallDeltas } = require("../index.js");
 
-const error = (message: string) => ({ name: "ToolArgumentsError", message, code: "invalid_json_arguments" });
+const error = (message: string) => ({ name: "ProviderTransportError", message, code: "invalid_json_arguments" });
 
 describe("toolCallFromArgumentsText", () => {
   it("parses a JSON object", () => {
@@ -27,9 +27,9 @@ describe("toolCallFromArgumentsText", () => {
       id: "c",
       name: "get_me",
       arguments: {},
-      argumentsError: error("Tool get_me arguments are not valid JSON: EOF while parsing a value at line 1 column 5"),
+      argumentsError: error("Invalid tool arguments JSON for tool get_me: EOF while parsing a value at line 1 column 5"),
     });
-    expect(toolCallFromArgumentsText("c", "t", "{'a':1}").argumentsError.message).toMatch(/^Tool t arguments are not valid JSON: key must be a string/);
+    expect(toolCallFromArgumentsText("c", "t", "{'a':1}").argumentsError.message).toMatch(/^Invalid tool arguments JSON for tool t: key must be a string/);
   });
 
   it.each([
@@ -41,7 +41,7 @@ describe("toolCallFromArgumentsText", () => {
   ])("refuses the non-object %s", (text, found) => {
     const call = toolCallFromArgumentsText("c", "t", text);
     expect(call.arguments).toEqual({});
-    expect(call.argumentsError).toEqual(error(`Tool t arguments must be a JSON object, found ${found}`));
+    expect(call.argumentsError).toEqual(error(`Tool arguments for tool t must be a JSON object, found ${found}`));
   });
 
   it("refuses non-string text", () => {
@@ -49,18 +49,18 @@ describe("toolCallFromArgumentsText", () => {
       const call = toolCallFromArgumentsText("c", "t", text as any);
       expect(call.arguments).toEqual({});
       expect(call.argumentsError.code).toBe("invalid_json_arguments");
-      expect(call.argumentsError.message).toMatch(/^Tool t arguments must be JSON text, found /);
+      expect(call.argumentsError.message).toMatch(/^Tool arguments for tool t must be JSON text, found /);
     }
   });
 
   it("refuses text over the size bound (1 MiB by default, counted in UTF-8 bytes)", () => {
     const big = JSON.stringify({ s: "x".repeat(1_048_576) });
-    expect(toolCallFromArgumentsText("c", "t", big).argumentsError).toEqual(error("Tool t arguments are larger than 1048576 bytes"));
+    expect(toolCallFromArgumentsText("c", "t", big).argumentsError).toEqual(error("Tool arguments for tool t exceeded 1048576 bytes"));
     expect(toolCallFromArgumentsText("c", "t", '{"a":1}', { maxBytes: 6 }).argumentsError).toEqual(
-      error("Tool t arguments are larger than 6 bytes"),
+      error("Tool arguments for tool t exceeded 6 bytes"),
     );
     // 3 characters, 9 bytes: over a bound of 8.
-    expect(toolCallFromArgumentsText("c", "t", '"€€€"', { maxBytes: 8 }).argumentsError.message).toBe("Tool t arguments are larger than 8 bytes");
+    expect(toolCallFromArgumentsText("c", "t", '"€€€"', { maxBytes: 8 }).argumentsError.message).toBe("Tool arguments for tool t exceeded 8 bytes");
     expect(toolCallFromArgumentsText("c", "t", '{"a":"€"}', { maxBytes: 11 }).arguments).toEqual({ a: "€" });
   });
 
@@ -108,16 +108,44 @@ describe("reconstructToolCallDeltas", () => {
     ]);
   });
 
-  it("gives a call without id the id call_<index>", () => {
-    expect(reconstructToolCallDeltas([{ index: 3, name: "t", argumentsDelta: "{}" }])[0].id).toBe("call_3");
+  it("reads the protocol's argumentsText and orders calls by index", () => {
+    const calls = reconstructToolCallDeltas([
+      { type: "tool_call_delta", index: 1, id: "b", name: "fetch", argumentsText: '{"url":' },
+      { type: "tool_call_delta", index: 0, id: "a", name: "search", argumentsText: '{"q":"rust"}' },
+      { type: "tool_call_delta", index: 1, argumentsText: '"x"}' },
+    ]);
+    expect(calls).toEqual([
+      { type: "tool_call", id: "a", name: "search", arguments: { q: "rust" } },
+      { type: "tool_call", id: "b", name: "fetch", arguments: { url: "x" } },
+    ]);
+  });
+
+  it("throws ProviderTransportError incomplete_delta for a group without an id or a name", () => {
+    const { ProviderTransportError } = require("../index.js");
+    const incomplete = (events: object[]) => {
+      try {
+        reconstructToolCallDeltas(events as any);
+      } catch (e: any) {
+        expect(e).toBeInstanceOf(ProviderTransportError);
+        return [e.code, e.message];
+      }
+      return "no error";
+    };
+    expect(incomplete([{ index: 3, name: "t", argumentsText: "{}" }])).toEqual(["incomplete_delta", "Incomplete tool call delta at index 3"]);
+    expect(incomplete([{ index: 0, id: "c1", argumentsText: "{}" }])).toEqual(["incomplete_delta", "Incomplete tool call delta at index 0"]);
+    // One incomplete group fails the whole list: no complete sibling is returned to run.
+    expect(incomplete([{ index: 0, id: "ok", name: "t", argumentsText: "{}" }, { index: 1, id: "bad", argumentsText: "{}" }])).toEqual([
+      "incomplete_delta",
+      "Incomplete tool call delta at index 1",
+    ]);
   });
 
   it("turns malformed or oversized streamed text into argumentsError", () => {
     const [bad] = reconstructToolCallDeltas([{ index: 0, id: "a", name: "t", argumentsDelta: '{"q":' }]);
-    expect(bad.argumentsError).toEqual(error("Tool t arguments are not valid JSON: EOF while parsing a value at line 1 column 5"));
+    expect(bad.argumentsError).toEqual(error("Invalid tool arguments JSON for tool t: EOF while parsing a value at line 1 column 5"));
     const chunks = Array.from({ length: 100 }, () => ({ index: 0, id: "a", name: "t", argumentsDelta: "x".repeat(1_000) }));
     const [big] = reconstructToolCallDeltas(chunks, { maxBytes: 10_000 });
-    expect(big.argumentsError).toEqual(error("Tool t arguments are larger than 10000 bytes"));
+    expect(big.argumentsError).toEqual(error("Tool arguments for tool t exceeded 10000 bytes"));
   });
 
   it("validates the reconstructed text in one pass", () => {

@@ -201,7 +201,7 @@ describe("dispatchToolCall: blocked calls", () => {
   });
 
   it("invalid_arguments keeps a provider's argumentsError as is", async () => {
-    const argumentsError = { name: "ToolArgumentsError", message: "Tool echo: arguments are not valid JSON", code: "invalid_json_arguments" };
+    const argumentsError = { name: "ProviderTransportError", message: "Invalid tool arguments JSON for tool echo", code: "invalid_json_arguments" };
     const { result, event } = await blockedCase({}, call("echo", {}, "call_1", { argumentsError }));
     expect(event.reason).toBe("invalid_arguments");
     expect(result.error).toEqual(argumentsError);

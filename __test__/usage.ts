@@ -112,7 +112,7 @@ const wrapped: ToolArgumentsValidator = createToolParameterValidator(schemaAdapt
 const result: ToolArgumentValidationResult = viaSubpath.validate({ type: "object" }, {});
 const firstIssue: string | undefined = result.errors?.[0]?.path;
 const parsed: ToolCallFromText = toolCallFromArgumentsText("call_1", "search", '{"q":"x"}', { maxBytes: 1024 });
-const deltas: ToolCallDelta[] = [{ type: "tool_call_delta", index: 0, id: "call_1", name: "search", argumentsDelta: "{}" }];
+const deltas: ToolCallDelta[] = [{ type: "tool_call_delta", index: 0, id: "call_1", name: "search", argumentsText: "{}" }];
 const rebuilt: ToolCallFromText[] = reconstructToolCallDeltas(deltas);
 const refusal: string | undefined =
   toolValidator({ name: "search", parameters: { type: "object" } }, parsed.arguments) ??

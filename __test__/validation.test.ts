@@ -113,7 +113,7 @@ describe("options", () => {
     const r = adapter().validate({ type: "object", additionalProperties: false }, many);
     expect(r.errors).toHaveLength(8);
     const r2 = adapter().validate({}, { a: new Array(10_001).fill(0) });
-    expect(r2.errors![0]).toEqual({ path: "/a", message: "array is longer than maxArrayLength 10000 (found 10001 items)" });
+    expect(r2.errors![0]).toEqual({ path: "/a", message: "array exceeds maximum length 10000 (maxArrayLength; found 10001 items)" });
   });
 });
 
@@ -242,10 +242,30 @@ describe("hostile schemas", () => {
     return r.errors![0].message;
   };
 
+  it("keeps @arnilo/prism's words for each bound, which hosts match on, then names the option", () => {
+    const with_ = (options: object, schema: unknown, value: unknown = {}) => {
+      const r = createJsonSchemaArgumentValidator(options).validate(schema, value);
+      expect(r.ok).toBe(false);
+      return r.errors![0].message;
+    };
+    expect(first({ properties: { x: { $ref: "https://example.com/schema.json" } } })).toMatch(/remote \$ref/);
+    expect(first(JSON.parse('{"type":"object","properties":{"__proto__":{"type":"object"}}}'))).toMatch(/forbidden JSON key/);
+    expect(with_({ maxStringLength: 4 }, { type: "object" }, { text: "toolong" })).toBe(
+      "string exceeds maximum length 4 (maxStringLength; found 7 characters)",
+    );
+    expect(with_({ maxArrayLength: 2 }, { type: "object" }, { a: [1, 2, 3] })).toBe("array exceeds maximum length 2 (maxArrayLength; found 3 items)");
+    const deep = { type: "object", properties: { x: { type: "object", properties: { y: { type: "string" } } } } };
+    expect(with_({ maxSchemaDepth: 2 }, deep)).toBe("schema exceeds maximum schema depth 2 (maxSchemaDepth)");
+    expect(with_({ maxSchemaBytes: 32 }, { description: "x".repeat(64) })).toBe("schema exceeds maximum bytes 32 (maxSchemaBytes; found 82 bytes)");
+    const refs = { allOf: [{ $ref: "#/$defs/x" }, { $ref: "#/$defs/x" }], $defs: { x: {} } };
+    expect(with_({ maxSchemaRefs: 1 }, refs)).toBe("schema exceeds maximum refs 1 (maxSchemaRefs)");
+    expect(with_({ maxDepth: 2 }, { type: "object" }, { a: { b: { c: 1 } } })).toBe("arguments exceed maximum depth 2 (maxDepth)");
+  });
+
   it.each(["http://example.com/s.json", "https://example.com/s.json#/a", "file:///etc/passwd", "other.json#", "other.json#/x"])(
     "refuses the non-local $ref %s",
     (ref) => {
-      expect(first({ $ref: ref })).toMatch(/is not a local reference: only fragment references \("#…"\) are allowed, nothing is fetched$/);
+      expect(first({ $ref: ref })).toMatch(/is not a local reference \(remote \$ref is not allowed\): only fragment references \("#…"\) are allowed, nothing is fetched$/);
       expect(first({ properties: { a: { $ref: ref } } })).toMatch(/at #\/properties\/a is not a local reference/);
     },
   );
@@ -286,8 +306,8 @@ describe("hostile schemas", () => {
 
   it.each(["__proto__", "prototype", "constructor"])("refuses the key %s anywhere in a schema", (key) => {
     const s = JSON.parse(`{"type":"object","properties":{"${key}":{"type":"string"}}}`);
-    expect(first(s)).toBe(`schema has a forbidden key "${key}" at #/properties/${key}`);
-    expect(first(JSON.parse(`{"enum":[{"${key}":1}]}`))).toMatch(`forbidden key "${key}"`);
+    expect(first(s)).toBe(`schema uses forbidden JSON key "${key}" at #/properties/${key}`);
+    expect(first(JSON.parse(`{"enum":[{"${key}":1}]}`))).toMatch(`forbidden JSON key "${key}"`);
   });
 
   it.each([NaN, Infinity, -Infinity])("refuses the number %s", (n) => {
@@ -295,16 +315,16 @@ describe("hostile schemas", () => {
   });
 
   it("refuses a schema over 1 MiB, deeper than 200, with 20 000 keywords or 2 000 refs", () => {
-    expect(first({ description: "x".repeat(1_100_000) })).toMatch(/^schema is larger than maxSchemaBytes 262144 \(found 1100\d{3} bytes\)$/);
+    expect(first({ description: "x".repeat(1_100_000) })).toMatch(/^schema exceeds maximum bytes 262144 \(maxSchemaBytes; found 1100\d{3} bytes\)$/);
     let deep: Schema = { type: "string" };
     for (let i = 0; i < 200; i++) deep = { properties: { a: deep } };
-    expect(first(deep)).toBe("schema is nested deeper than maxSchemaDepth 64");
+    expect(first(deep)).toBe("schema exceeds maximum schema depth 64 (maxSchemaDepth)");
     const keywords = Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`x-${i}`, 1]));
-    expect(first(keywords)).toBe("schema has more than maxSchemaKeywords 10000 keywords");
+    expect(first(keywords)).toBe("schema exceeds maximum keywords 10000 (maxSchemaKeywords)");
     const props = Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`p${i}`, {}]));
-    expect(first({ properties: props })).toBe("schema declares more than maxSchemaProperties 10000 properties");
+    expect(first({ properties: props })).toBe("schema exceeds maximum properties 10000 (maxSchemaProperties, property declarations)");
     const refs = Array.from({ length: 2_000 }, () => ({ $ref: "#/$defs/a" }));
-    expect(first({ $defs: { a: { type: "string" } }, anyOf: refs })).toBe("schema has more than maxSchemaRefs 128 references");
+    expect(first({ $defs: { a: { type: "string" } }, anyOf: refs })).toBe("schema exceeds maximum refs 128 (maxSchemaRefs)");
   });
 
   it.each([["string"], [42], [null], [[{ type: "string" }]], [undefined]])("refuses the non-object schema %j", (s) => {
@@ -324,33 +344,33 @@ describe("hostile arguments", () => {
   it("refuses depth 10 000, as an object and as provider text", () => {
     let deep: any = {};
     for (let i = 0; i < 10_000; i++) deep = { a: deep };
-    expect(v(t, deep)).toMatch(/nested (deeper than|too deep to serialize \()maxDepth 64/);
+    expect(v(t, deep)).toMatch(/exceed maximum depth 64 \(maxDepth\)|nested too deep to serialize \(maxDepth 64/);
     const text = '{"a":'.repeat(10_000) + "1" + "}".repeat(10_000);
     const call = toolCallFromArgumentsText("c", "t", text);
     expect(call.argumentsError).toBeUndefined();
-    expect(v(t, call.arguments)).toBe("arguments are nested deeper than maxDepth 64");
+    expect(v(t, call.arguments)).toBe("arguments exceed maximum depth 64 (maxDepth)");
     let d65: any = {};
     for (let i = 0; i < 64; i++) d65 = { a: d65 };
-    expect(v(t, d65)).toBe("arguments are nested deeper than maxDepth 64");
+    expect(v(t, d65)).toBe("arguments exceed maximum depth 64 (maxDepth)");
   });
 
   it("refuses a 10 MB string", () => {
-    expect(v(t, { s: "x".repeat(10_000_000) })).toBe("/s: string is longer than maxStringLength 1000000 (found 10000000 characters)");
+    expect(v(t, { s: "x".repeat(10_000_000) })).toBe("/s: string exceeds maximum length 1000000 (maxStringLength; found 10000000 characters)");
   });
 
   it("refuses a 200 000-item array", () => {
-    expect(v(t, { a: new Array(200_000).fill(1) })).toBe("/a: array is longer than maxArrayLength 10000 (found 200000 items)");
+    expect(v(t, { a: new Array(200_000).fill(1) })).toBe("/a: array exceeds maximum length 10000 (maxArrayLength; found 200000 items)");
   });
 
   it("refuses an object with more than maxProperties properties", () => {
     const wide = { a: Object.fromEntries(Array.from({ length: 1_001 }, (_, i) => [`k${i}`, 1])) };
-    expect(v(t, wide)).toBe("/a: object has more than maxProperties 1000 properties (found 1001)");
+    expect(v(t, wide)).toBe("/a: object exceeds maximum properties 1000 (maxProperties; found 1001)");
   });
 
   it.each(["__proto__", "prototype", "constructor"])("refuses the key %s, from an object and from text", (key) => {
     const text = `{"x":{"${key}":{"polluted":true}}}`;
-    expect(v(t, JSON.parse(text))).toBe(`/x/${key}: forbidden key "${key}"`);
-    expect(v(t, toolCallFromArgumentsText("c", "t", text).arguments)).toBe(`/x/${key}: forbidden key "${key}"`);
+    expect(v(t, JSON.parse(text))).toBe(`/x/${key}: forbidden property key "${key}"`);
+    expect(v(t, toolCallFromArgumentsText("c", "t", text).arguments)).toBe(`/x/${key}: forbidden property key "${key}"`);
   });
 
   it("refuses class instances, Map, Set, Date, functions, BigInt and NaN with their path", () => {

@@ -3,6 +3,7 @@
 // very arguments object to the text), so the validator can check the text in Rust in one pass
 // instead of serializing the object again. Refusal messages and option bounds come from Rust.
 const native = require('../binding.js')
+const { ProviderTransportError } = require('./errors.js')
 
 const textOf = new WeakMap()
 
@@ -12,8 +13,11 @@ function argumentsTextOf(args) {
 }
 
 function argumentsError(message) {
-  return { name: 'ToolArgumentsError', message, code: 'invalid_json_arguments' }
+  // The fields of upstream's ProviderTransportError `invalid_json_arguments`, as plain data.
+  return { name: 'ProviderTransportError', message, code: 'invalid_json_arguments' }
 }
+
+const forTool = (name) => (name === '' || name === undefined ? '' : ` for tool ${name}`)
 
 function parseArgumentsText(name, text, maxBytes) {
   if (typeof text === 'string') {
@@ -35,8 +39,8 @@ function parseArgumentsText(name, text, maxBytes) {
   const message =
     typeof text === 'string'
       ? native.argumentsTextProblem(String(name), text.length > maxBytes ? text.slice(0, maxBytes + 1) : text, maxBytes)
-      : `Tool ${name} arguments must be JSON text, found ${text === null ? 'null' : typeof text}`
-  return { args: {}, error: argumentsError(message ?? `Tool ${name} arguments must be a JSON object`) }
+      : `Tool arguments${forTool(name)} must be JSON text, found ${text === null ? 'null' : typeof text}`
+  return { args: {}, error: argumentsError(message ?? `Tool arguments${forTool(name)} must be a JSON object`) }
 }
 
 function toolCallFromArgumentsText(id, name, text, options) {
@@ -47,6 +51,11 @@ function toolCallFromArgumentsText(id, name, text, options) {
   return call
 }
 
+/**
+ * Tool calls from streamed `tool_call_delta` fragments, grouped by `index` (or by `id` where a
+ * stream has no indexes), ordered by index. A group that never got an `id` or a `name` throws
+ * ProviderTransportError `incomplete_delta`: a call cannot run without either.
+ */
 function reconstructToolCallDeltas(events, options) {
   const maxBytes = native.argumentsMaxBytes(options === undefined ? undefined : options.maxBytes)
   const groups = []
@@ -62,7 +71,7 @@ function reconstructToolCallDeltas(events, options) {
       (index !== undefined ? byIndex.get(index) : undefined) ?? (id !== undefined ? byId.get(id) : undefined)
     if (group === undefined && index === undefined && id === undefined) group = last
     if (group === undefined) {
-      group = { id, name: undefined, parts: [], bytes: 0, index }
+      group = { id, name: undefined, parts: [], bytes: 0, index, seen: groups.length }
       groups.push(group)
     }
     if (index !== undefined && !byIndex.has(index)) byIndex.set(index, group)
@@ -71,7 +80,8 @@ function reconstructToolCallDeltas(events, options) {
       if (!byId.has(id)) byId.set(id, group)
     }
     if (group.name === undefined && typeof event.name === 'string' && event.name !== '') group.name = event.name
-    const delta = event.argumentsDelta
+    // `argumentsText` is the field's name in the provider protocol; `argumentsDelta` is accepted too.
+    const delta = typeof event.argumentsText === 'string' ? event.argumentsText : event.argumentsDelta
     // Past the bound the text is refused anyway: stop growing it (one byte over is enough).
     if (typeof delta === 'string' && delta !== '' && group.bytes <= maxBytes) {
       group.parts.push(delta)
@@ -79,11 +89,17 @@ function reconstructToolCallDeltas(events, options) {
     }
     last = group
   }
-  return groups.map((group, i) => {
-    const id = group.id ?? `call_${group.index ?? i}`
-    const name = group.name ?? ''
-    const { args, error } = parseArgumentsText(name, group.parts.join(''), maxBytes)
-    const call = { type: 'tool_call', id, name, arguments: args }
+  // By index, as the provider numbered the calls; groups without one keep the order they came in.
+  const position = (g) => g.index ?? g.seen
+  groups.sort((a, b) => position(a) - position(b) || a.seen - b.seen)
+  for (const group of groups) {
+    if (group.id === undefined || group.name === undefined) {
+      throw new ProviderTransportError('incomplete_delta', `Incomplete tool call delta at index ${position(group)}`)
+    }
+  }
+  return groups.map((group) => {
+    const { args, error } = parseArgumentsText(group.name, group.parts.join(''), maxBytes)
+    const call = { type: 'tool_call', id: group.id, name: group.name, arguments: args }
     if (error !== undefined) call.argumentsError = error
     return call
   })

@@ -99,7 +99,7 @@ pub fn delta_text(data: &[u8]) {
     );
     if t.len() > max {
         let msg = whole.expect("text over the bound refused");
-        assert!(msg.contains("larger than"), "{msg}");
+        assert!(msg.contains("exceeded"), "{msg}");
     }
 }
 

@@ -2,8 +2,14 @@
 
 /** The error on a call whose argument text gave no JSON object. */
 export interface ToolArgumentsErrorInfo {
-  name: "ToolArgumentsError"
-  /** Names the tool and the problem, e.g. `Tool get_me arguments are not valid JSON: EOF while parsing a value at line 1 column 5`. */
+  /** The fields of a `ProviderTransportError` `invalid_json_arguments`, as plain data. */
+  name: "ProviderTransportError"
+  /**
+   * Names the tool and the problem, in `@arnilo/prism`'s words then the detail, e.g.
+   * `Invalid tool arguments JSON for tool get_me: EOF while parsing a value at line 1 column 5`,
+   * `Tool arguments for tool get_me exceeded 1048576 bytes`,
+   * `Tool arguments for tool get_me must be a JSON object, found array`.
+   */
   message: string
   code: "invalid_json_arguments"
 }
@@ -28,16 +34,21 @@ export interface ArgumentsTextOptions {
 
 /**
  * One streamed piece of a tool call. Deltas are grouped into calls by `index` when present,
- * else by `id`; a delta with neither continues the previous call. Groups keep first-seen order.
- * The call's `id` is the first `id` seen (else `call_<index>`), its `name` the first non-empty
- * `name`, its text the `argumentsDelta`s in order. Events whose `type` is set to anything but
- * `"tool_call_delta"` are skipped, so a whole provider stream may be passed.
+ * else by `id`; a delta with neither continues the previous call. Calls come out ordered by
+ * `index` (groups without one keep first-seen order). The call's `id` is the first `id` seen,
+ * its `name` the first non-empty `name`, its text the `argumentsText`s in order. A group that
+ * never got an `id` or a `name` makes `reconstructToolCallDeltas` throw `ProviderTransportError`
+ * `incomplete_delta`. Events whose `type` is set to anything but `"tool_call_delta"` are skipped,
+ * so a whole provider stream may be passed.
  */
 export interface ToolCallDelta {
   type?: "tool_call_delta"
   id?: string
   index?: number
   name?: string
+  /** The next piece of the arguments' JSON text (the provider protocol's field). */
+  argumentsText?: string
+  /** Accepted as `argumentsText` when that is absent. */
   argumentsDelta?: string
 }
 

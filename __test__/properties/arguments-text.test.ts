@@ -51,7 +51,7 @@ describe("provider argument text", () => {
         } else {
           expect(call.arguments).toEqual({});
           expect(call.argumentsError?.code).toBe("invalid_json_arguments");
-          expect(call.argumentsError?.message).toContain("Tool t arguments");
+          expect(call.argumentsError?.message).toMatch(/^(Invalid tool arguments JSON for tool t: |Tool arguments for tool t )/);
         }
       }),
       budget,

@@ -25,7 +25,7 @@ pub fn arguments_max_bytes(env: Env, value: Option<f64>) -> Result<u32> {
 }
 
 /// Why a tool's argument text gives no arguments object (the message of its
-/// `ToolArgumentsError`), or `undefined` when it is a JSON object within `maxBytes`.
+/// `invalid_json_arguments` error), or `undefined` when it is a JSON object within `maxBytes`.
 #[napi(js_name = "argumentsTextProblem")]
 pub fn arguments_text_problem_js(name: String, text: String, max_bytes: u32) -> Option<String> {
     arguments_text_problem(&name, &text, max_bytes as usize)

@@ -308,7 +308,7 @@ impl ValueWalk<'_> {
                     return Err(Issue::at(
                         pointer(path),
                         format!(
-                            "string is longer than maxStringLength {} (found {n} characters)",
+                            "string exceeds maximum length {} (maxStringLength; found {n} characters)",
                             l.max_string_length
                         ),
                     ));
@@ -322,7 +322,7 @@ impl ValueWalk<'_> {
                     return Err(Issue::at(
                         pointer(path),
                         format!(
-                            "array is longer than maxArrayLength {} (found {} items)",
+                            "array exceeds maximum length {} (maxArrayLength; found {} items)",
                             l.max_array_length,
                             items.len()
                         ),
@@ -348,7 +348,7 @@ impl ValueWalk<'_> {
                     return Err(Issue::at(
                         pointer(path),
                         format!(
-                            "object has more than maxProperties {} properties (found {})",
+                            "object exceeds maximum properties {} (maxProperties; found {})",
                             l.max_properties,
                             map.len()
                         ),
@@ -357,12 +357,15 @@ impl ValueWalk<'_> {
                 for (k, v) in map {
                     path.push(Segment::Key(k));
                     if FORBIDDEN_KEYS.contains(&k.as_str()) {
-                        return Err(Issue::at(pointer(path), format!("forbidden key \"{k}\"")));
+                        return Err(Issue::at(
+                            pointer(path),
+                            format!("forbidden property key \"{k}\""),
+                        ));
                     }
                     if let Some(n) = utf16_len_over(k, l.max_string_length) {
                         return Err(Issue::at(
                             pointer(&path[..path.len() - 1]),
-                            format!("a property name is longer than maxStringLength {} (found {n} characters)", l.max_string_length),
+                            format!("a property name exceeds maximum length {} (maxStringLength; found {n} characters)", l.max_string_length),
                         ));
                     }
                     self.visit(v, path, depth + 1)?;
@@ -378,7 +381,7 @@ impl ValueWalk<'_> {
 fn depth_issue(path: &[Segment<'_>], max: usize) -> Issue {
     Issue::at(
         pointer(path),
-        format!("arguments are nested deeper than maxDepth {max}"),
+        format!("arguments exceed maximum depth {max} (maxDepth)"),
     )
 }
 
@@ -443,7 +446,7 @@ pub fn check_schema(schema: &Value, limits: &Limits) -> Result<SchemaFacts, Issu
                         properties += map.len();
                         if properties > limits.max_schema_properties {
                             return Err(Issue::schema(format!(
-                                "schema declares more than maxSchemaProperties {} properties",
+                                "schema exceeds maximum properties {} (maxSchemaProperties, property declarations)",
                                 limits.max_schema_properties
                             )));
                         }
@@ -452,7 +455,7 @@ pub fn check_schema(schema: &Value, limits: &Limits) -> Result<SchemaFacts, Issu
                         keywords += map.len();
                         if keywords > limits.max_schema_keywords {
                             return Err(Issue::schema(format!(
-                                "schema has more than maxSchemaKeywords {} keywords",
+                                "schema exceeds maximum keywords {} (maxSchemaKeywords)",
                                 limits.max_schema_keywords
                             )));
                         }
@@ -463,7 +466,7 @@ pub fn check_schema(schema: &Value, limits: &Limits) -> Result<SchemaFacts, Issu
                     nodes.push((node, Segment::Key(k)));
                     if FORBIDDEN_KEYS.contains(&k.as_str()) {
                         return Err(Issue::schema(format!(
-                            "schema has a forbidden key \"{k}\" at {}",
+                            "schema uses forbidden JSON key \"{k}\" at {}",
                             show_ptr(&ptr_of(&nodes, child))
                         )));
                     }
@@ -476,13 +479,13 @@ pub fn check_schema(schema: &Value, limits: &Limits) -> Result<SchemaFacts, Issu
                                     facts.refs.push((ptr_of(&nodes, node), r.clone()));
                                     if facts.refs.len() > limits.max_schema_refs {
                                         return Err(Issue::schema(format!(
-                                            "schema has more than maxSchemaRefs {} references",
+                                            "schema exceeds maximum refs {} (maxSchemaRefs)",
                                             limits.max_schema_refs
                                         )));
                                     }
                                     if !r.starts_with('#') {
                                         return Err(Issue::schema(format!(
-                                            "schema $ref \"{}\" at {} is not a local reference: only fragment references (\"#…\") are allowed, nothing is fetched",
+                                            "schema $ref \"{}\" at {} is not a local reference (remote $ref is not allowed): only fragment references (\"#…\") are allowed, nothing is fetched",
                                             super::messages::clip(r, 120),
                                             show_ptr(&ptr_of(&nodes, node))
                                         )));
@@ -640,12 +643,12 @@ mod tests {
         assert_eq!(e.path.as_deref(), Some("/a/b~1c"));
         assert_eq!(
             e.message,
-            "string is longer than maxStringLength 3 (found 4 characters)"
+            "string exceeds maximum length 3 (maxStringLength; found 4 characters)"
         );
         let e = check_arguments(&json!({"a": [1, 2, 3]}), &l).unwrap_err();
         assert_eq!(
             e.message,
-            "array is longer than maxArrayLength 2 (found 3 items)"
+            "array exceeds maximum length 2 (maxArrayLength; found 3 items)"
         );
         let e = check_arguments(&json!({"x": {"__proto__": 1}}), &l).unwrap_err();
         assert_eq!(e.path.as_deref(), Some("/x/__proto__"));

@@ -124,7 +124,7 @@ pub fn is_valid_regex_format(text: &str) -> bool {
 pub fn compile(text: &str, limits: &Limits) -> Result<Compiled, Issue> {
     if text.len() > limits.max_schema_bytes {
         return Err(Issue::schema(format!(
-            "schema is larger than maxSchemaBytes {} (found {} bytes)",
+            "schema exceeds maximum bytes {} (maxSchemaBytes; found {} bytes)",
             limits.max_schema_bytes,
             text.len()
         )));
@@ -133,7 +133,7 @@ pub fn compile(text: &str, limits: &Limits) -> Result<Compiled, Issue> {
         Ok(v) => v,
         Err(ParseFailure::TooDeep) => {
             return Err(Issue::schema(format!(
-                "schema is nested deeper than maxSchemaDepth {}",
+                "schema exceeds maximum schema depth {} (maxSchemaDepth)",
                 limits.max_schema_depth
             )))
         }
@@ -264,7 +264,7 @@ pub fn parse_arguments(args: Input<'_>, limits: &Limits) -> Result<Value, Issue>
         Ok(v) => v,
         Err(ParseFailure::TooDeep) => {
             return Err(Issue::whole(format!(
-                "arguments are nested deeper than maxDepth {}",
+                "arguments exceed maximum depth {} (maxDepth)",
                 limits.max_depth
             )))
         }

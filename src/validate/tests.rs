@@ -119,30 +119,30 @@ fn remote_and_relative_refs_are_refused_before_compiling() {
 #[test]
 fn hostile_schemas() {
     let big = json!({"description": "x".repeat(1_100_000)});
-    assert!(first_message(check(&big, &json!({}))).contains("maxSchemaBytes 262144"));
+    assert!(first_message(check(&big, &json!({}))).contains("maximum bytes 262144 (maxSchemaBytes"));
     let mut deep = json!({"type": "string"});
     for _ in 0..200 {
         deep = json!({"properties": {"a": deep}});
     }
-    assert!(first_message(check(&deep, &json!({}))).contains("maxSchemaDepth 64"));
+    assert!(first_message(check(&deep, &json!({})))
+        .contains("maximum schema depth 64 (maxSchemaDepth)"));
     let mut props = serde_json::Map::new();
     for i in 0..20_000 {
         props.insert(format!("p{i}"), json!({}));
     }
     assert!(
         first_message(check(&json!({"properties": props}), &json!({})))
-            .contains("maxSchemaProperties 10000")
+            .contains("maximum properties 10000 (maxSchemaProperties")
     );
     let mut kws = serde_json::Map::new();
     for i in 0..20_000 {
         kws.insert(format!("x-{i}"), json!(1));
     }
-    assert!(
-        first_message(check(&Value::Object(kws), &json!({}))).contains("maxSchemaKeywords 10000")
-    );
+    assert!(first_message(check(&Value::Object(kws), &json!({})))
+        .contains("maximum keywords 10000 (maxSchemaKeywords)"));
     let refs: Vec<Value> = (0..2_000).map(|_| json!({"$ref": "#/$defs/a"})).collect();
     let many = json!({"$defs": {"a": {"type": "string"}}, "anyOf": refs});
-    assert!(first_message(check(&many, &json!({}))).contains("maxSchemaRefs 128"));
+    assert!(first_message(check(&many, &json!({}))).contains("maximum refs 128 (maxSchemaRefs)"));
     for bad in [
         json!("string"),
         json!(42),
@@ -178,17 +178,18 @@ fn hostile_arguments() {
     let m = engine()
         .validate(Input::Text(&s.to_string()), Input::Text(&deep))
         .unwrap_err();
-    assert_eq!(m[0].message, "arguments are nested deeper than maxDepth 64");
+    assert_eq!(m[0].message, "arguments exceed maximum depth 64 (maxDepth)");
     let long = json!({"s": "x".repeat(10_000_000)});
     assert_eq!(
         check(&s, &long).unwrap_err()[0],
         Issue::at(
             "/s".into(),
-            "string is longer than maxStringLength 1000000 (found 10000000 characters)".into()
+            "string exceeds maximum length 1000000 (maxStringLength; found 10000000 characters)"
+                .into()
         )
     );
     let arr = json!({"a": vec![0; 200_000]});
-    assert!(first_message(check(&s, &arr)).contains("maxArrayLength 10000"));
+    assert!(first_message(check(&s, &arr)).contains("maximum length 10000 (maxArrayLength"));
     let m = engine()
         .validate(
             Input::Text(&s.to_string()),
