@@ -320,9 +320,14 @@ describe("hostile schemas", () => {
     for (let i = 0; i < 200; i++) deep = { properties: { a: deep } };
     expect(first(deep)).toBe("schema exceeds maximum schema depth 64 (maxSchemaDepth)");
     const keywords = Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`x-${i}`, 1]));
-    expect(first(keywords)).toBe("schema exceeds maximum keywords 10000 (maxSchemaKeywords)");
+    const keywordsOnly = createJsonSchemaArgumentValidator({ maxSchemaProperties: 100_000 }).validate(keywords, {});
+    expect(keywordsOnly.errors![0].message).toBe("schema exceeds maximum keywords 10000 (maxSchemaKeywords, keys of the schema's objects)");
     const props = Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`p${i}`, {}]));
-    expect(first({ properties: props })).toBe("schema exceeds maximum properties 10000 (maxSchemaProperties, property declarations)");
+    expect(first({ properties: props })).toBe("schema exceeds maximum properties 10000 (maxSchemaProperties, keys of the schema's objects)");
+    // As @arnilo/prism counts: every key of every object, keywords and names alike (type, properties, x, y).
+    const counted = (o: object) => createJsonSchemaArgumentValidator(o).validate({ type: "object", properties: { x: {}, y: {} } }, {}).ok;
+    expect([counted({ maxSchemaProperties: 3 }), counted({ maxSchemaProperties: 4 })]).toEqual([false, true]);
+    expect([counted({ maxSchemaKeywords: 3 }), counted({ maxSchemaKeywords: 4 })]).toEqual([false, true]);
     const refs = Array.from({ length: 2_000 }, () => ({ $ref: "#/$defs/a" }));
     expect(first({ $defs: { a: { type: "string" } }, anyOf: refs })).toBe("schema exceeds maximum refs 128 (maxSchemaRefs)");
   });

@@ -441,25 +441,21 @@ pub fn check_schema(schema: &Value, limits: &Limits) -> Result<SchemaFacts, Issu
                         show_ptr(&ptr_of(&nodes, node))
                     )));
                 }
-                match ctx {
-                    Ctx::Names => {
-                        properties += map.len();
-                        if properties > limits.max_schema_properties {
-                            return Err(Issue::schema(format!(
-                                "schema exceeds maximum properties {} (maxSchemaProperties, property declarations)",
-                                limits.max_schema_properties
-                            )));
-                        }
-                    }
-                    _ => {
-                        keywords += map.len();
-                        if keywords > limits.max_schema_keywords {
-                            return Err(Issue::schema(format!(
-                                "schema exceeds maximum keywords {} (maxSchemaKeywords)",
-                                limits.max_schema_keywords
-                            )));
-                        }
-                    }
+                // Both counts are `@arnilo/prism`'s: every key of every object in the schema
+                // text, so a host's bound means what it meant there.
+                properties += map.len();
+                if properties > limits.max_schema_properties {
+                    return Err(Issue::schema(format!(
+                        "schema exceeds maximum properties {} (maxSchemaProperties, keys of the schema's objects)",
+                        limits.max_schema_properties
+                    )));
+                }
+                keywords += map.len();
+                if keywords > limits.max_schema_keywords {
+                    return Err(Issue::schema(format!(
+                        "schema exceeds maximum keywords {} (maxSchemaKeywords, keys of the schema's objects)",
+                        limits.max_schema_keywords
+                    )));
                 }
                 for (k, v) in map {
                     let child = nodes.len();
