@@ -46,10 +46,10 @@ function redispatch(db: string, file: string, clockSkewMs = 0): { result: { erro
 
 const sideEffects = (file: string) => (existsSync(file) ? readFileSync(file, "utf8").split("\n").filter(Boolean).length : 0);
 
-function statusOf(db: string, clockSkewMs = 0) {
+async function statusOf(db: string, clockSkewMs = 0) {
   const store = createSqliteToolEffectStore(db, clockSkewMs ? { now: () => Date.now() + clockSkewMs } : {});
   try {
-    return store.get(effectKey)?.status;
+    return (await store.get(effectKey))?.status;
   } finally {
     store.close();
   }
@@ -66,7 +66,7 @@ describe("a dispatch killed with SIGKILL never makes a fresh dispatch repeat the
     const [db, file] = files();
     await killAt(db, file, "after-claim");
     expect(sideEffects(file)).toBe(0);
-    expect(statusOf(db)).toBe("pending");
+    expect(await statusOf(db)).toBe("pending");
 
     const during = redispatch(db, file);
     expect(during.result.error).toEqual(notDispatchable);
@@ -74,7 +74,7 @@ describe("a dispatch killed with SIGKILL never makes a fresh dispatch repeat the
 
     // The claim was never dispatched: once its lease runs out it reads failed_retryable and the next
     // dispatch claims it again (attempt 2) and runs the tool once.
-    expect(statusOf(db, LEASE_PASSED_MS)).toBe("failed_retryable");
+    expect(await statusOf(db, LEASE_PASSED_MS)).toBe("failed_retryable");
     const after = redispatch(db, file, LEASE_PASSED_MS);
     expect(after).toEqual({ result: charged, executed: 1 });
     expect(sideEffects(file)).toBe(1);
@@ -88,13 +88,13 @@ describe("a dispatch killed with SIGKILL never makes a fresh dispatch repeat the
     const [db, file] = files();
     await killAt(db, file, "after-dispatched");
     expect(sideEffects(file)).toBe(0);
-    expect(statusOf(db)).toBe("dispatched");
+    expect(await statusOf(db)).toBe("dispatched");
     for (const skew of [0, LEASE_PASSED_MS]) {
       const again = redispatch(db, file, skew);
       expect(again.result.error).toEqual(unknown);
       expect(again.executed).toBe(0);
     }
-    expect(statusOf(db, LEASE_PASSED_MS)).toBe("unknown");
+    expect(await statusOf(db, LEASE_PASSED_MS)).toBe("unknown");
     expect(sideEffects(file)).toBe(0);
   });
 
@@ -102,7 +102,7 @@ describe("a dispatch killed with SIGKILL never makes a fresh dispatch repeat the
     const [db, file] = files();
     await killAt(db, file, "during-execute");
     expect(sideEffects(file)).toBe(1);
-    expect(statusOf(db)).toBe("dispatched");
+    expect(await statusOf(db)).toBe("dispatched");
     for (const skew of [0, LEASE_PASSED_MS]) {
       const again = redispatch(db, file, skew);
       expect(again.result.error).toEqual(unknown);
@@ -121,9 +121,9 @@ describe("a dispatch killed with SIGKILL never makes a fresh dispatch repeat the
 
     // An operator who checked the payment provider resolves the record once its lease has run out.
     const operator = createSqliteToolEffectStore(db, { now: () => Date.now() + LEASE_PASSED_MS });
-    const record = operator.get(effectKey)!;
+    const record = (await operator.get(effectKey))!;
     expect(record.status).toBe("unknown");
-    expect(operator.resolveUnknown({ ...effectKey, expectedVersion: record.version, status: "completed", result: charged })).toMatchObject({ status: "completed" });
+    expect(await operator.resolveUnknown({ ...effectKey, expectedVersion: record.version, status: "completed", result: charged })).toMatchObject({ status: "completed" });
     operator.close();
 
     const replay = redispatch(db, file);
@@ -135,7 +135,7 @@ describe("a dispatch killed with SIGKILL never makes a fresh dispatch repeat the
     const [db, file] = files();
     await killAt(db, file, "after-complete");
     expect(sideEffects(file)).toBe(1);
-    expect(statusOf(db)).toBe("completed");
+    expect(await statusOf(db)).toBe("completed");
     const replay = redispatch(db, file);
     expect(replay).toEqual({ result: charged, executed: 0 });
     expect(sideEffects(file)).toBe(1);

@@ -52,6 +52,15 @@ function key(toolCallId: string, args: Record<string, unknown> = { amount: 5 }):
   return { ...base, key: deriveToolEffectKey(base) };
 }
 
+async function rejectedCode(run: () => unknown): Promise<string | undefined> {
+  try {
+    await run();
+  } catch (e) {
+    return (e as { code?: string }).code;
+  }
+  return undefined;
+}
+
 function codeOf(run: () => unknown): string | undefined {
   try {
     run();
@@ -196,19 +205,27 @@ describe.each(stores)("%s store", (_name, make) => {
     store.close();
   });
 
-  it("answers with plain values, not promises", () => {
+  it("returns promises, rejects refusals, and keeps its methods through a spread", async () => {
     const store = make();
-    const begun = store.begin(key("sync"));
-    expect(begun).not.toBeInstanceOf(Promise);
-    expect(begun.outcome).toBe("acquired");
-    expect(store.get(key("sync"))?.status).toBe("pending");
+    const pending = store.begin(key("sync"));
+    expect(pending).toBeInstanceOf(Promise);
+    expect((await pending).outcome).toBe("acquired");
+    expect((await store.get(key("sync")))?.status).toBe("pending");
+    const refused = store.begin({ ...key("x"), argumentsHash: "nope" });
+    expect(refused).toBeInstanceOf(Promise);
+    await expect(refused).rejects.toMatchObject({ code: "ERR_PRISM_TOOL_EFFECT_LIMIT" });
+    // How hosts wrap a store: spread it and override one method; the others still work.
+    const begun: string[] = [];
+    const wrapped = { ...store, begin: (input: any) => (begun.push(input.key), store.begin(input)) };
+    await conformance.assertToolEffectStoreConforms(() => wrapped);
+    expect(begun.length).toBeGreaterThan(0);
     store.close();
   });
 
-  it("refuses every claimed transition with a stale version or a wrong claim token", () => {
+  it("refuses every claimed transition with a stale version or a wrong claim token", async () => {
     const store = make();
     const k = key("cas");
-    const { record } = store.begin(k);
+    const { record } = await store.begin(k);
     const good = { ...k, claimToken: record.claimToken!, expectedVersion: record.version };
     const bad = [
       { ...good, expectedVersion: record.version - 1 },
@@ -216,58 +233,58 @@ describe.each(stores)("%s store", (_name, make) => {
       { ...good, claimToken: "forged" },
     ];
     for (const t of bad) {
-      expect(codeOf(() => store.markDispatched(t))).toBe("ERR_PRISM_TOOL_EFFECT_CONFLICT");
-      expect(codeOf(() => store.fail({ ...t, status: "failed_terminal", failure: { code: "x" } }))).toBe("ERR_PRISM_TOOL_EFFECT_CONFLICT");
+      expect(await rejectedCode(() => store.markDispatched(t))).toBe("ERR_PRISM_TOOL_EFFECT_CONFLICT");
+      expect(await rejectedCode(() => store.fail({ ...t, status: "failed_terminal", failure: { code: "x" } }))).toBe("ERR_PRISM_TOOL_EFFECT_CONFLICT");
     }
-    const d = store.markDispatched(good);
+    const d = await store.markDispatched(good);
     const dGood = { ...k, claimToken: d.claimToken!, expectedVersion: d.version };
     for (const t of [{ ...dGood, expectedVersion: d.version - 1 }, { ...dGood, claimToken: "forged" }]) {
-      expect(codeOf(() => store.complete({ ...t, result: { toolCallId: "cas", name: "charge" } }))).toBe("ERR_PRISM_TOOL_EFFECT_CONFLICT");
-      expect(codeOf(() => store.markUnknown(t))).toBe("ERR_PRISM_TOOL_EFFECT_CONFLICT");
+      expect(await rejectedCode(() => store.complete({ ...t, result: { toolCallId: "cas", name: "charge" } }))).toBe("ERR_PRISM_TOOL_EFFECT_CONFLICT");
+      expect(await rejectedCode(() => store.markUnknown(t))).toBe("ERR_PRISM_TOOL_EFFECT_CONFLICT");
     }
-    const u = store.markUnknown(dGood);
-    expect(codeOf(() => store.resolveUnknown({ ...k, expectedVersion: u.version - 1, status: "completed" }))).toBe("ERR_PRISM_TOOL_EFFECT_CONFLICT");
-    expect(store.resolveUnknown({ ...k, expectedVersion: u.version, status: "completed" }).status).toBe("completed");
+    const u = await store.markUnknown(dGood);
+    expect(await rejectedCode(() => store.resolveUnknown({ ...k, expectedVersion: u.version - 1, status: "completed" }))).toBe("ERR_PRISM_TOOL_EFFECT_CONFLICT");
+    expect((await store.resolveUnknown({ ...k, expectedVersion: u.version, status: "completed" })).status).toBe("completed");
     store.close();
   });
 
-  it("expires leases: pending becomes retryable, dispatched becomes unknown", () => {
+  it("expires leases: pending becomes retryable, dispatched becomes unknown", async () => {
     let now = Date.parse("2026-03-01T00:00:00Z");
     const store = _name === "memory" ? createMemoryToolEffectStore({ now: () => now }) : createSqliteToolEffectStore(db(), { now: () => now });
     const p = key("lease-p");
-    const first = store.begin({ ...p, claimTtlMs: 1000 });
+    const first = await store.begin({ ...p, claimTtlMs: 1000 });
     now += 1000;
-    expect(store.get(p)).toMatchObject({ status: "failed_retryable", failure: { code: "ERR_PRISM_TOOL_EFFECT_EXPIRED" } });
-    expect(codeOf(() => store.markDispatched({ ...p, claimToken: first.record.claimToken!, expectedVersion: first.record.version }))).toBe(
+    expect(await store.get(p)).toMatchObject({ status: "failed_retryable", failure: { code: "ERR_PRISM_TOOL_EFFECT_EXPIRED" } });
+    expect(await rejectedCode(() => store.markDispatched({ ...p, claimToken: first.record.claimToken!, expectedVersion: first.record.version }))).toBe(
       "ERR_PRISM_TOOL_EFFECT_CONFLICT",
     );
-    expect(store.begin(p)).toMatchObject({ outcome: "acquired", record: { attempt: 2 } });
+    expect(await store.begin(p)).toMatchObject({ outcome: "acquired", record: { attempt: 2 } });
     const d = key("lease-d");
-    const claimed = store.begin({ ...d, claimTtlMs: 1000 }).record;
-    store.markDispatched({ ...d, claimToken: claimed.claimToken!, expectedVersion: claimed.version });
+    const claimed = (await store.begin({ ...d, claimTtlMs: 1000 })).record;
+    await store.markDispatched({ ...d, claimToken: claimed.claimToken!, expectedVersion: claimed.version });
     now += 5000;
-    expect(store.begin(d)).toMatchObject({ outcome: "existing", record: { status: "unknown" } });
+    expect(await store.begin(d)).toMatchObject({ outcome: "existing", record: { status: "unknown" } });
     store.close();
   });
 
-  it("bounds results, references and inputs", () => {
+  it("bounds results, references and inputs", async () => {
     const store = make();
     const k = key("bounds");
-    const { record } = store.begin(k);
-    const d = store.markDispatched({ ...k, claimToken: record.claimToken!, expectedVersion: record.version });
+    const { record } = await store.begin(k);
+    const d = await store.markDispatched({ ...k, claimToken: record.claimToken!, expectedVersion: record.version });
     const t = { ...k, claimToken: d.claimToken!, expectedVersion: d.version };
-    expect(codeOf(() => store.complete({ ...t, result: { toolCallId: "bounds", name: "charge", value: "x".repeat(70 * 1024) } }))).toBe(
+    expect(await rejectedCode(() => store.complete({ ...t, result: { toolCallId: "bounds", name: "charge", value: "x".repeat(70 * 1024) } }))).toBe(
       "ERR_PRISM_TOOL_EFFECT_LIMIT",
     );
-    expect(codeOf(() => store.complete({ ...t, resultRef: "r".repeat(2000) }))).toBe("ERR_PRISM_TOOL_EFFECT_LIMIT");
-    expect(codeOf(() => store.begin({ ...key("x"), argumentsHash: "nope" }))).toBe("ERR_PRISM_TOOL_EFFECT_LIMIT");
-    expect(codeOf(() => store.begin({ ...key("x"), key: "k".repeat(97) }))).toBe("ERR_PRISM_TOOL_EFFECT_LIMIT");
-    expect(codeOf(() => store.begin({ ...key("x"), claimTtlMs: 3_600_001 }))).toBe("ERR_PRISM_TOOL_EFFECT_LIMIT");
-    expect(codeOf(() => store.begin({ ...key("x"), ownership: {} }))).toBe("ERR_PRISM_TOOL_EFFECT_CONFLICT");
-    expect(codeOf(() => store.begin({ ...key("x"), identity: { ...identity, expiresAt: "2020-01-01T00:00:00Z" } }))).toBe("ERR_PRISM_IDENTITY");
+    expect(await rejectedCode(() => store.complete({ ...t, resultRef: "r".repeat(2000) }))).toBe("ERR_PRISM_TOOL_EFFECT_LIMIT");
+    expect(await rejectedCode(() => store.begin({ ...key("x"), argumentsHash: "nope" }))).toBe("ERR_PRISM_TOOL_EFFECT_LIMIT");
+    expect(await rejectedCode(() => store.begin({ ...key("x"), key: "k".repeat(97) }))).toBe("ERR_PRISM_TOOL_EFFECT_LIMIT");
+    expect(await rejectedCode(() => store.begin({ ...key("x"), claimTtlMs: 3_600_001 }))).toBe("ERR_PRISM_TOOL_EFFECT_LIMIT");
+    expect(await rejectedCode(() => store.begin({ ...key("x"), ownership: {} }))).toBe("ERR_PRISM_TOOL_EFFECT_CONFLICT");
+    expect(await rejectedCode(() => store.begin({ ...key("x"), identity: { ...identity, expiresAt: "2020-01-01T00:00:00Z" } }))).toBe("ERR_PRISM_IDENTITY");
     const aborted = AbortSignal.abort(new Error("stop"));
-    expect(() => store.get({ ...key("x"), signal: aborted })).toThrow("stop");
-    expect(store.complete({ ...t, result: { toolCallId: "bounds", name: "charge", value: 1 }, resultRef: "s3://bucket/r" })).toMatchObject({
+    await expect(store.get({ ...key("x"), signal: aborted })).rejects.toThrow("stop");
+    expect(await store.complete({ ...t, result: { toolCallId: "bounds", name: "charge", value: 1 }, resultRef: "s3://bucket/r" })).toMatchObject({
       status: "completed",
       resultRef: "s3://bucket/r",
     });
@@ -327,7 +344,7 @@ describe("SQLite store across processes", () => {
     const again = spawnSync(process.execPath, [child, "run", path, file], { encoding: "utf8" });
     expect(again.status).toBe(0);
     const outcome = JSON.parse(again.stdout);
-    const seen = createSqliteToolEffectStore(path).get(key("crash"));
+    const seen = await createSqliteToolEffectStore(path).get(key("crash"));
     switch (point) {
       case "after-claim":
         // Claimed, never dispatched: the live lease keeps others out; once it expires the effect runs once.
@@ -335,7 +352,7 @@ describe("SQLite store across processes", () => {
         expect(lines()).toBe(0);
         {
           const later = createSqliteToolEffectStore(path, { now: () => Date.now() + 120_000 });
-          const retry = later.begin(key("crash"));
+          const retry = await later.begin(key("crash"));
           expect(retry).toMatchObject({ outcome: "acquired", record: { attempt: 2 } });
           later.close();
         }
@@ -373,7 +390,7 @@ describe("package entries", () => {
     const broken: ToolEffectStore = {
       get: (i) => inner.get(i),
       begin: (i) => inner.begin(i),
-      markDispatched: (i) => inner.markDispatched({ ...i, expectedVersion: inner.get(i)?.version ?? i.expectedVersion }),
+      markDispatched: async (i) => inner.markDispatched({ ...i, expectedVersion: (await inner.get(i))?.version ?? i.expectedVersion }),
       complete: (i) => inner.complete(i),
       fail: (i) => inner.fail(i),
       markUnknown: (i) => inner.markUnknown(i),

@@ -168,17 +168,24 @@ assertIdentityMatchesOwnership(identity, { tenantId: "t" });
 const memoryStore = createMemoryToolEffectStore({ now: () => Date.now() });
 const sqliteStore = createSqliteToolEffectStore("/tmp/effects.db", { busyTimeoutMs: 5000, synchronous: "full" });
 const asContract: ToolEffectStore = sqliteStore;
-const begun = memoryStore.begin({ ...effectKey, claimTtlMs: 60_000, maxAttempts: 3 });
-if (begun.outcome === "acquired" && begun.record.claimToken) {
-  const t = { ...effectKey, claimToken: begun.record.claimToken, expectedVersion: begun.record.version };
-  const dispatched: ToolEffectRecord = memoryStore.markDispatched(t);
-  memoryStore.complete({ ...t, expectedVersion: dispatched.version, result: { toolCallId: "c", name: "pay", value: 1 } });
-  memoryStore.fail({ ...t, status: "failed_terminal", failure: { code: "x" } });
-  memoryStore.markUnknown({ ...t, failure: { code: "x" } });
-  memoryStore.resolveUnknown({ ...effectKey, expectedVersion: 4, status: "completed" });
+async function storeUsage(): Promise<number> {
+  const begun = await memoryStore.begin({ ...effectKey, claimTtlMs: 60_000, maxAttempts: 3 });
+  if (begun.outcome === "acquired" && begun.record.claimToken) {
+    const t = { ...effectKey, claimToken: begun.record.claimToken, expectedVersion: begun.record.version };
+    const dispatched: ToolEffectRecord = await memoryStore.markDispatched(t);
+    await memoryStore.complete({ ...t, expectedVersion: dispatched.version, result: { toolCallId: "c", name: "pay", value: 1 } });
+    await memoryStore.fail({ ...t, status: "failed_terminal", failure: { code: "x" } });
+    await memoryStore.markUnknown({ ...t, failure: { code: "x" } });
+    await memoryStore.resolveUnknown({ ...effectKey, expectedVersion: 4, status: "completed" });
+  }
+  const seen: ToolEffectRecord | undefined = await memoryStore.get(effectKey);
+  // A host's wrapper: spread the store, override one method.
+  const wrapped: ToolEffectStore = { ...memoryStore, begin: (input) => memoryStore.begin(input) };
+  void wrapped;
+  const { deleted }: { deleted: number } = await memoryStore.cleanup({ ownership: { tenantId: "t" }, before: new Date().toISOString(), limit: 100 });
+  return deleted + (seen?.version ?? 0);
 }
-const seen: ToolEffectRecord | undefined = memoryStore.get(effectKey);
-const { deleted }: { deleted: number } = memoryStore.cleanup({ ownership: { tenantId: "t" }, before: new Date().toISOString(), limit: 100 });
+void storeUsage;
 void assertToolEffectStoreConforms(() => memoryStore, { identity });
 sqliteStore.close();
 const err = new ToolEffectError("ERR_PRISM_TOOL_EFFECT_UNKNOWN", "tool effect outcome requires reconciliation");
@@ -196,7 +203,7 @@ sqliteLedger.appendRun({ id: "r" });
 sqliteLedger.flush();
 const rows: ToolCallRecord[] = sqliteLedger.list();
 sqliteLedger.close();
-void [resolved, canonical, active, asContract, seen, deleted, code, idErr, rows];
+void [resolved, canonical, active, asContract, code, idErr, rows];
 
 // Tool search.
 import {

@@ -14,13 +14,13 @@ const identity = { tenantId: "t", principal: { kind: "service", id: "svc" }, sco
 const args = { to: "customer-42", amount: 1250, currency: "EUR", memo: "invoice 2026-001" };
 
 // One dispatch's effect work: hash + key + begin + markDispatched + complete.
-function effectCall(store, i) {
+async function effectCall(store, i) {
   const argumentsHash = p.toolEffectArgumentsHash(args);
   const base = { identity, ownership: { tenantId: "t" }, sessionId: "s", runId: "r", toolCallId: `call-${i}`, toolName: "pay", argumentsHash };
   const key = { ...base, key: p.deriveToolEffectKey(base) };
-  const { record } = store.begin(key);
-  const d = store.markDispatched({ ...key, claimToken: record.claimToken, expectedVersion: record.version });
-  store.complete({ ...key, claimToken: d.claimToken, expectedVersion: d.version, result: { toolCallId: `call-${i}`, name: "pay", value: { ok: true } } });
+  const { record } = await store.begin(key);
+  const d = await store.markDispatched({ ...key, claimToken: record.claimToken, expectedVersion: record.version });
+  await store.complete({ ...key, claimToken: d.claimToken, expectedVersion: d.version, result: { toolCallId: `call-${i}`, name: "pay", value: { ok: true } } });
 }
 
 function keyOnly(i) {
@@ -28,23 +28,30 @@ function keyOnly(i) {
   return p.deriveToolEffectKey({ identity, ownership: { tenantId: "t" }, sessionId: "s", runId: "r", toolCallId: `call-${i}`, toolName: "pay", argumentsHash });
 }
 
-function time(n, fn) {
-  for (let i = 0; i < Math.min(200, n); i++) fn(-1 - i); // warm-up
+// The stores answer with promises (their contract); a synchronous fn is timed without an await.
+async function time(n, fn) {
+  for (let i = 0; i < Math.min(200, n); i++) {
+    const r = fn(-1 - i); // warm-up
+    if (r instanceof Promise) await r;
+  }
   const t0 = process.hrtime.bigint();
-  for (let i = 0; i < n; i++) fn(i);
+  for (let i = 0; i < n; i++) {
+    const r = fn(i);
+    if (r instanceof Promise) await r;
+  }
   return Number(process.hrtime.bigint() - t0) / n; // ns per call
 }
 
 const fmt = (ns) => (ns >= 1e6 ? `${(ns / 1e6).toFixed(2)} ms` : `${(ns / 1e3).toFixed(1)} µs`);
 const results = [];
 
-results.push(["hash + key derivation only", fmt(time(20_000, keyOnly))]);
+results.push(["hash + key derivation only", fmt(await time(20_000, keyOnly))]);
 const mem = p.createMemoryToolEffectStore();
-results.push(["memory store: hash + key + begin + markDispatched + complete", fmt(time(20_000, (i) => effectCall(mem, i)))]);
+results.push(["memory store: hash + key + begin + markDispatched + complete", fmt(await time(20_000, (i) => effectCall(mem, i)))]);
 let n = 0;
 for (const synchronous of ["normal", "full"]) {
   const store = p.createSqliteToolEffectStore(join(dir, `effects-${++n}.db`), { synchronous });
-  results.push([`SQLite store (synchronous=${synchronous}): same, 3 transactions`, fmt(time(synchronous === "full" ? 500 : 5_000, (i) => effectCall(store, i)))]);
+  results.push([`SQLite store (synchronous=${synchronous}): same, 3 transactions`, fmt(await time(synchronous === "full" ? 500 : 5_000, (i) => effectCall(store, i)))]);
   store.close();
 }
 

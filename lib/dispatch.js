@@ -7,6 +7,7 @@
 
 const { isPlainObjectProto } = require('./json-object.js')
 const { ownToolArgumentValidators, checkedArguments } = require('./validation.js')
+const { callStoreMethod } = require('./effects.js')
 
 module.exports = function bindDispatch(native, errors) {
   const C = native.dispatchCodes()
@@ -545,7 +546,7 @@ module.exports = function bindDispatch(native, errors) {
     if (typeof f !== 'function') {
       throw invalidOption(TypeError, `effectStore.${method} is not a function`, 'ERR_PRISM_TOOL_EFFECT_STORE')
     }
-    return f.call(store, arg)
+    return callStoreMethod(store, f, arg)
   }
 
   // A settle write: failures and a missing method are swallowed; a thenable is waited for.
@@ -553,7 +554,7 @@ module.exports = function bindDispatch(native, errors) {
     try {
       const f = h.effectStore[method]
       if (typeof f !== 'function') return undefined
-      const v = f.call(h.effectStore, arg)
+      const v = callStoreMethod(h.effectStore, f, arg)
       return thenOf(v) ? v : undefined
     } catch {
       return undefined
@@ -869,7 +870,7 @@ module.exports = function bindDispatch(native, errors) {
           try {
             const f = h.effectStore.get
             if (typeof f === 'function') {
-              r = perform(() => f.call(h.effectStore, st.effectKey))
+              r = perform(() => callStoreMethod(h.effectStore, f, st.effectKey))
               if (r[0] === 2) r = await settle(r[1], undefined)
             }
           } catch {}

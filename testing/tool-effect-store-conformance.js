@@ -75,6 +75,25 @@ async function assertToolEffectStoreConforms(storeOrFactory, options = {}) {
   }
   const result = (base) => ({ toolCallId: base.toolCallId, name: base.toolName, value: { ok: true } })
 
+  // The life of one effect, checked first and in the words of `@arnilo/prism`'s kit, so a store that
+  // breaks one of its rules fails with the message hosts know; the finer checks follow.
+  const life = key('life')
+  const claimed = await store.begin(life)
+  if (claimed?.outcome !== 'acquired' || claimed.record?.status !== 'pending' || !claimed.record.claimToken) {
+    fail('store must acquire an absent tool effect as pending with a claim token')
+  }
+  const again = await store.begin(life)
+  if (again?.outcome !== 'existing' || again.record?.status !== 'pending') {
+    fail('store must return existing pending effects without a second claim')
+  }
+  const lifeDispatched = await store.markDispatched(claim(life, claimed.record))
+  if (lifeDispatched?.status !== 'dispatched') fail('store must transition a claimed pending effect to dispatched')
+  const lifeCompleted = await store.complete({ ...claim(life, lifeDispatched), result: result(life) })
+  if (lifeCompleted?.status !== 'completed' || lifeCompleted.result?.value?.ok !== true) fail('store must retain a completed bounded result')
+  const lifeReplay = await store.begin(life)
+  if (lifeReplay?.outcome !== 'existing' || lifeReplay.record?.status !== 'completed') fail('store must preserve completed duplicate state')
+  await expectRefused(() => store.markDispatched(claim(life, claimed.record)), 'store must reject stale claim/version transitions')
+
   // Absent → pending, duplicates see the existing claim.
   const a = key('a')
   if ((await store.get(a)) !== undefined) fail('get must return undefined for an absent effect')
@@ -165,7 +184,7 @@ async function assertToolEffectStoreConforms(storeOrFactory, options = {}) {
 
   // Cleanup deletes terminal records (completed a, completed u, failed_terminal r) of this ownership.
   const cleanup = await store.cleanup({ ownership, before: new Date(Date.now() + 60_000).toISOString(), limit: 500 })
-  if (!cleanup || !Number.isSafeInteger(cleanup.deleted) || cleanup.deleted < 3) fail('cleanup must remove terminal effects')
+  if (!cleanup || !Number.isSafeInteger(cleanup.deleted) || cleanup.deleted < 3) fail('store cleanup must remove terminal effects')
   if ((await store.get(a)) !== undefined) fail('cleanup must remove a completed effect')
   const m2 = await store.get(m)
   if (!m2 || m2.status !== 'failed_retryable') fail('cleanup must keep non-terminal effects')

@@ -206,7 +206,7 @@ export interface ToolEffectCleanupInput {
   readonly signal?: AbortSignal;
 }
 
-/** A value or a Promise of it: host stores may be async, the built-in ones answer synchronously. */
+/** A value or a Promise of it: a host store may answer either way. */
 export type MaybePromise<T> = T | Promise<T>;
 
 /**
@@ -230,22 +230,26 @@ export interface ToolEffectStore {
   cleanup(input: ToolEffectCleanupInput): MaybePromise<{ readonly deleted: number }>;
 }
 
-/** A built-in store: answers synchronously (plain values, synchronous throws). */
+/**
+ * A built-in store. Its methods keep `@arnilo/prism`'s contract: each returns a Promise, and a refusal
+ * (`ERR_PRISM_TOOL_EFFECT_CONFLICT`, …) is a rejection. They are own properties of the store, so
+ * `{ ...store, begin(input) { … } }` keeps the others. Dispatch calls them without a promise per step.
+ */
 export interface NativeToolEffectStore extends ToolEffectStore {
-  get(input: ToolEffectKey): ToolEffectRecord | undefined;
-  begin(input: ToolEffectBeginInput): ToolEffectBeginResult;
-  markDispatched(input: ToolEffectTransition): ToolEffectRecord;
-  complete(input: ToolEffectTransition & { readonly result?: ToolEffectResult; readonly resultRef?: string }): ToolEffectRecord;
+  get(input: ToolEffectKey): Promise<ToolEffectRecord | undefined>;
+  begin(input: ToolEffectBeginInput): Promise<ToolEffectBeginResult>;
+  markDispatched(input: ToolEffectTransition): Promise<ToolEffectRecord>;
+  complete(input: ToolEffectTransition & { readonly result?: ToolEffectResult; readonly resultRef?: string }): Promise<ToolEffectRecord>;
   fail(
     input: ToolEffectTransition & {
       readonly status: "failed_retryable" | "failed_terminal";
       readonly failure: ToolEffectFailure;
     },
-  ): ToolEffectRecord;
-  markUnknown(input: ToolEffectTransition & { readonly failure?: ToolEffectFailure }): ToolEffectRecord;
-  resolveUnknown(input: ToolEffectResolveInput): ToolEffectRecord;
-  cleanup(input: ToolEffectCleanupInput): { readonly deleted: number };
-  /** Closes the SQLite file (later calls throw); a no-op for the memory store. */
+  ): Promise<ToolEffectRecord>;
+  markUnknown(input: ToolEffectTransition & { readonly failure?: ToolEffectFailure }): Promise<ToolEffectRecord>;
+  resolveUnknown(input: ToolEffectResolveInput): Promise<ToolEffectRecord>;
+  cleanup(input: ToolEffectCleanupInput): Promise<{ readonly deleted: number }>;
+  /** Closes the SQLite file (later calls reject); a no-op for the memory store. */
   close(): void;
 }
 

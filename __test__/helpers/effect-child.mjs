@@ -44,7 +44,7 @@ if (mode === "race") {
   const trials = Number(a);
   const won = [];
   for (let i = 0; i < trials; i++) {
-    if (store.begin(effectKey(`race-${i}`)).outcome === "acquired") won.push(i);
+    if ((await store.begin(effectKey(`race-${i}`))).outcome === "acquired") won.push(i);
   }
   writeFileSync(b, JSON.stringify(won));
   store.close();
@@ -52,16 +52,16 @@ if (mode === "race") {
   const [file, point] = [a, b];
   const store = createSqliteToolEffectStore(db);
   const key = effectKey("crash");
-  const begun = store.begin({ ...key, claimTtlMs: 60_000 });
+  const begun = await store.begin({ ...key, claimTtlMs: 60_000 });
   if (point === "after-claim") park(point);
   else {
-    const dispatched = store.markDispatched({ ...key, claimToken: begun.record.claimToken, expectedVersion: begun.record.version });
+    const dispatched = await store.markDispatched({ ...key, claimToken: begun.record.claimToken, expectedVersion: begun.record.version });
     if (point === "after-dispatched") park(point);
     else {
       appendFileSync(file, "charged\n");
       if (point === "during-execute" || point === "after-execute") park(point);
       else {
-        store.complete({
+        await store.complete({
           ...key,
           claimToken: dispatched.claimToken,
           expectedVersion: dispatched.version,
@@ -75,12 +75,12 @@ if (mode === "race") {
   const file = a;
   const store = createSqliteToolEffectStore(db);
   const key = effectKey("crash");
-  const begun = store.begin(key);
+  const begun = await store.begin(key);
   let outcome;
   if (begun.outcome === "acquired") {
-    const d = store.markDispatched({ ...key, claimToken: begun.record.claimToken, expectedVersion: begun.record.version });
+    const d = await store.markDispatched({ ...key, claimToken: begun.record.claimToken, expectedVersion: begun.record.version });
     appendFileSync(file, "charged\n");
-    store.complete({ ...key, claimToken: d.claimToken, expectedVersion: d.version, result: { toolCallId: "crash", name: "charge", value: { charged: 5 } } });
+    await store.complete({ ...key, claimToken: d.claimToken, expectedVersion: d.version, result: { toolCallId: "crash", name: "charge", value: { charged: 5 } } });
     outcome = { executed: true };
   } else if (begun.record.status === "completed") {
     outcome = { replayed: begun.record.result };
