@@ -12,8 +12,8 @@ const { callStoreMethod } = require('./effects.js')
 module.exports = function bindDispatch(native, errors) {
   const C = native.dispatchCodes()
   const { dispatchBegin, dispatchStep, dispatchAnswer, dispatchDetail, dispatchEnd, dispatchPlan, dispatchSecrets, dispatchRowBlock } = native
-  // Row ids as the Rust clock makes them, from counters reserved in blocks: two Node-API crossings
-  // per row saved, and the process-wide counter still never hands out an id twice.
+  // Ledger row ids, `tcr_<ms>_<pid>_<counter>` in base 36, from blocks of the process-wide counter
+  // (src/dispatch/clock.rs): no Node-API crossing per row, and no id handed out twice.
   const ROW_BLOCK = 1024
   let rowNext = 0
   let rowEnd = 0
@@ -305,6 +305,8 @@ module.exports = function bindDispatch(native, errors) {
   // realm's Object.prototype, primitives); anything else — another prototype, a `__proto__` key,
   // a cycle, the depth bound, a read that throws — goes to the native walk, which handles it.
   const NOT_PLAIN = Symbol('not plain')
+  // Containers left to copy: a cycle or shared subtrees would otherwise copy (exponentially) down to
+  // the depth bound, and a large value is left to the native walk.
   let copyBudget = 0
   function copyPlain(v, depth) {
     if (v === null || typeof v !== 'object') return v
@@ -335,8 +337,6 @@ module.exports = function bindDispatch(native, errors) {
   function plainCopy(v) {
     let c = NOT_PLAIN
     try {
-      // A cycle (or shared subtrees) would copy until the depth bound, exponentially: containers
-      // are counted too, and a large value is left to the native walk.
       copyBudget = 4096
       c = copyPlain(v, 0)
     } catch {}

@@ -419,8 +419,7 @@ pub fn check_schema(schema: &Value, limits: &Limits) -> Result<SchemaFacts, Issu
         }
     }
     let mut facts = SchemaFacts::default();
-    let mut keywords = 0usize;
-    let mut properties = 0usize;
+    let mut keys = 0usize;
     // Iterative walk: (value, pointer, what the keys of this object are).
     #[derive(Clone, Copy, PartialEq)]
     enum Ctx {
@@ -441,17 +440,16 @@ pub fn check_schema(schema: &Value, limits: &Limits) -> Result<SchemaFacts, Issu
                         show_ptr(&ptr_of(&nodes, node))
                     )));
                 }
-                // Both counts are `@arnilo/prism`'s: every key of every object in the schema
-                // text, so a host's bound means what it meant there.
-                properties += map.len();
-                if properties > limits.max_schema_properties {
+                // `@arnilo/prism` counts every key of every object in the schema for both bounds,
+                // so a host's bound means what it meant there: one count, two limits.
+                keys += map.len();
+                if keys > limits.max_schema_properties {
                     return Err(Issue::schema(format!(
                         "schema exceeds maximum properties {} (maxSchemaProperties, keys of the schema's objects)",
                         limits.max_schema_properties
                     )));
                 }
-                keywords += map.len();
-                if keywords > limits.max_schema_keywords {
+                if keys > limits.max_schema_keywords {
                     return Err(Issue::schema(format!(
                         "schema exceeds maximum keywords {} (maxSchemaKeywords, keys of the schema's objects)",
                         limits.max_schema_keywords
