@@ -1,6 +1,6 @@
 // Type check of the `prism-tools-native/postgres` subpath as a host uses it (compiled by `npm run typecheck`).
-import { createPostgresRunLedger, createPostgresToolEffectStore, type PostgresToolEffectStore } from "prism-tools-native/postgres";
-import { dispatchToolCall, createToolRegistry, type ToolEffectStore, type RunLedger } from "prism-tools-native";
+import { createPostgresCheckpointStore, createPostgresRunLedger, createPostgresToolEffectStore, type PostgresToolEffectStore } from "prism-tools-native/postgres";
+import { dispatchToolCall, createToolRegistry, type CheckpointStore, type ToolEffectStore, type RunLedger } from "prism-tools-native";
 
 export async function usage(url: string): Promise<void> {
   const store: PostgresToolEffectStore = createPostgresToolEffectStore({ connectionString: url, schema: "app", maxConnections: 4 });
@@ -22,5 +22,11 @@ export async function usage(url: string): Promise<void> {
   void rows;
   // A pg Pool (any object with its options, query and connect) works too.
   createPostgresToolEffectStore({ options: { host: "127.0.0.1", port: 5432 }, query() {}, connect() {} }, "app");
-  await Promise.all([store.close(), ledger.close()]);
+  // Durable agent runs resumed by any worker: `runState: { checkpoints, definitionRevision }`.
+  const checkpoints = createPostgresCheckpointStore({ connectionString: url, schema: "app", maxValueBytes: 1 << 20 });
+  const asCheckpoints: CheckpointStore = checkpoints;
+  await checkpoints.ready();
+  const page = await asCheckpoints.listCheckpoints({ namespace: "prism.agent-run", limit: 10 });
+  void page.nextCursor;
+  await Promise.all([store.close(), ledger.close(), checkpoints.close()]);
 }

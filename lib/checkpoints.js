@@ -154,6 +154,35 @@ function wire(input, what) {
   return JSON.stringify(out)
 }
 
+// The four methods over a native handle whose `call(method, inputJson, now)` answers (or resolves
+// to) `{"ok":…}` / `{"error":…}` text. Inputs are checked and copied here, so a host's getters and
+// non-JSON values never reach the native side.
+function nativeStore(call) {
+  return {
+    async saveCheckpoint(input) {
+      throwIfAborted(input && input.signal)
+      requireKey(input)
+      return unwrap(await call('save', wire(input, true), new Date().toISOString()))
+    },
+    async loadCheckpoint(input) {
+      throwIfAborted(input && input.signal)
+      requireKey(input)
+      return unwrap(await call('load', wire(input, false), ''))
+    },
+    async listCheckpoints(query = {}) {
+      throwIfAborted(query.signal)
+      const q = JSON.parse(wire(query, false))
+      if (query.cursor !== undefined) q.cursor = String(query.cursor)
+      return unwrap(await call('list', JSON.stringify(q), ''))
+    },
+    async deleteCheckpoint(input) {
+      throwIfAborted(input && input.signal)
+      requireKey(input)
+      return unwrap(await call('delete', wire(input, false), ''))
+    },
+  }
+}
+
 /**
  * A checkpoint store in a SQLite file (created when absent; WAL; `synchronous: "full"` by default so
  * a saved checkpoint survives power loss). Several processes may share the file: each save is one
@@ -173,28 +202,7 @@ function createSqliteCheckpointStore(options) {
     positive(options.maxPageSize, DEFAULT_MAX_PAGE_SIZE, 'maxPageSize'),
   )
   return {
-    async saveCheckpoint(input) {
-      throwIfAborted(input && input.signal)
-      requireKey(input)
-      return unwrap(handle.save(wire(input, true), new Date().toISOString()))
-    },
-    async loadCheckpoint(input) {
-      throwIfAborted(input && input.signal)
-      requireKey(input)
-      return unwrap(handle.load(wire(input, false)))
-    },
-    async listCheckpoints(query = {}) {
-      throwIfAborted(query.signal)
-      const q = JSON.parse(wire(query, false))
-      if (query.category !== undefined) q.category = query.category
-      if (query.cursor !== undefined) q.cursor = String(query.cursor)
-      return unwrap(handle.list(JSON.stringify(q)))
-    },
-    async deleteCheckpoint(input) {
-      throwIfAborted(input && input.signal)
-      requireKey(input)
-      return unwrap(handle.delete(wire(input, false)))
-    },
+    ...nativeStore((method, input, now) => handle.call(method, input, now)),
     /** Closes the file; later calls reject. */
     close() {
       handle.close()
@@ -202,4 +210,39 @@ function createSqliteCheckpointStore(options) {
   }
 }
 
-module.exports = { CheckpointConflictError, CHECKPOINT_CONFLICT_CODE, createMemoryCheckpointStore, createSqliteCheckpointStore }
+/**
+ * A checkpoint store on PostgreSQL (`prism-tools-native/postgres`), for runs suspended by one worker
+ * and resumed by another: `options` carries the connection (`{ connectionString, schema?,
+ * maxConnections?, connectTimeoutMs?, statementTimeoutMs? }`, read by `lib/postgres.js`) and the
+ * bounds (`maxValueBytes?`, `maxPageSize?`). Each save is one transaction under an advisory lock on
+ * the key, so concurrent compare-and-swaps have exactly one winner across machines.
+ */
+function openPostgresCheckpoints(connection, options) {
+  let handle
+  let closed = false
+  const opening = native
+    .openPostgresCheckpointStore({
+      ...connection,
+      maxValueBytes: positive(options.maxValueBytes, DEFAULT_MAX_VALUE_BYTES, 'maxValueBytes'),
+      maxPageSize: positive(options.maxPageSize, DEFAULT_MAX_PAGE_SIZE, 'maxPageSize'),
+    })
+    .then((h) => (handle = h))
+  opening.catch(() => {}) // surfaced by the first call (or `ready()`), never as an unhandled rejection
+  const store = nativeStore(async (method, input, now) => {
+    if (closed) throw new Error('checkpoint store is closed')
+    const h = handle ?? (await opening)
+    return h.call(method, input, now)
+  })
+  return Object.assign(store, {
+    /** Resolves once connected and migrated; rejects with the connection or migration failure. */
+    ready: () => opening.then(() => undefined),
+    /** Closes the store's connections; later calls reject. */
+    async close() {
+      closed = true
+      const h = await opening.catch(() => undefined)
+      h?.close()
+    },
+  })
+}
+
+module.exports = { CheckpointConflictError, CHECKPOINT_CONFLICT_CODE, createMemoryCheckpointStore, createSqliteCheckpointStore, openPostgresCheckpoints }

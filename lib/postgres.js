@@ -6,6 +6,7 @@
 
 const native = require('../binding.js')
 const { ToolEffectError, IdentityError } = require('./effects.js')
+const { openPostgresCheckpoints } = require('./checkpoints.js')
 
 const PRINCIPALS = ['sponsor', 'owner', 'delegatedFrom']
 const MAX_LIST_ITEMS = 4096
@@ -134,16 +135,16 @@ function classify(e) {
   return e
 }
 
-function connectionFromPool(pool) {
+function connectionFromPool(pool, who) {
   const o = isObject(pool.options) ? pool.options : {}
   if (o.ssl) {
     throw new TypeError(
-      'createPostgresToolEffectStore: the pool uses TLS (ssl), which the native client does not support yet; ' +
+      `${who}: the pool uses TLS (ssl), which the native client does not support yet; ` +
         'pass { connectionString } to a server reachable without TLS (e.g. through a local proxy)',
     )
   }
   if (typeof o.password === 'function') {
-    throw new TypeError('createPostgresToolEffectStore: a password function is not supported; pass { connectionString }')
+    throw new TypeError(`${who}: a password function is not supported; pass { connectionString }`)
   }
   if (typeof o.connectionString === 'string') return o.connectionString
   const enc = encodeURIComponent
@@ -159,30 +160,37 @@ function connectionFromPool(pool) {
     : `postgres://${auth}@${host}:${port}/${enc(database)}`
 }
 
-function readOptions(target, schema) {
+function checkSchema(schema, who) {
+  if (typeof schema !== 'string' || !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) {
+    throw new TypeError(`${who}: schema must match ^[a-z_][a-z0-9_]{0,62}$`)
+  }
+  return schema
+}
+
+function readOptions(target, schema, who) {
   if (typeof target === 'string') return { connectionString: target, schema }
   if (!isObject(target)) {
     throw new TypeError(
-      'createPostgresToolEffectStore: pass a pg Pool and a schema, a connection string, or { connectionString, schema }',
+      `${who}: pass a pg Pool and a schema, a connection string, or { connectionString, schema }`,
     )
   }
   if (typeof target.query === 'function' && typeof target.connect === 'function') {
-    return { connectionString: connectionFromPool(target), schema }
+    return { connectionString: connectionFromPool(target, who), schema }
   }
   if (typeof target.connectionString !== 'string') {
-    throw new TypeError('createPostgresToolEffectStore: options.connectionString must be a string')
+    throw new TypeError(`${who}: options.connectionString must be a string`)
   }
   const ms = (name) => {
     const v = target[name]
     if (v === undefined) return undefined
     if (!Number.isInteger(v) || v < 1 || v > 3_600_000) {
-      throw new RangeError(`createPostgresToolEffectStore: ${name} must be an integer from 1 to 3600000`)
+      throw new RangeError(`${who}: ${name} must be an integer from 1 to 3600000`)
     }
     return v
   }
   const maxConnections = target.maxConnections
   if (maxConnections !== undefined && (!Number.isInteger(maxConnections) || maxConnections < 1 || maxConnections > 64)) {
-    throw new RangeError('createPostgresToolEffectStore: maxConnections must be an integer from 1 to 64')
+    throw new RangeError(`${who}: maxConnections must be an integer from 1 to 64`)
   }
   return {
     connectionString: target.connectionString,
@@ -200,11 +208,8 @@ function readOptions(target, schema) {
  * statementTimeoutMs?, now? })`. Every method returns a promise.
  */
 function createPostgresToolEffectStore(target, schemaArg, extra) {
-  const options = readOptions(target, schemaArg)
-  const schema = options.schema ?? 'prism'
-  if (typeof schema !== 'string' || !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) {
-    throw new TypeError(`createPostgresToolEffectStore: schema must match ^[a-z_][a-z0-9_]{0,62}$`)
-  }
+  const options = readOptions(target, schemaArg, 'createPostgresToolEffectStore')
+  const schema = checkSchema(options.schema ?? 'prism', 'createPostgresToolEffectStore')
   const now = isObject(target) && typeof target.now === 'function' ? target.now : isObject(extra) ? extra.now : undefined
   let handle
   let closed = false
@@ -289,7 +294,7 @@ function ledgerText(record) {
 }
 
 function ledgerOptions(target, schema) {
-  const o = readOptions(target, schema)
+  const o = readOptions(target, schema, 'createPostgresRunLedger')
   const int = (name, min, max) => {
     const v = isObject(target) ? target[name] : undefined
     if (v === undefined) return undefined
@@ -317,9 +322,7 @@ function ledgerOptions(target, schema) {
  */
 function createPostgresRunLedger(target, schemaArg) {
   const options = ledgerOptions(target, schemaArg)
-  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(options.schema)) {
-    throw new TypeError('createPostgresRunLedger: schema must match ^[a-z_][a-z0-9_]{0,62}$')
-  }
+  checkSchema(options.schema, 'createPostgresRunLedger')
   let handle
   let closed = false
   // Rows appended before the connection is open wait here, in order.
@@ -381,4 +384,21 @@ function createPostgresRunLedger(target, schemaArg) {
   return ledger
 }
 
-module.exports = { createPostgresToolEffectStore, createPostgresRunLedger }
+// ----- checkpoint store --------------------------------------------------------------------------
+
+/**
+ * A `CheckpointStore` on PostgreSQL, for durable agent runs resumed by any worker:
+ * `createPostgresCheckpointStore(pool, schema?)`, `(connectionString, schema?)` or
+ * `({ connectionString, schema?, maxConnections?, connectTimeoutMs?, statementTimeoutMs?,
+ * maxValueBytes?, maxPageSize? })`. Every method returns a promise; `ready()` and `close()` as the
+ * effect store's.
+ */
+function createPostgresCheckpointStore(target, schemaArg) {
+  const who = 'createPostgresCheckpointStore'
+  const o = readOptions(target, schemaArg, who)
+  const schema = checkSchema(o.schema ?? 'prism', who)
+  const bounds = isObject(target) && typeof target.query !== 'function' ? target : {}
+  return openPostgresCheckpoints({ ...o, schema }, bounds)
+}
+
+module.exports = { createPostgresToolEffectStore, createPostgresRunLedger, createPostgresCheckpointStore }

@@ -1,4 +1,4 @@
-// PostgreSQL tool effect store and run ledger (`prism-tools-native/postgres`, docs/postgres.md).
+// PostgreSQL tool effect store, run ledger and checkpoint store (`prism-tools-native/postgres`, docs/postgres.md).
 import type {
   ToolEffectBeginInput,
   ToolEffectBeginResult,
@@ -11,6 +11,7 @@ import type {
   ToolEffectTransition,
   ToolEffectFailure,
 } from "./effects";
+import type { CheckpointStore } from "./approval";
 import type { RunLedger, RunLedgerObject, RunLedgerRecordKind, ToolCallRecord } from "./ledger";
 
 /** The part of a `pg` `Pool` the store reads: its connection settings (`pool.options`). */
@@ -118,3 +119,26 @@ export interface PostgresRunLedger extends RunLedger {
 export declare function createPostgresRunLedger(pool: PgPoolLike, schema?: string): PostgresRunLedger;
 export declare function createPostgresRunLedger(connectionString: string, schema?: string): PostgresRunLedger;
 export declare function createPostgresRunLedger(options: PostgresRunLedgerOptions): PostgresRunLedger;
+
+export interface PostgresCheckpointStoreOptions extends PostgresConnectionOptions {
+  /** Largest JSON value in bytes (default 1 MiB): a larger save rejects with `RangeError`. */
+  maxValueBytes?: number;
+  /** Largest list page (default 500). */
+  maxPageSize?: number;
+}
+
+/**
+ * A `CheckpointStore` whose every method runs off the JS thread: durable agent runs suspended by one
+ * worker and resumed by another. Conflicts reject with `CheckpointConflictError`
+ * (`ERR_PRISM_CHECKPOINT_CONFLICT`); database failures with an `Error` naming the cause.
+ */
+export interface PostgresCheckpointStore extends CheckpointStore {
+  /** Resolves once connected and migrated; rejects with the connection or migration failure. */
+  ready(): Promise<void>;
+  /** Closes the connections; later calls reject. */
+  close(): Promise<void>;
+}
+
+export declare function createPostgresCheckpointStore(pool: PgPoolLike, schema?: string): PostgresCheckpointStore;
+export declare function createPostgresCheckpointStore(connectionString: string, schema?: string): PostgresCheckpointStore;
+export declare function createPostgresCheckpointStore(options: PostgresCheckpointStoreOptions): PostgresCheckpointStore;

@@ -7,7 +7,9 @@
 //       With <point> (`before-effect` / `after-effect`) the tool prints "<point>" and blocks its only
 //       thread there until the parent kills it with SIGKILL.
 // <dir> holds checkpoints.db (SQLite checkpoint store), effects.db (SQLite effect store) and
-// side-effects.txt: the tool's side effect is one line "<toolCallId>" appended to it.
+// side-effects.txt: the tool's side effect is one line "<toolCallId>" appended to it. With
+// PRISM_CHILD_POSTGRES_URL and PRISM_CHILD_POSTGRES_SCHEMA set, both stores are PostgreSQL instead
+// (workers that share a database, not a disk).
 import { createRequire } from "node:module";
 import { appendFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
@@ -40,8 +42,12 @@ function park(point) {
 
 const [mode, dir, runId, sessionId, version, point] = process.argv.slice(2);
 const file = join(dir, "side-effects.txt");
-const checkpoints = createSqliteCheckpointStore({ path: join(dir, "checkpoints.db") });
-const effectStore = createSqliteToolEffectStore(join(dir, "effects.db"));
+const pg = process.env.PRISM_CHILD_POSTGRES_URL
+  ? { connectionString: process.env.PRISM_CHILD_POSTGRES_URL, schema: process.env.PRISM_CHILD_POSTGRES_SCHEMA }
+  : undefined;
+const postgres = pg ? require("../../postgres/index.js") : undefined;
+const checkpoints = pg ? postgres.createPostgresCheckpointStore(pg) : createSqliteCheckpointStore({ path: join(dir, "checkpoints.db") });
+const effectStore = pg ? postgres.createPostgresToolEffectStore(pg) : createSqliteToolEffectStore(join(dir, "effects.db"));
 const charge = {
   name: "charge",
   parameters: { type: "object", properties: { amount: { type: "number" } }, required: ["amount"] },
@@ -84,5 +90,5 @@ if (mode === "suspend") {
   writeSync(2, `unknown mode ${mode}\n`);
   process.exit(2);
 }
-checkpoints.close();
+await checkpoints.close();
 await effectStore.close?.();

@@ -16,48 +16,53 @@ use super::error::StoreError;
 use super::record::{EffectRecord, Failure, Status};
 use super::store::{Owner, RecordStorage, Update};
 
-/// A pooled connection with this store's statements prepared once, when it was opened: each operation
-/// then costs five round trips (begin, lock, read, write, commit) instead of two per statement.
-pub struct Prepared {
-    client: Client,
+/// A pooled connection with its component's statements prepared once, when it was opened: each
+/// operation then costs one round trip per statement instead of two.
+pub struct Prepared<S> {
+    pub client: Client,
+    pub statements: S,
+}
+
+/// Prepares one component's statements on a fresh connection.
+pub type Prepare<S> = Box<dyn Fn(&mut Client) -> Result<S, postgres::Error> + Send + Sync>;
+
+/// Opens connections and prepares the statements on each.
+pub struct Manager<S> {
+    config: Config,
+    prepare: Prepare<S>,
+}
+
+impl<S: Send + 'static> r2d2::ManageConnection for Manager<S> {
+    type Connection = Prepared<S>;
+    type Error = postgres::Error;
+
+    fn connect(&self) -> Result<Prepared<S>, postgres::Error> {
+        let mut client = self.config.connect(NoTls)?;
+        let statements = (self.prepare)(&mut client)?;
+        Ok(Prepared { client, statements })
+    }
+
+    fn is_valid(&self, conn: &mut Prepared<S>) -> Result<(), postgres::Error> {
+        conn.client.simple_query("").map(|_| ())
+    }
+
+    fn has_broken(&self, conn: &mut Prepared<S>) -> bool {
+        conn.client.is_closed()
+    }
+}
+
+/// The effect store's statements.
+pub struct EffectStatements {
     lock: Statement,
     read: Statement,
     upsert: Statement,
     cleanup: Statement,
 }
 
-/// Opens connections and prepares the statements on each.
-struct Manager {
-    config: Config,
-    sql: [String; 4],
-}
-
-impl r2d2::ManageConnection for Manager {
-    type Connection = Prepared;
-    type Error = postgres::Error;
-
-    fn connect(&self) -> Result<Prepared, postgres::Error> {
-        let mut client = self.config.connect(NoTls)?;
-        Ok(Prepared {
-            lock: client.prepare(&self.sql[0])?,
-            read: client.prepare(&self.sql[1])?,
-            upsert: client.prepare(&self.sql[2])?,
-            cleanup: client.prepare(&self.sql[3])?,
-            client,
-        })
-    }
-
-    fn is_valid(&self, conn: &mut Prepared) -> Result<(), postgres::Error> {
-        conn.client.simple_query("").map(|_| ())
-    }
-
-    fn has_broken(&self, conn: &mut Prepared) -> bool {
-        conn.client.is_closed()
-    }
-}
-
-type Pool = r2d2::Pool<Manager>;
-type Conn = r2d2::PooledConnection<Manager>;
+/// A pool of prepared connections of one component.
+pub type Pool<S> = r2d2::Pool<Manager<S>>;
+/// One checked-out connection; back in the pool when dropped.
+pub type Conn<S> = r2d2::PooledConnection<Manager<S>>;
 
 /// Where and how to connect.
 #[derive(Debug, Clone)]
@@ -124,12 +129,12 @@ fn pool_error(e: r2d2::Error) -> StoreError {
 }
 
 /// A pool of prepared connections (made lazily, at most `max_connections`).
-fn open_pool(
+pub fn open_pool<S: Send + 'static>(
     options: &PostgresOptions,
     config: Config,
-    sql: [String; 4],
-) -> Result<Pool, StoreError> {
-    let manager = Manager { config, sql };
+    prepare: Prepare<S>,
+) -> Result<Pool<S>, r2d2::Error> {
+    let manager = Manager { config, prepare };
     r2d2::Pool::builder()
         // A dead connection shows as closed, or fails its statement and is dropped: no test query per use.
         .test_on_check_out(false)
@@ -138,7 +143,6 @@ fn open_pool(
         .connection_timeout(Duration::from_millis(options.connect_timeout_ms.max(100)))
         .error_handler(Box::new(r2d2::NopErrorHandler))
         .build(manager)
-        .map_err(pool_error)
 }
 
 fn check_schema(schema: &str) -> Result<(), StoreError> {
@@ -152,7 +156,7 @@ fn check_schema(schema: &str) -> Result<(), StoreError> {
 }
 
 /// The client configuration: the URL's settings plus the connect timeout and per-statement timeouts.
-fn pool_config(options: &PostgresOptions, application: &str) -> Result<Config, StoreError> {
+pub fn pool_config(options: &PostgresOptions, application: &str) -> Result<Config, StoreError> {
     let mut config = Config::from_str(&options.url).map_err(|e| {
         StoreError::Storage(format!(
             "tool effect store failed: invalid connection string: {e}"
@@ -235,7 +239,7 @@ CREATE INDEX prism_tool_effects_cleanup ON {schema}.prism_tool_effects (tenant_i
 /// Effect records in a PostgreSQL table (`<schema>.prism_tool_effects`).
 pub struct PostgresStorage {
     /// `None` once closed.
-    pool: std::sync::RwLock<Option<Pool>>,
+    pool: std::sync::RwLock<Option<Pool<EffectStatements>>>,
 }
 
 /// How many times taking the record's lock is retried after a serialisation failure or deadlock.
@@ -284,13 +288,21 @@ impl PostgresStorage {
             ),
         ];
         drop(first);
-        let pool = open_pool(options, config, sql)?;
+        let prepare: Prepare<EffectStatements> = Box::new(move |client| {
+            Ok(EffectStatements {
+                lock: client.prepare(&sql[0])?,
+                read: client.prepare(&sql[1])?,
+                upsert: client.prepare(&sql[2])?,
+                cleanup: client.prepare(&sql[3])?,
+            })
+        });
+        let pool = open_pool(options, config, prepare).map_err(pool_error)?;
         Ok(Self {
             pool: std::sync::RwLock::new(Some(pool)),
         })
     }
 
-    fn conn(&self) -> Result<Conn, StoreError> {
+    fn conn(&self) -> Result<Conn<EffectStatements>, StoreError> {
         // Clone the pool (a shared handle) so no lock is held while waiting for a connection.
         let pool = self.pool.read().unwrap_or_else(|e| e.into_inner()).clone();
         pool.ok_or_else(|| StoreError::Storage("tool effect store is closed".into()))?
@@ -352,10 +364,9 @@ impl RecordStorage for PostgresStorage {
         let mut conn = self.conn()?;
         let Prepared {
             client,
-            lock,
-            read,
-            upsert,
-            ..
+            statements: EffectStatements {
+                lock, read, upsert, ..
+            },
         } = &mut *conn;
         let mut attempt = 0;
         let (mut tx, current) = loop {
@@ -423,7 +434,8 @@ impl RecordStorage for PostgresStorage {
         let mut conn = self.conn()?;
         let limit = limit as i64;
         let Prepared {
-            client, cleanup, ..
+            client,
+            statements: EffectStatements { cleanup, .. },
         } = &mut *conn;
         let n = client
             .execute(

@@ -1,6 +1,6 @@
-//! napi exports of the approval decisions (`src/run/approval.rs`) and the SQLite checkpoint store
-//! (`src/run/checkpoint_sqlite.rs`): JSON text in, JSON text out. A refusal comes back as
-//! `{"error":{"kind","code","message"}}` so `lib/approval.js` throws the documented error class.
+//! napi exports of the approval decisions (`src/run/approval.rs`): JSON text in, JSON text out.
+//! A refusal comes back as `{"error":{"kind","code","message"}}` so `lib/approval.js` throws the
+//! documented error class.
 
 // napi registers these exports; a `cargo test` build sees no caller.
 #![cfg_attr(test, allow(dead_code))]
@@ -8,11 +8,9 @@
 use napi_derive::napi;
 use serde_json::{json, Value};
 
-use crate::effects::sqlite::SqliteOptions;
 use crate::run::approval as ap;
-use crate::run::checkpoint_sqlite::{CheckpointError, SqliteCheckpoints};
 
-fn parse(text: &str) -> Value {
+pub(crate) fn parse(text: &str) -> Value {
     serde_json::from_str(text).unwrap_or(Value::String(ap::NOT_JSON.into()))
 }
 
@@ -185,84 +183,4 @@ pub fn approval_fingerprint(material: String) -> String {
         Ok(f) => json!({ "fingerprint": f }).to_string(),
         Err(e) => state_error(e),
     }
-}
-
-/// The SQLite checkpoint store (the JS object in `lib/checkpoints.js`).
-#[napi]
-pub struct SqliteCheckpointStoreHandle {
-    inner: SqliteCheckpoints,
-}
-
-fn answer(r: Result<Value, CheckpointError>) -> String {
-    match r {
-        Ok(v) => json!({ "ok": v }).to_string(),
-        Err(CheckpointError::Conflict(m)) => {
-            json!({ "error": { "kind": "conflict", "message": m } }).to_string()
-        }
-        Err(CheckpointError::Range(m)) => {
-            json!({ "error": { "kind": "range", "message": m } }).to_string()
-        }
-        Err(CheckpointError::Storage(m)) => {
-            json!({ "error": { "kind": "storage", "message": m } }).to_string()
-        }
-    }
-}
-
-#[napi]
-impl SqliteCheckpointStoreHandle {
-    #[napi]
-    pub fn save(&self, input: String, now: String) -> String {
-        answer(self.inner.save(&parse(&input), &now))
-    }
-    #[napi]
-    pub fn load(&self, input: String) -> String {
-        answer(
-            self.inner
-                .load(&parse(&input))
-                .map(|r| r.unwrap_or(Value::Null)),
-        )
-    }
-    #[napi]
-    pub fn list(&self, query: String) -> String {
-        answer(self.inner.list(&parse(&query)))
-    }
-    #[napi]
-    pub fn delete(&self, input: String) -> String {
-        answer(self.inner.delete(&parse(&input)).map(Value::Bool))
-    }
-    #[napi]
-    pub fn close(&self) {
-        self.inner.close()
-    }
-}
-
-/// Opens (creating when absent) the checkpoint table in a SQLite file. `{"error":..}` comes back
-/// as a thrown `Error` by `lib/checkpoints.js`.
-#[napi(js_name = "openSqliteCheckpointStore")]
-pub fn open_sqlite_checkpoint_store(
-    path: String,
-    busy_timeout_ms: u32,
-    synchronous_full: bool,
-    max_value_bytes: u32,
-    max_page_size: u32,
-) -> napi::Result<SqliteCheckpointStoreHandle> {
-    let options = SqliteOptions {
-        busy_timeout_ms,
-        synchronous_full,
-    };
-    SqliteCheckpoints::open(
-        &path,
-        &options,
-        max_value_bytes as usize,
-        max_page_size as usize,
-    )
-    .map(|inner| SqliteCheckpointStoreHandle { inner })
-    .map_err(|e| {
-        let m = match e {
-            CheckpointError::Conflict(m)
-            | CheckpointError::Range(m)
-            | CheckpointError::Storage(m) => m,
-        };
-        napi::Error::from_reason(m)
-    })
 }

@@ -3,6 +3,7 @@
 
 pub mod approval;
 pub mod arguments;
+pub mod checkpoints;
 pub mod dispatch;
 pub mod effects;
 pub mod ledger;

@@ -10,6 +10,8 @@ use sha2::{Digest, Sha256};
 
 pub mod approval;
 pub mod artifact;
+pub mod checkpoint;
+pub mod checkpoint_postgres;
 pub mod checkpoint_sqlite;
 
 /// Most names a `toolNames` grant may list.

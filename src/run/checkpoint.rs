@@ -1,0 +1,297 @@
+//! Checkpoint stores: upstream's `CheckpointStore` contract (save with compare-and-swap on the
+//! version, fencing tokens and exact ownership; load; list; delete), decided here once for every
+//! built-in durable store. A storage (`checkpoint_sqlite.rs`, `checkpoint_postgres.rs`) only has to
+//! run a decision on a key's current row with every other writer of that key held off, read rows,
+//! and select a page; the memory store (`lib/checkpoints.js`) applies the same rules in JS.
+
+use serde_json::{json, Map, Value};
+
+/// Why a store operation failed.
+#[derive(Debug)]
+pub enum CheckpointError {
+    /// `CheckpointConflictError` (`ERR_PRISM_CHECKPOINT_CONFLICT`).
+    Conflict(String),
+    /// `RangeError`: a value over `maxValueBytes`.
+    Range(String),
+    /// The database failed.
+    Storage(String),
+}
+
+impl CheckpointError {
+    pub fn message(&self) -> &str {
+        match self {
+            CheckpointError::Conflict(m)
+            | CheckpointError::Range(m)
+            | CheckpointError::Storage(m) => m,
+        }
+    }
+}
+
+fn conflict(m: impl Into<String>) -> CheckpointError {
+    CheckpointError::Conflict(m.into())
+}
+
+/// `tenantId`, `accountId`, `userId`: part of a key's trust boundary, matched exactly.
+pub type Owner = [Option<String>; 3];
+
+/// One stored checkpoint, as a table holds it (value and metadata as JSON text).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Row {
+    pub namespace: String,
+    pub key: String,
+    pub version: i64,
+    pub fencing_token: Option<i64>,
+    pub value: String,
+    pub category: Option<String>,
+    pub owner: Owner,
+    pub created_at: String,
+    pub updated_at: String,
+    pub metadata: Option<String>,
+}
+
+impl Row {
+    /// The record as `loadCheckpoint` returns it.
+    pub fn to_json(&self) -> Value {
+        let mut m = Map::new();
+        m.insert("namespace".into(), json!(self.namespace));
+        m.insert("key".into(), json!(self.key));
+        m.insert("version".into(), json!(self.version));
+        if let Some(f) = self.fencing_token {
+            m.insert("fencingToken".into(), json!(f));
+        }
+        m.insert(
+            "value".into(),
+            serde_json::from_str(&self.value).unwrap_or(Value::Null),
+        );
+        let owner = ["tenantId", "accountId", "userId"]
+            .into_iter()
+            .zip(&self.owner);
+        for (k, v) in [("category", &self.category)].into_iter().chain(owner) {
+            if let Some(s) = v {
+                m.insert(k.into(), json!(s));
+            }
+        }
+        m.insert("createdAt".into(), json!(self.created_at));
+        m.insert("updatedAt".into(), json!(self.updated_at));
+        if let Some(meta) = &self.metadata {
+            m.insert(
+                "metadata".into(),
+                serde_json::from_str(meta).unwrap_or(Value::Null),
+            );
+        }
+        Value::Object(m)
+    }
+}
+
+/// What a decision does to the key's row.
+pub enum Write {
+    Keep,
+    Put(Box<Row>),
+    Delete,
+}
+
+/// A `listCheckpoints` query as a storage runs it.
+#[derive(Debug, Default)]
+pub struct ListFilter {
+    pub namespace: Option<String>,
+    pub key_prefix: Option<String>,
+    pub owner: Owner,
+    /// `Some(empty)` matches nothing (a category that is not a string or a list of strings).
+    pub categories: Option<Vec<String>>,
+    pub offset: usize,
+    pub limit: usize,
+}
+
+/// Where checkpoints are kept.
+pub trait CheckpointStorage: Send + Sync {
+    /// Runs `decide` on the current row of (namespace, key) with every other writer of that key held
+    /// off, then applies its write; an `Err` from `decide` writes nothing.
+    fn transact<T>(
+        &self,
+        namespace: &str,
+        key: &str,
+        decide: impl FnOnce(Option<Row>) -> Result<(Write, T), CheckpointError>,
+    ) -> Result<T, CheckpointError>;
+    fn read(&self, namespace: &str, key: &str) -> Result<Option<Row>, CheckpointError>;
+    /// Matching rows, newest `updated_at` first then by key (UTF-8 byte order), from `offset`, at most
+    /// `limit + 1` (the extra row says there is a next page).
+    fn select(&self, filter: &ListFilter) -> Result<Vec<Row>, CheckpointError>;
+    /// Later calls fail. Idempotent.
+    fn close(&self);
+}
+
+fn text(v: &Value, k: &str) -> Option<String> {
+    v.get(k).and_then(Value::as_str).map(str::to_string)
+}
+
+fn key_of(v: &Value) -> Result<(String, String), CheckpointError> {
+    match (text(v, "namespace"), text(v, "key")) {
+        (Some(n), Some(k)) if !n.is_empty() && !k.is_empty() => Ok((n, k)),
+        _ => Err(conflict("Checkpoint namespace and key are required")),
+    }
+}
+
+fn owner_of(v: &Value) -> Owner {
+    [text(v, "tenantId"), text(v, "accountId"), text(v, "userId")]
+}
+
+/// The rules of upstream's `CheckpointStore` over any storage.
+pub struct Checkpoints<S> {
+    storage: S,
+    max_value_bytes: usize,
+    max_page_size: usize,
+}
+
+impl<S: CheckpointStorage> Checkpoints<S> {
+    pub fn new(storage: S, max_value_bytes: usize, max_page_size: usize) -> Self {
+        Checkpoints {
+            storage,
+            max_value_bytes: max_value_bytes.max(1),
+            max_page_size: max_page_size.max(1),
+        }
+    }
+
+    /// `saveCheckpoint(input)`; `now` is the ISO time of the save.
+    pub fn save(&self, input: &Value, now: &str) -> Result<Value, CheckpointError> {
+        let (namespace, key) = key_of(input)?;
+        let version = input
+            .get("version")
+            .and_then(Value::as_i64)
+            .filter(|v| *v >= 1 && *v < (1i64 << 53))
+            .ok_or_else(|| conflict("Checkpoint version must be a positive safe integer"))?;
+        let value = input
+            .get("value")
+            .ok_or_else(|| conflict("Checkpoint value must be JSON serializable"))?
+            .to_string();
+        if value.len() > self.max_value_bytes {
+            return Err(CheckpointError::Range(format!(
+                "Checkpoint value exceeds maxValueBytes ({})",
+                self.max_value_bytes
+            )));
+        }
+        let fencing = input.get("fencingToken").and_then(Value::as_i64);
+        let owner = owner_of(input);
+        let expected = input.get("expectedVersion").filter(|v| !v.is_null());
+        let mut row = Row {
+            namespace: namespace.clone(),
+            key: key.clone(),
+            version,
+            fencing_token: fencing,
+            value,
+            category: text(input, "category"),
+            owner,
+            created_at: now.to_string(),
+            updated_at: now.to_string(),
+            metadata: input
+                .get("metadata")
+                .filter(|m| !m.is_null())
+                .map(Value::to_string),
+        };
+        let saved = self.storage.transact(&namespace, &key, |existing| {
+            let current = existing.as_ref().map_or(0, |e| e.version);
+            if let Some(e) = &existing {
+                if e.owner != row.owner {
+                    return Err(conflict("Checkpoint ownership mismatch"));
+                }
+            }
+            if let Some(expected) = expected {
+                if expected.as_i64() != Some(current) {
+                    return Err(conflict(format!(
+                        "Checkpoint compare-and-swap failed (expected {expected}, current {current})"
+                    )));
+                }
+            }
+            if existing.is_some() && version <= current {
+                return Err(conflict(format!(
+                    "Stale checkpoint version {version} (current {current})"
+                )));
+            }
+            if let Some(held) = existing.as_ref().and_then(|e| e.fencing_token) {
+                if fencing.is_none_or(|f| f < held) {
+                    return Err(conflict(format!(
+                        "Stale checkpoint fencing token {} (current {held})",
+                        fencing.map_or("missing".to_string(), |f| f.to_string())
+                    )));
+                }
+            }
+            if let Some(e) = existing {
+                row.created_at = e.created_at;
+            }
+            Ok((Write::Put(Box::new(row.clone())), row))
+        })?;
+        Ok(saved.to_json())
+    }
+
+    /// `loadCheckpoint(key)`: the record, `None` when absent; another owner's record is a conflict.
+    pub fn load(&self, input: &Value) -> Result<Option<Value>, CheckpointError> {
+        let (namespace, key) = key_of(input)?;
+        match self.storage.read(&namespace, &key)? {
+            Some(r) if r.owner != owner_of(input) => Err(conflict("Checkpoint ownership mismatch")),
+            other => Ok(other.map(|r| r.to_json())),
+        }
+    }
+
+    /// `deleteCheckpoint(key)`: whether a record was removed.
+    pub fn delete(&self, input: &Value) -> Result<bool, CheckpointError> {
+        let (namespace, key) = key_of(input)?;
+        let owner = owner_of(input);
+        self.storage
+            .transact(&namespace, &key, |existing| match existing {
+                None => Ok((Write::Keep, false)),
+                Some(r) if r.owner != owner => Err(conflict("Checkpoint ownership mismatch")),
+                Some(_) => Ok((Write::Delete, true)),
+            })
+    }
+
+    /// `listCheckpoints(query)`: newest first, a numeric cursor.
+    pub fn list(&self, query: &Value) -> Result<Value, CheckpointError> {
+        let offset = match query.get("cursor") {
+            None | Some(Value::Null) => 0usize,
+            Some(Value::String(s)) => s
+                .parse::<usize>()
+                .map_err(|_| conflict("Invalid checkpoint cursor"))?,
+            Some(_) => return Err(conflict("Invalid checkpoint cursor")),
+        };
+        let limit = query
+            .get("limit")
+            .and_then(Value::as_u64)
+            .map_or(100, |l| l.max(1) as usize)
+            .min(self.max_page_size);
+        let categories = match query.get("category") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(vec![s.clone()]),
+            Some(Value::Array(a)) => Some(
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_string)
+                    .collect(),
+            ),
+            Some(_) => Some(Vec::new()),
+        };
+        let filter = ListFilter {
+            namespace: text(query, "namespace"),
+            key_prefix: text(query, "keyPrefix"),
+            owner: owner_of(query),
+            categories,
+            offset,
+            limit,
+        };
+        let mut rows = self.storage.select(&filter)?;
+        let more = rows.len() > limit;
+        rows.truncate(limit);
+        let next = offset + rows.len();
+        let mut out = Map::new();
+        out.insert(
+            "items".into(),
+            Value::Array(rows.iter().map(Row::to_json).collect()),
+        );
+        if more {
+            out.insert("nextCursor".into(), json!(next.to_string()));
+        }
+        Ok(Value::Object(out))
+    }
+
+    pub fn close(&self) {
+        self.storage.close()
+    }
+}
