@@ -130,6 +130,30 @@ describe.each(stores)("dispatch with an effect store (%s)", (_label, makeStore) 
     expect(log.charges).toBe(0);
   });
 
+  it("a run suspended in beforeExecute rejects the dispatch, records no ending, and the resumed call runs once", async () => {
+    const store = makeStore();
+    const log = { charges: 0, keys: [] as (string | undefined)[] };
+    const rec = recorder();
+    const base = { call: call("pay", { amount: 3 }), registry: createToolRegistry([payTool(log)]), context: ctx(), identity, effectStore: store, emit: rec.emit, ledger: rec.ledger };
+    const pause = Object.assign(new Error("waiting for approval"), { code: "ERR_PRISM_AGENT_RUN_SUSPENDED" });
+    await expect(dispatchToolCall({ ...base, beforeExecute: () => { throw pause; } })).rejects.toBe(pause);
+    expect(log.charges).toBe(0);
+    // The call did not end: no blocked event or row (the run stopped, it will come back).
+    expect(rec.types().filter((t) => t.startsWith("tool_execution_"))).toEqual([]);
+    expect(rec.rows).toEqual([]);
+    const record = await store.get({ identity, ownership: { tenantId: "t1", userId: "u1" }, key: keyOf({ amount: 3 }), sessionId: "s1", runId: "r1", toolCallId: "call_1", toolName: "pay", argumentsHash: toolEffectArgumentsHash({ amount: 3 }) } as never);
+    expect(record!.status).toBe("failed_retryable");
+    // The resumed run dispatches the same call: it is claimed again and runs once.
+    expect(await dispatchToolCall(base)).toEqual({ toolCallId: "call_1", name: "pay", value: { charged: 3 } });
+    expect(log.charges).toBe(1);
+    // An async beforeExecute that rejects with a loop-state error rejects too, and its claim is closed.
+    const loop = Object.assign(new Error("snapshot failed"), { code: "ERR_PRISM_LOOP_SNAPSHOT" });
+    const other = { ...base, call: call("pay", { amount: 4 }, "call_2") };
+    await expect(dispatchToolCall({ ...other, beforeExecute: async () => { throw loop; } })).rejects.toBe(loop);
+    await expect(dispatchToolCall(other)).resolves.toMatchObject({ error: { code: "ERR_PRISM_TOOL_EFFECT_CONFLICT" } });
+    expect(log.charges).toBe(1);
+  });
+
   it("gives each distinct call its own claim", async () => {
     const store = makeStore();
     const log = { charges: 0, keys: [] as (string | undefined)[] };

@@ -856,11 +856,13 @@ module.exports = function bindDispatch(native, errors) {
           continue
         }
         case C.K_MARK_UNKNOWN:
-        case C.K_RELEASE_CLAIM: {
+        case C.K_RELEASE_CLAIM:
+        case C.K_RELEASE_RETRYABLE: {
           const d = dispatchDetail(s)
+          const status = k === C.K_RELEASE_RETRYABLE ? 'failed_retryable' : 'failed_terminal'
           const p = k === C.K_MARK_UNKNOWN
             ? settleCall(h, 'markUnknown', transition(st, d, { failure: { code: 'ERR_PRISM_TOOL_EFFECT_UNKNOWN' } }))
-            : settleCall(h, 'fail', transition(st, d, { status: 'failed_terminal', failure: { code: 'ERR_PRISM_TOOL_EFFECT_PRE_DISPATCH' } }))
+            : settleCall(h, 'fail', transition(st, d, { status, failure: { code: 'ERR_PRISM_TOOL_EFFECT_PRE_DISPATCH' } }))
           if (p) await settle(p, undefined)
           k = dispatchStep(s, C.A_DONE)
           continue

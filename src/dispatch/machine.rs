@@ -282,6 +282,9 @@ pub enum Command {
     EffectGet,
     /// Release a claim taken before dispatch (`failed_terminal`).
     ReleaseClaim(ClaimRef),
+    /// Release a claim taken before dispatch so a later attempt may take it again
+    /// (`failed_retryable`): the run was suspended before the side effect.
+    ReleaseRetryable(ClaimRef),
     EmitTerminal(Terminal),
     AppendTerminal(Terminal),
     /// Resolve with the result.
@@ -358,6 +361,9 @@ pub struct Dispatch {
     plan: Option<EffectPlan>,
     claim: Option<Claim>,
     guard: Option<GuardRun>,
+    /// `beforeExecute` paused the run (`Some(retryable)`): the call settles its claim and rejects
+    /// with the thrown value, without a terminal event or row — it did not end, the run stopped.
+    paused: Option<bool>,
 }
 
 impl Dispatch {
@@ -372,6 +378,7 @@ impl Dispatch {
             plan: None,
             claim: None,
             guard: None,
+            paused: None,
         }
     }
 
@@ -678,6 +685,12 @@ impl Dispatch {
             }
             (Step::EffectBegin, a) => return self.effect_begun(a),
             (Step::BeforeExecute, Answer::Done) => self.advance(),
+            (Step::BeforeExecute, Answer::Threw { code: Some(code) }) if pause(&code).is_some() => {
+                self.paused = pause(&code);
+                self.reject = Some(Rejection::Thrown);
+                self.terminal = Some(Terminal::Error);
+                return Some(self.ending(End::Settle));
+            }
             (Step::BeforeExecute, _) => {
                 return Some(self.block(BlockedReason::ExecutionDenied, ErrorSpec::Thrown))
             }
@@ -1033,21 +1046,24 @@ impl Dispatch {
                             return Command::EffectGet;
                         } else {
                             self.step = Step::Ending(End::Event);
-                            return Command::ReleaseClaim(r);
+                            return match self.paused {
+                                Some(true) => Command::ReleaseRetryable(r),
+                                _ => Command::ReleaseClaim(r),
+                            };
                         }
                     }
                     _ => end = End::Event,
                 },
                 End::SettleAfterGet => end = End::Event,
                 End::Event => {
-                    if self.setup.emit {
+                    if self.setup.emit && self.paused.is_none() {
                         self.step = Step::Ending(End::Row);
                         return Command::EmitTerminal(self.terminal.unwrap_or(Terminal::Error));
                     }
                     end = End::Row;
                 }
                 End::Row => {
-                    if self.setup.ledger {
+                    if self.setup.ledger && self.paused.is_none() {
                         self.step = Step::Ending(End::Settled);
                         return Command::AppendTerminal(self.terminal.unwrap_or(Terminal::Error));
                     }
@@ -1085,6 +1101,18 @@ impl Dispatch {
             return self.ending(End::Event);
         }
         self.ending(end)
+    }
+}
+
+/// Whether a code thrown by `beforeExecute` pauses the run instead of blocking the call, as
+/// `@arnilo/prism` treats it: `Some(true)` for a durable suspension (the claim stays retryable for
+/// the resume), `Some(false)` for a nested run's suspension or a loop-state error.
+fn pause(code: &str) -> Option<bool> {
+    match code {
+        "ERR_PRISM_AGENT_RUN_SUSPENDED" => Some(true),
+        "ERR_PRISM_DELEGATION_SUSPENDED" => Some(false),
+        c if c.starts_with("ERR_PRISM_LOOP_") => Some(false),
+        _ => None,
     }
 }
 

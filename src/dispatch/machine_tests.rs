@@ -845,6 +845,56 @@ fn a_stop_before_dispatch_releases_the_claim() {
 }
 
 #[test]
+fn a_suspension_before_execute_keeps_the_claim_retryable_and_rejects_without_an_ending() {
+    let s = Setup {
+        before_execute: true,
+        emit: true,
+        ledger: true,
+        ..effects()
+    };
+    let paused = |code: &str| {
+        let code = code.to_string();
+        drive(s.clone(), call("pay"), move |c| {
+            if *c == Command::BeforeExecute {
+                Answer::Threw {
+                    code: Some(code.clone()),
+                }
+            } else {
+                claiming(c)
+            }
+        })
+    };
+    let claim = ClaimRef {
+        token: "t".into(),
+        version: 1.0,
+    };
+    // A durable suspension: retryable, so the resumed run may claim the effect again.
+    let cmds = paused("ERR_PRISM_AGENT_RUN_SUSPENDED");
+    assert!(cmds.contains(&Command::ReleaseRetryable(claim.clone())));
+    assert_eq!(cmds.last(), Some(&Command::Reject(Rejection::Thrown)));
+    assert!(!cmds.iter().any(|c| matches!(
+        c,
+        Command::EmitTerminal(_)
+            | Command::AppendTerminal(_)
+            | Command::SetError(_)
+            | Command::Execute
+    )));
+    // A nested run's suspension or a loop-state error: terminal, and the dispatch rejects too.
+    for code in ["ERR_PRISM_DELEGATION_SUSPENDED", "ERR_PRISM_LOOP_STATE"] {
+        let cmds = paused(code);
+        assert!(
+            cmds.contains(&Command::ReleaseClaim(claim.clone())),
+            "{code}"
+        );
+        assert_eq!(cmds.last(), Some(&Command::Reject(Rejection::Thrown)));
+    }
+    // Any other code blocks the call as before.
+    let cmds = paused("ERR_SOMETHING");
+    assert_eq!(blocked(&cmds), BlockedReason::ExecutionDenied);
+    assert!(cmds.contains(&Command::ReleaseClaim(claim)));
+}
+
+#[test]
 fn effect_preconditions() {
     // No verified identity.
     let cmds = drive(

@@ -87,6 +87,7 @@ pub const K_APPEND_FINISHED: u32 = 31;
 pub const K_RESOLVE: u32 = 34;
 pub const K_REJECT_THROWN: u32 = 35;
 pub const K_REJECT_GUARDRAIL: u32 = 36;
+pub const K_RELEASE_RETRYABLE: u32 = 37;
 
 // Error kinds in `dispatchDetail` of `SetError`.
 pub const E_PLAIN: u32 = 0;
@@ -168,6 +169,7 @@ pub const ALL: &[(&str, u32)] = &[
     ("K_MARK_UNKNOWN", K_MARK_UNKNOWN),
     ("K_EFFECT_GET", K_EFFECT_GET),
     ("K_RELEASE_CLAIM", K_RELEASE_CLAIM),
+    ("K_RELEASE_RETRYABLE", K_RELEASE_RETRYABLE),
     ("K_EMIT_FINISHED", K_EMIT_FINISHED),
     ("K_APPEND_FINISHED", K_APPEND_FINISHED),
     ("K_RESOLVE", K_RESOLVE),

@@ -420,6 +420,7 @@ fn command_code(c: &Command) -> u32 {
         Command::MarkUnknown(_) => K_MARK_UNKNOWN,
         Command::EffectGet => K_EFFECT_GET,
         Command::ReleaseClaim(_) => K_RELEASE_CLAIM,
+        Command::ReleaseRetryable(_) => K_RELEASE_RETRYABLE,
         Command::EmitTerminal(t) => K_EMIT_FINISHED + terminal_offset(*t),
         Command::AppendTerminal(t) => K_APPEND_FINISHED + terminal_offset(*t),
         Command::Resolve => K_RESOLVE,
@@ -474,7 +475,8 @@ pub fn dispatch_detail(env: &Env, id: u32) -> Result<Object<'_>> {
         Command::MarkDispatched(r)
         | Command::EffectComplete(r)
         | Command::MarkUnknown(r)
-        | Command::ReleaseClaim(r) => {
+        | Command::ReleaseClaim(r)
+        | Command::ReleaseRetryable(r) => {
             o.set_named_property("claimToken", r.token.as_str())?;
             o.set_named_property("expectedVersion", r.version)?;
         }
