@@ -237,6 +237,42 @@ describe("bounded rows: the built-in ledgers store every row they are given", ()
     }
   });
 
+  it("with secrets, rows, events and results are redacted exactly as redactSecrets redacts them", async () => {
+    const { redactSecrets } = require("../index.js");
+    const secrets = ["sk-live-123", "sk-live-123456", "pw"];
+    const many: any = { list: Array.from({ length: 30_000 }, (_, i) => (i === 29_999 ? "last sk-live-123" : `s${i}`)) };
+    const cases: Record<string, any> = {
+      values: { q: "token sk-live-123 here", nested: [{ deep: ["a pw b", 1, null] }], n: 2, twice: "pw pw" },
+      longest: { t: "sk-live-123456 and sk-live-123" },
+      key: { "sk-live-123": "in a key", other: "pw" },
+      many,
+      clean: { q: "nothing to hide", list: ["a", "b"] },
+      proto: JSON.parse('{"__proto__":{"x":"pw"},"k":"pw"}'),
+      date: { at: new Date(0), s: "pw" },
+    };
+    for (const [name, args] of Object.entries(cases)) {
+      for (const list of [secrets, [...secrets, "lone\ud800"]]) {
+        const ledger = createMemoryRunLedger();
+        const events: any[] = [];
+        const registry = createToolRegistry([{ name: "t", execute: (a: any, ctx) => ({ toolCallId: ctx.toolCallId, name: "t", value: a }) }]);
+        const result = await dispatchToolCall({
+          call: { type: "tool_call", id: "c1", name: "t", arguments: args },
+          registry,
+          context: { sessionId: "s", runId: "r" },
+          ledger,
+          emit: (e: any) => void events.push(e),
+          secrets: list,
+        });
+        const expected = JSON.parse(JSON.stringify(redactSecrets(args, list)));
+        const rows = ledger.list() as any[];
+        expect(rows[0].arguments, name).toEqual(expected);
+        expect(JSON.parse(JSON.stringify(events.find((e) => e.type === "tool_execution_started").call.arguments)), name).toEqual(expected);
+        expect(JSON.parse(JSON.stringify(result.value)), name).toEqual(expected);
+        expect(JSON.stringify(rows), name).not.toContain("sk-live-123");
+      }
+    }
+  });
+
   it("refusals and storage failures carry ERR_PRISM_LEDGER", () => {
     const ledger = createSqliteRunLedger(db());
     expect(() => ledger.appendToolCall(null as never)).toThrow(expect.objectContaining({ code: "ERR_PRISM_LEDGER", name: "TypeError" }));

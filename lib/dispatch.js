@@ -139,8 +139,11 @@ module.exports = function bindDispatch(native, errors) {
   }
   function compiledPlan(plan) {
     const list = dispatchSecrets(plan)
-    if (list.length === 0) return { plan, secrets: undefined, redactor: undefined }
-    return { plan, secrets: list, redactor: rawCreateSecretRedactor(list) }
+    if (list.length === 0) return { plan, secrets: undefined, redactor: undefined, match: undefined }
+    // `match`: the secrets JS may look for with `includes` — only when each is well-formed UTF-16,
+    // so that a substring in JS is exactly a substring of the UTF-8 text the native matcher sees.
+    const match = list.every((x) => x.isWellFormed()) ? list : undefined
+    return { plan, secrets: list, redactor: rawCreateSecretRedactor(list), match }
   }
 
   const HOOKS = ['middleware', 'guardrails', 'identity', 'ownership', 'trust', 'permission', 'validate', 'effectStore', 'beforeExecute', 'emit', 'ledger', 'redactor', 'registry']
@@ -181,6 +184,7 @@ module.exports = function bindDispatch(native, errors) {
     h.plan = compiled.plan
     h.secrets = compiled.secrets
     h.nativeRedactor = compiled.redactor
+    h.secretMatch = compiled.match
     let flags = 0
     if (h.middleware !== undefined) flags |= C.F_MIDDLEWARE
     if (h.trust !== undefined) flags |= C.F_TRUST
@@ -215,7 +219,7 @@ module.exports = function bindDispatch(native, errors) {
 
   function redact(h, v) {
     let out = v
-    if (h.nativeRedactor !== undefined) out = h.nativeRedactor.redact(out)
+    if (h.nativeRedactor !== undefined) out = redactCopy(h, out)
     if (h.hostRedactor !== undefined) {
       try {
         out = h.hostRedactor.redact(out)
@@ -308,7 +312,15 @@ module.exports = function bindDispatch(native, errors) {
   // Containers left to copy: a cycle or shared subtrees would otherwise copy (exponentially) down to
   // the depth bound, and a large value is left to the native walk.
   let copyBudget = 0
+  // While redacting: the secrets to look for, the native redactor, and string scans left.
+  let copyMatch
+  let copyRedactor
+  let copyScans = 0
   function copyPlain(v, depth) {
+    if (typeof v === 'string' && copyMatch !== undefined) {
+      const held = holdsSecret(v)
+      return held === false ? v : held ? copyRedactor.redact(v) : NOT_PLAIN
+    }
     if (v === null || typeof v !== 'object') return v
     if (depth >= 32 || --copyBudget < 0) return NOT_PLAIN
     if (Array.isArray(v)) {
@@ -324,7 +336,7 @@ module.exports = function bindDispatch(native, errors) {
     if (Object.getPrototypeOf(v) !== Object.prototype) return NOT_PLAIN
     const out = {}
     for (const k of Object.keys(v)) {
-      if (k === '__proto__') return NOT_PLAIN
+      if (k === '__proto__' || (copyMatch !== undefined && holdsSecret(k) !== false)) return NOT_PLAIN
       const x = v[k]
       // As the native walk: a function is not data (and an own toJSON must not survive).
       if (typeof x === 'function') continue
@@ -338,9 +350,35 @@ module.exports = function bindDispatch(native, errors) {
     let c = NOT_PLAIN
     try {
       copyBudget = 4096
+      copyMatch = undefined
       c = copyPlain(v, 0)
     } catch {}
     return c === NOT_PLAIN ? native.redactSecrets(v, undefined) : c
+  }
+  // The secret-redacted copy the native redactor makes, with the walk in JS for plain data: only a
+  // string holding a secret crosses to the native matcher (one call, the same replacement). A key
+  // holding a secret, or too many strings × secrets to look through, takes the native walk.
+  function redactCopy(h, v) {
+    if (typeof v === 'string') return h.nativeRedactor.redact(v)
+    let c = NOT_PLAIN
+    if (h.secretMatch !== undefined) {
+      try {
+        copyBudget = 4096
+        copyScans = 65536
+        copyMatch = h.secretMatch
+        copyRedactor = h.nativeRedactor
+        c = copyPlain(v, 0)
+      } catch {}
+      copyMatch = undefined
+      copyRedactor = undefined
+    }
+    return c === NOT_PLAIN ? h.nativeRedactor.redact(v) : c
+  }
+  function holdsSecret(text) {
+    copyScans -= copyMatch.length
+    if (copyScans < 0) return undefined
+    for (let i = 0; i < copyMatch.length; i++) if (text.includes(copyMatch[i])) return true
+    return false
   }
   const safeCall = (h, st) => {
     if (st.safeCall === undefined) st.safeCall = anyRedaction(h) ? redact(h, st.call) : st.call
