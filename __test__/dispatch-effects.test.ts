@@ -166,6 +166,40 @@ describe.each(stores)("dispatch with an effect store (%s)", (_label, makeStore) 
   });
 });
 
+describe("the built-in stores' direct path", () => {
+  it("answers exactly as the same store called through its public methods, for every kind of result", async () => {
+    const results: Record<string, unknown> = {
+      plain: { charged: 5, list: [1, "two", null] },
+      toJSON: { at: new Date(0), nested: { toJSON: () => "flattened" } },
+      bigint: { n: 10n },
+      cyclic: (() => {
+        const c: any = { a: 1 };
+        c.self = c;
+        return c;
+      })(),
+      huge: { text: "x".repeat(200 * 1024) },
+      none: undefined,
+    };
+    for (const [name, value] of Object.entries(results)) {
+      const outcomes = [];
+      for (const store of [createMemoryToolEffectStore(), asyncStore(createMemoryToolEffectStore())]) {
+        const tool: ToolDefinition = {
+          name: "pay",
+          effect: { kind: "external_mutation", idempotency: "required" },
+          execute: (_args, c) => ({ toolCallId: c.toolCallId, name: "pay", value }) as never,
+        };
+        const options = { call: call("pay", { amount: 1 }), registry: createToolRegistry([tool]), context: ctx(), identity, effectStore: store };
+        const first = await dispatchToolCall(options);
+        const again = await dispatchToolCall(options);
+        const record = await store.get({ identity, ownership: { tenantId: "t1", userId: "u1" }, key: keyOf({ amount: 1 }), sessionId: "s1", runId: "r1", toolCallId: "call_1", toolName: "pay", argumentsHash: toolEffectArgumentsHash({ amount: 1 }) } as never);
+        const plain = (v: unknown) => JSON.parse(JSON.stringify(v, (_k, x) => (typeof x === "bigint" ? `${x}n` : x)) ?? "null");
+        outcomes.push({ first: first.error ?? plain(first), again: again.error ?? plain(again), status: record!.status, version: record!.version, result: record!.result });
+      }
+      expect(outcomes[0], name).toEqual(outcomes[1]);
+    }
+  });
+});
+
 describe("dispatch effects without a claim", () => {
   it("gives a tool_managed tool the derived key and claims nothing", async () => {
     const seen: (string | undefined)[] = [];

@@ -7,7 +7,7 @@
 
 const { isPlainObjectProto } = require('./json-object.js')
 const { ownToolArgumentValidators, checkedArguments } = require('./validation.js')
-const { callStoreMethod } = require('./effects.js')
+const { callStoreMethod, nativeStoreOf } = require('./effects.js')
 
 module.exports = function bindDispatch(native, errors) {
   const C = native.dispatchCodes()
@@ -578,9 +578,25 @@ module.exports = function bindDispatch(native, errors) {
     return extra ? Object.assign(t, extra) : t
   }
 
-  function storeCall(h, method, arg) {
+  // `complete` on a built-in store: the result crosses as the JSON text the store keeps, and the
+  // stored result dispatch answers with is that text parsed — what the record would hold.
+  function advanceComplete(ns, st, t) {
+    const result = st.result
+    let text
+    let unserializable = false
+    if (result !== undefined) {
+      try {
+        text = JSON.stringify(result)
+      } catch {}
+      if (text === undefined) unserializable = true
+    }
+    const version = ns.advance(t, true, text, unserializable)
+    st.effectRecord = { result: text === undefined ? undefined : JSON.parse(text) }
+    return version
+  }
+
+  function storeCall(h, method, arg, f = h.effectStore[method]) {
     const store = h.effectStore
-    const f = store[method]
     if (typeof f !== 'function') {
       throw invalidOption(TypeError, `effectStore.${method} is not a function`, 'ERR_PRISM_TOOL_EFFECT_STORE')
     }
@@ -674,6 +690,11 @@ module.exports = function bindDispatch(native, errors) {
         }
         case C.K_MARK_DISPATCHED:
         case C.K_EFFECT_COMPLETE: {
+          // A built-in store's lean answer: the new version (and `st.effectRecord` set by advanceComplete).
+          if (typeof v === 'number') {
+            const r = k === C.K_EFFECT_COMPLETE ? st.effectRecord?.result : undefined
+            return dispatchAnswer(s, C.A_RECORD, v, r !== null && typeof r === 'object' ? 1 : 0)
+          }
           st.effectRecord = v
           const version = typeof v?.version === 'number' ? v.version : NaN
           return dispatchAnswer(s, C.A_RECORD, version, v?.result !== null && typeof v?.result === 'object' ? 1 : 0)
@@ -739,11 +760,20 @@ module.exports = function bindDispatch(native, errors) {
         return () => storeCall(h, 'begin', st.effectKey)
       case C.K_MARK_DISPATCHED: {
         const t = transition(st, dispatchDetail(s))
-        return () => storeCall(h, 'markDispatched', t)
+        return () => {
+          const f = h.effectStore.markDispatched
+          const ns = nativeStoreOf(f)
+          return ns !== undefined ? ns.advance(t, false, undefined, false) : storeCall(h, 'markDispatched', t, f)
+        }
       }
       case C.K_EFFECT_COMPLETE: {
-        const t = transition(st, dispatchDetail(s), { result: st.result })
-        return () => storeCall(h, 'complete', t)
+        const d = dispatchDetail(s)
+        return () => {
+          const f = h.effectStore.complete
+          const ns = nativeStoreOf(f)
+          if (ns !== undefined) return advanceComplete(ns, st, transition(st, d))
+          return storeCall(h, 'complete', transition(st, d, { result: st.result }), f)
+        }
       }
       case C.K_EXECUTE: {
         const tool = st.tool

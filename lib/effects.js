@@ -28,6 +28,8 @@ native.__registerToolEffectErrors(ToolEffectError, IdentityError)
 const STORE_METHODS = ['get', 'begin', 'markDispatched', 'complete', 'fail', 'markUnknown', 'resolveUnknown', 'cleanup']
 // Each method of a built-in store → [native store, native method], for dispatch to call directly.
 const directMethods = new WeakMap()
+// Each method of a built-in store → its native store.
+const nativeStores = new WeakMap()
 
 /**
  * A built-in store with `@arnilo/prism`'s ToolEffectStore contract: every method returns a Promise (a
@@ -48,6 +50,7 @@ function storeFace(nativeStore) {
       },
     }[m]
     directMethods.set(method, [nativeStore, f])
+    nativeStores.set(method, nativeStore)
     store[m] = method
   }
   /** Closes the SQLite file (later calls reject); a no-op for the memory store. */
@@ -61,7 +64,10 @@ function callStoreMethod(store, f, arg) {
   return d === undefined ? f.call(store, arg) : d[1].call(d[0], arg)
 }
 
+/** The native store behind `f` when `f` is a built-in store's method (dispatch's lean calls). */
+const nativeStoreOf = (f) => nativeStores.get(f)
+
 const createMemoryToolEffectStore = (options) => storeFace(native.createMemoryToolEffectStore(options))
 const createSqliteToolEffectStore = (path, options) => storeFace(native.createSqliteToolEffectStore(path, options))
 
-module.exports = { ToolEffectError, IdentityError, createMemoryToolEffectStore, createSqliteToolEffectStore, callStoreMethod }
+module.exports = { ToolEffectError, IdentityError, createMemoryToolEffectStore, createSqliteToolEffectStore, callStoreMethod, nativeStoreOf }

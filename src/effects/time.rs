@@ -38,16 +38,36 @@ pub fn format_iso(ms: i64) -> String {
     let days = ms.div_euclid(86_400_000);
     let rem = ms.rem_euclid(86_400_000);
     let (y, m, d) = civil_from_days(days);
-    format!(
-        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
-        y,
-        m,
-        d,
-        rem / 3_600_000,
-        rem / 60_000 % 60,
-        rem / 1000 % 60,
-        rem % 1000
-    )
+    if !(0..=9999).contains(&y) {
+        // Outside four-digit years (never a real clock): the general formatter.
+        return format!(
+            "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
+            y,
+            m,
+            d,
+            rem / 3_600_000,
+            rem / 60_000 % 60,
+            rem / 1000 % 60,
+            rem % 1000
+        );
+    }
+    // Every record carries three timestamps and is formatted at each transition: digits by hand
+    // (`format!` with padding was a visible share of a dispatch with an effect store).
+    let mut b = *b"0000-00-00T00:00:00.000Z";
+    let mut put = |at: usize, width: usize, mut v: i64| {
+        for i in (at..at + width).rev() {
+            b[i] = b'0' + (v % 10) as u8;
+            v /= 10;
+        }
+    };
+    put(0, 4, y);
+    put(5, 2, m);
+    put(8, 2, d);
+    put(11, 2, rem / 3_600_000);
+    put(14, 2, rem / 60_000 % 60);
+    put(17, 2, rem / 1000 % 60);
+    put(20, 3, rem % 1000);
+    b.iter().map(|&c| c as char).collect()
 }
 
 fn digits(s: &[u8]) -> Option<i64> {
@@ -158,5 +178,39 @@ mod tests {
         }
         let now = now_ms();
         assert_eq!(parse_iso_strict(&format_iso(now)), Some(now));
+    }
+
+    #[test]
+    fn hand_written_digits_match_the_general_formatter() {
+        let general = |ms: i64| {
+            let rem = ms.rem_euclid(86_400_000);
+            let (y, m, d) = civil_from_days(ms.div_euclid(86_400_000));
+            format!(
+                "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
+                y,
+                m,
+                d,
+                rem / 3_600_000,
+                rem / 60_000 % 60,
+                rem / 1000 % 60,
+                rem % 1000
+            )
+        };
+        // Every month boundary and leap day from 1600 to 2500, odd milliseconds, the year edges.
+        let mut ms = -11_676_096_000_000i64; // 1600-01-01
+        while ms < 16_725_225_600_000 {
+            for t in [ms, ms + 86_399_999, ms + 45_296_789] {
+                assert_eq!(format_iso(t), general(t), "{t}");
+            }
+            ms += 86_400_000 * 29 + 7_777;
+        }
+        for t in [
+            -62_167_219_200_000, // 0000-01-01
+            253_402_300_799_999, // 9999-12-31T23:59:59.999Z
+            253_402_300_800_000, // 10000-01-01
+            -62_167_219_200_001, // before year 0
+        ] {
+            assert_eq!(format_iso(t), general(t), "{t}");
+        }
     }
 }

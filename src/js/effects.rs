@@ -1008,6 +1008,44 @@ impl NativeToolEffectStore {
         }
     }
 
+    /// `markDispatched` (`complete: false`) or `complete` for dispatch, answered with the new version
+    /// alone: dispatch needs nothing else, and making the record a JS object was most of the call.
+    /// `result` is the result's JSON text (`JSON.stringify` in `lib/dispatch.js`, the same text the
+    /// object method reads), `unserializable` when the result had none.
+    #[napi]
+    pub fn advance(
+        &self,
+        env: &Env,
+        input: Unknown,
+        complete: bool,
+        result: Option<String>,
+        unserializable: bool,
+    ) -> Result<f64> {
+        let js = Js(env.raw());
+        let v = input.raw();
+        check_signal(js, v)?;
+        let key = read_key(js, v)?;
+        let claim = read_claim(js, v)?;
+        let to = if complete {
+            Transition::Complete {
+                result: if unserializable {
+                    Some(Err(()))
+                } else {
+                    result.map(Ok)
+                },
+                result_ref: js.field(v, c"resultRef")?,
+            }
+        } else {
+            Transition::Dispatched
+        };
+        let now = self.now(env)?;
+        let parse = host_parse(js);
+        match with_store!(&self.backend, s => s.transition(&key, &claim, &to, now, &parse)) {
+            Ok(r) => Ok(r.version as f64),
+            Err(e) => Err(throw_store_error(js, &e)),
+        }
+    }
+
     /// `markDispatched(key & { claimToken, expectedVersion })`: pending → dispatched.
     #[napi]
     pub fn mark_dispatched<'a>(&self, env: &'a Env, input: Unknown<'a>) -> Result<Unknown<'a>> {
