@@ -291,6 +291,21 @@ describe.each(stores)("%s store", (_name, make) => {
     store.close();
   });
 
+  it("reads every string exactly, at any length and with multi-byte characters at the read buffer's edge", async () => {
+    const store = make();
+    for (let n = 116; n < 136; n++) {
+      for (const tail of ["", "é", "中文", "😀", "é😀"]) {
+        const id = "c".repeat(n) + tail;
+        const { record } = await store.begin(key(id));
+        expect(record.toolCallId).toBe(id);
+        expect((await store.get(key(id)))?.toolCallId).toBe(id);
+      }
+    }
+    const long = "L".repeat(400) + "😀";
+    expect((await store.begin(key(long))).record.toolCallId).toBe(long);
+    store.close();
+  });
+
   it("lets exactly one of 32 concurrent claims win, over 1 000 trials", async () => {
     const path = db();
     const many = _name === "memory"

@@ -82,11 +82,29 @@ impl Js {
         Ok(out)
     }
     pub fn string_value(self, v: sys::napi_value) -> Result<String> {
+        // Identity fields, ids and hashes are short: one call into a stack buffer reads them (asking
+        // for the length first cost a second UTF-8 pass per string).
+        let mut small = [0u8; 128];
+        let mut written = 0usize;
+        // SAFETY: a live env and handle (see `Js`); `small` holds the 128 bytes passed.
+        check(unsafe {
+            sys::napi_get_value_string_utf8(
+                self.0,
+                v,
+                small.as_mut_ptr().cast(),
+                small.len(),
+                &mut written,
+            )
+        })?;
+        // Node writes whole characters only, into at most 127 bytes: a string it cut short filled more
+        // than 123 of them (the character that did not fit takes at most 4). Fewer is the whole string.
+        if written <= small.len() - 5 {
+            return Ok(utf8(small[..written].to_vec()));
+        }
         let mut len = 0usize;
         // SAFETY: a live env and handle (see `Js`); a null buffer asks for the length only.
         check(unsafe { sys::napi_get_value_string_utf8(self.0, v, ptr::null_mut(), 0, &mut len) })?;
         let mut buf = vec![0u8; len + 1];
-        let mut written = 0usize;
         // SAFETY: a live env and handle (see `Js`); `buf` holds `len + 1` bytes, the size passed.
         check(unsafe {
             sys::napi_get_value_string_utf8(
@@ -98,8 +116,7 @@ impl Js {
             )
         })?;
         buf.truncate(written);
-        Ok(String::from_utf8(buf)
-            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
+        Ok(utf8(buf))
     }
     pub fn field_of(self, v: sys::napi_value) -> Result<Field> {
         Ok(match self.type_of(v)? {
@@ -237,6 +254,10 @@ impl Js {
 }
 
 /// Parses a timestamp as `Date.parse` does: common ISO forms in Rust, the rest through the host.
+fn utf8(bytes: Vec<u8>) -> String {
+    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
 pub(crate) fn host_parse(js: Js) -> impl Fn(&str) -> Option<i64> {
     move |s: &str| parse_iso_strict(s).or_else(|| js.date_parse(s))
 }
