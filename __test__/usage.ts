@@ -449,3 +449,33 @@ async function mcpUsage(): Promise<void> {
   void error.prefixedName;
 }
 void mcpUsage;
+
+// The agent loop's run-level ledger rows (docs/agent.md "Run ledger rows").
+import {
+  createBatchedRunLedger as batchLedger,
+  redactRunLedgerRecord as redactRow,
+  type AgentEventRecord,
+  type RunLedgerRecord,
+  type RunRecord,
+  type RunStatus,
+  type UsageRecord,
+} from "../index.js";
+
+function runLedgerRowsUsage(): void {
+  const runs: RunRecord[] = [];
+  const usage: UsageRecord[] = [];
+  const events: AgentEventRecord[] = [];
+  const typed = {
+    appendRun: (record: RunRecord) => void runs.push(record),
+    appendEvent: (record: AgentEventRecord) => void events.push(record),
+    appendUsage: (record: UsageRecord) => void usage.push(record),
+    appendToolCall: (_record: ToolCallRecord) => undefined,
+  };
+  const flushable = batchLedger(typed, { durability: "flush_on_terminal" });
+  void flushable;
+  const status: RunStatus | undefined = runs[0]?.status;
+  const scope: "provider_turn" | "run_total" | undefined = usage[0]?.scope;
+  const row: RunLedgerRecord = redactRow({ id: "r", sessionId: "s", status: "running", startedAt: "2026-01-01T00:00:00Z" } as RunRecord);
+  void [status, scope, row, events[0]?.event.type];
+}
+void runLedgerRowsUsage;

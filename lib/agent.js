@@ -11,6 +11,7 @@ const { unsupportedOption, refuseUnsupported, AGENT_CONFIG_REFUSED, RUN_OPTIONS_
 const { resolveRetry, retryProviderTurn, AGENT_RETRIES } = require('./retry.js')
 const { createEventSubscriber } = require('./agent-subscriber.js')
 const approval = require('./approval.js')
+const { createRunLedgerWriter } = require('./agent-ledger.js')
 
 let sessionSeq = 0
 let runSeq = 0
@@ -285,16 +286,21 @@ module.exports = function agentApi({ createToolDispatcher, createToolRegistry, e
     const subscribers = new Set()
     let active // the AbortController of the run in flight
     let activeRedactor
+    let activeLedger // the run's ledger writer (lib/agent-ledger.js), when it has a runLedger
 
+    // Whether an event has anyone to go to: a subscriber, or the run's ledger (event rows).
+    const observed = () => subscribers.size > 0 || activeLedger !== undefined
     function emit(event) {
-      if (subscribers.size === 0) return
-      const redacted = activeRedactor ? redactWith(event, activeRedactor) : event
-      for (const s of subscribers) s.push(redacted)
+      if (subscribers.size > 0) {
+        const redacted = activeRedactor ? redactWith(event, activeRedactor) : event
+        for (const s of subscribers) s.push(redacted)
+      }
+      if (activeLedger !== undefined) activeLedger.event(event) // redacted with its row
     }
     // Dispatch events are redacted by the dispatcher itself.
     function emitRedacted(event) {
-      if (subscribers.size === 0) return
       for (const s of subscribers) s.push(event)
+      if (activeLedger !== undefined) activeLedger.event(event)
     }
     function closeSubscribers() {
       for (const s of subscribers) s.close()
@@ -406,6 +412,14 @@ module.exports = function agentApi({ createToolDispatcher, createToolRegistry, e
       const secrets = Array.isArray(config.secrets) ? config.secrets : undefined
       const redactor = options.redactor ?? config.redactor ?? (secrets && secrets.some(Boolean) ? createSecretRedactor(secrets) : undefined)
       activeRedactor = redactor
+      const model = options.model ?? config.model
+      // Run-level ledger rows (lib/agent-ledger.js): only a run with a ledger builds the writer.
+      const ledgerTarget = options.runLedger ?? config.runLedger
+      const ledger = ledgerTarget !== null && typeof ledgerTarget === 'object'
+        ? createRunLedgerWriter(ledgerTarget, { sessionId, runId, model, redactor, redactWith, ownership: options.ownership ?? config.ownership, identity: options.identity ?? config.identity, signal: controller.signal })
+        : undefined
+      activeLedger = ledger
+      let ended // { status, error } of the run, for its terminal ledger row
       const onAbort = () => controller.abort(options.signal.reason)
       if (options.signal) {
         if (options.signal.aborted) controller.abort(options.signal.reason)
@@ -416,7 +430,6 @@ module.exports = function agentApi({ createToolDispatcher, createToolRegistry, e
       signal.addEventListener('abort', () => {
         if (waker.wake) waker.wake(ABORTED)
       }, { once: true })
-      const model = options.model ?? config.model
       const metadata = { ...config.metadata, ...sessionMetadata, ...options.metadata }
       const usageTotal = createUsageTotal()
       let lastAssistant
@@ -448,7 +461,9 @@ module.exports = function agentApi({ createToolDispatcher, createToolRegistry, e
           const provider = config.provider ?? (options.providerSource ? options.providerSource(model) : undefined) ?? (config.providerSource ? config.providerSource(model) : undefined)
           if (!provider || typeof provider.generate !== 'function') throw new Error(`Unknown provider: ${model?.provider}`)
           if (signal.aborted) finish('aborted', 'aborted', abortError())
+          const startRow = ledger !== undefined ? ledger.start() : undefined // queued before agent_started's row
           emit({ type: 'agent_started', sessionId, runId })
+          if (startRow !== undefined) await startRow
           const redactMessage = (m) => (redactor ? redactWith(m, redactor) : m)
           for (const m of messagesIn) transcript.push(redactMessage(m))
           const inputText = textOf(messagesIn.flatMap((m) => (Array.isArray(m.content) ? m.content : [])))
@@ -459,12 +474,22 @@ module.exports = function agentApi({ createToolDispatcher, createToolRegistry, e
           if (signal.aborted) finish('aborted', 'aborted', abortError())
           finish('failed', 'error', errorInfo(err))
         }
-      } catch (end) {
-        if (!(end instanceof RunEnd)) throw end
+      } catch (caught) {
+        if (!(caught instanceof RunEnd)) throw caught
+        let end = caught
+        if (ledger !== undefined && end.status === 'succeeded') {
+          // The aggregate usage row, then every queued row: a failed append fails the run.
+          try {
+            await ledger.total(usageTotal.value())
+          } catch (err) {
+            end = signal.aborted ? new RunEnd('aborted', 'aborted', abortError()) : new RunEnd('failed', 'error', errorInfo(err))
+          }
+        }
         const result = buildResult(end.status, end.finishReason, end.error, end.extra)
         if (end.status === 'suspended') {
           Object.assign(result, end.extra)
           emit({ type: 'agent_suspended', sessionId, runId, interruption: result.interruption, version: result.runState.version })
+          ended = { status: 'suspended' }
           return result
         }
         if (durable) await durable.finish(end.status)
@@ -472,18 +497,32 @@ module.exports = function agentApi({ createToolDispatcher, createToolRegistry, e
           const finished = { type: 'agent_finished', sessionId, runId, usage: result.usage }
           if (end.finishReason !== 'stop') finished.finishReason = end.finishReason
           emit(finished)
+          ended = { status: 'succeeded' }
           return result
         }
         emit({ type: 'error', sessionId, runId, error: result.error })
+        ended = { status: end.status, error: result.error }
         throw new AgentRunError(result, { cause: end.error })
       } finally {
-        if (options.signal) options.signal.removeEventListener('abort', onAbort)
-        if (active === controller) {
-          active = undefined
-          currentRunId = undefined
-          activeRedactor = undefined
+        try {
+          // The terminal row after the run's queued rows. A failed append here rejects the run
+          // with the ledger's error, as upstream's does; the caller's signal still ends the wait.
+          if (ledger !== undefined) {
+            await ledger.finish(ended === undefined ? 'failed' : ended.status, {
+              abortReason: signal.aborted ? String(signal.reason) : undefined,
+              error: ended?.error,
+            })
+          }
+        } finally {
+          if (options.signal) options.signal.removeEventListener('abort', onAbort)
+          if (active === controller) {
+            active = undefined
+            currentRunId = undefined
+            activeRedactor = undefined
+            activeLedger = undefined
+          }
+          closeSubscribers()
         }
-        closeSubscribers()
       }
 
       async function loopBody(provider, inputText) {
@@ -506,7 +545,7 @@ module.exports = function agentApi({ createToolDispatcher, createToolRegistry, e
           emit: emitRedacted,
           secrets,
           redactor,
-          ledger: options.runLedger ?? config.runLedger,
+          ledger: ledger !== undefined ? ledger.tools : options.runLedger ?? config.runLedger, // tool rows join the run's queue
           ownership: options.ownership ?? config.ownership,
           identity: options.identity ?? config.identity,
           trust: config.trust,
@@ -577,7 +616,7 @@ module.exports = function agentApi({ createToolDispatcher, createToolRegistry, e
             tools = { count: ids.length, idsHash: native.runToolIdsHash(ids.join('\0'), ids.length) }
             hashCache = [requestTools, tools]
           }
-          if (subscribers.size > 0) emit({ type: 'turn_started', sessionId, runId, turn: turns, metadata: { tools } })
+          if (observed()) emit({ type: 'turn_started', sessionId, runId, turn: turns, metadata: { tools } })
 
           // One provider turn. The redactor sees the whole request (messages, tools, metadata)
           // before the provider does; the signal is the run's own object.
@@ -643,7 +682,7 @@ module.exports = function agentApi({ createToolDispatcher, createToolRegistry, e
           // The run's error when the loop gives up, as `@arnilo/prism` words it: the first error of
           // the last validation, its `metadata.reason` as the code.
           const failWith = (validation) => {
-            if (subscribers.size > 0) emit({ type: 'artifact_failed', sessionId, runId, turn: turns, attempt: attempts, result: validation })
+            if (observed()) emit({ type: 'artifact_failed', sessionId, runId, turn: turns, attempt: attempts, result: validation })
             const reason = validation.metadata && validation.metadata.reason
             const error = {
               name: 'ArtifactFailed',
@@ -683,7 +722,7 @@ module.exports = function agentApi({ createToolDispatcher, createToolRegistry, e
               parseFailure = errorInfo(err).message
             }
           } else artifact = text
-          if (subscribers.size > 0) emit({ type: 'artifact_validation_started', sessionId, runId, turn: turns, attempt: attempts })
+          if (observed()) emit({ type: 'artifact_validation_started', sessionId, runId, turn: turns, attempt: attempts })
           let answer
           let safe
           if (parseFailure !== undefined) {
@@ -698,7 +737,7 @@ module.exports = function agentApi({ createToolDispatcher, createToolRegistry, e
             if (threw !== undefined) {
               if (signal.aborted) finish('aborted', 'aborted', abortError())
               const error = errorInfo(threw)
-              if (subscribers.size > 0) emit({ type: 'artifact_failed', sessionId, runId, turn: turns, attempt: attempts, result: { ok: false, errors: [{ message: error.message }], metadata: { reason: 'validator_error' } } })
+              if (observed()) emit({ type: 'artifact_failed', sessionId, runId, turn: turns, attempt: attempts, result: { ok: false, errors: [{ message: error.message }], metadata: { reason: 'validator_error' } } })
               finish('failed', 'error', error)
             }
             safe = answer === undefined ? undefined : secrets ? native.redactSecrets(answer, secrets) : answer
@@ -717,14 +756,14 @@ module.exports = function agentApi({ createToolDispatcher, createToolRegistry, e
             const rejection = verdict.action === 'fail' && verdict.rejection ? verdict.rejection : verdict
             validation = { ok: false, errors: [{ ...(parseFailure !== undefined ? { path: '$' } : {}), message: rejection.message }], metadata: { reason: rejection.reason } }
           }
-          if (subscribers.size > 0) emit({ type: 'artifact_validation_finished', sessionId, runId, turn: turns, attempt: attempts, result: validation })
+          if (observed()) emit({ type: 'artifact_validation_finished', sessionId, runId, turn: turns, attempt: attempts, result: validation })
           if (verdict.action === 'accept') {
-            if (subscribers.size > 0) emit({ type: 'artifact_finished', sessionId, runId, turn: turns, attempt: attempts, result: validation })
+            if (observed()) emit({ type: 'artifact_finished', sessionId, runId, turn: turns, attempt: attempts, result: validation })
             finish('succeeded', 'stop', undefined, { artifact })
           }
           if (verdict.action === 'fail') failWith(validation)
           revisions = verdict.revision
-          if (subscribers.size > 0) emit({ type: 'artifact_revision_started', sessionId, runId, turn: turns, attempt: attempts, failure: validation })
+          if (observed()) emit({ type: 'artifact_revision_started', sessionId, runId, turn: turns, attempt: attempts, failure: validation })
           let repair = [{ role: 'user', content: [{ type: 'text', text: verdict.request }] }]
           if (repairer) repair = inputMessages(await repairer(parseFailure !== undefined ? undefined : artifact, validation, artifactCtx))
           for (const m of repair) transcript.push(redactor ? redactWith(m, redactor) : m)
@@ -740,7 +779,7 @@ module.exports = function agentApi({ createToolDispatcher, createToolRegistry, e
       async function providerTurn(provider, request, tools, attempt, retrying) {
         const providerId = typeof provider.id === 'string' ? provider.id : model?.provider
         const turnMetadata = { providerId, model: request.model, attempt, tools }
-        if (subscribers.size > 0) emit({ type: 'provider_turn_started', sessionId, runId, turn: turns, metadata: turnMetadata })
+        if (observed()) emit({ type: 'provider_turn_started', sessionId, runId, turn: turns, metadata: turnMetadata })
         const content = []
         const calls = []
         const deltas = []
@@ -752,7 +791,7 @@ module.exports = function agentApi({ createToolDispatcher, createToolRegistry, e
         const start = () => {
           if (!started) {
             started = true
-            if (subscribers.size > 0) emit({ type: 'message_started', sessionId, runId, message: { role: 'assistant', content: [] } })
+            if (observed()) emit({ type: 'message_started', sessionId, runId, message: { role: 'assistant', content: [] } })
           }
         }
         try {
@@ -782,18 +821,18 @@ module.exports = function agentApi({ createToolDispatcher, createToolRegistry, e
             } else if (event.type === 'message_start') {
               started = true
               messageId = event.messageId
-              if (subscribers.size > 0) emit({ type: 'message_started', sessionId, runId, message: { id: messageId, role: 'assistant', content: [] } })
+              if (observed()) emit({ type: 'message_started', sessionId, runId, message: { id: messageId, role: 'assistant', content: [] } })
             } else if (event.type === 'tool_call_delta') {
               start()
               deltas.push(event)
-              if (subscribers.size > 0) emit({ type: 'message_delta', sessionId, runId, content: { ...event, type: 'tool_call_delta' } })
+              if (observed()) emit({ type: 'message_delta', sessionId, runId, content: { ...event, type: 'tool_call_delta' } })
             } else if (event.type === 'content_delta' || event.type === 'tool_call') {
               const block = event.type === 'content_delta' ? event.content : event.call
               if (block === null || typeof block !== 'object') continue
               start()
               content.push(block)
               if (block.type === 'tool_call') calls.push(block)
-              if (subscribers.size > 0) emit({ type: 'message_delta', sessionId, runId, content: block })
+              if (observed()) emit({ type: 'message_delta', sessionId, runId, content: block })
             }
           }
           if (iterator !== undefined) {
@@ -817,6 +856,7 @@ module.exports = function agentApi({ createToolDispatcher, createToolRegistry, e
           waker.wake = undefined
         }
         usageTotal.add(usage)
+        if (ledger !== undefined && usage !== undefined && usage !== null) await ledger.turnUsage(usage, turns, attempt)
         const finished = { type: 'provider_turn_finished', sessionId, runId, turn: turns, metadata: turnMetadata, usage }
         if (failure !== undefined) finished.error = failure
         emit(finished)
@@ -826,9 +866,9 @@ module.exports = function agentApi({ createToolDispatcher, createToolRegistry, e
         if (started) {
           lastAssistant = messageId === undefined ? { role: 'assistant', content } : { id: messageId, role: 'assistant', content }
           transcript.push(redactor ? redactWith(lastAssistant, redactor) : lastAssistant)
-          if (subscribers.size > 0) emit({ type: 'message_finished', sessionId, runId, message: lastAssistant })
+          if (observed()) emit({ type: 'message_finished', sessionId, runId, message: lastAssistant })
         }
-        if (subscribers.size > 0) emit({ type: 'turn_finished', sessionId, runId, turn: turns })
+        if (observed()) emit({ type: 'turn_finished', sessionId, runId, turn: turns })
         return { calls }
       }
 

@@ -2,7 +2,7 @@
 // Shapes follow @arnilo/prism's tool API so code written against it type-checks unchanged.
 
 import type { AgentIdentity, OwnershipScope, ToolEffectClassifier, ToolEffectDeclaration, ToolEffectStore } from "./effects";
-import type { RunLedger, ToolCallRecord } from "./ledger";
+import type { RunLedger, RunLedgerRecord } from "./ledger";
 
 /** A JSON value. */
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
@@ -308,4 +308,4 @@ export declare function createToolDispatcher(options: ToolDispatcherOptions): To
 export declare function redactSecrets<T>(value: T, secrets: readonly string[]): T;
 export declare function createSecretRedactor(secrets: readonly string[]): SecretRedactor;
 export declare function errorToErrorInfo(error: unknown, secrets?: readonly string[]): ErrorInfo;
-export declare function redactRunLedgerRecord<T extends ToolCallRecord>(record: T, redactor?: SecretRedactor): T;
+export declare function redactRunLedgerRecord<T extends RunLedgerRecord>(record: T, redactor?: SecretRedactor): T;

@@ -1,7 +1,8 @@
 // Run ledgers: write-side adapters dispatch appends ToolCallRecord rows to.
 
 import type { OwnershipScope } from "./effects";
-import type { BlockedReason, ToolResult } from "./harness";
+import type { AgentEvent, BlockedReason, ErrorInfo, ToolResult } from "./harness";
+import type { Usage } from "./agent";
 
 export type ToolCallStatus = "started" | "finished" | "error" | "blocked";
 
@@ -25,6 +26,76 @@ export interface ToolCallRecord extends OwnershipScope {
   readonly redacted: boolean;
   readonly metadata?: Readonly<Record<string, unknown>>;
 }
+
+// The run-level records below are type aliases (with OwnershipScope's fields inline), not
+// interfaces: a ledger whose methods take them is still a `RunLedger`, whose `appendRun`,
+// `appendEvent` and `appendUsage` take any `RunLedgerObject`.
+
+/** A run's status in its ledger rows: `running` when it starts, then how it ended. */
+export type RunStatus = "queued" | "running" | "suspended" | "denied" | "succeeded" | "failed" | "aborted";
+
+/**
+ * The run row the agent loop appends through `appendRun` (docs/agent.md "Run ledger rows"): one with
+ * `status: "running"` when a run starts and one with its end status, `finishedAt`, `abortReason` (an
+ * aborted signal's reason) and `error` (a failed or aborted run) when it ends.
+ */
+export type RunRecord = {
+  readonly tenantId?: string;
+  readonly accountId?: string;
+  readonly userId?: string;
+  readonly id: string;
+  readonly sessionId: string;
+  readonly branchId?: string;
+  readonly model?: unknown;
+  readonly provider?: string;
+  readonly idempotencyKey?: string;
+  readonly status?: RunStatus;
+  readonly startedAt: string;
+  readonly finishedAt?: string;
+  readonly abortReason?: string;
+  readonly error?: ErrorInfo;
+  readonly metadata?: Readonly<Record<string, unknown>>;
+};
+
+/** One agent event of a run, appended through `appendEvent`; `redacted` when the run has a redactor. */
+export type AgentEventRecord = {
+  readonly tenantId?: string;
+  readonly accountId?: string;
+  readonly userId?: string;
+  readonly id: string;
+  readonly sessionId: string;
+  readonly runId?: string;
+  readonly sequence?: number;
+  readonly entryId?: string;
+  readonly type: string;
+  readonly timestamp: string;
+  readonly event: AgentEvent;
+  readonly redacted: boolean;
+  readonly metadata?: Readonly<Record<string, unknown>>;
+};
+
+/** `provider_turn`: one provider attempt's usage; `run_total`: the run's aggregate (never sum the two). */
+export type UsageScope = "provider_turn" | "run_total";
+
+/** A usage row, appended through `appendUsage`. */
+export type UsageRecord = {
+  readonly tenantId?: string;
+  readonly accountId?: string;
+  readonly userId?: string;
+  readonly id: string;
+  readonly sessionId: string;
+  readonly runId?: string;
+  readonly entryId?: string;
+  readonly scope: UsageScope;
+  readonly turn?: number;
+  readonly attempt?: number;
+  readonly usage: Usage;
+  readonly recordedAt: string;
+  readonly metadata?: Readonly<Record<string, unknown>>;
+};
+
+/** Any record a `RunLedger` is handed. */
+export type RunLedgerRecord = RunRecord | AgentEventRecord | ToolCallRecord | UsageRecord;
 
 /** A JSON object appended through `appendRun`, `appendEvent` or `appendUsage`. */
 export type RunLedgerObject = { readonly [key: string]: unknown };
