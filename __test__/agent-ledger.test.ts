@@ -170,6 +170,22 @@ describe("run ledger rows of the agent loop", () => {
     expect(short().slice(-2)).toEqual(["event:error", "run:aborted"]);
   });
 
+  it("an aborted run still waits for a ledger that answers: the terminal row is written when run() rejects", async () => {
+    const { ledger, runs } = recorder(() => new Promise((r) => setTimeout(r, 5)));
+    const controller = new AbortController();
+    const provider = {
+      id: "mock",
+      async *generate(): AsyncIterable<ProviderEvent> {
+        controller.abort("user-cancelled");
+        yield providerTextDelta("never");
+        yield providerDone();
+      },
+    };
+    await rejection(createAgent({ model, provider, runLedger: ledger }).createSession().run("x", { signal: controller.signal }));
+    expect(runs().map((r) => r.status)).toEqual(["running", "aborted"]);
+    expect(runs()[1].abortReason).toBe("user-cancelled");
+  });
+
   for (const stuck of ["appendRun", "appendEvent", "appendUsage", "flush"] as const) {
     it(`a ledger whose ${stuck} never settles holds the run only until it is aborted`, async () => {
       const never = () => new Promise<void>(() => {});

@@ -14,11 +14,14 @@
 // the run's redactor (the same `redactRunLedgerRecord` the tool rows' redaction uses) when it is
 // queued. A ledger method that is missing is skipped. Only a run with a ledger builds any of this.
 // An append that never settles holds the run only until the run is aborted: every wait of the loop
-// on the queue ends with the run's signal (the rows behind it are then not waited for).
+// on the queue ends ABORT_GRACE_MS after the run's signal aborts (a ledger that answers keeps every
+// row, the aborted run's terminal row included; one that never does is given up on).
 
 const { randomUUID } = require('node:crypto')
 
 const noop = () => {}
+// How long an aborted run still waits for its ledger.
+const ABORT_GRACE_MS = 1000
 
 // The run's ownership: `ownership`, else the identity's tenant/account/user (as upstream derives it).
 function ownershipOf(ownership, identity) {
@@ -40,13 +43,15 @@ const flushesOnTerminal = (ledger) => typeof ledger.flush === 'function' && ledg
  */
 function createRunLedgerWriter(ledger, o) {
   const { sessionId, runId, model, redactor, redactWith, signal } = o
-  // Resolves when the run is aborted: what every wait below races.
+  // Resolves a grace period after the run is aborted: what every wait below races.
   let aborted
   const untilAborted = () => {
     if (aborted === undefined) {
-      aborted = signal.aborted
-        ? Promise.resolve()
-        : new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }))
+      aborted = new Promise((resolve) => {
+        const later = () => setTimeout(resolve, ABORT_GRACE_MS).unref()
+        if (signal.aborted) later()
+        else signal.addEventListener('abort', later, { once: true })
+      })
     }
     return aborted
   }
