@@ -80,6 +80,30 @@ pub struct PostgresOptions {
 }
 
 impl PostgresOptions {
+    /// The defaults with whatever the host set (the napi option objects of every PostgreSQL component).
+    pub fn from_host(
+        url: String,
+        schema: Option<String>,
+        max_connections: Option<u32>,
+        connect_timeout_ms: Option<u32>,
+        statement_timeout_ms: Option<u32>,
+    ) -> Self {
+        let mut o = Self::new(url);
+        if let Some(s) = schema {
+            o.schema = s;
+        }
+        if let Some(n) = max_connections {
+            o.max_connections = n;
+        }
+        if let Some(ms) = connect_timeout_ms {
+            o.connect_timeout_ms = ms as u64;
+        }
+        if let Some(ms) = statement_timeout_ms {
+            o.statement_timeout_ms = ms as u64;
+        }
+        o
+    }
+
     pub fn new(url: impl Into<String>) -> Self {
         Self {
             url: url.into(),
@@ -242,7 +266,7 @@ pub struct PostgresStorage {
     pool: std::sync::RwLock<Option<Pool<EffectStatements>>>,
 }
 
-/// How many times taking the record's lock is retried after a serialisation failure or deadlock.
+/// How many times taking a row's lock is retried after a serialisation failure or deadlock.
 const LOCK_RETRIES: u32 = 5;
 
 impl PostgresStorage {
@@ -350,6 +374,36 @@ fn retryable(e: &postgres::Error) -> bool {
     matches!(e.code(), Some(c) if *c == SqlState::T_R_SERIALIZATION_FAILURE || *c == SqlState::T_R_DEADLOCK_DETECTED)
 }
 
+/// Opens a transaction, takes the transaction-scoped advisory lock (`lock`), then reads the row (`read`),
+/// both with `params`; a serialisation failure or deadlock is retried a few times. The lock and the read
+/// are separate statements: under `READ COMMITTED` a read inside the locking statement could miss the
+/// commit of the transaction it waited for. `then` gets the open transaction and the row (dropping the
+/// transaction rolls it back). On failure: which step failed (`begin` or `lock`), and why.
+pub fn in_locked_row<R>(
+    client: &mut Client,
+    lock: &Statement,
+    read: &Statement,
+    params: &[&(dyn postgres::types::ToSql + Sync)],
+    then: impl FnOnce(postgres::Transaction<'_>, Option<Row>) -> R,
+) -> Result<R, (&'static str, postgres::Error)> {
+    let mut attempt = 0;
+    loop {
+        let mut tx = client.transaction().map_err(|e| ("begin", e))?;
+        match tx
+            .execute(lock, params)
+            .and_then(|_| tx.query_opt(read, params))
+        {
+            Ok(row) => return Ok(then(tx, row)),
+            Err(e) if retryable(&e) && attempt < LOCK_RETRIES => {
+                attempt += 1;
+                drop(tx);
+                std::thread::sleep(Duration::from_millis(5 << attempt));
+            }
+            Err(e) => return Err(("lock", e)),
+        }
+    }
+}
+
 impl RecordStorage for PostgresStorage {
     fn read(&self, id: &str) -> Result<Option<EffectRecord>, StoreError> {
         // Reads take the lock too (inside a transaction): a read never sees a half-decided transition.
@@ -368,66 +422,52 @@ impl RecordStorage for PostgresStorage {
                 lock, read, upsert, ..
             },
         } = &mut *conn;
-        let mut attempt = 0;
-        let (mut tx, current) = loop {
-            let mut tx = client
-                .transaction()
-                .map_err(|e| storage_error("begin", &e))?;
-            let locked = tx
-                .execute(&*lock, &[&id])
-                .and_then(|_| tx.query_opt(&*read, &[&id]));
-            match locked {
-                Ok(row) => break (tx, row.as_ref().map(from_row).transpose()?),
-                Err(e) if retryable(&e) && attempt < LOCK_RETRIES => {
-                    attempt += 1;
-                    drop(tx);
-                    std::thread::sleep(Duration::from_millis(5 << attempt));
+        in_locked_row(client, lock, read, &[&id], |mut tx, row| {
+            let current = row.as_ref().map(from_row).transpose()?;
+            let (write, out) = f(current)?; // an Err drops `tx`, which rolls back
+            if let Some(r) = write {
+                let version = r.version as i64;
+                let attempt = r.attempt as i32;
+                let failure_code = r.failure.as_ref().map(|f| f.code.as_str());
+                let failure_reference = r.failure.as_ref().and_then(|f| f.reference.as_deref());
+                let written = tx
+                    .execute(
+                        &*upsert,
+                        &[
+                            &id,
+                            &r.tenant_id,
+                            &r.account_id,
+                            &r.user_id,
+                            &r.key,
+                            &r.session_id,
+                            &r.run_id,
+                            &r.tool_call_id,
+                            &r.tool_name,
+                            &r.arguments_hash,
+                            &r.status.as_str(),
+                            &attempt,
+                            &version,
+                            &r.claim_token,
+                            &r.result,
+                            &r.result_ref,
+                            &failure_code,
+                            &failure_reference,
+                            &r.created_at,
+                            &r.updated_at,
+                            &r.expires_at,
+                        ],
+                    )
+                    .map_err(|e| storage_error("write", &e))?;
+                if written != 1 {
+                    return Err(StoreError::Storage(
+                        "tool effect store failed: the record belongs to another tenant".into(),
+                    ));
                 }
-                Err(e) => return Err(storage_error("lock", &e)),
             }
-        };
-        let (write, out) = f(current)?; // an Err drops `tx`, which rolls back
-        if let Some(r) = write {
-            let version = r.version as i64;
-            let attempt = r.attempt as i32;
-            let failure_code = r.failure.as_ref().map(|f| f.code.as_str());
-            let failure_reference = r.failure.as_ref().and_then(|f| f.reference.as_deref());
-            let written = tx
-                .execute(
-                    &*upsert,
-                    &[
-                        &id,
-                        &r.tenant_id,
-                        &r.account_id,
-                        &r.user_id,
-                        &r.key,
-                        &r.session_id,
-                        &r.run_id,
-                        &r.tool_call_id,
-                        &r.tool_name,
-                        &r.arguments_hash,
-                        &r.status.as_str(),
-                        &attempt,
-                        &version,
-                        &r.claim_token,
-                        &r.result,
-                        &r.result_ref,
-                        &failure_code,
-                        &failure_reference,
-                        &r.created_at,
-                        &r.updated_at,
-                        &r.expires_at,
-                    ],
-                )
-                .map_err(|e| storage_error("write", &e))?;
-            if written != 1 {
-                return Err(StoreError::Storage(
-                    "tool effect store failed: the record belongs to another tenant".into(),
-                ));
-            }
-        }
-        tx.commit().map_err(|e| storage_error("commit", &e))?;
-        Ok(out)
+            tx.commit().map_err(|e| storage_error("commit", &e))?;
+            Ok(out)
+        })
+        .map_err(|(what, e)| storage_error(what, &e))?
     }
 
     fn cleanup(&self, owner: &Owner, before: i64, limit: u32) -> Result<u32, StoreError> {

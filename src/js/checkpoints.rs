@@ -133,17 +133,13 @@ impl Task for OpenPostgresCheckpointsTask {
 pub fn open_postgres_checkpoint_store(
     options: PostgresCheckpointOptions,
 ) -> AsyncTask<OpenPostgresCheckpointsTask> {
-    let mut o = PostgresOptions::new(options.connection_string);
-    o.schema = options.schema;
-    if let Some(n) = options.max_connections {
-        o.max_connections = n;
-    }
-    if let Some(ms) = options.connect_timeout_ms {
-        o.connect_timeout_ms = ms as u64;
-    }
-    if let Some(ms) = options.statement_timeout_ms {
-        o.statement_timeout_ms = ms as u64;
-    }
+    let o = PostgresOptions::from_host(
+        options.connection_string,
+        Some(options.schema),
+        options.max_connections,
+        options.connect_timeout_ms,
+        options.statement_timeout_ms,
+    );
     AsyncTask::new(OpenPostgresCheckpointsTask {
         options: o,
         max_value_bytes: options.max_value_bytes as usize,

@@ -70,20 +70,15 @@ impl Task for OpenTask {
 /// `openPostgresToolEffectStore(options)` → a promise of the native handle the facade wraps.
 #[napi(js_name = "openPostgresToolEffectStore")]
 pub fn open_postgres_tool_effect_store(options: PostgresStoreOptions) -> AsyncTask<OpenTask> {
-    let mut o = PostgresOptions::new(options.connection_string);
-    if let Some(s) = options.schema {
-        o.schema = s;
-    }
-    if let Some(n) = options.max_connections {
-        o.max_connections = n;
-    }
-    if let Some(ms) = options.connect_timeout_ms {
-        o.connect_timeout_ms = ms as u64;
-    }
-    if let Some(ms) = options.statement_timeout_ms {
-        o.statement_timeout_ms = ms as u64;
-    }
-    AsyncTask::new(OpenTask { options: o })
+    AsyncTask::new(OpenTask {
+        options: PostgresOptions::from_host(
+            options.connection_string,
+            options.schema,
+            options.max_connections,
+            options.connect_timeout_ms,
+            options.statement_timeout_ms,
+        ),
+    })
 }
 
 #[napi]
@@ -267,16 +262,13 @@ impl Task for OpenLedgerTask {
 /// `openPostgresRunLedger(options)` → a promise of the native handle the facade wraps.
 #[napi(js_name = "openPostgresRunLedger")]
 pub fn open_postgres_run_ledger(options: PostgresLedgerJsOptions) -> AsyncTask<OpenLedgerTask> {
-    let mut pg = PostgresOptions::new(options.connection_string);
-    if let Some(s) = options.schema {
-        pg.schema = s;
-    }
-    if let Some(ms) = options.connect_timeout_ms {
-        pg.connect_timeout_ms = ms as u64;
-    }
-    if let Some(ms) = options.statement_timeout_ms {
-        pg.statement_timeout_ms = ms as u64;
-    }
+    let pg = PostgresOptions::from_host(
+        options.connection_string,
+        options.schema,
+        None,
+        options.connect_timeout_ms,
+        options.statement_timeout_ms,
+    );
     let mut o = PostgresLedgerOptions::new(pg);
     if let Some(n) = options.batch_size {
         o.batch_size = (n as usize).clamp(1, 10_000);

@@ -6,15 +6,12 @@
 //! effect store's pattern, over the same pool of prepared connections and the same migrations.
 //! Runs on a blocking thread, never the JS thread.
 
-use std::time::Duration;
-
-use postgres::error::SqlState;
 use postgres::{NoTls, Statement};
 
 use super::checkpoint::{CheckpointError, CheckpointStorage, Checkpoints, ListFilter, Row, Write};
 use crate::effects::postgres::{
-    migrate, open_pool, pool_config, storage_error, valid_schema, Conn, Pool, PostgresOptions,
-    Prepare,
+    in_locked_row, migrate, open_pool, pool_config, storage_error, valid_schema, Conn, Pool,
+    PostgresOptions, Prepare,
 };
 
 /// A PostgreSQL checkpoint store.
@@ -54,9 +51,6 @@ pub struct PostgresStorage {
     pool: std::sync::RwLock<Option<Pool<Statements>>>,
 }
 
-/// How many times taking the key's lock is retried after a serialisation failure or deadlock.
-const LOCK_RETRIES: u32 = 5;
-
 /// The shared PostgreSQL helpers speak of the effect store; say which store failed.
 fn from_store(e: crate::effects::StoreError) -> CheckpointError {
     let m = e.to_string();
@@ -84,10 +78,6 @@ fn row_of(r: &postgres::Row) -> Result<Row, CheckpointError> {
         })
     };
     read().map_err(|e| storage("read", &e))
-}
-
-fn retryable(e: &postgres::Error) -> bool {
-    matches!(e.code(), Some(c) if *c == SqlState::T_R_SERIALIZATION_FAILURE || *c == SqlState::T_R_DEADLOCK_DETECTED)
 }
 
 impl PostgresCheckpoints {
@@ -181,55 +171,47 @@ impl CheckpointStorage for PostgresStorage {
         let mut conn = self.conn()?;
         let conn = &mut *conn;
         let st = &conn.statements;
-        let mut attempt = 0;
-        let (mut tx, current) = loop {
-            let mut tx = conn
-                .client
-                .transaction()
-                .map_err(|e| storage("begin", &e))?;
-            let locked = tx
-                .execute(&st.lock, &[&namespace, &key])
-                .and_then(|_| tx.query_opt(&st.read, &[&namespace, &key]));
-            match locked {
-                Ok(row) => break (tx, row.as_ref().map(row_of).transpose()?),
-                Err(e) if retryable(&e) && attempt < LOCK_RETRIES => {
-                    attempt += 1;
-                    drop(tx);
-                    std::thread::sleep(Duration::from_millis(5 << attempt));
+        let params: [&(dyn postgres::types::ToSql + Sync); 2] = [&namespace, &key];
+        in_locked_row(
+            &mut conn.client,
+            &st.lock,
+            &st.read,
+            &params,
+            |mut tx, row| {
+                let current = row.as_ref().map(row_of).transpose()?;
+                let (write, out) = decide(current)?; // an Err drops `tx`, which rolls back
+                match write {
+                    Write::Keep => {}
+                    Write::Put(r) => {
+                        tx.execute(
+                            &st.upsert,
+                            &[
+                                &r.namespace,
+                                &r.key,
+                                &r.version,
+                                &r.fencing_token,
+                                &r.value,
+                                &r.category,
+                                &r.owner[0],
+                                &r.owner[1],
+                                &r.owner[2],
+                                &r.created_at,
+                                &r.updated_at,
+                                &r.metadata,
+                            ],
+                        )
+                        .map_err(|e| storage("write", &e))?;
+                    }
+                    Write::Delete => {
+                        tx.execute(&st.delete, &[&namespace, &key])
+                            .map_err(|e| storage("delete", &e))?;
+                    }
                 }
-                Err(e) => return Err(storage("lock", &e)),
-            }
-        };
-        let (write, out) = decide(current)?; // an Err drops `tx`, which rolls back
-        match write {
-            Write::Keep => {}
-            Write::Put(r) => {
-                tx.execute(
-                    &st.upsert,
-                    &[
-                        &r.namespace,
-                        &r.key,
-                        &r.version,
-                        &r.fencing_token,
-                        &r.value,
-                        &r.category,
-                        &r.owner[0],
-                        &r.owner[1],
-                        &r.owner[2],
-                        &r.created_at,
-                        &r.updated_at,
-                        &r.metadata,
-                    ],
-                )
-                .map_err(|e| storage("write", &e))?;
-            }
-            Write::Delete => {
-                tx.execute(&st.delete, &[&namespace, &key])
-                    .map_err(|e| storage("delete", &e))?;
-            }
-        }
-        tx.commit().map_err(|e| storage("commit", &e))?;
-        Ok(out)
+                tx.commit().map_err(|e| storage("commit", &e))?;
+                Ok(out)
+            },
+        )
+        .map_err(|(what, e)| storage(what, &e))?
     }
 
     fn read(&self, namespace: &str, key: &str) -> Result<Option<Row>, CheckpointError> {
