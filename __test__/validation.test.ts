@@ -1,7 +1,7 @@
 import { createServer } from "node:http";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import * as esm from "../index.mjs";
 import * as subEsm from "../validation/json-schema.mjs";
 
@@ -410,6 +410,77 @@ describe("hostile arguments", () => {
     const call = toolCallFromArgumentsText("c", "t", '{"s":"\\udc00"}');
     expect(call.argumentsError).toBeUndefined();
     expect(v(t, call.arguments)).toMatch(/^arguments contain a lone UTF-16 surrogate/);
+  });
+});
+
+describe("warm arguments checked in place (acceptance plan)", () => {
+  const open = { type: "object", properties: { s: { type: "string", minLength: 2, maxLength: 3 }, n: { type: "integer", exclusiveMinimum: 0, maximum: 9007199254740992 }, e: { enum: ["a", 1, null] }, list: { type: "array", items: { type: "number" }, maxItems: 2 } }, required: ["s"] };
+  const closed = { ...open, additionalProperties: false };
+
+  it("accepts plainly valid arguments of a warm schema without serializing them", () => {
+    const v = createJsonSchemaToolArgumentValidator();
+    const t = tool(closed);
+    const args = { s: "ab", n: 5, e: null, list: [1, 2.5] };
+    expect(v(t, args)).toBeUndefined();
+    const stringify = vi.spyOn(JSON, "stringify");
+    try {
+      for (let i = 0; i < 3; i++) expect(v(t, args)).toBeUndefined();
+      expect(stringify).not.toHaveBeenCalled();
+      // An invalid value is serialized and refused in Rust, with its message.
+      expect(v(t, { s: "ab", n: 0 })).toBe("/n: expected a number > 0, found integer 0");
+      expect(stringify).toHaveBeenCalled();
+    } finally {
+      stringify.mockRestore();
+    }
+  });
+
+  const hidden = Object.defineProperty({ n: 1 }, "s", { value: "ab", enumerable: false });
+  const throwing = Object.defineProperty({ s: "ab" }, "n", { enumerable: true, get: () => { throw new Error("getter"); } });
+  const cases: [string, object, unknown][] = [
+    ["a forbidden key where other keys are admitted", open, JSON.parse('{"s":"ab","__proto__":1}')],
+    ["constructor as a key", open, { s: "ab", constructor: 1 }],
+    ["the non-JSON tag as a key", open, { s: "ab", "\u0000prism:nonjson": "Map" }],
+    ["an undefined property", open, { s: "ab", n: undefined }],
+    ["an undefined required property", open, { s: undefined }],
+    ["a required property that is not enumerable", open, hidden],
+    ["a throwing getter", open, throwing],
+    ["a sparse array", open, { s: "ab", list: [1, , 2] }],
+    ["a Date", open, { s: "ab", d: new Date(0) }],
+    ["a class instance as the arguments", open, new (class Args { s = "ab"; })()],
+    ["a lone surrogate", open, { s: "a\ud800" }],
+    ["a lone surrogate in a key", open, { s: "ab", "\udc00": 1 }],
+    ["astral characters within maxLength", closed, { s: "😀😀😀" }],
+    ["astral characters past maxLength", closed, { s: "😀😀😀😀" }],
+    ["one astral character under minLength", closed, { s: "😀" }],
+    ["-0 against exclusiveMinimum 0", closed, { s: "ab", n: -0 }],
+    ["2^53 + 2 past maximum 2^53", closed, { s: "ab", n: 2 ** 53 + 2 }],
+    ["1.0 as an integer", closed, { s: "ab", n: 1.0 }],
+    ["NaN", closed, { s: "ab", n: NaN }],
+    ["an enum value of another type", closed, { s: "ab", e: "1" }],
+    ["an extra key when none is admitted", closed, { s: "ab", x: 1 }],
+    ["too many items", closed, { s: "ab", list: [1, 2, 3] }],
+    ["a cycle", open, (() => { const c: any = { s: "ab" }; c.x = { c }; return c; })()],
+    ["a proxy", open, new Proxy({ s: "ab" }, {})],
+    ["a null-prototype object", closed, Object.assign(Object.create(null), { s: "ab" })],
+  ];
+
+  it.each(cases)("%s: the warm verdict is the cold one", (_, schema, args) => {
+    const cold = createJsonSchemaToolArgumentValidator()(tool(schema), args, {});
+    const warm = createJsonSchemaToolArgumentValidator();
+    const t = tool(schema);
+    for (let i = 0; i < 3; i++) expect(warm(t, args, {})).toEqual(cold);
+  });
+
+  it("keeps every argument bound: depth, properties, string and array lengths", () => {
+    const limits = { maxDepth: 4, maxProperties: 2, maxStringLength: 4, maxArrayLength: 2 };
+    const t = tool({ type: "object" });
+    const over = [{ a: { b: { c: { d: { e: 1 } } } } }, { a: 1, b: 2, c: 3 }, { a: "abcde" }, { abcde: 1 }, { a: [1, 2, 3] }];
+    for (const args of over) {
+      const cold = createJsonSchemaToolArgumentValidator(limits)(tool({ type: "object" }), args, {});
+      expect(cold).toMatch(/maximum|depth/);
+      const warm = createJsonSchemaToolArgumentValidator(limits);
+      for (let i = 0; i < 3; i++) expect(warm(t, args, {})).toBe(cold);
+    }
   });
 });
 

@@ -4,6 +4,7 @@
 const native = require('../binding.js')
 const { argumentsTextOf } = require('./arguments-text.js')
 const { isObjectPrototype } = require('./json-object.js')
+const { acceptorOf } = require('./validation-plan.js')
 
 // JSON text cannot carry a Map, a class instance, NaN, a function…: the replacer puts a tag in
 // their place, which Rust refuses with the path where it sits. Must match bounds::NON_JSON_TAG.
@@ -144,21 +145,33 @@ const checkedArguments = new WeakMap()
 function createJsonSchemaToolArgumentValidator(options) {
   const engine = native.jsonSchemaEngineCreate(optionsText(options))
   const reject = checkMissingSchema(options === undefined || options === null ? undefined : options.missingSchema)
-  // Per tool: the schema object last seen and its cache id, so a warm call does not serialize
-  // the schema again. A new `parameters` object is noticed; an evicted id is recompiled.
+  // Per tool: the schema object last seen, its cache id and, from its second use, the acceptor of
+  // its plan (lib/validation-plan.js; `null` when it has none), so a warm call neither serializes
+  // the schema again nor, when the arguments are plainly valid, the arguments. A new `parameters`
+  // object is noticed; an evicted id is recompiled.
   const ids = new WeakMap()
   function idFor(tool, schema) {
     const text = toJsonText(schema)
     if (typeof text !== 'string') return text
     const id = native.jsonSchemaSchemaId(engine, text)
-    if (typeof tool === 'object' || typeof tool === 'function') ids.set(tool, { schema, id })
+    if (typeof tool === 'object' || typeof tool === 'function') ids.set(tool, { schema, id, accept: undefined })
     return id
+  }
+  function acceptorFor(seen) {
+    const plan = native.jsonSchemaAcceptancePlan(engine, seen.id)
+    return typeof plan === 'string' ? acceptorOf(plan) : null
   }
   function validateToolArguments(tool, args, _ctx) {
     const schema = tool.parameters
     if (schema === undefined || schema === null) return reject ? missingSchemaMessage(tool) : undefined
-    const text = argumentsTextOf(args) ?? toJsonText(args)
+    const providerText = argumentsTextOf(args)
     const seen = ids.get(tool)
+    if (seen !== undefined && seen.schema === schema && providerText === undefined) {
+      // The first warm call makes the acceptor; a schema without a plan keeps `null`.
+      if (seen.accept === undefined) seen.accept = acceptorFor(seen)
+      if (seen.accept !== null && seen.accept(args)) return undefined
+    }
+    const text = providerText ?? toJsonText(args)
     let id = seen !== undefined && seen.schema === schema ? seen.id : idFor(tool, schema)
     if (typeof id !== 'number') return native.jsonSchemaValidate(engine, id, text, true) ?? undefined
     let out = native.jsonSchemaValidateId(engine, id, text, true)

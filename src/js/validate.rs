@@ -65,6 +65,19 @@ pub fn json_schema_schema_id(engine: &mut External<Engine>, schema_text: String)
     engine.schema_id(&schema_text) as f64
 }
 
+/// The acceptance plan of a cached schema as JSON text (`src/validate/plan.rs`); `null` when the
+/// schema has none, `false` when the id is no longer cached.
+#[napi(js_name = "jsonSchemaAcceptancePlan")]
+pub fn json_schema_acceptance_plan(
+    engine: &mut External<Engine>,
+    id: f64,
+) -> Either<Option<String>, bool> {
+    match engine.acceptance_plan(id as u64) {
+        None => Either::B(false),
+        Some(plan) => Either::A(plan),
+    }
+}
+
 /// Validates argument text against a cached schema: `undefined` when valid, the issues (joined
 /// `path: message; …` or as JSON text) when not, `false` when the id is no longer cached.
 #[napi(js_name = "jsonSchemaValidateId")]

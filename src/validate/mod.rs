@@ -16,6 +16,7 @@ pub mod bounds;
 pub mod expansion;
 pub mod limits;
 pub mod messages;
+pub mod plan;
 pub mod refs;
 pub mod tape;
 
@@ -355,6 +356,16 @@ impl Engine {
             self.by_text.remove(&evicted.text);
         }
         id
+    }
+
+    /// The acceptance plan of a cached schema (`plan.rs`): `None` when the id is no longer cached,
+    /// `Some(None)` when the schema failed to compile or has no plan.
+    pub fn acceptance_plan(&mut self, id: u64) -> Option<Option<String>> {
+        let limits = &self.limits;
+        match &self.cache.get(&id)?.compiled {
+            Ok(compiled) => Some(plan::acceptance_plan(&compiled.schema, limits)),
+            Err(_) => Some(None),
+        }
     }
 
     /// Validates arguments against a cached schema; `None` when the id is no longer cached.
