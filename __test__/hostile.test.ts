@@ -153,6 +153,34 @@ describe("finding 3: every dispatched call leaves exactly one terminal row", () 
     await done;
     expect(rows.filter((r) => r.status !== "started")).toHaveLength(1);
   });
+  it("a hook promise that rejects after its call was aborted is not an unhandled rejection", async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (e: unknown) => void unhandled.push(e);
+    process.on("unhandledRejection", onUnhandled);
+    try {
+      const controller = new AbortController();
+      const result = await api.dispatchToolCall({
+        call: call("t"),
+        registry: api.createToolRegistry([
+          {
+            name: "t",
+            execute: (_a, c) => {
+              controller.abort(new Error("gave up"));
+              return { toolCallId: c.toolCallId, name: "t", value: 1 };
+            },
+          },
+        ]),
+        context: { ...ctx(), signal: controller.signal },
+        // Asked after the abort: its rejection comes when nobody waits for it any more.
+        emit: () => new Promise<void>((_, reject) => setTimeout(() => reject(new Error("emit failed late")), 5)),
+      });
+      expect(result.toolCallId).toBe("call_1");
+      await new Promise((r) => setTimeout(r, 30));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off("unhandledRejection", onUnhandled);
+    }
+  });
   it("a ledger whose append never settles holds its call only until the call is aborted", async () => {
     const appended: string[] = [];
     const controller = new AbortController();

@@ -66,7 +66,13 @@ module.exports = function bindDispatch(native, errors) {
   const ABORTED = Symbol('aborted')
   function raceAbort(p, signal) {
     if (!signal) return p
-    if (signal.aborted) return Promise.resolve(ABORTED)
+    if (signal.aborted) {
+      // Not awaited any more: a later rejection of `p` must not surface as an unhandled rejection.
+      try {
+        Promise.resolve(p).catch(() => {})
+      } catch {}
+      return Promise.resolve(ABORTED)
+    }
     return new Promise((resolve, reject) => {
       const onAbort = () => resolve(ABORTED)
       signal.addEventListener('abort', onAbort, { once: true })
