@@ -200,6 +200,49 @@ describe("the built-in stores' direct path", () => {
   });
 });
 
+describe("the built-in stores' claim, read once at begin", () => {
+  // Dispatch reads the key once when a built-in store claims; later transitions reuse it. Expiry,
+  // ownership and the abort signal must still be checked at each transition, exactly as the public
+  // methods (driven here through an async wrapper, which takes the general path) check them.
+  const scenarios: Record<string, (clock: { t: number }, abort: AbortController) => void> = {
+    "identity expires during execute": (clock) => {
+      clock.t += 2 * HOUR;
+    },
+    "the call is aborted during execute": (_clock, abort) => abort.abort(new Error("stop")),
+    "nothing happens during execute": () => {},
+  };
+  const HOUR = 3_600_000;
+  it.each(Object.keys(scenarios))("%s: the same outcome and record as the general path", async (name) => {
+    const outcomes = [];
+    const start = Date.now();
+    for (const wrap of [(s: ToolEffectStore) => s, asyncStore]) {
+      const clock = { t: start };
+      const abort = new AbortController();
+      const store = wrap(createMemoryToolEffectStore({ now: () => clock.t }));
+      const expiring = { ...identity, issuedAt: new Date(start - HOUR).toISOString(), expiresAt: new Date(start + HOUR).toISOString() };
+      const tool: ToolDefinition = {
+        name: "pay",
+        effect: { kind: "external_mutation", idempotency: "required" },
+        execute: (_args, c) => {
+          scenarios[name](clock, abort);
+          return { toolCallId: c.toolCallId, name: "pay", value: 1 };
+        },
+      };
+      const context = { ...ctx(), signal: abort.signal };
+      const out = await dispatchToolCall({ call: call("pay", { amount: 1 }), registry: createToolRegistry([tool]), context, identity: expiring, effectStore: store }).then(
+        (r) => ({ resolved: r.error ? { code: r.error.code, message: r.error.message } : r.value }),
+        (e) => ({ rejected: String(e?.message ?? e) }),
+      );
+      clock.t = start;
+      const record = await store.get({ identity: expiring, ownership: { tenantId: "t1", userId: "u1" }, key: keyOf({ amount: 1 }), sessionId: "s1", runId: "r1", toolCallId: "call_1", toolName: "pay", argumentsHash: toolEffectArgumentsHash({ amount: 1 }) } as never);
+      outcomes.push({ out, status: record?.status, version: record?.version });
+    }
+    expect(outcomes[0]).toEqual(outcomes[1]);
+    if (name === "nothing happens during execute") expect(outcomes[0].status).toBe("completed");
+    else expect(outcomes[0].status).not.toBe("completed");
+  });
+});
+
 describe("dispatch effects without a claim", () => {
   it("gives a tool_managed tool the derived key and claims nothing", async () => {
     const seen: (string | undefined)[] = [];

@@ -609,7 +609,7 @@ module.exports = function bindDispatch(native, errors) {
 
   // `complete` on a built-in store: the result crosses as the JSON text the store keeps, and the
   // stored result dispatch answers with is that text parsed — what the record would hold.
-  function advanceComplete(ns, st, t) {
+  function advanceComplete(ns, st, d) {
     const result = st.result
     let text
     let unserializable = false
@@ -619,7 +619,10 @@ module.exports = function bindDispatch(native, errors) {
       } catch {}
       if (text === undefined) unserializable = true
     }
-    const version = ns.advance(t, true, text, unserializable)
+    const version =
+      st.effectClaim !== undefined
+        ? ns.advanceClaim(st.effectClaim, d.claimToken, d.expectedVersion, true, text, unserializable, st.effectKey.signal)
+        : ns.advance(transition(st, d), true, text, unserializable)
     st.effectRecord = { result: text === undefined ? undefined : JSON.parse(text) }
     return version
   }
@@ -705,6 +708,10 @@ module.exports = function bindDispatch(native, errors) {
           }
           return dispatchStep(s, C.A_INVALID_OTHER, typeIndex(v))
         case C.K_EFFECT_BEGIN: {
+          if (v?.claim !== undefined && v.outcome === 'acquired' && nativeStoreOf(h.effectStore.begin) !== undefined) {
+            st.effectClaim = v.claim
+            return dispatchAnswer(s, C.A_ACQUIRED, v.version, undefined, v.claimToken)
+          }
           st.effectRecord = v?.record
           const outcome = v?.outcome
           if (outcome === 'existing') {
@@ -786,13 +793,20 @@ module.exports = function bindDispatch(native, errors) {
         if (typeof h.beforeExecute !== 'function') throw invalidOption(TypeError, 'beforeExecute must be a function (call, tool, ctx)')
         return () => h.beforeExecute(st.call, st.tool, st.ctx)
       case C.K_EFFECT_BEGIN:
-        return () => storeCall(h, 'begin', st.effectKey)
+        return () => {
+          // A built-in store reads the key once and hands back the claim for the transitions below.
+          const f = h.effectStore.begin
+          const ns = nativeStoreOf(f)
+          return ns !== undefined ? ns.claim(st.effectKey) : storeCall(h, 'begin', st.effectKey, f)
+        }
       case C.K_MARK_DISPATCHED: {
-        const t = transition(st, dispatchDetail(s))
+        const d = dispatchDetail(s)
         return () => {
           const f = h.effectStore.markDispatched
           const ns = nativeStoreOf(f)
-          return ns !== undefined ? ns.advance(t, false, undefined, false) : storeCall(h, 'markDispatched', t, f)
+          if (ns === undefined) return storeCall(h, 'markDispatched', transition(st, d), f)
+          if (st.effectClaim !== undefined) return ns.advanceClaim(st.effectClaim, d.claimToken, d.expectedVersion, false, undefined, false, st.effectKey.signal)
+          return ns.advance(transition(st, d), false, undefined, false)
         }
       }
       case C.K_EFFECT_COMPLETE: {
@@ -800,7 +814,7 @@ module.exports = function bindDispatch(native, errors) {
         return () => {
           const f = h.effectStore.complete
           const ns = nativeStoreOf(f)
-          if (ns !== undefined) return advanceComplete(ns, st, transition(st, d))
+          if (ns !== undefined) return advanceComplete(ns, st, d)
           return storeCall(h, 'complete', transition(st, d, { result: st.result }), f)
         }
       }
@@ -1015,6 +1029,7 @@ module.exports = function bindDispatch(native, errors) {
       idempotencyKey: undefined,
       effectKey: undefined,
       effectRecord: undefined,
+      effectClaim: undefined,
       guard: undefined,
       checked: undefined,
       t0: performance.now(),

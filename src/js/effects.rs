@@ -13,7 +13,8 @@ use crate::effects::identity::{self, Field, IdentityView, OwnershipView, Princip
 use crate::effects::record::EffectRecord;
 use crate::effects::sqlite::{SqliteOptions, SqliteStorage};
 use crate::effects::store::{
-    Claim, EffectStore, FailureInput, KeyInput, MemoryStorage, Resolution, ResultInput, Transition,
+    BeginOutcome, Claim, EffectStore, FailureInput, KeyInput, MemoryStorage, Resolution,
+    ResultInput, Transition,
 };
 use crate::effects::time::{now_ms, parse_iso_strict};
 use napi::bindgen_prelude::*;
@@ -659,7 +660,11 @@ fn read_key(js: Js, v: sys::napi_value) -> Result<KeyInput> {
 
 /// Throws `signal.reason` (or an `AbortError`) when `input.signal` is aborted.
 fn check_signal(js: Js, input: sys::napi_value) -> Result<()> {
-    let signal = js.prop(input, c"signal")?;
+    check_abort(js, js.prop(input, c"signal")?)
+}
+
+/// Throws `signal.reason` (or an `AbortError`) when `signal` is an aborted signal.
+fn check_abort(js: Js, signal: sys::napi_value) -> Result<()> {
     if !js.is_object(signal)? || !js.is_true(js.get(signal, c"aborted")?)? {
         return Ok(());
     }
@@ -916,6 +921,9 @@ macro_rules! with_store {
     };
 }
 
+/// The key of a claim dispatch made through `claim`, as read from JS then.
+pub struct ClaimedKey(KeyInput);
+
 /// A built-in `ToolEffectStore` (memory or SQLite). Every method answers synchronously with a plain value
 /// (no Promise, no event-loop turn) and throws synchronously; `await store.method(...)` works as for any
 /// store. Errors: `ToolEffectError` (contract refusals), `IdentityError` (the key's identity is inactive or
@@ -1025,6 +1033,85 @@ impl NativeToolEffectStore {
         let parse = host_parse(js);
         match with_store!(&self.backend, s => s.transition(&key, &claim, &to, now, &parse)) {
             Ok(r) => self.record(env, js, &r),
+            Err(e) => Err(throw_store_error(js, &e)),
+        }
+    }
+
+    /// `begin` for dispatch. The key is read from JS once, here: when the claim is acquired the answer
+    /// is `{ outcome: "acquired", version, claimToken, claim }`, where `claim` holds the key as read,
+    /// for [`Self::advance_claim`] to use at each later transition instead of reading it again (its
+    /// identity is still checked for expiry and ownership at every transition). Any other outcome
+    /// answers like `begin`, with the record.
+    #[napi]
+    pub fn claim<'a>(&self, env: &'a Env, input: Unknown<'a>) -> Result<Unknown<'a>> {
+        let js = Js(env.raw());
+        let v = input.raw();
+        check_signal(js, v)?;
+        let key = read_key(js, v)?;
+        let ttl = js.number(v, c"claimTtlMs")?;
+        let attempts = js.number(v, c"maxAttempts")?;
+        let now = self.now(env)?;
+        let parse = host_parse(js);
+        match with_store!(&self.backend, s => s.begin(&key, ttl, attempts, now, &parse)) {
+            Ok((BeginOutcome::Acquired, record)) if record.claim_token.is_some() => {
+                let mut out = Object::new(env)?;
+                out.set_named_property("outcome", "acquired")?;
+                out.set_named_property("version", record.version as f64)?;
+                out.set_named_property("claimToken", record.claim_token.as_deref())?;
+                out.set_named_property("claim", External::new(ClaimedKey(key)))?;
+                Ok(out.to_unknown())
+            }
+            Ok((outcome, record)) => {
+                let text = format!(
+                    "{{\"outcome\":\"{}\",\"record\":{}}}",
+                    outcome.as_str(),
+                    record.to_json()
+                );
+                js.unknown(env, js.json_parse(&text)?)
+            }
+            Err(e) => Err(throw_store_error(js, &e)),
+        }
+    }
+
+    /// `markDispatched` (`complete: false`) or `complete` for dispatch on a claim made by [`Self::claim`],
+    /// answered with the new version alone. `signal` is the dispatch's abort signal, checked first as
+    /// every store method checks its input's. `result` is the result's JSON text, `unserializable`
+    /// when the result had none.
+    #[napi]
+    #[allow(clippy::too_many_arguments)]
+    pub fn advance_claim(
+        &self,
+        env: &Env,
+        claim: &External<ClaimedKey>,
+        claim_token: String,
+        expected_version: f64,
+        complete: bool,
+        result: Option<String>,
+        unserializable: bool,
+        signal: Unknown,
+    ) -> Result<f64> {
+        let js = Js(env.raw());
+        check_abort(js, signal.raw())?;
+        let claim_of = Claim {
+            claim_token: Field::Text(claim_token),
+            expected_version: Some(expected_version),
+        };
+        let to = if complete {
+            Transition::Complete {
+                result: if unserializable {
+                    Some(Err(()))
+                } else {
+                    result.map(Ok)
+                },
+                result_ref: Field::Absent,
+            }
+        } else {
+            Transition::Dispatched
+        };
+        let now = self.now(env)?;
+        let parse = host_parse(js);
+        match with_store!(&self.backend, s => s.transition(&claim.0, &claim_of, &to, now, &parse)) {
+            Ok(r) => Ok(r.version as f64),
             Err(e) => Err(throw_store_error(js, &e)),
         }
     }
