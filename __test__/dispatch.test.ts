@@ -255,6 +255,8 @@ describe("dispatchToolCall: blocked calls", () => {
       [{ expiresAt: new Date(Date.now() - 1000).toISOString() }, "expired", "Identity has expired"],
       [{ revokedAt: new Date(Date.now() - 1000).toISOString() }, "revoked", "Identity has been revoked"],
       [{}, "ownership_tenant", "Ownership tenant conflicts with identity", { tenantId: "t2" }],
+      // Both wrong: the identity's own state is checked first.
+      [{ expiresAt: new Date(Date.now() - 1000).toISOString() }, "expired", "Identity has expired", { tenantId: "t2" }],
     ];
     for (const [patch, reason, message, ownership] of cases) {
       const { result, event } = await blockedCase({ identity: { ...base, ...patch } as never, ownership });

@@ -771,10 +771,7 @@ module.exports = function bindDispatch(native, errors) {
         return () => get.call(r, st.name)
       }
       case C.K_CHECK_IDENTITY:
-        return () => {
-          native.assertIdentityActive(st.identity)
-          if (h.ownership !== undefined) native.assertIdentityMatchesOwnership(st.identity, h.ownership)
-        }
+        return () => native.assertDispatchIdentity(st.identity, h.ownership)
       case C.K_CHECK_TRUST:
       case C.K_CHECK_PERMISSION: {
         const trust = k === C.K_CHECK_TRUST

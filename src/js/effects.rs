@@ -817,6 +817,23 @@ pub fn assert_identity_active(env: Env, identity: Unknown, options: Option<Unkno
     outcome.map_err(|f| throw_store_error(js, &StoreError::Identity(f)))
 }
 
+/// Dispatch's identity check: `assertIdentityActive(identity)` then, when `ownership` is given,
+/// `assertIdentityMatchesOwnership(identity, ownership)`, with the identity read once. `null`
+/// is an ownership (an empty one), as it is for `assertIdentityMatchesOwnership`.
+#[napi(js_name = "assertDispatchIdentity")]
+pub fn assert_dispatch_identity(env: Env, identity: Unknown, ownership: Unknown) -> Result<()> {
+    let js = Js(env.raw());
+    let now = now_ms();
+    let parse = host_parse(js);
+    let id = read_identity(js, identity.raw())?;
+    let mut outcome = identity::check_active(&id, now, &parse);
+    if outcome.is_ok() && js.type_of(ownership.raw())? != sys::ValueType::napi_undefined {
+        let own = read_ownership(js, ownership.raw())?;
+        outcome = identity::check_matches_ownership(&id, &own, now, &parse);
+    }
+    outcome.map_err(|f| throw_store_error(js, &StoreError::Identity(f)))
+}
+
 /// `assertIdentityMatchesOwnership(identity, ownership?)`: throws `IdentityError` on a conflict.
 #[napi(js_name = "assertIdentityMatchesOwnership")]
 pub fn assert_identity_matches_ownership(
