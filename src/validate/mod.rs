@@ -158,7 +158,7 @@ pub fn compile(text: &str, limits: &Limits) -> Result<Compiled, Issue> {
     match built {
         Ok(Ok(v)) => Ok(Compiled {
             value: v,
-            schema,
+            source: Arc::from(text),
             draft,
             tape: None,
             uses: 0,
@@ -186,9 +186,11 @@ fn build<F: Json>(
 
 /// A compiled schema: the validator over `Value`s (every verdict that refuses, every message),
 /// and from the second use on, the same schema compiled for the tape (the fast "valid" answer).
+/// The schema's text is kept, not its parsed tree: the tree is a third of a compiled schema's
+/// memory and only the second use (tape, acceptance plan) needs it again.
 pub struct Compiled {
     value: Validator,
-    schema: Value,
+    source: Arc<str>,
     draft: Draft,
     tape: Option<Validator<TapeJson>>,
     uses: u32,
@@ -201,6 +203,14 @@ impl Compiled {
         &self.value
     }
 
+    /// The schema as compiled: its text parsed again, numbers as JS holds them (it compiled, so
+    /// it parses within the same bounds).
+    fn schema(&self, limits: &Limits) -> Option<Value> {
+        let mut schema = bounds::parse_bounded(&self.source, limits.max_schema_depth).ok()?;
+        bounds::numbers_as_js(&mut schema);
+        Some(schema)
+    }
+
     /// Validates argument text: through the tape when this schema is warm and the text is
     /// unremarkable and valid; through `Value`s otherwise.
     pub fn validate(&mut self, args: Input<'_>, limits: &Limits) -> Outcome {
@@ -210,11 +220,13 @@ impl Compiled {
             } else if self.tape.is_none() {
                 // A schema that compiled for `Value`s compiles for the tape too; if it ever did
                 // not, the `Value` path simply stays the only one.
-                let (schema, draft) = (&self.schema, self.draft);
-                if let Ok(Ok(v)) =
-                    catch_unwind(AssertUnwindSafe(|| build::<TapeJson>(schema, draft)))
-                {
-                    self.tape = Some(v);
+                let draft = self.draft;
+                if let Some(schema) = self.schema(limits) {
+                    if let Ok(Ok(v)) =
+                        catch_unwind(AssertUnwindSafe(|| build::<TapeJson>(&schema, draft)))
+                    {
+                        self.tape = Some(v);
+                    }
                 }
             }
             if let Some(validator) = &self.tape {
@@ -363,7 +375,11 @@ impl Engine {
     pub fn acceptance_plan(&mut self, id: u64) -> Option<Option<String>> {
         let limits = &self.limits;
         match &self.cache.get(&id)?.compiled {
-            Ok(compiled) => Some(plan::acceptance_plan(&compiled.schema, limits)),
+            Ok(compiled) => Some(
+                compiled
+                    .schema(limits)
+                    .and_then(|schema| plan::acceptance_plan(&schema, limits)),
+            ),
             Err(_) => Some(None),
         }
     }
