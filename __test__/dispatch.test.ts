@@ -633,3 +633,29 @@ describe("dispatchToolCall: misuse rejects, never throws synchronously", () => {
     ).rejects.toThrow("filter.allow must be an array of tool names");
   });
 });
+
+describe("dispatchToolCall: the binding forgets every dispatch, however it ends", () => {
+  it("holds no dispatch after results, errors, blocks, rethrows, guardrail rejections and misuse", async () => {
+    const { createRequire } = await import("node:module");
+    const binding = createRequire(import.meta.url)("../binding.js");
+    const registry = createToolRegistry([
+      echoTool(),
+      { name: "boom", execute: () => { throw new Error("tool failed"); } },
+      { name: "later", execute: async (_a, c) => (await new Promise((r) => setTimeout(r, 1)), { toolCallId: c.toolCallId, name: "later", value: 1 }) },
+    ]);
+    const suspended = Object.assign(new Error("waiting"), { code: "ERR_PRISM_AGENT_RUN_SUSPENDED" });
+    const settled = (p: Promise<unknown>) => p.then(() => "resolved", () => "rejected");
+    const outcomes = await Promise.all([
+      settled(dispatchToolCall({ call: call("echo"), registry, context: ctx() })),
+      settled(dispatchToolCall({ call: call("boom"), registry, context: ctx() })),
+      settled(dispatchToolCall({ call: call("later"), registry, context: ctx(), emit: () => {} })),
+      settled(dispatchToolCall({ call: call("missing"), registry, context: ctx() })),
+      settled(dispatchToolCall({ call: call("echo"), registry, context: ctx(), beforeExecute: () => { throw suspended; } })),
+      settled(dispatchToolCall({ call: call("echo"), registry, context: ctx(), guardrails: { toolInput: [{ name: "trip", evaluate: () => ({ action: "tripwire", reason: "no" }) }] } })),
+      settled(dispatchToolCall({ call: call("echo"), registry, context: ctx(), validate: "not a function" as never })),
+      settled(dispatchToolCall({ call: call("echo"), registry: { get: () => { throw new Error("registry down"); } } as never, context: ctx() })),
+    ]);
+    expect(outcomes).toEqual(["resolved", "resolved", "resolved", "resolved", "rejected", "rejected", "rejected", "resolved"]);
+    expect(binding.dispatchLive()).toBe(0);
+  });
+});

@@ -828,12 +828,17 @@ module.exports = function bindDispatch(native, errors) {
   }
 
   async function loop(h, st, s, k) {
+    // The machine forgets the dispatch itself when it resolves or rethrows (no detail is read
+    // after them); any other way out of the loop ends it here.
+    let over = false
     try {
     for (;;) {
       switch (k) {
         case C.K_RESOLVE:
+          over = true
           return st.result
         case C.K_REJECT_THROWN:
+          over = true
           throw st.thrown
         case C.K_REJECT_GUARDRAIL: {
           const d = dispatchDetail(s)
@@ -999,7 +1004,7 @@ module.exports = function bindDispatch(native, errors) {
       k = answerFor(h, st, s, k, kind, v)
     }
     } finally {
-      dispatchEnd(s)
+      if (!over) dispatchEnd(s)
     }
   }
 
@@ -1029,7 +1034,7 @@ module.exports = function bindDispatch(native, errors) {
       effectClaim: undefined,
       guard: undefined,
       checked: undefined,
-      t0: performance.now(),
+      t0: h.emit !== undefined ? performance.now() : 0, // for events' durationMs only
       startedAt: undefined,
     }
     if (h.ledger !== undefined) st.startedAt = new Date().toISOString()

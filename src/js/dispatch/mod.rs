@@ -211,13 +211,21 @@ pub fn dispatch_begin(
     let last = machine.start();
     let code = command_code(&last);
     let id = SESSIONS.with(|s| s.borrow_mut().insert(Session { machine, last }));
+    let code = forget_if_over(id, code);
     id as f64 * COMMANDS as f64 + code as f64
 }
 
-/// `dispatchEnd(id)`: forgets a dispatch (at its end, or when the loop failed).
+/// `dispatchEnd(id)`: forgets a dispatch that ended other than by resolving or rethrowing (a
+/// guardrail rejection, or the loop itself failing).
 #[napi(js_name = "dispatchEnd")]
 pub fn dispatch_end(id: u32) {
     SESSIONS.with(|s| s.borrow_mut().remove(id));
+}
+
+/// `dispatchLive()`: how many dispatches the binding holds (the tests check none is leaked).
+#[napi(js_name = "dispatchLive")]
+pub fn dispatch_live() -> u32 {
+    SESSIONS.with(|s| s.borrow().slots.iter().filter(|x| x.is_some()).count() as u32)
 }
 
 fn call_facts(name: Option<String>, call: u32) -> CallFacts {
@@ -240,13 +248,23 @@ pub fn dispatch_step(id: u32, answer: u32, n: Option<f64>) -> u32 {
 }
 
 fn step(id: u32, answer: Answer) -> u32 {
-    with_session(id, |s| {
+    let code = with_session(id, |s| {
         let next = s.machine.step(answer);
         let code = command_code(&next);
         s.last = next;
         code
     })
-    .unwrap_or(K_RESOLVE)
+    .unwrap_or(K_RESOLVE);
+    forget_if_over(id, code)
+}
+
+/// The two commands that end a dispatch without reading a detail (`K_RESOLVE`, `K_REJECT_THROWN`)
+/// forget it here, saving the loop a `dispatchEnd` crossing; every other exit calls `dispatchEnd`.
+fn forget_if_over(id: u32, code: u32) -> u32 {
+    if code == K_RESOLVE || code == K_REJECT_THROWN {
+        SESSIONS.with(|s| s.borrow_mut().remove(id));
+    }
+    code
 }
 
 /// `dispatchAnswer(id, answer, n, m, text, a, b, c)`: an answer with text; returns the next
