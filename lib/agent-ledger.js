@@ -18,6 +18,7 @@
 // row, the aborted run's terminal row included; one that never does is given up on).
 
 const { randomUUID } = require('node:crypto')
+const { isoNow } = require('./clock.js')
 
 const noop = () => {}
 // How long an aborted run still waits for its ledger.
@@ -57,7 +58,7 @@ function createRunLedgerWriter(ledger, o) {
   }
   const bounded = (p) => (signal === undefined ? p : Promise.race([p, untilAborted()]))
   const owner = ownershipOf(o.ownership, o.identity)
-  const startedAt = new Date().toISOString()
+  const startedAt = isoNow()
   const provider = model !== null && typeof model === 'object' ? model.provider : undefined
   let chain = Promise.resolve()
   let failed = false
@@ -84,7 +85,7 @@ function createRunLedgerWriter(ledger, o) {
     row.status = status
     row.startedAt = startedAt
     if (end !== undefined) {
-      row.finishedAt = new Date().toISOString()
+      row.finishedAt = isoNow()
       if (end.abortReason !== undefined) row.abortReason = end.abortReason
       if (end.error !== undefined) row.error = end.error
     }
@@ -96,7 +97,7 @@ function createRunLedgerWriter(ledger, o) {
     if (turn !== undefined) row.turn = turn
     if (attempt !== undefined) row.attempt = attempt
     row.usage = usage
-    row.recordedAt = new Date().toISOString()
+    row.recordedAt = isoNow()
     return safe(owned(row))
   }
 
@@ -120,7 +121,7 @@ function createRunLedgerWriter(ledger, o) {
         sessionId: event.sessionId ?? sessionId,
         runId: event.runId,
         type: event.type,
-        timestamp: new Date().toISOString(),
+        timestamp: isoNow(),
         event,
         redacted: Boolean(redactor),
       }))
