@@ -434,6 +434,24 @@ describe("warm arguments checked in place (acceptance plan)", () => {
     }
   });
 
+  it("accepts plainly valid provider arguments of a warm schema without a second parse in Rust", () => {
+    const v = createJsonSchemaToolArgumentValidator();
+    const t = tool(closed);
+    const text = '{"s":"ab","n":5,"list":[1,2.5]}';
+    expect(v(t, toolCallFromArgumentsText("c", "t", text).arguments)).toBeUndefined();
+    const rust = vi.spyOn(binding, "jsonSchemaValidateId");
+    try {
+      for (let i = 0; i < 3; i++) expect(v(t, toolCallFromArgumentsText("c", "t", text).arguments)).toBeUndefined();
+      expect(rust).not.toHaveBeenCalled();
+      // Refusals still come from the text, in Rust.
+      expect(v(t, toolCallFromArgumentsText("c", "t", '{"s":"ab","n":0}').arguments)).toBe("/n: expected a number > 0, found integer 0");
+      expect(v(t, toolCallFromArgumentsText("c", "t", '{"s":"\\ud800"}').arguments)).toMatch(/lone UTF-16 surrogate/);
+      expect(rust).toHaveBeenCalledTimes(2);
+    } finally {
+      rust.mockRestore();
+    }
+  });
+
   const hidden = Object.defineProperty({ n: 1 }, "s", { value: "ab", enumerable: false });
   const throwing = Object.defineProperty({ s: "ab" }, "n", { enumerable: true, get: () => { throw new Error("getter"); } });
   const cases: [string, object, unknown][] = [

@@ -166,7 +166,9 @@ function createJsonSchemaToolArgumentValidator(options) {
     if (schema === undefined || schema === null) return reject ? missingSchemaMessage(tool) : undefined
     const providerText = argumentsTextOf(args)
     const seen = ids.get(tool)
-    if (seen !== undefined && seen.schema === schema && providerText === undefined) {
+    // Provider arguments too: the object the tool gets is the text parsed by V8, and a plainly
+    // valid object needs no second parse in Rust; anything else is decided from the text.
+    if (seen !== undefined && seen.schema === schema) {
       // The first warm call makes the acceptor; a schema without a plan keeps `null`.
       if (seen.accept === undefined) seen.accept = acceptorFor(seen)
       if (seen.accept !== null && seen.accept(args)) return undefined
