@@ -208,13 +208,13 @@ row(
   const n = tools.length
   row('warm: round-robin over the 117 tools', measure((i) => ours(tools[i % n], goodArgs[i % n]), 200_000), measure((i) => theirs(tools[i % n], goodArgs[i % n]), 200_000))
   const call = native.toolCallFromArgumentsText('c', 'create_issue', JSON.stringify(smallArgs))
-  row('warm: small arguments from provider text (validation only)', measure(() => ours(smallTool, call.arguments), 200_000), measure(() => theirs(smallTool, JSON.parse(JSON.stringify(smallArgs))), 200_000), 'Ajv side: JSON.parse + bounds + validate')
+  row('warm: small arguments from provider text (validation only)', measure(() => ours(smallTool, call.arguments), 200_000), measure(() => theirs(smallTool, JSON.parse(JSON.stringify(smallArgs))), 200_000), 'native: validate only (the acceptance plan); Ajv side: JSON.parse + bounds + validate')
   row('warm: ~100 KB arguments as a JS object', measure(() => ours(bigTool, bigArgs), 200), measure(() => theirs(bigTool, bigArgs), 200))
   row(
     '~100 KB provider text: parse + validate',
     measure(() => { const c = native.toolCallFromArgumentsText('c', 'import_rows', bigText); ours(bigTool, c.arguments) }, 200),
     measure(() => theirs(bigTool, JSON.parse(bigText)), 200),
-    'native: toolCallFromArgumentsText (JSON.parse) + validate the text in Rust; Ajv: JSON.parse + bounds + validate',
+    'native: toolCallFromArgumentsText (JSON.parse) + validate (the acceptance plan on the parsed object, the text in Rust when it is unsure); Ajv: JSON.parse + bounds + validate',
   )
   const parsed = native.toolCallFromArgumentsText('c', 'import_rows', bigText)
   const parsedAjv = JSON.parse(bigText)
