@@ -263,6 +263,33 @@ describe("dispatch effects without a claim", () => {
     expect(key).toBeUndefined();
   });
 
+  it("reads a declaration that can change at every call, and remembers only one that cannot", async () => {
+    const run = async (effect: unknown) => {
+      const tool = { name: "x", effect, execute: (_a: unknown, c: any) => ({ toolCallId: c.toolCallId, name: "x", value: 1 }) } as never;
+      const r = await dispatchToolCall({ call: call("x"), registry: createToolRegistry([tool]), context: ctx(), identity });
+      return r.error ? r.error.message : "ran";
+    };
+    // A mutable declaration made invalid after a call is refused at the next.
+    const mutable = { kind: "none", idempotency: "none" };
+    expect(await run(mutable)).toBe("ran");
+    mutable.kind = "teleport";
+    expect(await run(mutable)).toMatch(/tool effect declaration is invalid/);
+    // A frozen one whose kind is a getter is read again at every call.
+    let reads = 0;
+    const getter = Object.freeze(Object.defineProperty({ idempotency: "none" }, "kind", { enumerable: true, get: () => (reads++, "none") }));
+    expect(await run(getter)).toBe("ran");
+    const once = reads;
+    expect(once).toBeGreaterThan(0);
+    expect(await run(getter)).toBe("ran");
+    expect(reads).toBe(2 * once);
+    // A frozen invalid one is refused every time, never remembered as valid.
+    const invalid = Object.freeze({ kind: "teleport", idempotency: "none" });
+    for (let i = 0; i < 3; i++) expect(await run(invalid)).toMatch(/tool effect declaration is invalid/);
+    // A frozen valid one keeps working.
+    const fixed = Object.freeze({ kind: "none", idempotency: "none" });
+    for (let i = 0; i < 3; i++) expect(await run(fixed)).toBe("ran");
+  });
+
   it("refuses an invalid declaration or a classifier that throws", async () => {
     for (const effect of [{ kind: "teleport", idempotency: "none" }, { kind: "none", idempotency: "required" }, () => { throw new Error("classifier bug"); }]) {
       const tool = { name: "x", effect, execute: (_a: unknown, c: any) => ({ toolCallId: c.toolCallId, name: "x" }) } as never;

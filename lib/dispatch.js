@@ -589,6 +589,19 @@ module.exports = function bindDispatch(native, errors) {
 
   // ----- effects -----------------------------------------------------------------------------------
 
+  // Effect declarations that cannot change — a frozen object whose `kind` and `idempotency` are its
+  // own data properties (every bridged MCP tool's) — are remembered once Rust accepted them, so
+  // such a tool crosses no boundary for its declaration. Anything else is resolved at every call.
+  const fixedDeclarations = new WeakMap()
+  function isFixedDeclaration(effect) {
+    if (!Object.isFrozen(effect) || Array.isArray(effect)) return false
+    for (const name of ['kind', 'idempotency']) {
+      const d = Object.getOwnPropertyDescriptor(effect, name)
+      if (d === undefined || !('value' in d)) return false
+    }
+    return true
+  }
+
   const STATUS = { claimed: 0, dispatched: 1, completed: 2, unknown: 3 }
   const status = (r) => STATUS[r?.status] ?? 9
 
@@ -861,14 +874,28 @@ module.exports = function bindDispatch(native, errors) {
         case C.K_EFFECT_DECLARATION: {
           const tool = st.tool
           let declared
+          let effect
           try {
-            declared = tool.effect === undefined ? undefined : native.resolveToolEffectDeclaration(tool, st.call.arguments, st.ctx)
+            effect = tool.effect
+            const fixed = typeof effect === 'object' && effect !== null ? fixedDeclarations.get(effect) : undefined
+            if (fixed !== undefined) {
+              k = dispatchAnswer(s, C.A_DECLARATION, undefined, undefined, fixed[0], fixed[1])
+              continue
+            }
+            declared = effect === undefined ? undefined : native.resolveToolEffectDeclaration(tool, st.call.arguments, st.ctx)
           } catch (e) {
             st.thrown = e
             k = dispatchAnswer(s, C.A_THREW, undefined, undefined, codeOf(e))
             continue
           }
-          k = declared === undefined ? dispatchStep(s, C.A_DECLARATION) : dispatchAnswer(s, C.A_DECLARATION, undefined, undefined, str(declared.kind), str(declared.idempotency))
+          if (declared === undefined) {
+            k = dispatchStep(s, C.A_DECLARATION)
+            continue
+          }
+          const kind = str(declared.kind)
+          const idempotency = str(declared.idempotency)
+          if (declared === effect && isFixedDeclaration(effect)) fixedDeclarations.set(effect, [kind, idempotency])
+          k = dispatchAnswer(s, C.A_DECLARATION, undefined, undefined, kind, idempotency)
           continue
         }
         case C.K_EFFECT_KEY: {
