@@ -938,6 +938,42 @@ macro_rules! with_store {
     };
 }
 
+/// `begin`'s answer as a JS object: `{ outcome, record }`.
+fn begin_answer<'a>(
+    env: &'a Env,
+    js: Js,
+    outcome: BeginOutcome,
+    record: &EffectRecord,
+) -> Result<Unknown<'a>> {
+    let text = format!(
+        "{{\"outcome\":\"{}\",\"record\":{}}}",
+        outcome.as_str(),
+        record.to_json()
+    );
+    js.unknown(env, js.json_parse(&text)?)
+}
+
+/// The transition of dispatch's lean `markDispatched` (`complete: false`) or `complete`: the result
+/// as its JSON text, `unserializable` when it had none.
+fn lean_transition(
+    complete: bool,
+    result: Option<String>,
+    unserializable: bool,
+    result_ref: Field,
+) -> Transition {
+    if !complete {
+        return Transition::Dispatched;
+    }
+    Transition::Complete {
+        result: if unserializable {
+            Some(Err(()))
+        } else {
+            result.map(Ok)
+        },
+        result_ref,
+    }
+}
+
 /// The key of a claim dispatch made through `claim`, as read from JS then.
 pub struct ClaimedKey(KeyInput);
 
@@ -1014,7 +1050,17 @@ impl NativeToolEffectStore {
     #[napi]
     pub fn begin<'a>(&self, env: &'a Env, input: Unknown<'a>) -> Result<Unknown<'a>> {
         let js = Js(env.raw());
-        let v = input.raw();
+        let (_, outcome, record) = self.run_begin(env, js, input.raw())?;
+        begin_answer(env, js, outcome, &record)
+    }
+
+    /// Reads `begin`'s input (signal, key, options) and runs it: the key as read and the store's answer.
+    fn run_begin(
+        &self,
+        env: &Env,
+        js: Js,
+        v: sys::napi_value,
+    ) -> Result<(KeyInput, BeginOutcome, EffectRecord)> {
         check_signal(js, v)?;
         let key = read_key(js, v)?;
         let ttl = js.number(v, c"claimTtlMs")?;
@@ -1022,14 +1068,24 @@ impl NativeToolEffectStore {
         let now = self.now(env)?;
         let parse = host_parse(js);
         match with_store!(&self.backend, s => s.begin(&key, ttl, attempts, now, &parse)) {
-            Ok((outcome, record)) => {
-                let text = format!(
-                    "{{\"outcome\":\"{}\",\"record\":{}}}",
-                    outcome.as_str(),
-                    record.to_json()
-                );
-                js.unknown(env, js.json_parse(&text)?)
-            }
+            Ok((outcome, record)) => Ok((key, outcome, record)),
+            Err(e) => Err(throw_store_error(js, &e)),
+        }
+    }
+
+    /// Runs a transition for dispatch's lean calls, answered with the new version alone.
+    fn advance_to_version(
+        &self,
+        env: &Env,
+        js: Js,
+        key: &KeyInput,
+        claim: &Claim,
+        to: &Transition,
+    ) -> Result<f64> {
+        let now = self.now(env)?;
+        let parse = host_parse(js);
+        match with_store!(&self.backend, s => s.transition(key, claim, to, now, &parse)) {
+            Ok(r) => Ok(r.version as f64),
             Err(e) => Err(throw_store_error(js, &e)),
         }
     }
@@ -1062,31 +1118,17 @@ impl NativeToolEffectStore {
     #[napi]
     pub fn claim<'a>(&self, env: &'a Env, input: Unknown<'a>) -> Result<Unknown<'a>> {
         let js = Js(env.raw());
-        let v = input.raw();
-        check_signal(js, v)?;
-        let key = read_key(js, v)?;
-        let ttl = js.number(v, c"claimTtlMs")?;
-        let attempts = js.number(v, c"maxAttempts")?;
-        let now = self.now(env)?;
-        let parse = host_parse(js);
-        match with_store!(&self.backend, s => s.begin(&key, ttl, attempts, now, &parse)) {
-            Ok((BeginOutcome::Acquired, record)) if record.claim_token.is_some() => {
+        let (key, outcome, record) = self.run_begin(env, js, input.raw())?;
+        match (outcome, record.claim_token.as_deref()) {
+            (BeginOutcome::Acquired, Some(token)) => {
                 let mut out = Object::new(env)?;
                 out.set_named_property("outcome", "acquired")?;
                 out.set_named_property("version", record.version as f64)?;
-                out.set_named_property("claimToken", record.claim_token.as_deref())?;
+                out.set_named_property("claimToken", token)?;
                 out.set_named_property("claim", External::new(ClaimedKey(key)))?;
                 Ok(out.to_unknown())
             }
-            Ok((outcome, record)) => {
-                let text = format!(
-                    "{{\"outcome\":\"{}\",\"record\":{}}}",
-                    outcome.as_str(),
-                    record.to_json()
-                );
-                js.unknown(env, js.json_parse(&text)?)
-            }
-            Err(e) => Err(throw_store_error(js, &e)),
+            _ => begin_answer(env, js, outcome, &record),
         }
     }
 
@@ -1113,24 +1155,8 @@ impl NativeToolEffectStore {
             claim_token: Field::Text(claim_token),
             expected_version: Some(expected_version),
         };
-        let to = if complete {
-            Transition::Complete {
-                result: if unserializable {
-                    Some(Err(()))
-                } else {
-                    result.map(Ok)
-                },
-                result_ref: Field::Absent,
-            }
-        } else {
-            Transition::Dispatched
-        };
-        let now = self.now(env)?;
-        let parse = host_parse(js);
-        match with_store!(&self.backend, s => s.transition(&claim.0, &claim_of, &to, now, &parse)) {
-            Ok(r) => Ok(r.version as f64),
-            Err(e) => Err(throw_store_error(js, &e)),
-        }
+        let to = lean_transition(complete, result, unserializable, Field::Absent);
+        self.advance_to_version(env, js, &claim.0, &claim_of, &to)
     }
 
     /// `markDispatched` (`complete: false`) or `complete` for dispatch, answered with the new version
@@ -1151,24 +1177,13 @@ impl NativeToolEffectStore {
         check_signal(js, v)?;
         let key = read_key(js, v)?;
         let claim = read_claim(js, v)?;
-        let to = if complete {
-            Transition::Complete {
-                result: if unserializable {
-                    Some(Err(()))
-                } else {
-                    result.map(Ok)
-                },
-                result_ref: js.field(v, c"resultRef")?,
-            }
+        let result_ref = if complete {
+            js.field(v, c"resultRef")?
         } else {
-            Transition::Dispatched
+            Field::Absent
         };
-        let now = self.now(env)?;
-        let parse = host_parse(js);
-        match with_store!(&self.backend, s => s.transition(&key, &claim, &to, now, &parse)) {
-            Ok(r) => Ok(r.version as f64),
-            Err(e) => Err(throw_store_error(js, &e)),
-        }
+        let to = lean_transition(complete, result, unserializable, result_ref);
+        self.advance_to_version(env, js, &key, &claim, &to)
     }
 
     /// `markDispatched(key & { claimToken, expectedVersion })`: pending → dispatched.
