@@ -116,12 +116,43 @@ describe("createToolSearchIndex / search", () => {
     const fused = idx.search("issue", { ranking: ["get_weather", "not_a_tool", "create_issue", "get_weather"] });
     // create_issue is in both lists; get_weather only in the host's; not_a_tool is inert.
     expect(fused.map((h) => h.name)).toEqual(["create_issue", "get_weather"]);
-    expect(fused[0].score).toBeCloseTo(1 / 61 + 1 / 62, 6);
+    // Lexical rank 1 adds 1 / (5 + 1); the host's rank 2 (after the unknown name) adds 1.5 / (5 + 2).
+    expect(fused[0].score).toBeCloseTo(1 / 6 + 1.5 / 7, 6);
+    expect(fused[1].score).toBeCloseTo(1.5 / 6, 6);
     expect(fused[0].matched).toEqual(["issue"]);
     expect(fused[1]).toMatchObject({ matched: [] });
     expect(idx.search("issue", { ranking: [], k: 1 }).map((h) => h.name)).toEqual(["create_issue"]);
     expect(() => idx.search("issue", { ranking: "create_issue" as never })).toThrow(
       expect.objectContaining({ name: "TypeError", code: "invalid_tool_search_input" }),
+    );
+  });
+
+  it("weighs the host's ranking by rankingWeight: 0 keeps the lexical order, a heavy weight lets it lead", () => {
+    const idx = createToolSearchIndex([
+      tool("create_issue", "Create a new issue"),
+      tool("update_issue", "Update an issue"),
+      tool("get_weather", "Current weather for a city"),
+    ]);
+    const lexical = idx.search("create issue").map((h) => h.name);
+    expect(lexical).toEqual(["create_issue", "update_issue"]);
+    const ranking = ["get_weather", "update_issue"];
+    expect(idx.search("create issue", { ranking, rankingWeight: 0 }).map((h) => h.name)).toEqual(lexical);
+    // Default 1.5: the host's first (get_weather, 1.5 / 6) passes the lexical first alone (1 / 6)
+    // but not update_issue, which both lists hold (1 / 7 + 1.5 / 7).
+    expect(idx.search("create issue", { ranking }).map((h) => h.name)).toEqual(["update_issue", "get_weather", "create_issue"]);
+    expect(idx.search("create issue", { ranking, rankingWeight: Number.NaN }).map((h) => h.name)).toEqual([
+      "update_issue",
+      "get_weather",
+      "create_issue",
+    ]);
+    const heavy = idx.search("create issue", { ranking, rankingWeight: Number.POSITIVE_INFINITY });
+    expect(heavy.map((h) => h.name)).toEqual(["get_weather", "update_issue", "create_issue"]);
+    expect(heavy[0].score).toBeCloseTo(100 / 6, 4); // clamped to 100
+    expect(idx.search("create issue", { ranking, rankingWeight: -3 }).map((h) => h.name)).toEqual(lexical);
+    // Without a ranking the weight is ignored.
+    expect(idx.search("create issue", { rankingWeight: 50 }).map((h) => h.name)).toEqual(lexical);
+    expect(() => idx.search("create issue", { ranking, rankingWeight: "2" as never })).toThrow(
+      expect.objectContaining({ name: "TypeError", code: "invalid_tool_search_input", message: expect.stringContaining("rankingWeight") }),
     );
   });
 

@@ -6,7 +6,9 @@
 // Recall: BFCL tool retrieval (919 tools, 1 150 queries), the GitHub MCP set (117 tools, 75
 // hand-written queries) and MetaTool (199 plugins, 2 062 queries); a query counts at k when all its
 // expected names are in the top k. Each set is split as src/search/eval.rs splits it: queries at
-// even positions are the tuning half, odd positions the held-out half.
+// even positions are the tuning half, odd positions the held-out half. Two more rows use a host's
+// embedding ranking of each query (all-MiniLM-L6-v2, `fixtures/minilm-rankings.json`): alone, and
+// fused with the native lexical ranking through `search(query, { ranking })`.
 // Speed: 1 024 tools (the 919 BFCL tools + the first 105 GitHub tools), the BFCL queries, k = 16;
 // each figure is a median of per-call times measured with process.hrtime including the JS call.
 import { readFileSync } from "node:fs";
@@ -26,7 +28,9 @@ const tools = [...bfcl.catalog, ...github.slice(0, 1024 - bfcl.catalog.length)];
 const t0 = process.hrtime.bigint();
 native.createToolSearchIndex(tools);
 const buildCold = Number(process.hrtime.bigint() - t0);
-const half = (queries, heldOut) => queries.filter((_, i) => i % 2 === (heldOut ? 1 : 0));
+const half = (queries, heldOut) => queries.map((q, i) => ({ ...q, i })).filter((q) => q.i % 2 === (heldOut ? 1 : 0));
+// A host's embedding ranking per query (all-MiniLM-L6-v2, fixtures/README.md): catalog positions, best first.
+const minilm = fixture("minilm-rankings.json").rankings;
 
 // minisearch as a user would configure it: name and description, name boosted ×3.
 function miniDefault(tools) {
@@ -62,11 +66,21 @@ function nativeEngine(tools) {
   return { search: (q, k) => index.search(q, { k }).map((h) => h.name) };
 }
 
+// The embedding ranking alone, and fused with the lexical one through the hybrid seam.
+const rankingOf = (tools, set, i) => minilm[set][i].map((p) => tools[p].name);
+function embeddingAlone(tools, set) {
+  return { search: (q, k, i) => rankingOf(tools, set, i).slice(0, k) };
+}
+function nativeHybrid(tools, set) {
+  const index = native.createToolSearchIndex(tools);
+  return { search: (q, k, i) => index.search(q, { k, ranking: rankingOf(tools, set, i) }).map((h) => h.name) };
+}
+
 function recall(engine, queries) {
   const ks = [1, 5, 16];
   const hits = [0, 0, 0];
-  for (const { query, expected } of queries) {
-    const names = engine.search(query, 16);
+  for (const { query, expected, i } of queries) {
+    const names = engine.search(query, 16, i);
     ks.forEach((k, i) => {
       const top = names.slice(0, k);
       if (expected.every((e) => top.includes(e))) hits[i]++;
@@ -101,14 +115,16 @@ for (const [label, make] of [
   ["prism-tools-native", nativeEngine],
   ["minisearch (name ×3, description)", miniDefault],
   ["minisearch + identifier split + parameters ×0.3", miniTuned],
+  ["a host's embeddings alone (all-MiniLM-L6-v2)", embeddingAlone],
+  ["prism-tools-native + those embeddings (`search(q, { ranking })`)", nativeHybrid],
 ]) {
   const cells = [];
-  for (const [catalog, queries] of [
-    [bfcl.catalog, bfcl.queries],
-    [github, held.queries],
-    [metatool.catalog, metatool.queries],
+  for (const [catalog, queries, set] of [
+    [bfcl.catalog, bfcl.queries, "bfcl"],
+    [github, held.queries, "github"],
+    [metatool.catalog, metatool.queries, "metatool"],
   ]) {
-    const engine = make(catalog);
+    const engine = make(catalog, set);
     for (const heldOut of [false, true]) cells.push(recall(engine, half(queries, heldOut)).join(" / "));
   }
   console.log(`| ${label} | ${cells.join(" | ")} |`);
@@ -127,6 +143,9 @@ const buildNative = timeEach(() => native.createToolSearchIndex(tools), Array(20
 const buildMini = timeEach(() => miniDefault(tools), Array(5).fill(0), 2);
 const buildMiniTuned = timeEach(() => miniTuned(tools), Array(5).fill(0), 2);
 const qNative = timeEach((q) => idx.search(q, { k: K }), queries, 5);
+// Fusing a host ranking of 32 names (BFCL's MiniLM ranking of each query; the same 919 tools lead the list).
+const withRanking = queries.map((q, i) => [q, rankingOf(bfcl.catalog, "bfcl", i)]);
+const qHybrid = timeEach(([q, ranking]) => idx.search(q, { k: K, ranking }), withRanking, 5);
 const qMini = timeEach((q) => msd.search(q, K), queries, 2);
 const qMiniTuned = timeEach((q) => mst.search(q, K), queries, 2);
 const searchTools = native.createSearchToolsTool(idx);
@@ -148,5 +167,6 @@ console.log(
 console.log(`\nOther native calls on the same data (medians):\n`);
 console.log(`- the first build of the process (one sample: JS not optimized yet, no stem cached): ${fmt(buildCold)}`);
 console.log(`- \`search_tools.execute({ query, k: 8 })\` (lines + names): ${fmt(qTool)}`);
+console.log(`- \`index.search(query, { k: 16, ranking })\` with a host ranking of 32 names (the hybrid seam): ${fmt(qHybrid)}`);
 console.log(`- \`selectDisclosedTools\` with a prebuilt index (1 024 tools, topK 16): ${fmt(qSelect)}`);
 console.log(`- \`selectDisclosedTools\` building its own index each call: ${fmt(qSelectBuild)}`);

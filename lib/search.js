@@ -131,12 +131,16 @@ function rankingDocs(index, names, ranking) {
   return picked.subarray(0, j)
 }
 
-/** `ToolSearchIndex#search(query, { k?, ranking? }?)`: `[{ name, score, matched }]`, best first. */
+/**
+ * `ToolSearchIndex#search(query, { k?, ranking?, rankingWeight? }?)`: `[{ name, score, matched }]`,
+ * best first.
+ */
 function search(query, options) {
   if (typeof query !== 'string') throw typeError('ToolSearchIndex.search: query must be a string')
   const names = namesOf(this)
   let k
   let ranking
+  let weight
   if (options !== undefined && options !== null) {
     if (typeof options !== 'object') throw typeError('ToolSearchIndex.search: options must be an object')
     const r = options.ranking
@@ -146,11 +150,15 @@ function search(query, options) {
     }
     k = options.k
     if (k !== undefined && k !== null && typeof k !== 'number') throw typeError('ToolSearchIndex.search: k must be a number')
+    weight = options.rankingWeight
+    if (weight !== undefined && weight !== null && typeof weight !== 'number') {
+      throw typeError('ToolSearchIndex.search: rankingWeight must be a number')
+    }
   }
-  let terms = this._searchPacked(query, k, ranking, out)
+  let terms = this._searchPacked(query, k, ranking, weight, out)
   if (typeof terms === 'number') {
     out = new Float64Array(Math.max(terms, out.length * 2))
-    terms = this._searchPacked(query, k, ranking, out)
+    terms = this._searchPacked(query, k, ranking, weight, out)
   }
   if (terms === undefined) return []
   const words = terms === '' ? [] : terms.split(' ')

@@ -31,12 +31,20 @@ export interface ToolSearchOptions {
   k?: number
   /**
    * Hybrid scoring seam, off by default: the host's own ranking of tool names, best first (for
-   * example from its embeddings). When given, the result is the reciprocal rank fusion
-   * (`1 / (60 + rank)` summed over both lists) of this ranking and the lexical one; `score` is then
-   * the fused score. Names not in the index are ignored (at most 256 entries are read), so
-   * results still name only indexed tools. Not an array → `TypeError`.
+   * example from its embeddings). When given, the result is the reciprocal rank fusion of this
+   * ranking and the lexical one (the lexical top 32 each add `1 / (5 + rank)`, the host's entries
+   * `rankingWeight / (5 + rank)`); `score` is then the fused score. Names not in the index are
+   * ignored (at most 256 entries are read), so results still name only indexed tools. Not an
+   * array → `TypeError`.
    */
   ranking?: readonly string[]
+  /**
+   * How much the host's `ranking` counts against the lexical list's 1. Default 1.5 (fitted with
+   * all-MiniLM-L6-v2 rankings on the tuning halves of three retrieval sets, docs/search.md);
+   * clamped to 0…100 (+Infinity too); NaN gives the default; 0 keeps the lexical order. Ignored
+   * without a `ranking`. A non-number throws `TypeError`.
+   */
+  rankingWeight?: number
 }
 
 /** One search result. */

@@ -21,7 +21,9 @@ use napi::{sys, Env, JsValue, Unknown, ValueType};
 use napi_derive::napi;
 
 use crate::search::format::{line, NO_MATCH_TEXT};
-use crate::search::fuse::reciprocal_rank_fusion;
+use crate::search::fuse::{
+    reciprocal_rank_fusion, DEFAULT_RANKING_WEIGHT, LEXICAL_DEPTH, MAX_RANKING_WEIGHT,
+};
 use crate::search::select::{activate, disclose, Disclosure};
 use crate::search::{
     clamp_count, truncate_utf8, Scoring, SearchIndex, ToolText, DEFAULT_QUERY_BYTES, DEFAULT_TOP_K,
@@ -698,6 +700,16 @@ fn read_query_bytes(raw: Raw, options: Option<sys::napi_value>) -> Result<usize>
     Ok(clamp_count(v, DEFAULT_QUERY_BYTES, MAX_QUERY_BYTES))
 }
 
+/// The host ranking's weight: absent or NaN gives the default, negative gives 0, above the cap
+/// (+∞ too) gives the cap.
+fn ranking_weight(value: Option<f64>) -> f32 {
+    match value {
+        None => DEFAULT_RANKING_WEIGHT,
+        Some(v) if v.is_nan() => DEFAULT_RANKING_WEIGHT,
+        Some(v) => v.clamp(0.0, f64::from(MAX_RANKING_WEIGHT)) as f32,
+    }
+}
+
 fn optional(raw: Raw, v: Option<Unknown>) -> Result<Option<sys::napi_value>> {
     match v {
         None => Ok(None),
@@ -753,6 +765,7 @@ impl ToolSearchIndex {
         query: Unknown<'env>,
         k: Unknown<'env>,
         ranking: Unknown<'env>,
+        weight: Unknown<'env>,
         out: Unknown<'env>,
     ) -> Result<Unknown<'env>> {
         let raw = Raw(env.raw());
@@ -787,8 +800,9 @@ impl ToolSearchIndex {
         let (terms, hits) = match &dense {
             None => index.search(&q, k),
             Some(dense) => {
-                let (terms, lexical) = index.search(&q, MAX_TOP_K);
-                (terms, reciprocal_rank_fusion(&lexical, dense, k))
+                let weight = ranking_weight(raw.number(weight.raw())?);
+                let (terms, lexical) = index.search(&q, LEXICAL_DEPTH);
+                (terms, reciprocal_rank_fusion(&lexical, dense, weight, k))
             }
         };
         let mut undefined = ptr::null_mut();

@@ -7,6 +7,7 @@
 
 use serde_json::Value;
 
+use super::fuse::{fuse_with, DEFAULT_RANKING_WEIGHT, LEXICAL_DEPTH, RRF_K};
 use super::index::{Scoring, SearchIndex, ToolText};
 use super::stem::Stem;
 
@@ -28,6 +29,9 @@ enum Params {
 struct Set {
     tools: Vec<Tool>,
     queries: Vec<(String, Vec<String>)>,
+    /// Per query, the catalog positions an embedding retriever ranks first
+    /// (`fixtures/minilm-rankings.json`): what a host hands to the hybrid seam.
+    dense: Vec<Vec<usize>>,
 }
 
 impl Set {
@@ -38,6 +42,17 @@ impl Set {
             .enumerate()
             .filter(|(i, _)| (i % 2 == 1) == held_out)
             .map(|(_, q)| q)
+            .collect()
+    }
+
+    /// As `half`, with each query's embedding ranking.
+    fn half_with_dense(&self, held_out: bool) -> Vec<(&(String, Vec<String>), &[usize])> {
+        self.queries
+            .iter()
+            .zip(&self.dense)
+            .enumerate()
+            .filter(|(i, _)| (i % 2 == 1) == held_out)
+            .map(|(_, (q, d))| (q, d.as_slice()))
             .collect()
     }
 }
@@ -123,26 +138,50 @@ fn queries_of(list: &Value) -> Vec<(String, Vec<String>)> {
         .collect()
 }
 
+fn dense_of(key: &str, queries: usize) -> Vec<Vec<usize>> {
+    let v = fixture("minilm-rankings.json");
+    let lists: Vec<Vec<usize>> = v["rankings"][key]
+        .as_array()
+        .expect("rankings")
+        .iter()
+        .map(|row| {
+            row.as_array()
+                .expect("ranking")
+                .iter()
+                .map(|p| p.as_u64().expect("position") as usize)
+                .collect()
+        })
+        .collect();
+    assert_eq!(lists.len(), queries, "{key}: one ranking per query");
+    lists
+}
+
 fn bfcl() -> Set {
     let v = fixture("bfcl-tool-retrieval.json");
+    let queries = queries_of(&v["queries"]);
     Set {
         tools: tools_of(&v["catalog"]),
-        queries: queries_of(&v["queries"]),
+        dense: dense_of("bfcl", queries.len()),
+        queries,
     }
 }
 
 fn github() -> Set {
+    let queries = queries_of(&fixture("github-mcp-queries.json")["queries"]);
     Set {
         tools: tools_of(&fixture("github-mcp-tools.json")),
-        queries: queries_of(&fixture("github-mcp-queries.json")["queries"]),
+        dense: dense_of("github", queries.len()),
+        queries,
     }
 }
 
 fn metatool() -> Set {
     let v = fixture("metatool-tool-retrieval.json");
+    let queries = queries_of(&v["queries"]);
     Set {
         tools: tools_of(&v["catalog"]),
-        queries: queries_of(&v["queries"]),
+        dense: dense_of("metatool", queries.len()),
+        queries,
     }
 }
 
@@ -164,21 +203,80 @@ fn recall_with(set: &Set, held_out: bool, scoring: Scoring, params: Params) -> [
         }),
         scoring,
     );
-    let ks = [1usize, 5, 16];
     let mut hits = [0usize; 3];
     let queries = set.half(held_out);
     for (query, expected) in &queries {
         let (_, top) = index.search(query, 16);
         let names: Vec<&str> = top.iter().map(|h| index.name(h.doc)).collect();
-        for (i, k) in ks.iter().enumerate() {
-            let top_k = &names[..names.len().min(*k)];
-            if expected.iter().all(|e| top_k.contains(&e.as_str())) {
-                hits[i] += 1;
-            }
-        }
+        hits_at(&names, expected, &mut hits);
     }
     hits.map(|h| h as f64 / queries.len() as f64)
 }
+
+/// Share of queries whose expected names are all among the first k of `names`, at k = 1, 5, 16.
+fn hits_at(names: &[&str], expected: &[String], hits: &mut [usize; 3]) {
+    for (i, k) in [1usize, 5, 16].iter().enumerate() {
+        let top_k = &names[..names.len().min(*k)];
+        if expected.iter().all(|e| top_k.contains(&e.as_str())) {
+            hits[i] += 1;
+        }
+    }
+}
+
+/// How a query is ranked in the hybrid evaluation.
+#[derive(Clone, Copy)]
+enum Hybrid {
+    /// The embedding ranking alone.
+    DenseOnly,
+    /// The shipped scoring fused with the embedding ranking: weight, RRF constant, lexical depth.
+    Fused(f32, f32, usize),
+}
+
+/// recall@1, @5, @16 of the shipped lexical scoring fused with the set's embedding rankings, as
+/// `search(query, { ranking })` fuses them (or of the embedding ranking alone).
+fn recall_hybrid(set: &Set, held_out: bool, how: Hybrid) -> [f64; 3] {
+    let index = SearchIndex::build(
+        set.tools.iter().map(|t| ToolText {
+            name: &t.name,
+            description: &t.description,
+            parameters: &t.parameters,
+        }),
+        Scoring::DEFAULT,
+    );
+    // Catalog position → document: the index keeps the first tool of each name.
+    let doc_of: std::collections::HashMap<&str, u32> = (0..index.size() as u32)
+        .map(|d| (index.name(d), d))
+        .collect();
+    let mut hits = [0usize; 3];
+    let queries = set.half_with_dense(held_out);
+    for ((query, expected), dense) in &queries {
+        let names: Vec<&str> = match how {
+            Hybrid::DenseOnly => dense
+                .iter()
+                .take(16)
+                .map(|&p| set.tools[p].name.as_str())
+                .collect(),
+            Hybrid::Fused(weight, rrf_k, depth) => {
+                let mut docs: Vec<u32> = Vec::new();
+                for &p in *dense {
+                    let d = doc_of[set.tools[p].name.as_str()];
+                    if !docs.contains(&d) {
+                        docs.push(d);
+                    }
+                }
+                let (_, lexical) = index.search(query, depth);
+                fuse_with(&lexical, &docs, weight, 16, rrf_k, depth)
+                    .iter()
+                    .map(|h| index.name(h.doc))
+                    .collect()
+            }
+        };
+        hits_at(&names, expected, &mut hits);
+    }
+    hits.map(|h| h as f64 / queries.len() as f64)
+}
+
+const SHIPPED_FUSION: Hybrid = Hybrid::Fused(DEFAULT_RANKING_WEIGHT, RRF_K, LEXICAL_DEPTH);
 
 fn variants() -> Vec<(String, Scoring, Params)> {
     let p = Scoring::PLAIN;
@@ -366,6 +464,82 @@ fn print_variants() {
             }
             println!("{row} {mean:.3} |");
         }
+    }
+}
+
+#[test]
+#[ignore = "prints the hybrid table; run with --ignored --nocapture"]
+fn print_hybrid_variants() {
+    let sets = [bfcl(), github(), metatool()];
+    let mut variants: Vec<(String, Hybrid)> =
+        vec![("embedding ranking alone".into(), Hybrid::DenseOnly)];
+    for (w, k, depth) in [
+        (1.0, 60.0, 64),
+        (1.0, 60.0, 32),
+        (1.5, 60.0, 64),
+        (2.0, 60.0, 64),
+        (1.0, 10.0, 32),
+        (1.25, 10.0, 32),
+        (1.5, 10.0, 32),
+        (1.75, 10.0, 32),
+        (2.0, 10.0, 32),
+        (1.5, 15.0, 32),
+        (1.5, 10.0, 24),
+        (1.0, 5.0, 32),
+        (1.5, 5.0, 32),
+        (2.0, 5.0, 32),
+    ] {
+        variants.push((
+            format!("weight {w}, 1 / ({k} + rank), lexical top {depth}"),
+            Hybrid::Fused(w, k, depth),
+        ));
+    }
+    for held_out in [false, true] {
+        println!(
+            "\n{} halves (r@1 / r@5 / r@16)\n",
+            if held_out { "held-out" } else { "tuning" }
+        );
+        println!("| fusion | BFCL | GitHub MCP | MetaTool | mean r@5 |");
+        println!("| --- | --- | --- | --- | --- |");
+        for (label, how) in &variants {
+            let mut row = format!("| {label} |");
+            let mut mean = 0.0;
+            for set in &sets {
+                let r = recall_hybrid(set, held_out, *how);
+                mean += r[1] / sets.len() as f64;
+                row.push_str(&format!(" {:.3} / {:.3} / {:.3} |", r[0], r[1], r[2]));
+            }
+            println!("{row} {mean:.3} |");
+        }
+    }
+}
+
+/// The floors of the shipped fusion with a real embedding ranking, on every held-out half.
+#[test]
+fn shipped_fusion_meets_the_hybrid_recall_floors() {
+    let sets = [
+        ("BFCL", bfcl(), 0.86, 0.94),
+        ("GitHub MCP", github(), 0.86, 0.94),
+        ("MetaTool", metatool(), 0.78, 0.88),
+    ];
+    for (label, set, at5, at16) in &sets {
+        let r = recall_hybrid(set, true, SHIPPED_FUSION);
+        let lexical = recall(set, true, Scoring::DEFAULT);
+        println!(
+            "{label} held-out hybrid recall@1 {:.3} @5 {:.3} @16 {:.3}",
+            r[0], r[1], r[2]
+        );
+        assert!(r[1] >= *at5, "{label} hybrid recall@5 {:.3} < {at5}", r[1]);
+        assert!(
+            r[2] >= *at16,
+            "{label} hybrid recall@16 {:.3} < {at16}",
+            r[2]
+        );
+        // Fusion never loses to the lexical ranking alone at 5 or 16.
+        assert!(
+            r[1] >= lexical[1] && r[2] >= lexical[2],
+            "{label}: {r:?} < {lexical:?}"
+        );
     }
 }
 

@@ -2,27 +2,53 @@
 //! host computes itself (for example from its own embeddings). Off unless the host passes one;
 //! the package never computes or requires embeddings. Fusion works on ranks only, so the two
 //! scores never need a common scale.
+//!
+//! The constants were chosen on the tuning halves of the three retrieval sets with a real embedding
+//! ranking (all-MiniLM-L6-v2, `fixtures/minilm-rankings.json`); docs/search.md has the table. A
+//! small `RRF_K` lets the top few ranks of either list decide, and the host's list counts 1.5×:
+//! on requests that share no word with the right tool, only the host's list can find it.
 
 use super::index::Hit;
 
-/// The RRF constant: a document at rank `r` (1-based) in a list adds `1 / (RRF_K + r)`.
-pub const RRF_K: f32 = 60.0;
+/// The RRF constant: a document at rank `r` (1-based) in a list adds `weight / (RRF_K + r)`.
+pub const RRF_K: f32 = 5.0;
+/// Lexical hits read for fusion.
+pub const LEXICAL_DEPTH: usize = 32;
+/// The host ranking's weight when the host gives none (the lexical list's is 1).
+pub const DEFAULT_RANKING_WEIGHT: f32 = 1.5;
+/// Largest host weight; larger values clamp to it.
+pub const MAX_RANKING_WEIGHT: f32 = 100.0;
 
-/// Fuses the lexical `hits` (best first) with `dense` (document ids, best first, distinct) and
-/// returns the top `k`: higher fused score first, ties by first appearance (lexical, then dense).
-pub fn reciprocal_rank_fusion(hits: &[Hit], dense: &[u32], k: usize) -> Vec<Hit> {
-    let mut out: Vec<Hit> = Vec::with_capacity(hits.len() + dense.len());
-    for (r, h) in hits.iter().enumerate() {
+/// Fuses the lexical `hits` (best first) with `dense` (document ids, best first, distinct) weighted
+/// by `weight`, and returns the top `k`: higher fused score first, ties by first appearance
+/// (lexical, then dense). A weight of 0 leaves the lexical order as it is.
+pub fn reciprocal_rank_fusion(hits: &[Hit], dense: &[u32], weight: f32, k: usize) -> Vec<Hit> {
+    fuse_with(hits, dense, weight, k, RRF_K, LEXICAL_DEPTH)
+}
+
+/// `reciprocal_rank_fusion` with its constants as parameters, for the evaluation's sweep.
+pub(crate) fn fuse_with(
+    hits: &[Hit],
+    dense: &[u32],
+    weight: f32,
+    k: usize,
+    rrf_k: f32,
+    depth: usize,
+) -> Vec<Hit> {
+    let mut out: Vec<Hit> = Vec::with_capacity(hits.len().min(depth) + dense.len());
+    for (r, h) in hits.iter().take(depth).enumerate() {
         out.push(Hit {
             doc: h.doc,
-            score: 1.0 / (RRF_K + r as f32 + 1.0),
+            score: 1.0 / (rrf_k + r as f32 + 1.0),
         });
     }
-    for (r, &doc) in dense.iter().enumerate() {
-        let add = 1.0 / (RRF_K + r as f32 + 1.0);
-        match out.iter_mut().find(|h| h.doc == doc) {
-            Some(h) => h.score += add,
-            None => out.push(Hit { doc, score: add }),
+    if weight > 0.0 {
+        for (r, &doc) in dense.iter().enumerate() {
+            let add = weight / (rrf_k + r as f32 + 1.0);
+            match out.iter_mut().find(|h| h.doc == doc) {
+                Some(h) => h.score += add,
+                None => out.push(Hit { doc, score: add }),
+            }
         }
     }
     // A stable sort keeps first appearance among equal scores.
@@ -42,21 +68,36 @@ mod tests {
     #[test]
     fn agreement_wins_and_either_list_alone_still_counts() {
         let lexical = [hit(0), hit(1), hit(2)];
-        let fused = reciprocal_rank_fusion(&lexical, &[2, 5], 10);
+        let fused = reciprocal_rank_fusion(&lexical, &[2, 5], 1.0, 10);
         let docs: Vec<u32> = fused.iter().map(|h| h.doc).collect();
         // 2 is in both lists, so it passes 0 (first in one list only); 5 is dense-only.
         assert_eq!(docs, vec![2, 0, 1, 5]);
-        assert!((fused[0].score - (1.0 / 63.0 + 1.0 / 61.0)).abs() < 1e-6);
+        assert!((fused[0].score - (1.0 / 8.0 + 1.0 / 6.0)).abs() < 1e-6);
+        // The host's weight: at 3, its second choice passes the lexical second.
+        let docs: Vec<u32> = reciprocal_rank_fusion(&lexical, &[2, 5], 3.0, 10)
+            .iter()
+            .map(|h| h.doc)
+            .collect();
+        assert_eq!(docs, vec![2, 5, 0, 1]);
+    }
+
+    #[test]
+    fn weight_zero_and_depth() {
+        let lexical: Vec<Hit> = (0..40).map(hit).collect();
+        let fused = reciprocal_rank_fusion(&lexical, &[39, 50], 0.0, 64);
+        let docs: Vec<u32> = fused.iter().map(|h| h.doc).collect();
+        // Only the first LEXICAL_DEPTH lexical hits are read; weight 0 adds nothing.
+        assert_eq!(docs, (0..LEXICAL_DEPTH as u32).collect::<Vec<_>>());
     }
 
     #[test]
     fn no_dense_ranking_keeps_the_lexical_order_and_k_cuts() {
         let lexical = [hit(3), hit(1), hit(2)];
-        let docs: Vec<u32> = reciprocal_rank_fusion(&lexical, &[], 2)
+        let docs: Vec<u32> = reciprocal_rank_fusion(&lexical, &[], 1.5, 2)
             .iter()
             .map(|h| h.doc)
             .collect();
         assert_eq!(docs, vec![3, 1]);
-        assert!(reciprocal_rank_fusion(&lexical, &[4], 0).is_empty());
+        assert!(reciprocal_rank_fusion(&lexical, &[4], 1.5, 0).is_empty());
     }
 }
