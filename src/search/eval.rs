@@ -26,6 +26,9 @@ enum Params {
     WithEnums,
 }
 
+/// A request and the tool names it expects.
+type Query = (String, Vec<String>);
+
 struct Set {
     tools: Vec<Tool>,
     queries: Vec<(String, Vec<String>)>,
@@ -46,7 +49,7 @@ impl Set {
     }
 
     /// As `half`, with each query's embedding ranking.
-    fn half_with_dense(&self, held_out: bool) -> Vec<(&(String, Vec<String>), &[usize])> {
+    fn half_with_dense(&self, held_out: bool) -> Vec<(&Query, &[usize])> {
         self.queries
             .iter()
             .zip(&self.dense)
