@@ -10,7 +10,6 @@
 #![cfg_attr(test, allow(dead_code))]
 
 use std::cell::RefCell;
-use std::collections::HashSet;
 use std::ffi::CStr;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr;
@@ -550,10 +549,20 @@ impl Packed {
 fn push_utf16(out: &mut Vec<u8>, units: &[u16]) -> bool {
     let mut well_formed = true;
     let mut i = 0;
+    out.reserve(units.len());
     while i < units.len() {
-        let ascii = units[i..].iter().take_while(|&&u| u < 0x80).count();
-        out.extend(units[i..i + ascii].iter().map(|&u| u as u8));
-        i += ascii;
+        // An ASCII run, eight units at a time while it lasts (tool text is nearly all ASCII).
+        let start = i;
+        while let Some(chunk) = units.get(i..i + 8) {
+            if chunk.iter().fold(0, |a, &u| a | u) >= 0x80 {
+                break;
+            }
+            i += 8;
+        }
+        while i < units.len() && units[i] < 0x80 {
+            i += 1;
+        }
+        out.extend(units[start..i].iter().map(|&u| u as u8));
         let other = units[i..].iter().take_while(|&&u| u >= 0x80).count();
         for c in char::decode_utf16(units[i..i + other].iter().copied()) {
             let c = c.unwrap_or_else(|_| {
@@ -607,7 +616,7 @@ fn read_packed(raw: Raw, texts: sys::napi_value, meta: &[u32], count: usize) -> 
     }
     UNITS.with(|cell| -> Result<Packed> {
         let mut units = cell.borrow_mut();
-        units.clear();
+        // Only growth is zero-filled: the kept units are overwritten by the copies below.
         units.resize(total + 1, 0);
         let mut at = 0usize;
         for (v, len) in handles {
@@ -947,14 +956,9 @@ pub fn build_tool_search_index_packed(
         // SAFETY: `data` points at `len` u32 elements of a live Uint32Array of this call (checked
         // type, non-null); no JS runs while the slice is alive.
         let out = unsafe { std::slice::from_raw_parts_mut(data as *mut u32, len) };
-        let mut seen: HashSet<&str> = HashSet::with_capacity(tools.len());
-        let mut doc = 0usize;
-        for (i, t) in &tools {
-            // The rule of `SearchIndex::build`: the first tool of a name wins.
-            if seen.insert(t.name) {
-                out[doc] = *i as u32;
-                doc += 1;
-            }
+        for doc in 0..index.size() as u32 {
+            // The index numbers what it was given (well-formed tools only): map back to the list.
+            out[doc as usize] = tools[index.source(doc) as usize].0 as u32;
         }
     }
     Ok(ToolSearchIndex {

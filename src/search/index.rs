@@ -9,6 +9,7 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
+use super::dictionary::TokenMap;
 use super::stem::{stem_cached, Stem};
 use super::stopwords::{REQUEST_WORDS, STOP_WORDS};
 use super::tokenize::for_each_token;
@@ -38,6 +39,13 @@ impl Hasher for FxHasher {
     /// key with a `0xFF` byte through `write_u8`, which a map of whole strings does not need.
     #[inline]
     fn write_u8(&mut self, _: u8) {}
+    /// A packed short token (`TokenMap`): two mixes.
+    #[inline]
+    fn write_u128(&mut self, v: u128) {
+        const K: u64 = 0x517c_c1b7_2722_0a95;
+        self.0 = (self.0.rotate_left(5) ^ v as u64).wrapping_mul(K);
+        self.0 = (self.0.rotate_left(5) ^ (v >> 64) as u64).wrapping_mul(K);
+    }
     #[inline]
     fn finish(&self) -> u64 {
         self.0
@@ -142,9 +150,12 @@ pub struct SearchIndex {
     scoring: Scoring,
     names: Vec<Box<str>>,
     descriptions: Vec<Box<str>>,
-    terms: FxMap<Box<str>, u32>,
+    /// Per document, the position of its tool in the list the index was built from.
+    sources: Vec<u32>,
+    /// Term (stem, or stop word) → id.
+    terms: TokenMap,
     /// Tokens as typed → term id (after stemming); empty when the scoring does not stem.
-    words: FxMap<Box<str>, u32>,
+    words: TokenMap,
     /// Stop words hold term ids `0..stop_count` and have no postings.
     stop_count: u32,
     /// CSR postings: term `t` owns `post_doc[post_start[t]..post_start[t + 1]]`, docs ascending.
@@ -175,9 +186,10 @@ impl SearchIndex {
         // Distinct terms grow with the list: sized up front, the maps never rehash in the common case.
         let hint = tools.size_hint();
         let capacity = (hint.1.unwrap_or(hint.0) * 4).clamp(256, 8192);
-        let mut seen: FxMap<&'a str, ()> = FxMap::default();
-        let mut terms: FxMap<Box<str>, u32> =
-            FxMap::with_capacity_and_hasher(capacity, Default::default());
+        let mut seen: FxMap<&'a str, ()> =
+            FxMap::with_capacity_and_hasher(hint.0, Default::default());
+        let mut sources: Vec<u32> = Vec::with_capacity(hint.0);
+        let mut terms = TokenMap::with_capacity(capacity);
         // Stop words take the first ids, so one dictionary lookup also tells a stop word.
         let mut stop_count = 0u32;
         if scoring.stop_words {
@@ -187,7 +199,7 @@ impl SearchIndex {
                 &[]
             };
             for w in STOP_WORDS.iter().chain(extra) {
-                terms.insert((*w).into(), stop_count);
+                terms.insert(w, stop_count);
                 stop_count += 1;
             }
         }
@@ -207,16 +219,18 @@ impl SearchIndex {
         ];
         let stemming = scoring.stem != Stem::None;
         // Token as typed → term id, when stemming.
-        let mut words: FxMap<Box<str>, u32> = if stemming {
-            FxMap::with_capacity_and_hasher(capacity, Default::default())
+        // Token as typed → term id, when stemming.
+        let mut words = if stemming {
+            TokenMap::with_capacity(capacity)
         } else {
-            FxMap::default()
+            TokenMap::default()
         };
 
-        for tool in tools {
+        for (source, tool) in tools.enumerate() {
             if seen.insert(tool.name, ()).is_some() {
                 continue;
             }
+            sources.push(source as u32);
             let doc = names.len() as u32;
             let doc_start = entries.len();
             let mut len = [0u32; FIELDS];
@@ -228,25 +242,21 @@ impl SearchIndex {
                 for_each_token(text, &mut buf, |tok| {
                     // Stemming is the costly step: each distinct token is stemmed once, then found
                     // in `words`.
-                    let cached = if stemming {
-                        words.get(tok).copied()
-                    } else {
-                        None
-                    };
+                    let cached = if stemming { words.get(tok) } else { None };
                     let id = match cached {
                         Some(id) => id,
                         None => {
                             // Stop words are matched as typed, before stemming (`please` → `pleas`).
-                            let stop = terms.get(tok).copied().filter(|&id| id < stop_count);
+                            let stop = terms.get(tok).filter(|&id| id < stop_count);
                             let id =
                                 match stop {
                                     Some(id) => id,
                                     None => stem_cached(scoring.stem, tok, &mut stem_buf, |term| {
                                         match terms.get(term) {
-                                            Some(&id) => id,
+                                            Some(id) => id,
                                             None => {
                                                 let id = terms.len() as u32;
-                                                terms.insert(term.into(), id);
+                                                terms.insert(term, id);
                                                 last_doc.push(u32::MAX);
                                                 slot.push(0);
                                                 id
@@ -255,7 +265,7 @@ impl SearchIndex {
                                     }),
                                 };
                             if stemming {
-                                words.insert(tok.into(), id);
+                                words.insert(tok, id);
                             }
                             id
                         }
@@ -349,6 +359,7 @@ impl SearchIndex {
             scoring,
             names,
             descriptions,
+            sources,
             terms,
             words,
             stop_count,
@@ -367,6 +378,11 @@ impl SearchIndex {
         &self.names[doc as usize]
     }
 
+    /// The position in the built-from list of the tool `doc` is (the first tool of its name).
+    pub fn source(&self, doc: u32) -> u32 {
+        self.sources[doc as usize]
+    }
+
     pub fn description(&self, doc: u32) -> &str {
         &self.descriptions[doc as usize]
     }
@@ -380,16 +396,11 @@ impl SearchIndex {
         let mut seen_ids: Vec<u32> = Vec::new();
         for_each_token(query, &mut buf, |tok| {
             let id = match self.words.get(tok) {
-                Some(&id) => Some(id),
-                None => match self
-                    .terms
-                    .get(tok)
-                    .copied()
-                    .filter(|&id| id < self.stop_count)
-                {
+                Some(id) => Some(id),
+                None => match self.terms.get(tok).filter(|&id| id < self.stop_count) {
                     Some(stop) => Some(stop),
                     None => stem_cached(self.scoring.stem, tok, &mut stem_buf, |term| {
-                        self.terms.get(term).copied()
+                        self.terms.get(term)
                     }),
                 },
             };

@@ -1,6 +1,7 @@
 //! Tool search: a BM25-lite index over tool names and descriptions, the text of the generated
 //! `search_tools` tool, and fail-closed progressive disclosure. Plain Rust, no napi types.
 
+mod dictionary;
 pub mod format;
 pub mod fuse;
 pub mod index;

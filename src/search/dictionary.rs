@@ -1,0 +1,111 @@
+//! The token dictionaries of a build: token → term id.
+//!
+//! Almost every token is at most 16 bytes. Those are keyed by their bytes packed into a `u128`
+//! (zero-padded; a token never holds a NUL byte, so the padding is unambiguous), which hashes in two
+//! mixes and compares without following a pointer; longer tokens fall back to a map of strings.
+//! One lookup per token of every tool is most of a build.
+
+use super::index::FxMap;
+
+/// Token → term id: the index keeps two (terms after stemming, and tokens as typed) for queries.
+#[derive(Default)]
+pub(crate) struct TokenMap {
+    short: FxMap<u128, u32>,
+    long: FxMap<Box<str>, u32>,
+}
+
+impl TokenMap {
+    pub(crate) fn with_capacity(n: usize) -> TokenMap {
+        TokenMap {
+            short: FxMap::with_capacity_and_hasher(n, Default::default()),
+            long: FxMap::default(),
+        }
+    }
+
+    /// The token's bytes as a little-endian `u128`, zero-padded; `None` over 16 bytes. Built
+    /// from (overlapping) register-sized reads: a byte copy into a stack array and one wide read
+    /// back stalls on store forwarding, and that was most of a build.
+    #[inline]
+    pub(crate) fn pack(tok: &str) -> Option<u128> {
+        let b = tok.as_bytes();
+        let n = b.len();
+        let word = |at: usize| u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"));
+        let half = |at: usize| u32::from_le_bytes(b[at..at + 4].try_into().expect("4 bytes"));
+        let lo = match n {
+            0 => 0,
+            1..=3 => {
+                u64::from(b[0])
+                    | u64::from(b[n / 2]) << (8 * (n / 2))
+                    | u64::from(b[n - 1]) << (8 * (n - 1))
+            }
+            // Two 4-byte reads that overlap where n < 8: the shared bytes are the same bytes.
+            4..=7 => u64::from(half(0)) | u64::from(half(n - 4)) << (8 * (n - 4)),
+            8..=16 => word(0),
+            _ => return None,
+        };
+        let hi = match n {
+            9..=16 => word(n - 8) >> (8 * (16 - n)),
+            _ => 0,
+        };
+        Some(u128::from(lo) | u128::from(hi) << 64)
+    }
+
+    #[inline]
+    pub(crate) fn get(&self, tok: &str) -> Option<u32> {
+        match Self::pack(tok) {
+            Some(k) => self.short.get(&k).copied(),
+            None => self.long.get(tok).copied(),
+        }
+    }
+
+    pub(crate) fn insert(&mut self, tok: &str, id: u32) {
+        match Self::pack(tok) {
+            Some(k) => self.short.insert(k, id),
+            None => self.long.insert(tok.into(), id),
+        };
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.short.len() + self.long.len()
+    }
+}
+
+#[cfg(test)]
+mod token_map_tests {
+    use super::*;
+
+    #[test]
+    fn pack_is_the_zero_padded_bytes_for_every_length() {
+        let text = "abcdefghijklmnopqrstu";
+        for n in 0..=text.len() {
+            let tok = &text[..n];
+            let want = (n <= 16).then(|| {
+                let mut a = [0u8; 16];
+                a[..n].copy_from_slice(tok.as_bytes());
+                u128::from_le_bytes(a)
+            });
+            assert_eq!(TokenMap::pack(tok), want, "length {n}");
+        }
+        // Multi-byte UTF-8 packs its bytes too; distinct tokens never share a key.
+        assert_ne!(TokenMap::pack("größe"), TokenMap::pack("grosse"));
+        let mut m = TokenMap::default();
+        for (i, t) in [
+            "a",
+            "ab",
+            "abc",
+            "abcdefghijklmnop",
+            "abcdefghijklmnopq",
+            "ツール",
+        ]
+        .iter()
+        .enumerate()
+        {
+            m.insert(t, i as u32);
+        }
+        assert_eq!(m.len(), 6);
+        assert_eq!(m.get("abcdefghijklmnopq"), Some(4));
+        assert_eq!(m.get("abcdefghijklmnop"), Some(3));
+        assert_eq!(m.get("abcd"), None);
+        assert_eq!(m.get("ツール"), Some(5));
+    }
+}
