@@ -46,9 +46,11 @@ impl Hasher for FxHasher {
         self.0 = (self.0.rotate_left(5) ^ v as u64).wrapping_mul(K);
         self.0 = (self.0.rotate_left(5) ^ (v >> 64) as u64).wrapping_mul(K);
     }
+    /// Rotated: a multiply only carries upward, so the low bits the table indexes with would
+    /// otherwise depend on the low bytes of the key alone (the first letters of a packed token).
     #[inline]
     fn finish(&self) -> u64 {
-        self.0
+        self.0.rotate_left(26)
     }
 }
 
