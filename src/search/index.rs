@@ -150,20 +150,43 @@ const FIELDS: usize = 3;
 
 pub struct SearchIndex {
     scoring: Scoring,
-    names: Vec<Box<str>>,
-    descriptions: Vec<Box<str>>,
+    /// Every name and description back to back (one allocation each, not two per tool).
+    names: TextList,
+    descriptions: TextList,
     /// Per document, the position of its tool in the list the index was built from.
     sources: Vec<u32>,
     /// Term (stem, or stop word) → id.
     terms: TokenMap,
-    /// Tokens as typed → term id (after stemming); empty when the scoring does not stem.
-    words: TokenMap,
     /// Stop words hold term ids `0..stop_count` and have no postings.
     stop_count: u32,
     /// CSR postings: term `t` owns `post_doc[post_start[t]..post_start[t + 1]]`, docs ascending.
     post_start: Vec<u32>,
     post_doc: Vec<u32>,
     post_impact: Vec<f32>,
+}
+
+/// Strings back to back in one buffer, each found by its end offset.
+#[derive(Default)]
+struct TextList {
+    text: String,
+    ends: Vec<u32>,
+}
+
+impl TextList {
+    fn push(&mut self, s: &str) {
+        self.text.push_str(s);
+        self.ends.push(self.text.len() as u32);
+    }
+
+    fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    fn get(&self, i: u32) -> &str {
+        let i = i as usize;
+        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
+        &self.text[start..self.ends[i] as usize]
+    }
 }
 
 impl std::fmt::Debug for SearchIndex {
@@ -182,8 +205,8 @@ impl SearchIndex {
         tools: impl IntoIterator<Item = ToolText<'a>>,
         scoring: Scoring,
     ) -> SearchIndex {
-        let mut names: Vec<Box<str>> = Vec::new();
-        let mut descriptions: Vec<Box<str>> = Vec::new();
+        let mut names = TextList::default();
+        let mut descriptions = TextList::default();
         let tools = tools.into_iter();
         // Distinct terms grow with the list: sized up front, the maps never rehash in the common case.
         let hint = tools.size_hint();
@@ -221,7 +244,9 @@ impl SearchIndex {
         ];
         let stemming = scoring.stem != Stem::None;
         // Token as typed → term id, when stemming.
-        // Token as typed → term id, when stemming.
+        // Token as typed → term id, when stemming: for this build only. Queries go through the
+        // per-thread stem cache instead, so an index does not hold a second dictionary while it
+        // waits for its finalizer.
         let mut words = if stemming {
             TokenMap::with_capacity(capacity)
         } else {
@@ -289,8 +314,8 @@ impl SearchIndex {
             debug_assert!(entries.len() >= doc_start);
             doc_end.push(entries.len() as u32);
             lens.push(len);
-            names.push(tool.name.into());
-            descriptions.push(tool.description.into());
+            names.push(tool.name);
+            descriptions.push(tool.description);
         }
 
         let n = names.len();
@@ -363,7 +388,6 @@ impl SearchIndex {
             descriptions,
             sources,
             terms,
-            words,
             stop_count,
             post_start,
             post_doc,
@@ -377,7 +401,7 @@ impl SearchIndex {
     }
 
     pub fn name(&self, doc: u32) -> &str {
-        &self.names[doc as usize]
+        self.names.get(doc)
     }
 
     /// The position in the built-from list of the tool `doc` is (the first tool of its name).
@@ -386,7 +410,7 @@ impl SearchIndex {
     }
 
     pub fn description(&self, doc: u32) -> &str {
-        &self.descriptions[doc as usize]
+        self.descriptions.get(doc)
     }
 
     /// Tokenizes a query: distinct terms in first-seen order, stop words dropped when the scoring
@@ -397,14 +421,12 @@ impl SearchIndex {
         let mut stem_buf = String::new();
         let mut seen_ids: Vec<u32> = Vec::new();
         for_each_token(query, &mut buf, |tok| {
-            let id = match self.words.get(tok) {
-                Some(id) => Some(id),
-                None => match self.terms.get(tok).filter(|&id| id < self.stop_count) {
-                    Some(stop) => Some(stop),
-                    None => stem_cached(self.scoring.stem, tok, &mut stem_buf, |term| {
-                        self.terms.get(term)
-                    }),
-                },
+            // As the build resolved each token: a stop word as typed, else the term of its stem.
+            let id = match self.terms.get(tok).filter(|&id| id < self.stop_count) {
+                Some(stop) => Some(stop),
+                None => stem_cached(self.scoring.stem, tok, &mut stem_buf, |term| {
+                    self.terms.get(term)
+                }),
             };
             // Stop words, and terms the index has never seen, cannot match anything: dropped.
             if let Some(id) = id.filter(|&id| id >= self.stop_count) {
