@@ -176,6 +176,34 @@ describe("createToolSearchIndex / search", () => {
     expect(selectDisclosedTools({ tools, input: "pay", topK: 1, index: idx })).toEqual(tools);
   });
 
+  it("reads long lists as the tool-by-tool reader does, all ASCII or not (32 tools cross as one string)", () => {
+    // 100 tools cross in four strings. All-ASCII text is read as bytes; one non-ASCII character or
+    // lone surrogate anywhere sends the whole list through the UTF-16 reader. Both must index what
+    // binding.js's entry point indexes reading each field through Node-API.
+    const binding = require("../binding.js");
+    const base = Array.from({ length: 100 }, (_, i) =>
+      tool(`tool_${i}`, `Does thing number ${i} for the caller`, { type: "object", properties: { [`field${i}`]: { description: `the ${i} value` } } }),
+    );
+    const lists = [
+      base,
+      base.map((t, i) => (i === 70 ? tool(t.name, `${t.description} café`, t.parameters) : t)),
+      base.map((t, i) => (i === 99 ? tool("tool_99\ud800", t.description, t.parameters) : t)),
+      base.map((t, i) => (i === 33 ? tool(t.name, t.description, { type: "object", properties: { größe: { description: "Größe" } } }) : t)),
+      base.map((t, i) => (i === 0 ? tool(t.name, `${"x".repeat(16_500)} beyond`) : t)),
+    ];
+    const queries = ["thing number 5", "field42", "the 77 value", "caller", "tool 99", "tool_31 tool_32 tool_64", "café", "größe", "beyond"];
+    for (const tools of lists) {
+      const [bulk, single] = [createToolSearchIndex(tools), binding.createToolSearchIndex(tools)];
+      expect(bulk.size).toBe(single.size);
+      for (const q of queries) expect(bulk.search(q, { k: 64 })).toEqual(single.search(q, { k: 64 }));
+    }
+    expect(createToolSearchIndex(lists[1]).search("café")[0]).toMatchObject({ name: "tool_70", matched: ["café"] });
+    expect(createToolSearchIndex(lists[2]).size).toBe(99); // the lone-surrogate name is left out
+    expect(createToolSearchIndex(lists[3]).search("größe")[0]).toMatchObject({ name: "tool_33" });
+    expect(createToolSearchIndex(lists[4]).search("beyond")).toEqual([]); // past the 16 KB of description read
+    expect(createToolSearchIndex(base).search("thing number 64")[0].name).toBe("tool_64");
+  });
+
   it("clamps k: 0 and negative give [], fractions floor, NaN gives 16, huge gives 64", () => {
     const many = createToolSearchIndex(Array.from({ length: 100 }, (_, i) => tool(`tool_${i}`, "common word")));
     expect(many.search("common", { k: 0 })).toEqual([]);
