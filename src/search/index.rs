@@ -35,8 +35,9 @@ impl Hasher for FxHasher {
             self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(K);
         }
     }
-    /// A no-op: the maps of this module are keyed by strings only, and `str` hashing ends each
-    /// key with a `0xFF` byte through `write_u8`, which a map of whole strings does not need.
+    /// A no-op: the maps of this module are keyed by strings or packed tokens, and `str` hashing
+    /// ends each key with a `0xFF` byte through `write_u8`, which a map of whole strings does not
+    /// need.
     #[inline]
     fn write_u8(&mut self, _: u8) {}
     /// A packed short token (`TokenMap`): two mixes.
@@ -243,7 +244,6 @@ impl SearchIndex {
             scoring.parameter_weight,
         ];
         let stemming = scoring.stem != Stem::None;
-        // Token as typed → term id, when stemming.
         // Token as typed → term id, when stemming: for this build only. Queries go through the
         // per-thread stem cache instead, so an index does not hold a second dictionary while it
         // waits for its finalizer.
