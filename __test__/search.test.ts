@@ -204,6 +204,19 @@ describe("createToolSearchIndex / search", () => {
     expect(createToolSearchIndex(base).search("thing number 64")[0].name).toBe("tool_64");
   });
 
+  it("tells its native memory (memoryBytes), which grows with the tool text", () => {
+    const tools: SearchableTool[] = fixture("bfcl-tool-retrieval.json").catalog;
+    const text = tools.reduce((n, t) => n + t.name.length + (t.description?.length ?? 0), 0);
+    const big = createToolSearchIndex(tools);
+    // At least the names and descriptions it keeps, and one posting per tool; well under 16 MB.
+    expect(big.memoryBytes).toBeGreaterThan(text + tools.length * 8);
+    expect(big.memoryBytes).toBeLessThan(16_000_000);
+    const small = createToolSearchIndex(tools.slice(0, 10));
+    expect(small.memoryBytes).toBeGreaterThan(0);
+    expect(small.memoryBytes).toBeLessThan(big.memoryBytes / 4);
+    expect(createToolSearchIndex([]).memoryBytes).toBeGreaterThanOrEqual(0);
+  });
+
   it("clamps k: 0 and negative give [], fractions floor, NaN gives 16, huge gives 64", () => {
     const many = createToolSearchIndex(Array.from({ length: 100 }, (_, i) => tool(`tool_${i}`, "common word")));
     expect(many.search("common", { k: 0 })).toEqual([]);

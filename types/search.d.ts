@@ -63,6 +63,11 @@ export declare class ToolSearchIndex {
   /** Number of indexed tools: distinct names (a repeated name keeps its first tool). */
   get size(): number
   /**
+   * Native heap bytes the index holds (approximate; ~0.5 MB for 919 tools). Reported to V8 as
+   * external memory while the index lives, so the garbage collector sees what it costs.
+   */
+  get memoryBytes(): number
+  /**
    * The top `k` tools for `query`, best first; equal scores keep input order. Only tools matching
    * at least one query term are returned, so an empty, whitespace-only or emoji-only query gives
    * `[]`. Throws `TypeError` (code `invalid_tool_search_input`) when `query` is not a string.

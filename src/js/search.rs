@@ -740,9 +740,44 @@ struct Shared {
 }
 
 /// An immutable BM25-lite index over a tool list. Created by `createToolSearchIndex`.
-#[napi]
+///
+/// Its native memory (~1 MB for 1 024 tools) is reported to V8 as external memory, and given back
+/// when the object is finalized: otherwise V8 sees a few small objects, collects rarely, and each
+/// new index lands on freshly mapped pages while the old ones wait for a collection (measured:
+/// ~40 % of a build's time in page faults in a loop of builds).
+#[napi(custom_finalize)]
 pub struct ToolSearchIndex {
     shared: Rc<Shared>,
+    /// Bytes reported to V8 for this index.
+    external: i64,
+}
+
+impl ToolSearchIndex {
+    fn new(env: &Env, index: SearchIndex, query_bytes: usize) -> ToolSearchIndex {
+        let external = i64::try_from(index.heap_bytes()).unwrap_or(i64::MAX);
+        // Best effort: a failed report only leaves V8 collecting as it would have.
+        let external = match env.adjust_external_memory(external) {
+            Ok(_) => external,
+            Err(_) => 0,
+        };
+        ToolSearchIndex {
+            shared: Rc::new(Shared {
+                index,
+                query_bytes,
+                buf: RefCell::new(Vec::new()),
+            }),
+            external,
+        }
+    }
+}
+
+impl ObjectFinalize for ToolSearchIndex {
+    fn finalize(self, env: Env) -> Result<()> {
+        if self.external > 0 {
+            env.adjust_external_memory(-self.external)?;
+        }
+        Ok(())
+    }
 }
 
 #[napi]
@@ -860,6 +895,12 @@ impl ToolSearchIndex {
     pub fn size(&self) -> u32 {
         self.shared.index.size() as u32
     }
+
+    /// Native heap bytes the index holds (approximate), as reported to V8 as external memory.
+    #[napi(getter)]
+    pub fn memory_bytes(&self) -> f64 {
+        self.external as f64
+    }
 }
 
 /// Builds the index over `tools` (at most 1 024). Throws `TypeError` (`invalid_tool_search_input`)
@@ -898,13 +939,7 @@ pub fn create_tool_search_index(
         }
     };
     let index = build_index(&tools);
-    Ok(ToolSearchIndex {
-        shared: Rc::new(Shared {
-            index,
-            query_bytes,
-            buf: RefCell::new(Vec::new()),
-        }),
-    })
+    Ok(ToolSearchIndex::new(env, index, query_bytes))
 }
 
 /// The bulk form of `createToolSearchIndex`, called by lib/search.js: the tool text crosses as one
@@ -961,13 +996,7 @@ pub fn build_tool_search_index_packed(
             out[doc as usize] = tools[index.source(doc) as usize].0 as u32;
         }
     }
-    Ok(ToolSearchIndex {
-        shared: Rc::new(Shared {
-            index,
-            query_bytes,
-            buf: RefCell::new(Vec::new()),
-        }),
-    })
+    Ok(ToolSearchIndex::new(env, index, query_bytes))
 }
 
 // ---------------------------------------------------------------------------------------------

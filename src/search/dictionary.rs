@@ -68,6 +68,15 @@ impl TokenMap {
     pub(crate) fn len(&self) -> usize {
         self.short.len() + self.long.len()
     }
+
+    /// Heap bytes held, approximately: each map's slots (key, value, control byte) and the long
+    /// tokens' text.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        use std::mem::size_of;
+        self.short.capacity() * (size_of::<(u128, u32)>() + 1)
+            + self.long.capacity() * (size_of::<(Box<str>, u32)>() + 1)
+            + self.long.keys().map(|k| k.len()).sum::<usize>()
+    }
 }
 
 #[cfg(test)]

@@ -571,6 +571,27 @@ fn shipped_scoring_meets_the_recall_floors() {
 }
 
 #[test]
+fn heap_bytes_counts_what_the_index_holds() {
+    let b = bfcl();
+    let idx = SearchIndex::build(
+        b.tools.iter().map(|t| ToolText {
+            name: &t.name,
+            description: &t.description,
+            parameters: &t.parameters,
+        }),
+        Scoring::DEFAULT,
+    );
+    let text: usize = b
+        .tools
+        .iter()
+        .map(|t| t.name.len() + t.description.len())
+        .sum();
+    // At least the names, descriptions and one posting (doc + impact) per tool.
+    assert!(idx.heap_bytes() > text + b.tools.len() * 8, "{}", idx.heap_bytes());
+    assert!(idx.heap_bytes() < 16 << 20, "{}", idx.heap_bytes());
+}
+
+#[test]
 #[ignore = "timing probe; run with --release --ignored --nocapture"]
 fn print_build_and_query_time() {
     let (b, g) = (bfcl(), github());

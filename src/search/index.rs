@@ -183,6 +183,10 @@ impl TextList {
         self.ends.len()
     }
 
+    fn heap_bytes(&self) -> usize {
+        self.text.capacity() + self.ends.capacity() * std::mem::size_of::<u32>()
+    }
+
     fn get(&self, i: u32) -> &str {
         let i = i as usize;
         let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
@@ -393,6 +397,18 @@ impl SearchIndex {
             post_doc,
             post_impact,
         }
+    }
+
+    /// Heap bytes the index holds (capacities, approximately), for reporting to the host's GC.
+    pub fn heap_bytes(&self) -> usize {
+        use std::mem::size_of;
+        self.names.heap_bytes()
+            + self.descriptions.heap_bytes()
+            + self.terms.heap_bytes()
+            + self.sources.capacity() * size_of::<u32>()
+            + self.post_start.capacity() * size_of::<u32>()
+            + self.post_doc.capacity() * size_of::<u32>()
+            + self.post_impact.capacity() * size_of::<f32>()
     }
 
     /// Number of indexed tools (distinct names).
