@@ -587,7 +587,11 @@ fn heap_bytes_counts_what_the_index_holds() {
         .map(|t| t.name.len() + t.description.len())
         .sum();
     // At least the names, descriptions and one posting (doc + impact) per tool.
-    assert!(idx.heap_bytes() > text + b.tools.len() * 8, "{}", idx.heap_bytes());
+    assert!(
+        idx.heap_bytes() > text + b.tools.len() * 8,
+        "{}",
+        idx.heap_bytes()
+    );
     assert!(idx.heap_bytes() < 16 << 20, "{}", idx.heap_bytes());
 }
 
