@@ -117,4 +117,39 @@ mod token_map_tests {
         assert_eq!(m.get("abcd"), None);
         assert_eq!(m.get("ツール"), Some(5));
     }
+
+    /// Differential: 20 000 random tokens (1–24 bytes over a small alphabet, so many share
+    /// prefixes and lengths; ASCII and multi-byte letters) against a map of whole strings.
+    #[test]
+    fn agrees_with_a_map_of_strings_on_random_tokens() {
+        const LETTERS: [&str; 8] = ["a", "b", "e", "z", "0", "9", "é", "ツ"];
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut tokens: Vec<String> = Vec::new();
+        for _ in 0..20_000 {
+            let len = 1 + (next() % 16) as usize + (next() % 9) as usize;
+            let mut t = String::new();
+            while t.len() < len {
+                t.push_str(LETTERS[(next() % 8) as usize]);
+            }
+            tokens.push(t);
+        }
+        let mut ours = TokenMap::with_capacity(256);
+        let mut plain: std::collections::HashMap<&str, u32> = Default::default();
+        for (i, t) in tokens.iter().enumerate().filter(|(i, _)| i % 2 == 0) {
+            if !plain.contains_key(t.as_str()) {
+                plain.insert(t, i as u32);
+                ours.insert(t, i as u32);
+            }
+        }
+        assert_eq!(ours.len(), plain.len());
+        for t in &tokens {
+            assert_eq!(ours.get(t), plain.get(t.as_str()).copied(), "{t:?}");
+        }
+    }
 }
