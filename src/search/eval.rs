@@ -193,8 +193,9 @@ fn recall(set: &Set, held_out: bool, scoring: Scoring) -> [f64; 3] {
     recall_with(set, held_out, scoring, Params::Full)
 }
 
-fn recall_with(set: &Set, held_out: bool, scoring: Scoring, params: Params) -> [f64; 3] {
-    let index = SearchIndex::build(
+/// The index of a set's tools, with the parameter text `params` picks.
+fn index_of(set: &Set, scoring: Scoring, params: Params) -> SearchIndex {
+    SearchIndex::build(
         set.tools.iter().map(|t| ToolText {
             name: &t.name,
             description: &t.description,
@@ -205,7 +206,11 @@ fn recall_with(set: &Set, held_out: bool, scoring: Scoring, params: Params) -> [
             },
         }),
         scoring,
-    );
+    )
+}
+
+fn recall_with(set: &Set, held_out: bool, scoring: Scoring, params: Params) -> [f64; 3] {
+    let index = index_of(set, scoring, params);
     let mut hits = [0usize; 3];
     let queries = set.half(held_out);
     for (query, expected) in &queries {
@@ -238,14 +243,7 @@ enum Hybrid {
 /// recall@1, @5, @16 of the shipped lexical scoring fused with the set's embedding rankings, as
 /// `search(query, { ranking })` fuses them (or of the embedding ranking alone).
 fn recall_hybrid(set: &Set, held_out: bool, how: Hybrid) -> [f64; 3] {
-    let index = SearchIndex::build(
-        set.tools.iter().map(|t| ToolText {
-            name: &t.name,
-            description: &t.description,
-            parameters: &t.parameters,
-        }),
-        Scoring::DEFAULT,
-    );
+    let index = index_of(set, Scoring::DEFAULT, Params::Full);
     // Catalog position → document: the index keeps the first tool of each name.
     let doc_of: std::collections::HashMap<&str, u32> = (0..index.size() as u32)
         .map(|d| (index.name(d), d))
@@ -573,14 +571,7 @@ fn shipped_scoring_meets_the_recall_floors() {
 #[test]
 fn heap_bytes_counts_what_the_index_holds() {
     let b = bfcl();
-    let idx = SearchIndex::build(
-        b.tools.iter().map(|t| ToolText {
-            name: &t.name,
-            description: &t.description,
-            parameters: &t.parameters,
-        }),
-        Scoring::DEFAULT,
-    );
+    let idx = index_of(&b, Scoring::DEFAULT, Params::Full);
     let text: usize = b
         .tools
         .iter()
