@@ -549,20 +549,10 @@ impl Packed {
 fn push_utf16(out: &mut Vec<u8>, units: &[u16]) -> bool {
     let mut well_formed = true;
     let mut i = 0;
-    out.reserve(units.len());
     while i < units.len() {
-        // An ASCII run, eight units at a time while it lasts (tool text is nearly all ASCII).
-        let start = i;
-        while let Some(chunk) = units.get(i..i + 8) {
-            if chunk.iter().fold(0, |a, &u| a | u) >= 0x80 {
-                break;
-            }
-            i += 8;
-        }
-        while i < units.len() && units[i] < 0x80 {
-            i += 1;
-        }
-        out.extend(units[start..i].iter().map(|&u| u as u8));
+        let ascii = units[i..].iter().take_while(|&&u| u < 0x80).count();
+        out.extend(units[i..i + ascii].iter().map(|&u| u as u8));
+        i += ascii;
         let other = units[i..].iter().take_while(|&&u| u >= 0x80).count();
         for c in char::decode_utf16(units[i..i + other].iter().copied()) {
             let c = c.unwrap_or_else(|_| {
@@ -896,10 +886,10 @@ impl ToolSearchIndex {
         self.shared.index.size() as u32
     }
 
-    /// Native heap bytes the index holds (approximate), as reported to V8 as external memory.
+    /// Native heap bytes the index holds (approximate); V8 is told the same figure.
     #[napi(getter)]
     pub fn memory_bytes(&self) -> f64 {
-        self.external as f64
+        self.shared.index.heap_bytes() as f64
     }
 }
 
