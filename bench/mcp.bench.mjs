@@ -6,7 +6,8 @@
 // Sequential calls in blocks of BLOCK; blocks alternate between the paths (each round starting at the
 // next path) so every path sees the same machine load; the figures are the median block: wall µs per
 // call and this process's CPU µs per call (process.cpuUsage, all threads), which moves less with the
-// load of other processes. MCP_BENCH_BLOCK / MCP_BENCH_BLOCKS set the block size and count.
+// load of other processes. MCP_BENCH_BLOCK / MCP_BENCH_BLOCKS set the block size and count;
+// MCP_BENCH_PATHS (a regular expression) runs only the paths it matches, besides the floor.
 // Run: npm run build && node bench/mcp.bench.mjs [--root <a built checkout>] [--transport stdio|http]
 //   --root measures another checkout (say, the previous commit's) with this same script.
 import { createRequire } from 'node:module'
@@ -104,6 +105,9 @@ async function measure(label, connect, extra) {
   }
   const closers = []
   if (extra) Object.assign(paths, await extra(config, closers))
+  // MCP_BENCH_PATHS: a regular expression; only the paths it matches run (the floor always does).
+  const pick = process.env.MCP_BENCH_PATHS ? new RegExp(process.env.MCP_BENCH_PATHS) : undefined
+  if (pick) for (const key of Object.keys(paths)) if (key !== 'SDK client.callTool (floor)' && !pick.test(key)) delete paths[key]
   const freshSignal = () => {
     runSignal = new AbortController().signal
     setMaxListeners(0, runSignal)
