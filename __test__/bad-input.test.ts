@@ -1,5 +1,6 @@
 // Hostile and malformed input through the public API: each case ends in a clear result or error,
 // nothing crashes, nothing leaks a secret, every dispatched call leaves exactly one terminal row.
+import { getEventListeners } from "node:events";
 import { describe, expect, it } from "vitest";
 import {
   createMiddlewareRegistry,
@@ -138,6 +139,44 @@ describe("hostile registries and hooks", () => {
     expect(r.error).toMatchObject({ name: "AbortError", code: "ERR_PRISM_ABORTED" });
     expect((rec.events[0] as any).reason).toBe("execution_denied");
     expect(rec.rows.map((x) => x.status)).toEqual(["blocked"]);
+  });
+
+  it("calls waiting on one signal share one listener on it; aborting it ends every one of them", async () => {
+    const controller = new AbortController();
+    const hang: ToolDefinition = { name: "hang", execute: () => new Promise(() => {}) };
+    const registry = createToolRegistry([hang]);
+    const pending = Array.from({ length: 50 }, (_, i) =>
+      dispatchToolCall({ call: { ...call("hang"), id: `c${i}` }, registry, context: ctx({ signal: controller.signal }) }),
+    );
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(getEventListeners(controller.signal, "abort")).toHaveLength(1);
+    controller.abort();
+    const results = await Promise.all(pending);
+    expect(results.map((r) => r.error?.code)).toEqual(Array(50).fill("ERR_PRISM_ABORTED"));
+    expect(results.map((r) => r.toolCallId)).toEqual(Array.from({ length: 50 }, (_, i) => `c${i}`));
+    expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
+  });
+
+  it("a signal-like object without removeEventListener still aborts a call, and its idle listener is left alone", async () => {
+    const listeners: Array<() => void> = [];
+    const like = { aborted: false, reason: undefined, addEventListener: (_type: string, f: () => void) => listeners.push(f) };
+    const registry = createToolRegistry([echoTool(), { name: "hang", execute: () => new Promise(() => {}) }]);
+    const done = await dispatchToolCall({ call: call("echo", { text: "a" }), registry, context: ctx({ signal: like as any }) });
+    expect(done.error).toBeUndefined();
+    // The shared listener's sweep (about a second after the last wait) finds no removeEventListener.
+    await new Promise((resolve) => setTimeout(resolve, 1_300));
+    const pending = dispatchToolCall({ call: call("hang"), registry, context: ctx({ signal: like as any }) });
+    await new Promise((resolve) => setImmediate(resolve));
+    like.aborted = true;
+    for (const f of [...listeners]) f();
+    expect((await pending).error).toMatchObject({ name: "AbortError", message: "Tool call aborted: hang", code: "ERR_PRISM_ABORTED" });
+  });
+
+  it("a signal whose addEventListener throws fails the call with that error", async () => {
+    const signal = { aborted: false, addEventListener: () => { throw new Error("no listeners here") } };
+    const registry = createToolRegistry([{ name: "slow", execute: () => new Promise((resolve) => setTimeout(() => resolve({ content: [] }), 5)) }]);
+    const r = await dispatchToolCall({ call: call("slow"), registry, context: ctx({ signal: signal as any }) });
+    expect(r.error).toMatchObject({ name: "Error", message: "no listeners here" });
   });
 
   it("does not run a tool when the signal is already aborted", async () => {

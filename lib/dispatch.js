@@ -9,6 +9,7 @@ const { isPlainObjectProto } = require('./json-object.js')
 const { ownToolArgumentValidators, checkedArguments } = require('./validation.js')
 const { callStoreMethod, nativeStoreOf } = require('./effects.js')
 const { isoNow } = require('./clock.js')
+const { watchAbort, unwatchAbort } = require('./abort-watch.js')
 
 module.exports = function bindDispatch(native, errors) {
   // A copy with fast properties: the object napi builds (82 keys) is a dictionary, so each `C.K_…` in
@@ -76,16 +77,17 @@ module.exports = function bindDispatch(native, errors) {
       } catch {}
       return Promise.resolve(ABORTED)
     }
+    // The signal's one shared listener (lib/abort-watch.js), not one per wait.
     return new Promise((resolve, reject) => {
       const onAbort = () => resolve(ABORTED)
-      signal.addEventListener('abort', onAbort, { once: true })
+      watchAbort(signal, onAbort)
       Promise.resolve(p).then(
         (v) => {
-          signal.removeEventListener('abort', onAbort)
+          unwatchAbort(signal, onAbort)
           resolve(v)
         },
         (e) => {
-          signal.removeEventListener('abort', onAbort)
+          unwatchAbort(signal, onAbort)
           reject(e)
         },
       )
@@ -849,6 +851,15 @@ module.exports = function bindDispatch(native, errors) {
     let over = false
     try {
     for (;;) {
+      if (k >= C.K_GATED) {
+        // The pre-execute signal check, on the command it gates: an aborted signal answers for it.
+        k -= C.K_GATED
+        const sig = st.ctx.signal
+        if (sig !== null && typeof sig === 'object' && sig.aborted === true) {
+          k = dispatchStep(s, C.A_SIGNAL_ABORTED)
+          continue
+        }
+      }
       switch (k) {
         case C.K_RESOLVE:
           over = true
@@ -866,11 +877,6 @@ module.exports = function bindDispatch(native, errors) {
           st.result = { toolCallId: st.call.id, name: st.call.name, error: buildError(h, st, dispatchDetail(s)) }
           k = dispatchStep(s, C.A_DONE)
           continue
-        case C.K_CHECK_SIGNAL: {
-          const sig = st.ctx.signal
-          k = dispatchStep(s, sig !== null && typeof sig === 'object' && sig.aborted === true ? C.A_ABORTED : C.A_DONE)
-          continue
-        }
         case C.K_EFFECT_DECLARATION: {
           const tool = st.tool
           let declared
@@ -1069,8 +1075,8 @@ module.exports = function bindDispatch(native, errors) {
     }
     if (h.ledger !== undefined) st.startedAt = isoNow()
     const begun = dispatchBegin(h.plan, flags, h.input ? h.input.length : 0, h.output ? h.output.length : 0, h.concurrency, name, callFlags)
-    const s = Math.floor(begun / 64)
-    return loop(h, st, s, begun % 64)
+    const s = Math.floor(begun / 128)
+    return loop(h, st, s, begun % 128)
   }
 
   function dispatchToolCall(options) {

@@ -6,6 +6,7 @@
 // every pending and later call ends with an error result instead of hanging.
 const native = require('../../index.js')
 const { checkedArguments } = require('../validation.js')
+const { watchAbort, unwatchAbort } = require('../abort-watch.js')
 const sdk = require('./sdk.js')
 const L = require('./limits.js')
 const { McpBridgeError, McpBridgeClosedError, McpToolNameCollisionError } = require('./errors.js')
@@ -422,15 +423,16 @@ async function callRemoteTool(state, remoteName, args, ctx, name) {
   // The caller's signal reaches the SDK through a per-call relay (abort → notifications/cancelled):
   // the SDK adds an abort listener to the signal it is given and never removes it, so a run's signal
   // handed to it directly would keep one listener (and the request's closures) per call until the run
-  // ends, and on abort cancel every call the run ever made. Without a signal nothing is allocated.
+  // ends, and on abort cancel every call the run ever made. The relay waits on the run's signal through
+  // its one shared listener (lib/abort-watch.js). Without a signal nothing is allocated.
   const signal = ctx ? ctx.signal : undefined
   let sdkSignal = signal
   let unlink
   if (signal && signal.aborted === false && typeof signal.addEventListener === 'function') {
     const relay = new CallSignal()
     const onAbort = () => relay.abort(signal.reason)
-    signal.addEventListener('abort', onAbort, { once: true })
-    unlink = () => signal.removeEventListener('abort', onAbort)
+    watchAbort(signal, onAbort)
+    unlink = () => unwatchAbort(signal, onAbort)
     sdkSignal = relay
   }
   // Dispatch's unobserved progress is skipped: no progressToken, no per-call handler in the SDK, no

@@ -142,6 +142,9 @@ pub enum Answer {
     },
     /// The caller's signal aborted while the callback was pending.
     Aborted,
+    /// A command gated by the signal (`Dispatch::signal_gated`) did not run: the caller's signal was
+    /// already aborted.
+    SignalAborted,
     /// `tool_call` middleware ran; the call as it now is.
     Call(CallFacts),
     /// `registry.get` answered.
@@ -262,8 +265,6 @@ pub enum Command {
     /// Replay the completed record's result instead of executing.
     Replay,
     BeforeExecute,
-    /// Is the caller's signal aborted? (`Done` or `Aborted`.)
-    CheckSignal,
     EmitStarted,
     AppendStarted,
     MarkDispatched(ClaimRef),
@@ -364,6 +365,10 @@ pub struct Dispatch {
     /// `beforeExecute` paused the run (`Some(retryable)`): the call settles its claim and rejects
     /// with the thrown value, without a terminal event or row — it did not end, the run stopped.
     paused: Option<bool>,
+    /// The pre-execute signal check rides on the next command instead of costing a command (a
+    /// Node-API crossing) of its own: set at the signal step, cleared by the answer to the command
+    /// it gates.
+    gated: bool,
 }
 
 impl Dispatch {
@@ -379,7 +384,15 @@ impl Dispatch {
             claim: None,
             guard: None,
             paused: None,
+            gated: false,
         }
+    }
+
+    /// Whether the command just issued runs only if the caller's signal is not aborted: the host
+    /// checks the signal first and, if it is aborted, answers `SignalAborted` without running it.
+    /// It gates the first of the started event, the started row, `markDispatched` and the tool.
+    pub fn signal_gated(&self) -> bool {
+        self.gated
     }
 
     /// The call's name as the messages use it.
@@ -456,7 +469,11 @@ impl Dispatch {
             Step::EffectKey => Some(Command::EffectKey),
             Step::EffectBegin => Some(Command::EffectBegin),
             Step::BeforeExecute if s.before_execute => Some(Command::BeforeExecute),
-            Step::Signal if s.signal => Some(Command::CheckSignal),
+            Step::Signal => {
+                self.gated = s.signal;
+                self.advance();
+                None
+            }
             Step::EmitStarted if s.emit => Some(Command::EmitStarted),
             Step::AppendStarted if s.ledger => Some(Command::AppendStarted),
             Step::MarkDispatched => match self.claim.as_mut() {
@@ -536,6 +553,17 @@ impl Dispatch {
 
     /// Handles an answer. `Some(cmd)` when it ends in a command at once; `None` to run on.
     fn answer(&mut self, answer: Answer) -> Option<Command> {
+        if std::mem::take(&mut self.gated) && answer == Answer::SignalAborted {
+            // The gated command did not run: the call ends as it would have at the signal step.
+            if let Some(c) = self.claim.as_mut() {
+                c.attempted = false;
+            }
+            return Some(self.aborted_before_execution());
+        }
+        let answer = match answer {
+            Answer::SignalAborted => Answer::Aborted,
+            a => a,
+        };
         let passes_abort = matches!(
             self.step,
             Step::MarkDispatched
@@ -694,7 +722,6 @@ impl Dispatch {
             (Step::BeforeExecute, _) => {
                 return Some(self.block(BlockedReason::ExecutionDenied, ErrorSpec::Thrown))
             }
-            (Step::Signal, _) => self.advance(),
             // A failing observer never changes the call's outcome.
             (Step::EmitStarted | Step::AppendStarted, _) => self.advance(),
             (Step::MarkDispatched, a) => match a {
@@ -931,25 +958,23 @@ impl Dispatch {
     }
 
     fn aborted(&mut self) -> Command {
-        let (message, after) = if self.after_execute() {
-            (format!("Tool call aborted: {}", self.name()), true)
-        } else {
-            (
-                format!("Tool call aborted before execution: {}", self.name()),
-                false,
-            )
-        };
-        if after {
+        if self.after_execute() {
+            let message = format!("Tool call aborted: {}", self.name());
             self.named_fail("AbortError", message, reasons::CODE_ABORTED)
         } else {
-            self.named_block(
-                BlockedReason::ExecutionDenied,
-                "AbortError",
-                message,
-                reasons::CODE_ABORTED,
-                None,
-            )
+            self.aborted_before_execution()
         }
+    }
+
+    fn aborted_before_execution(&mut self) -> Command {
+        let message = format!("Tool call aborted before execution: {}", self.name());
+        self.named_block(
+            BlockedReason::ExecutionDenied,
+            "AbortError",
+            message,
+            reasons::CODE_ABORTED,
+            None,
+        )
     }
 
     fn redacted(&self, s: String) -> String {

@@ -12,23 +12,53 @@ fn call(name: &str) -> CallFacts {
 thread_local! {
     /// How the last driven dispatch ended.
     static LAST: std::cell::Cell<Option<Terminal>> = const { std::cell::Cell::new(None) };
+    /// Which commands of the last driven dispatch the signal gated (their positions).
+    static GATED: std::cell::RefCell<Vec<usize>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
-/// Runs a dispatch to its end, answering each command with `host`; returns every command.
-fn drive(setup: Setup, facts: CallFacts, mut host: impl FnMut(&Command) -> Answer) -> Vec<Command> {
+/// Runs a dispatch to its end, answering each command with `host`; returns every command. The
+/// signal is never aborted when a gated command is checked.
+fn drive(setup: Setup, facts: CallFacts, host: impl FnMut(&Command) -> Answer) -> Vec<Command> {
+    drive_with_signal(setup, facts, false, host)
+}
+
+/// As `drive`; with `aborted`, the first command the signal gates is answered `SignalAborted`
+/// (the host found the caller's signal aborted and did not run it).
+fn drive_with_signal(
+    setup: Setup,
+    facts: CallFacts,
+    aborted: bool,
+    mut host: impl FnMut(&Command) -> Answer,
+) -> Vec<Command> {
     let mut d = Dispatch::new(setup, facts);
     let mut cmd = d.start();
     let mut seen = Vec::new();
+    let mut gated = Vec::new();
     for _ in 0..200 {
         seen.push(cmd.clone());
         if matches!(cmd, Command::Resolve | Command::Reject(_)) {
             LAST.with(|l| l.set(d.terminal()));
+            GATED.with(|g| *g.borrow_mut() = gated);
             return seen;
         }
-        let a = host(&cmd);
+        let a = if d.signal_gated() {
+            gated.push(seen.len() - 1);
+            if aborted {
+                Answer::SignalAborted
+            } else {
+                host(&cmd)
+            }
+        } else {
+            host(&cmd)
+        };
         cmd = d.step(a);
     }
     panic!("dispatch did not end: {seen:?}");
+}
+
+/// The positions of the commands the signal gated in the last driven dispatch.
+fn gated() -> Vec<usize> {
+    GATED.with(|g| g.borrow().clone())
 }
 
 /// A host where every hook agrees and the tool returns a result.
@@ -163,7 +193,8 @@ fn every_hook_runs_in_the_contracts_order() {
         },
         other => happy(other),
     });
-    let names: Vec<&str> = cmds
+    let gates = gated();
+    let mut names: Vec<&str> = cmds
         .iter()
         .map(|c| match c {
             Command::CallMiddleware => "middleware",
@@ -188,7 +219,6 @@ fn every_hook_runs_in_the_contracts_order() {
             Command::EffectKey => "key",
             Command::EffectBegin => "begin",
             Command::BeforeExecute => "before",
-            Command::CheckSignal => "signal",
             Command::EmitStarted => "emit-started",
             Command::AppendStarted => "row-started",
             Command::MarkDispatched(_) => "mark-dispatched",
@@ -215,6 +245,9 @@ fn every_hook_runs_in_the_contracts_order() {
             other => panic!("unexpected {other:?}"),
         })
         .collect();
+    // The signal check rides on the command it gates.
+    assert_eq!(gates.len(), 1);
+    names.insert(gates[0], "signal");
     assert_eq!(
         names,
         [
@@ -629,14 +662,16 @@ fn abort_before_and_during_execute() {
     assert_eq!(message(&cmds), "Tool call aborted before execution: slow");
     assert!(!cmds.contains(&Command::Execute));
 
-    let cmds = drive(s(), call("slow"), |c| {
-        if *c == Command::CheckSignal {
-            Answer::Aborted
-        } else {
-            happy(c)
-        }
-    });
+    // Aborted when the signal is checked, just before the tool: the gated command (here the tool
+    // itself) does not run and the call is blocked.
+    let cmds = drive_with_signal(s(), call("slow"), true, happy);
+    assert_eq!(
+        gated(),
+        [cmds.iter().position(|c| *c == Command::Execute).unwrap()]
+    );
     assert_eq!(blocked(&cmds), BlockedReason::ExecutionDenied);
+    assert_eq!(code(&cmds), "ERR_PRISM_ABORTED");
+    assert_eq!(message(&cmds), "Tool call aborted before execution: slow");
 
     let cmds = drive(s(), call("slow"), |c| {
         if *c == Command::Execute {
@@ -1336,10 +1371,11 @@ fn an_abort_around_a_claimed_effect_releases_or_marks_it() {
         ..effects()
     };
     // Before dispatch: the claim is released and nothing is marked.
-    let cmds = drive(s(), call("pay"), |c| match c {
-        Command::CheckSignal => Answer::Aborted,
-        o => claiming(o),
-    });
+    // (The signal gates `markDispatched`: not run, so nothing was marked.)
+    let cmds = drive_with_signal(s(), call("pay"), true, claiming);
+    let gates = gated();
+    assert_eq!(gates.len(), 1);
+    assert!(matches!(cmds[gates[0]], Command::MarkDispatched(_)));
     assert_eq!(blocked(&cmds), BlockedReason::ExecutionDenied);
     assert_eq!(code(&cmds), "ERR_PRISM_ABORTED");
     assert!(cmds.contains(&Command::ReleaseClaim(ClaimRef {
@@ -1348,7 +1384,7 @@ fn an_abort_around_a_claimed_effect_releases_or_marks_it() {
     })));
     assert!(!cmds.iter().any(|c| matches!(
         c,
-        Command::MarkDispatched(_) | Command::MarkUnknown(_) | Command::EffectComplete(_)
+        Command::MarkUnknown(_) | Command::EffectComplete(_) | Command::Execute
     )));
     // During execute: the effect may have happened, so it is marked unknown, never completed.
     let cmds = drive(s(), call("pay"), |c| match c {
@@ -1568,4 +1604,51 @@ fn a_completion_without_a_stored_object_keeps_the_tools_result() {
     // The record could not be read: nothing is marked, the call still settles.
     assert!(!cmds.iter().any(|c| matches!(c, Command::MarkUnknown(_))));
     assert_eq!(cmds.last(), Some(&Command::Resolve));
+}
+
+#[test]
+fn the_signal_gates_the_first_command_of_the_execution_and_only_with_a_signal() {
+    let signal = |s: Setup| Setup { signal: true, ..s };
+    let observed = Setup {
+        emit: true,
+        ledger: true,
+        ..Setup::default()
+    };
+    let row_only = Setup {
+        ledger: true,
+        ..Setup::default()
+    };
+    type Host = fn(&Command) -> Answer;
+    let cases: [(Setup, Host, fn(&Command) -> bool); 4] = [
+        (signal(Setup::default()), happy, |c| *c == Command::Execute),
+        (signal(observed.clone()), happy, |c| {
+            *c == Command::EmitStarted
+        }),
+        (signal(row_only), happy, |c| *c == Command::AppendStarted),
+        (signal(effects()), claiming, |c| {
+            matches!(c, Command::MarkDispatched(_))
+        }),
+    ];
+    for (setup, host, first) in cases {
+        let cmds = drive(setup.clone(), call("t"), host);
+        let gates = gated();
+        assert_eq!(gates.len(), 1, "{cmds:?}");
+        assert!(first(&cmds[gates[0]]), "{cmds:?} gated at {gates:?}");
+        assert_eq!(ending(&cmds).1, Some(Terminal::Finished));
+        // Aborted at the gate: what it gated and everything after it up to the tool never ran.
+        let cmds = drive_with_signal(setup, call("t"), true, host);
+        let after: Vec<&Command> = cmds[gated()[0] + 1..].iter().collect();
+        assert!(!after.iter().any(|c| matches!(
+            c,
+            Command::EmitStarted
+                | Command::AppendStarted
+                | Command::MarkDispatched(_)
+                | Command::Execute
+        )));
+        assert_eq!(code(&cmds), "ERR_PRISM_ABORTED");
+        assert_eq!(message(&cmds), "Tool call aborted before execution: t");
+    }
+    // Without a signal nothing is gated.
+    drive(observed, call("t"), happy);
+    assert!(gated().is_empty());
 }

@@ -51,6 +51,8 @@ pub const A_GUARD_STARTED: u32 = 19;
 pub const A_GUARD_INVALID: u32 = 20;
 pub const A_GUARD_MALFORMED: u32 = 21;
 pub const A_GUARD: u32 = 22;
+/// The gated command did not run: the caller's signal was already aborted.
+pub const A_SIGNAL_ABORTED: u32 = 23;
 
 // Commands.
 pub const K_CALL_MIDDLEWARE: u32 = 0;
@@ -68,7 +70,9 @@ pub const K_EFFECT_KEY: u32 = 11;
 pub const K_EFFECT_BEGIN: u32 = 12;
 pub const K_REPLAY: u32 = 13;
 pub const K_BEFORE_EXECUTE: u32 = 14;
-pub const K_CHECK_SIGNAL: u32 = 15;
+/// Added to a command's code when it is gated by the caller's signal (`Dispatch::signal_gated`):
+/// the loop checks `signal.aborted` first and answers `A_SIGNAL_ABORTED` instead of running it.
+pub const K_GATED: u32 = 64;
 pub const K_EMIT_STARTED: u32 = 16;
 pub const K_APPEND_STARTED: u32 = 17;
 pub const K_MARK_DISPATCHED: u32 = 18;
@@ -121,6 +125,7 @@ pub const ALL: &[(&str, u32)] = &[
     ("A_DONE", A_DONE),
     ("A_THREW", A_THREW),
     ("A_ABORTED", A_ABORTED),
+    ("A_SIGNAL_ABORTED", A_SIGNAL_ABORTED),
     ("A_CALL", A_CALL),
     ("A_FOUND", A_FOUND),
     ("A_DECISION", A_DECISION),
@@ -156,7 +161,7 @@ pub const ALL: &[(&str, u32)] = &[
     ("K_EFFECT_BEGIN", K_EFFECT_BEGIN),
     ("K_REPLAY", K_REPLAY),
     ("K_BEFORE_EXECUTE", K_BEFORE_EXECUTE),
-    ("K_CHECK_SIGNAL", K_CHECK_SIGNAL),
+    ("K_GATED", K_GATED),
     ("K_EMIT_STARTED", K_EMIT_STARTED),
     ("K_APPEND_STARTED", K_APPEND_STARTED),
     ("K_MARK_DISPATCHED", K_MARK_DISPATCHED),

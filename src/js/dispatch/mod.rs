@@ -74,7 +74,7 @@ fn with_session<T>(id: u32, f: impl FnOnce(&mut Session) -> T) -> Option<T> {
 }
 
 /// Commands are below this; `dispatchBegin` returns `id * COMMANDS + command`.
-const COMMANDS: u32 = 64;
+const COMMANDS: u32 = 128;
 
 /// One dispatch and the last command it gave.
 pub struct Session {
@@ -209,7 +209,7 @@ pub fn dispatch_begin(
     };
     let mut machine = Dispatch::new(setup, call_facts(name, call));
     let last = machine.start();
-    let code = command_code(&last);
+    let code = code_of(&machine, &last);
     let id = SESSIONS.with(|s| s.borrow_mut().insert(Session { machine, last }));
     let code = forget_if_over(id, code);
     id as f64 * COMMANDS as f64 + code as f64
@@ -250,7 +250,7 @@ pub fn dispatch_step(id: u32, answer: u32, n: Option<f64>) -> u32 {
 fn step(id: u32, answer: Answer) -> u32 {
     let code = with_session(id, |s| {
         let next = s.machine.step(answer);
-        let code = command_code(&next);
+        let code = code_of(&s.machine, &next);
         s.last = next;
         code
     })
@@ -313,6 +313,7 @@ fn decode(
         A_DONE => Answer::Done,
         A_THREW => Answer::Threw { code: text },
         A_ABORTED => Answer::Aborted,
+        A_SIGNAL_ABORTED => Answer::SignalAborted,
         A_CALL => Answer::Call(call_facts(text, n.unwrap_or(0.0) as u32)),
         A_FOUND => Answer::Found(flag(n)),
         A_DECISION => Answer::Decision {
@@ -408,6 +409,16 @@ fn type_name(n: Option<f64>) -> &'static str {
         .unwrap_or("an object")
 }
 
+/// A command's code, with `K_GATED` added when the caller's signal gates it.
+fn code_of(machine: &Dispatch, c: &Command) -> u32 {
+    let code = command_code(c);
+    if machine.signal_gated() {
+        code + K_GATED
+    } else {
+        code
+    }
+}
+
 fn command_code(c: &Command) -> u32 {
     match c {
         Command::CallMiddleware => K_CALL_MIDDLEWARE,
@@ -425,7 +436,6 @@ fn command_code(c: &Command) -> u32 {
         Command::EffectBegin => K_EFFECT_BEGIN,
         Command::Replay => K_REPLAY,
         Command::BeforeExecute => K_BEFORE_EXECUTE,
-        Command::CheckSignal => K_CHECK_SIGNAL,
         Command::EmitStarted => K_EMIT_STARTED,
         Command::AppendStarted => K_APPEND_STARTED,
         Command::MarkDispatched(_) => K_MARK_DISPATCHED,
