@@ -50,6 +50,26 @@ impl TokenMap {
         Some(u128::from(lo) | u128::from(hi) << 64)
     }
 
+    /// A packed ASCII token lower-cased in place: `A..Z` gain bit 0x20 (SWAR; every byte of an
+    /// ASCII token and of the zero padding is below 0x80, so no lane carries into the next).
+    #[inline]
+    pub(crate) fn fold_ascii(key: u128) -> u128 {
+        const HIGH: u64 = 0x8080_8080_8080_8080;
+        const ONES: u64 = 0x0101_0101_0101_0101;
+        let fold = |x: u64| {
+            let ge_a = x.wrapping_add(ONES * u64::from(0x80 - b'A'));
+            let gt_z = x.wrapping_add(ONES * u64::from(0x7f - b'Z'));
+            x | ((ge_a & !gt_z & HIGH) >> 2)
+        };
+        u128::from(fold(key as u64)) | u128::from(fold((key >> 64) as u64)) << 64
+    }
+
+    /// The id of a short token by its packed key (`pack`, `fold_ascii`).
+    #[inline]
+    pub(crate) fn get_packed(&self, key: u128) -> Option<u32> {
+        self.short.get(&key).copied()
+    }
+
     #[inline]
     pub(crate) fn get(&self, tok: &str) -> Option<u32> {
         match Self::pack(tok) {
@@ -63,6 +83,13 @@ impl TokenMap {
             Some(k) => self.short.insert(k, id),
             None => self.long.insert(tok.into(), id),
         };
+    }
+
+    /// Empties the map, keeping its memory, with room for at least `n` tokens.
+    pub(crate) fn clear_for(&mut self, n: usize) {
+        self.short.clear();
+        self.long.clear();
+        self.short.reserve(n);
     }
 
     pub(crate) fn len(&self) -> usize {
@@ -82,6 +109,37 @@ impl TokenMap {
 #[cfg(test)]
 mod token_map_tests {
     use super::*;
+
+    #[test]
+    fn fold_ascii_is_the_packed_lower_case_token() {
+        let mut all = String::new();
+        for b in 1u8..0x80 {
+            all.push(b as char);
+        }
+        for tok in [
+            "A",
+            "Get",
+            "HTTP",
+            "XMLHttp",
+            "@[`{",
+            "Z9z",
+            "abcdefghijklmnop",
+            "ABCDEFGHIJKLMNOP",
+        ]
+        .into_iter()
+        .chain(
+            all.as_bytes()
+                .chunks(16)
+                .map(|c| std::str::from_utf8(c).unwrap()),
+        ) {
+            let lower = tok.to_ascii_lowercase();
+            assert_eq!(
+                TokenMap::pack(tok).map(TokenMap::fold_ascii),
+                TokenMap::pack(&lower),
+                "{tok:?}"
+            );
+        }
+    }
 
     #[test]
     fn pack_is_the_zero_padded_bytes_for_every_length() {

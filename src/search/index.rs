@@ -12,7 +12,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use super::dictionary::TokenMap;
 use super::stem::{stem_cached, Stem};
 use super::stopwords::{REQUEST_WORDS, STOP_WORDS};
-use super::tokenize::for_each_token;
+use super::tokenize::{for_each_raw_token, for_each_token};
 
 /// A small, fast, non-cryptographic hasher (the FxHash mix) for the term dictionary.
 #[derive(Default, Clone, Copy)]
@@ -56,6 +56,35 @@ impl Hasher for FxHasher {
 }
 
 pub(crate) type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
+
+/// What a build uses only while it runs, kept per thread for the next build: on the JS thread
+/// the previous index is often still alive, so fresh maps and lists would land on freshly
+/// mapped pages, and faulting them in cost more than clearing these.
+#[derive(Default)]
+struct Scratch {
+    /// Token as typed → term id.
+    words: TokenMap,
+    /// (term, field counts) per doc, flattened.
+    entries: Vec<(u32, [u16; FIELDS])>,
+}
+
+/// Most bytes of scratch a thread keeps between builds (a 1 024-tool build uses ~0.8 MB).
+const SCRATCH_BYTES: usize = 4 << 20;
+
+impl Scratch {
+    /// Puts the scratch back for the next build on this thread, unless it grew too large.
+    fn keep(self) {
+        let bytes = self.words.heap_bytes()
+            + self.entries.capacity() * std::mem::size_of::<(u32, [u16; FIELDS])>();
+        if bytes <= SCRATCH_BYTES {
+            SCRATCH.with(|s| s.set(Some(self)));
+        }
+    }
+}
+
+thread_local! {
+    static SCRATCH: std::cell::Cell<Option<Scratch>> = const { std::cell::Cell::new(None) };
+}
 
 /// Scoring choices. `Scoring::DEFAULT` is what the package ships; the others exist so the
 /// evaluation can measure each choice against plain BM25.
@@ -236,11 +265,16 @@ impl SearchIndex {
         // Per term: the last doc it occurred in and its slot in that doc's list.
         let mut last_doc: Vec<u32> = vec![u32::MAX; stop_count as usize];
         let mut slot: Vec<u32> = vec![0; stop_count as usize];
+        // What only the build uses, from the thread's scratch (taken, so a build inside a build
+        // would start its own).
+        let mut scratch = SCRATCH.with(|s| s.take()).unwrap_or_default();
         // All (term, field counts) per doc, flattened; `doc_end[d]` closes doc d.
-        let mut entries: Vec<(u32, [u16; FIELDS])> = Vec::new();
+        let entries = &mut scratch.entries;
+        entries.clear();
         let mut doc_end: Vec<u32> = Vec::new();
         let mut lens: Vec<[u32; FIELDS]> = Vec::new();
         let mut buf = String::new();
+        let mut lower = String::new();
         let mut stem_buf = String::new();
         let weights = [
             scoring.name_weight,
@@ -251,11 +285,8 @@ impl SearchIndex {
         // Token as typed → term id, when stemming: for this build only. Queries go through the
         // per-thread stem cache instead, so an index does not hold a second dictionary while it
         // waits for its finalizer.
-        let mut words = if stemming {
-            TokenMap::with_capacity(capacity)
-        } else {
-            TokenMap::default()
-        };
+        let words = &mut scratch.words;
+        words.clear_for(if stemming { capacity } else { 0 });
 
         for (source, tool) in tools.enumerate() {
             if seen.insert(tool.name, ()).is_some() {
@@ -270,13 +301,26 @@ impl SearchIndex {
                 if weights[field] <= 0.0 || text.is_empty() {
                     continue;
                 }
-                for_each_token(text, &mut buf, |tok| {
+                for_each_raw_token(text, &mut buf, |raw, fold| {
                     // Stemming is the costly step: each distinct token is stemmed once, then found
-                    // in `words`.
-                    let cached = if stemming { words.get(tok) } else { None };
+                    // in `words` by its packed key, lower-cased in a register.
+                    let cached = match TokenMap::pack(raw) {
+                        Some(key) if stemming => {
+                            words.get_packed(if fold { TokenMap::fold_ascii(key) } else { key })
+                        }
+                        _ => None,
+                    };
                     let id = match cached {
                         Some(id) => id,
                         None => {
+                            let tok: &str = if fold {
+                                lower.clear();
+                                lower.push_str(raw);
+                                lower.make_ascii_lowercase();
+                                &lower
+                            } else {
+                                raw
+                            };
                             // Stop words are matched as typed, before stemming (`please` → `pleas`).
                             let stop = terms.get(tok).filter(|&id| id < stop_count);
                             let id =
@@ -336,7 +380,7 @@ impl SearchIndex {
         // Document frequency per term, then CSR offsets.
         let term_count = terms.len();
         let mut df = vec![0u32; term_count];
-        for (id, _) in &entries {
+        for (id, _) in entries.iter() {
             df[*id as usize] += 1;
         }
         let mut post_start = Vec::with_capacity(term_count + 1);
@@ -385,6 +429,7 @@ impl SearchIndex {
             }
             start = end as usize;
         }
+        scratch.keep();
 
         SearchIndex {
             scoring,
@@ -534,5 +579,62 @@ impl SearchIndex {
             }
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod scratch_tests {
+    use super::*;
+
+    fn tool<'a>(name: &'a str, description: &'a str) -> ToolText<'a> {
+        ToolText {
+            name,
+            description,
+            parameters: "",
+        }
+    }
+
+    /// Every hit of a few queries, with exact scores.
+    fn answers(index: &SearchIndex) -> Vec<(Vec<String>, Vec<Hit>)> {
+        [
+            "Get the WEATHER",
+            "send emails",
+            "createIssue on GitHub",
+            "zzz",
+        ]
+        .iter()
+        .map(|q| {
+            let (terms, hits) = index.search(q, 16);
+            (terms.surface, hits)
+        })
+        .collect()
+    }
+
+    #[test]
+    fn a_build_after_another_on_the_same_thread_is_the_build_alone() {
+        let list = [
+            tool("get_weather", "Get the current Weather for a City"),
+            tool("sendEmail", "Sends an EMAIL to one recipient"),
+            tool(
+                "github_createIssue",
+                "Create an issue in a GitHub repository",
+            ),
+            tool("HTTPRequest", "Makes an HTTP request"),
+        ];
+        // On a thread of its own, so no earlier build left scratch behind.
+        let alone =
+            std::thread::spawn(move || answers(&SearchIndex::build(list, Scoring::DEFAULT)))
+                .join()
+                .unwrap();
+        // A bigger, different list first (the scratch keeps its tokens and entries), then the list.
+        let other: Vec<String> = (0..2000)
+            .map(|i| format!("tool{i} Weather Sends City {i}"))
+            .collect();
+        let other_tools: Vec<ToolText> = other.iter().map(|s| tool(s, s)).collect();
+        let before = SearchIndex::build(other_tools.iter().copied(), Scoring::DEFAULT);
+        assert_eq!(before.size(), 2000);
+        let after = SearchIndex::build(list, Scoring::DEFAULT);
+        assert_eq!(answers(&after), alone);
+        assert!(alone[0].1.first().is_some_and(|h| h.doc == 0));
     }
 }

@@ -35,6 +35,18 @@ pub fn for_each_token(text: &str, buf: &mut String, f: impl FnMut(&str)) {
     }
 }
 
+/// As `for_each_token`, but an ASCII token with capitals is passed as it is typed with `fold` set,
+/// for the caller to lower-case itself: a build folds it in the register it keys its dictionary
+/// with, where writing it lower-cased to memory and reading it back stalls on store forwarding.
+/// With `fold` clear the token is already lower case.
+pub fn for_each_raw_token(text: &str, buf: &mut String, mut f: impl FnMut(&str, bool)) {
+    if text.is_ascii() {
+        ascii_raw_tokens(text, f);
+    } else {
+        unicode_tokens(text, buf, |t| f(t, false));
+    }
+}
+
 /// Byte classes of ASCII text: separator, lower-case letter or digit, upper-case letter.
 const SEP: u8 = 0;
 const LOWER: u8 = 1;
@@ -63,108 +75,146 @@ static CLASS: [u8; 256] = {
 /// The high bit of every byte of a `u64`.
 const HIGH: u64 = 0x8080_8080_8080_8080;
 
-/// Per-byte class masks of eight ASCII bytes (SWAR): the high bit of each byte is set where the
-/// byte is a letter or digit (`alnum`) or an upper-case letter (`upper`).
-struct Masks {
-    alnum: u64,
-    upper: u64,
+/// Moves the high bit of each byte of a `u64` (set or clear) to bit `i` for byte `i`: each lane's
+/// bit lands in the top byte at a distinct place, so the multiply never carries into it.
+const GATHER: u64 = 0x0102_0408_1020_4080;
+
+#[inline]
+fn gather(high_bits: u64) -> u64 {
+    ((high_bits >> 7).wrapping_mul(GATHER)) >> 56
 }
 
-impl Masks {
-    #[inline]
-    fn of(bytes: &[u8], i: usize) -> Masks {
+/// Where the letters and digits (`alnum`) and the capitals (`upper`) of 64 ASCII bytes are: bit
+/// `i` for byte `i`. SWAR over eight lanes: for bytes below 0x80, `x + (0x80 - lo)` has the high
+/// bit set exactly when the byte is >= lo, and no lane carries into the next.
+#[inline]
+fn block_masks(block: &[u8; 64]) -> (u64, u64) {
+    let mut alnum = 0u64;
+    let mut upper = 0u64;
+    for (lane, chunk) in block.chunks_exact(8).enumerate() {
         let mut w = [0u8; 8];
-        w.copy_from_slice(&bytes[i..i + 8]);
+        w.copy_from_slice(chunk);
         let x = u64::from_le_bytes(w);
-        // For bytes below 0x80 (the text is ASCII), `x + (0x80 - lo)` has the high bit set exactly
-        // when the byte is >= lo, and no lane carries into the next.
         let between = |lo: u8, hi: u8| -> u64 {
             let ge_lo = x.wrapping_add(0x0101_0101_0101_0101 * u64::from(0x80 - lo));
             let gt_hi = x.wrapping_add(0x0101_0101_0101_0101 * u64::from(0x7f - hi));
             ge_lo & !gt_hi & HIGH
         };
-        let upper = between(b'A', b'Z');
-        Masks {
-            alnum: between(b'0', b'9') | upper | between(b'a', b'z'),
-            upper,
-        }
+        let up = between(b'A', b'Z');
+        // Letters of either case: bit 0x20 set maps `A..Z` onto `a..z` and no other byte into it.
+        let x = x | 0x2020_2020_2020_2020;
+        let letter = {
+            let ge_lo = x.wrapping_add(0x0101_0101_0101_0101 * u64::from(0x80 - b'a'));
+            let gt_hi = x.wrapping_add(0x0101_0101_0101_0101 * u64::from(0x7f - b'z'));
+            ge_lo & !gt_hi & HIGH
+        };
+        let an = between(b'0', b'9') | letter;
+        alnum |= gather(an) << (lane * 8);
+        upper |= gather(up) << (lane * 8);
     }
+    (alnum, upper)
 }
 
 /// The same rules as `unicode_tokens`, over ASCII text (most tool text), without decoding;
 /// parts already in lower case are passed as slices of `text`.
 pub(crate) fn ascii_tokens(text: &str, buf: &mut String, mut f: impl FnMut(&str)) {
+    ascii_raw_tokens(text, |tok, fold| {
+        if fold {
+            buf.clear();
+            buf.push_str(tok);
+            buf.make_ascii_lowercase();
+            f(buf);
+        } else {
+            f(tok);
+        }
+    });
+}
+
+/// The tokens of ASCII text as slices of it, `fold` set on those with capitals.
+///
+/// Words are found 64 bytes at a time from bit masks: the bits where "letter or digit" changes
+/// are the starts and ends of words, walked with `trailing_zeros`. A branch per word boundary
+/// taken from a mask predicts far better than a byte loop whose exit depends on each word's length.
+fn ascii_raw_tokens(text: &str, mut f: impl FnMut(&str, bool)) {
     let bytes = text.as_bytes();
-    buf.clear();
     let n = bytes.len();
-    let mut i = 0;
-    while i < n {
-        // Skip separators, eight bytes at a time where they fit.
-        while i + 8 <= n {
-            let alnum = Masks::of(bytes, i).alnum;
-            if alnum != 0 {
-                i += alnum.trailing_zeros() as usize / 8;
-                break;
-            }
-            i += 8;
-        }
-        while i < n && CLASS[bytes[i] as usize] == SEP {
-            i += 1;
-        }
-        if i == n {
-            break;
-        }
-        let start = i;
-        let mut upper = false;
-        let mut open = true;
-        while open && i + 8 <= n {
-            let m = Masks::of(bytes, i);
-            let sep = !m.alnum & HIGH;
-            if sep == 0 {
-                upper |= m.upper != 0;
-                i += 8;
-            } else {
-                let k = sep.trailing_zeros() as usize / 8;
-                upper |= m.upper & ((1u64 << (k * 8)) - 1) != 0;
-                i += k;
-                open = false;
-            }
-        }
-        while open && i < n {
-            let c = CLASS[bytes[i] as usize];
-            if c == SEP {
-                break;
-            }
-            upper |= c == UPPER;
-            i += 1;
-        }
-        if !upper {
-            f(&text[start..i]);
-            continue;
-        }
-        let word = &bytes[start..i];
-        let mut from = 0;
-        for j in 1..word.len() {
-            let (p, c) = (CLASS[word[j - 1] as usize], CLASS[word[j] as usize]);
-            if c == UPPER
-                && (p == LOWER
-                    || p == DIGIT
-                    || (p == UPPER && word.get(j + 1).is_some_and(|&b| CLASS[b as usize] == LOWER)))
-            {
-                emit_ascii(&text[start + from..start + j], buf, &mut f);
-                from = j;
+    // A word still open at the end of a block: its start and whether it has a capital so far.
+    let mut open: Option<usize> = None;
+    let mut open_upper = false;
+    let mut base = 0;
+    while base < n {
+        let (alnum, upper) = if let Some(block) = bytes
+            .get(base..base + 64)
+            .and_then(|b| <&[u8; 64]>::try_from(b).ok())
+        {
+            block_masks(block)
+        } else {
+            // The tail, padded with separators (which also closes a word at the end of the text).
+            let mut block = [0u8; 64];
+            block[..n - base].copy_from_slice(&bytes[base..]);
+            block_masks(&block)
+        };
+        // Bit i set where byte i starts a word or is the first separator after one.
+        let mut edges = alnum ^ ((alnum << 1) | u64::from(open.is_some()));
+        while edges != 0 {
+            let at = edges.trailing_zeros() as usize;
+            edges &= edges - 1;
+            match open.take() {
+                None => {
+                    open = Some(base + at);
+                    open_upper = false;
+                }
+                Some(start) => {
+                    let end = base + at;
+                    if open_upper {
+                        split_camel(text, start, end, &mut f);
+                        continue;
+                    }
+                    let from = start.saturating_sub(base);
+                    let all = (1u64 << (at - from)) - 1;
+                    let caps = (upper >> from) & all;
+                    if caps == 0 {
+                        f(&text[start..end], false);
+                    } else if (caps == 1 || caps == all) && start >= base {
+                        // `Capitalized` or `ALLCAPS`: one token, lower-cased.
+                        f(&text[start..end], true);
+                    } else {
+                        split_camel(text, start, end, &mut f);
+                    }
+                }
             }
         }
-        emit_ascii(&text[start + from..i], buf, &mut f);
+        if let Some(start) = open {
+            open_upper |= upper >> start.saturating_sub(base) != 0;
+        }
+        base += 64;
+    }
+    // Only a text whose length is a multiple of 64 can end inside a word.
+    if let Some(start) = open {
+        if open_upper {
+            split_camel(text, start, n, &mut f);
+        } else {
+            f(&text[start..n], false);
+        }
     }
 }
 
-#[inline]
-fn emit_ascii(part: &str, buf: &mut String, f: &mut impl FnMut(&str)) {
-    buf.clear();
-    buf.push_str(part);
-    buf.make_ascii_lowercase();
-    f(buf);
+/// A word with capitals: split at camelCase boundaries, each part passed to be lower-cased.
+fn split_camel(text: &str, start: usize, end: usize, f: &mut impl FnMut(&str, bool)) {
+    let word = &text.as_bytes()[start..end];
+    let mut from = 0;
+    for j in 1..word.len() {
+        let (p, c) = (CLASS[word[j - 1] as usize], CLASS[word[j] as usize]);
+        if c == UPPER
+            && (p == LOWER
+                || p == DIGIT
+                || (p == UPPER && word.get(j + 1).is_some_and(|&b| CLASS[b as usize] == LOWER)))
+        {
+            f(&text[start + from..start + j], true);
+            from = j;
+        }
+    }
+    f(&text[start + from..end], true);
 }
 
 pub(crate) fn unicode_tokens(text: &str, buf: &mut String, mut f: impl FnMut(&str)) {
@@ -277,6 +327,39 @@ mod tests {
                 super::unicode_tokens(case, &mut buf, |t| u.push(t.to_owned()));
                 assert_eq!(a, u, "{case}");
             }
+        }
+    }
+
+    #[test]
+    fn ascii_path_agrees_with_unicode_path_on_random_text_of_every_length() {
+        // Texts of 0..300 bytes (every position against the 64-byte blocks, words across block
+        // edges, texts ending inside a word at a multiple of 64) from an alphabet weighted to make
+        // camelCase, digits and runs of separators common.
+        const ALPHABET: &[u8] = b"abcdefxyzABCDEFXYZ0129 _-./ \t\n!aeiouAEIOU";
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut buf = String::new();
+        for case in 0..20_000 {
+            let len = case % 300;
+            let text: String = (0..len)
+                .map(|_| ALPHABET[(next() % ALPHABET.len() as u64) as usize] as char)
+                .collect();
+            let (mut a, mut u) = (Vec::new(), Vec::new());
+            super::ascii_tokens(&text, &mut buf, |t| a.push(t.to_owned()));
+            super::unicode_tokens(&text, &mut buf, |t| u.push(t.to_owned()));
+            assert_eq!(a, u, "{text:?}");
+        }
+        // A single word filling whole blocks, with and without a capital in its last block.
+        for len in [64, 128, 192] {
+            let lower = "a".repeat(len);
+            assert_eq!(tokens(&lower), [lower.clone()]);
+            let camel = format!("{}B", "a".repeat(len - 1));
+            assert_eq!(tokens(&camel), ["a".repeat(len - 1), "b".to_owned()]);
         }
     }
 
