@@ -51,7 +51,7 @@ function createToolSearchIndex(tools, options) {
   }
   const names = new Array(n)
   const texts = []
-  const parts = []
+  let chunk = ''
   // Per call, not shared: a tool's getter may build another index while this one is being read.
   const meta = new Uint32Array(3 * n)
   let m = 0
@@ -62,7 +62,8 @@ function createToolSearchIndex(tools, options) {
     names[i] = name
     let d = t.description
     d = typeof d === 'string' ? cut(d) : ''
-    parts.push(name, d)
+    chunk += name
+    chunk += d
     meta[m++] = name.length
     meta[m++] = d.length
     // Parameter text as read_tool joins it: `key description ` per parameter (the first 64).
@@ -78,23 +79,27 @@ function createToolSearchIndex(tools, options) {
         const key = cut(keys[j])
         const v = props[keys[j]]
         const pd = isObjectLike(v) ? v.description : undefined
-        parts.push(key, ' ')
+        chunk += key
+        chunk += ' '
         units += key.length + 1
         if (typeof pd === 'string') {
           const c = cut(pd)
-          parts.push(c, ' ')
+          chunk += c
+          chunk += ' '
           units += c.length + 1
         }
       }
     }
     meta[m++] = units
-    // Chunks of 32 tools: no string large enough for V8 to give it fresh pages of its own.
+    // Chunks of 32 tools: no string large enough for V8 to give it fresh pages of its own. A chunk is
+    // built by `+=` (a rope, flattened once when the crossing reads it): an array of parts and a join
+    // grew the array and made one more pass (build of 1 024 tools ~0.1-0.2 ms slower on Node 20).
     if ((i & 31) === 31) {
-      texts.push(parts.join(''))
-      parts.length = 0
+      texts.push(chunk)
+      chunk = ''
     }
   }
-  if (parts.length > 0) texts.push(parts.join(''))
+  if (chunk.length > 0) texts.push(chunk)
   const positions = new Uint32Array(n)
   const index = native._buildToolSearchIndex(texts, meta, n, queryBytes, positions)
   const size = index.size
