@@ -8,7 +8,7 @@
 use serde_json::Value;
 
 use super::fuse::{fuse_with, DEFAULT_RANKING_WEIGHT, LEXICAL_DEPTH, RRF_K};
-use super::index::{Scoring, SearchIndex, ToolText};
+use super::index::{Scoring, SearchIndex, Threads, ToolText};
 use super::stem::Stem;
 
 struct Tool {
@@ -438,6 +438,61 @@ fn variants() -> Vec<(String, Scoring, Params)> {
     v.push(("shipped + enums".into(), d, Params::WithEnums));
     v.push(("shipped default".into(), Scoring::DEFAULT, Params::Full));
     v
+}
+
+#[test]
+fn a_build_on_two_threads_is_the_build_on_one() {
+    fn texts(s: &Set) -> Vec<ToolText<'_>> {
+        s.tools
+            .iter()
+            .map(|t| ToolText {
+                name: &t.name,
+                description: &t.description,
+                parameters: &t.parameters,
+            })
+            .collect()
+    }
+    let base = bfcl();
+    for (label, set) in [
+        ("BFCL", bfcl()),
+        ("GitHub MCP", github()),
+        ("MetaTool", metatool()),
+    ] {
+        for scoring in [Scoring::DEFAULT, Scoring::PLAIN] {
+            // The set, then BFCL's catalog (long enough to be split), then the set again:
+            // duplicate names are skipped on both paths alike.
+            let list: Vec<ToolText> = [texts(&set), texts(&base), texts(&set)].concat();
+            let serial = SearchIndex::build_on(list.iter().copied(), scoring, Threads::One);
+            let parallel = SearchIndex::build_on(list.iter().copied(), scoring, Threads::Two);
+            assert!(serial.size() >= 256, "{label}: long enough to be split");
+            // Both threads took part.
+            let docs: Vec<ToolText> = {
+                let mut seen = std::collections::HashSet::new();
+                list.iter()
+                    .copied()
+                    .filter(|t| seen.insert(t.name))
+                    .collect()
+            };
+            let cut = super::index::text_split_for_tests(&docs);
+            assert!(
+                cut > 0 && cut < docs.len(),
+                "{label}: cut at {cut} of {}",
+                docs.len()
+            );
+            assert_eq!(
+                serial.internals(),
+                parallel.internals(),
+                "{label} {scoring:?}"
+            );
+            for (q, _) in set.queries.iter().take(200) {
+                assert_eq!(
+                    serial.search(q, 16).1,
+                    parallel.search(q, 16).1,
+                    "{label}: {q}"
+                );
+            }
+        }
+    }
 }
 
 #[test]

@@ -239,6 +239,15 @@ impl SearchIndex {
         tools: impl IntoIterator<Item = ToolText<'a>>,
         scoring: Scoring,
     ) -> SearchIndex {
+        Self::build_on(tools, scoring, Threads::Auto)
+    }
+
+    /// `build` with the threads chosen (the tests compare one and two).
+    pub(crate) fn build_on<'a>(
+        tools: impl IntoIterator<Item = ToolText<'a>>,
+        scoring: Scoring,
+        threads: Threads,
+    ) -> SearchIndex {
         let mut names = TextList::default();
         let mut descriptions = TextList::default();
         let tools = tools.into_iter();
@@ -248,123 +257,85 @@ impl SearchIndex {
         let mut seen: FxMap<&'a str, ()> =
             FxMap::with_capacity_and_hasher(hint.0, Default::default());
         let mut sources: Vec<u32> = Vec::with_capacity(hint.0);
-        let mut terms = TokenMap::with_capacity(capacity);
-        // Stop words take the first ids, so one dictionary lookup also tells a stop word.
-        let mut stop_count = 0u32;
-        if scoring.stop_words {
-            let extra: &[&str] = if scoring.request_words {
-                REQUEST_WORDS
-            } else {
-                &[]
-            };
-            for w in STOP_WORDS.iter().chain(extra) {
-                terms.insert(w, stop_count);
-                stop_count += 1;
-            }
-        }
-        // Per term: the last doc it occurred in and its slot in that doc's list.
-        let mut last_doc: Vec<u32> = vec![u32::MAX; stop_count as usize];
-        let mut slot: Vec<u32> = vec![0; stop_count as usize];
-        // What only the build uses, from the thread's scratch (taken, so a build inside a build
-        // would start its own).
-        let mut scratch = SCRATCH.with(|s| s.take()).unwrap_or_default();
-        // All (term, field counts) per doc, flattened; `doc_end[d]` closes doc d.
-        let entries = &mut scratch.entries;
-        entries.clear();
-        let mut doc_end: Vec<u32> = Vec::new();
-        let mut lens: Vec<[u32; FIELDS]> = Vec::new();
-        let mut buf = String::new();
-        let mut lower = String::new();
-        let mut stem_buf = String::new();
-        let weights = [
-            scoring.name_weight,
-            scoring.description_weight,
-            scoring.parameter_weight,
-        ];
-        let stemming = scoring.stem != Stem::None;
-        // Token as typed → term id, when stemming: for this build only. Queries go through the
-        // per-thread stem cache instead, so an index does not hold a second dictionary while it
-        // waits for its finalizer.
-        let words = &mut scratch.words;
-        words.clear_for(if stemming { capacity } else { 0 });
-
+        // The documents: the first tool of each name.
+        let mut docs: Vec<ToolText<'a>> = Vec::with_capacity(hint.0);
         for (source, tool) in tools.enumerate() {
             if seen.insert(tool.name, ()).is_some() {
                 continue;
             }
             sources.push(source as u32);
-            let doc = names.len() as u32;
-            let doc_start = entries.len();
-            let mut len = [0u32; FIELDS];
-            let texts = [tool.name, tool.description, tool.parameters];
-            for (field, text) in texts.iter().enumerate() {
-                if weights[field] <= 0.0 || text.is_empty() {
-                    continue;
-                }
-                for_each_raw_token(text, &mut buf, |raw, fold| {
-                    // Stemming is the costly step: each distinct token is stemmed once, then found
-                    // in `words` by its packed key, lower-cased in a register.
-                    let cached = match TokenMap::pack(raw) {
-                        Some(key) if stemming => {
-                            words.get_packed(if fold { TokenMap::fold_ascii(key) } else { key })
-                        }
-                        _ => None,
-                    };
-                    let id = match cached {
-                        Some(id) => id,
-                        None => {
-                            let tok: &str = if fold {
-                                lower.clear();
-                                lower.push_str(raw);
-                                lower.make_ascii_lowercase();
-                                &lower
-                            } else {
-                                raw
-                            };
-                            // Stop words are matched as typed, before stemming (`please` → `pleas`).
-                            let stop = terms.get(tok).filter(|&id| id < stop_count);
-                            let id =
-                                match stop {
-                                    Some(id) => id,
-                                    None => stem_cached(scoring.stem, tok, &mut stem_buf, |term| {
-                                        match terms.get(term) {
-                                            Some(id) => id,
-                                            None => {
-                                                let id = terms.len() as u32;
-                                                terms.insert(term, id);
-                                                last_doc.push(u32::MAX);
-                                                slot.push(0);
-                                                id
-                                            }
-                                        }
-                                    }),
-                                };
-                            if stemming {
-                                words.insert(tok, id);
-                            }
-                            id
-                        }
-                    };
-                    if id < stop_count {
-                        return;
-                    }
-                    let i = id as usize;
-                    if last_doc[i] != doc {
-                        last_doc[i] = doc;
-                        slot[i] = entries.len() as u32;
-                        entries.push((id, [0; FIELDS]));
-                    }
-                    let counts = &mut entries[slot[i] as usize].1[field];
-                    *counts = counts.saturating_add(1);
-                    len[field] += 1;
-                });
-            }
-            debug_assert!(entries.len() >= doc_start);
-            doc_end.push(entries.len() as u32);
-            lens.push(len);
             names.push(tool.name);
             descriptions.push(tool.description);
+            docs.push(tool);
         }
+        let weights = [
+            scoring.name_weight,
+            scoring.description_weight,
+            scoring.parameter_weight,
+        ];
+        // What only the build uses, from the thread's scratch (taken, so a build inside a build
+        // would start its own).
+        let mut scratch = SCRATCH.with(|s| s.take()).unwrap_or_default();
+        let mut dict = Dictionary::new(scoring, capacity, &mut scratch.words);
+        // All (term, field counts) per doc, flattened; `doc_end[d]` closes doc d.
+        let entries = &mut scratch.entries;
+        entries.clear();
+        let mut doc_end: Vec<u32> = Vec::with_capacity(docs.len());
+        let mut lens: Vec<[u32; FIELDS]> = Vec::with_capacity(docs.len());
+        let mut buf = String::new();
+
+        // A long list is read on two threads: this one indexes the first part while another
+        // tokenizes the rest into counts of tokens as typed; their terms are resolved here, in the
+        // order they first occur, so the index is the one a single thread builds.
+        let split = match threads {
+            #[cfg(test)]
+            Threads::One => docs.len(),
+            #[cfg(test)]
+            Threads::Two => text_split(&docs),
+            Threads::Auto => parallel_split(&docs),
+        };
+        let (own, rest) = docs.split_at(split);
+        std::thread::scope(|scope| {
+            let worker = if rest.is_empty() {
+                None
+            } else {
+                std::thread::Builder::new()
+                    .name("prism-tool-search".into())
+                    .spawn_scoped(scope, || read_part(rest, weights, stop_lists(scoring)))
+                    .ok()
+            };
+            for tool in own {
+                index_doc(
+                    tool,
+                    weights,
+                    &mut dict,
+                    &mut buf,
+                    entries,
+                    &mut doc_end,
+                    &mut lens,
+                );
+            }
+            // A worker that could not start or did not finish leaves its part to this thread.
+            match worker.and_then(|w| w.join().ok()) {
+                Some(part) => merge_part(part, &mut dict, entries, &mut doc_end, &mut lens),
+                None => {
+                    for tool in rest {
+                        index_doc(
+                            tool,
+                            weights,
+                            &mut dict,
+                            &mut buf,
+                            entries,
+                            &mut doc_end,
+                            &mut lens,
+                        );
+                    }
+                }
+            }
+        });
+        let Dictionary {
+            terms, stop_count, ..
+        } = dict;
 
         let n = names.len();
         let mut avg = [0f32; FIELDS];
@@ -579,6 +550,335 @@ impl SearchIndex {
             }
         }
         out
+    }
+}
+
+/// Lists of at least this many tools are read on two threads (when the machine has two).
+const PARALLEL_DOCS: usize = 256;
+
+/// How many threads a build reads its list on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Threads {
+    #[cfg(test)]
+    One,
+    #[cfg(test)]
+    Two,
+    /// Two for a long list on a machine with two cores or more, else one.
+    Auto,
+}
+
+/// Where the list is cut between this thread and the worker (`text_split`); `docs.len()` (nothing
+/// for the worker) for a short list or a single core.
+fn parallel_split(docs: &[ToolText]) -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if docs.len() < PARALLEL_DOCS || cores < 2 {
+        return docs.len();
+    }
+    text_split(docs)
+}
+
+#[cfg(test)]
+pub(crate) fn text_split_for_tests(docs: &[ToolText]) -> usize {
+    text_split(docs)
+}
+
+/// At ~45 % of the text: this thread also resolves the worker's tokens afterwards.
+fn text_split(docs: &[ToolText]) -> usize {
+    let bytes = |t: &ToolText| t.name.len() + t.description.len() + t.parameters.len();
+    let total: usize = docs.iter().map(bytes).sum();
+    let mut acc = 0;
+    for (i, t) in docs.iter().enumerate() {
+        acc += bytes(t);
+        if acc * 20 >= total * 9 {
+            return i + 1;
+        }
+    }
+    docs.len()
+}
+
+/// The stop words (and request words) a scoring drops, as typed.
+fn stop_lists(scoring: Scoring) -> [&'static [&'static str]; 2] {
+    match (scoring.stop_words, scoring.request_words) {
+        (false, _) => [&[], &[]],
+        (true, false) => [STOP_WORDS, &[]],
+        (true, true) => [STOP_WORDS, REQUEST_WORDS],
+    }
+}
+
+/// The build's dictionary: terms (stems, or stop words, which hold ids `0..stop_count`) and, when
+/// stemming, tokens as typed → term id.
+struct Dictionary<'s> {
+    scoring: Scoring,
+    terms: TokenMap,
+    stop_count: u32,
+    words: &'s mut TokenMap,
+    /// Per term: the last doc it occurred in and its slot in that doc's entries.
+    last_doc: Vec<u32>,
+    slot: Vec<u32>,
+    lower: String,
+    stem_buf: String,
+}
+
+impl<'s> Dictionary<'s> {
+    fn new(scoring: Scoring, capacity: usize, words: &'s mut TokenMap) -> Dictionary<'s> {
+        let mut terms = TokenMap::with_capacity(capacity);
+        // Stop words take the first ids, so one dictionary lookup also tells a stop word.
+        let mut stop_count = 0u32;
+        for w in stop_lists(scoring).iter().copied().flatten() {
+            terms.insert(w, stop_count);
+            stop_count += 1;
+        }
+        let stemming = scoring.stem != Stem::None;
+        // Token as typed → term id, when stemming: for this build only. Queries go through the
+        // per-thread stem cache instead, so an index does not hold a second dictionary while it
+        // waits for its finalizer.
+        words.clear_for(if stemming { capacity } else { 0 });
+        Dictionary {
+            scoring,
+            terms,
+            stop_count,
+            words,
+            last_doc: vec![u32::MAX; stop_count as usize],
+            slot: vec![0; stop_count as usize],
+            lower: String::new(),
+            stem_buf: String::new(),
+        }
+    }
+
+    /// The term id of a token (`fold`: ASCII with capitals, to lower-case); ids below
+    /// `stop_count` are stop words.
+    #[inline]
+    fn resolve(&mut self, raw: &str, fold: bool) -> u32 {
+        let stemming = self.scoring.stem != Stem::None;
+        // Stemming is the costly step: each distinct token is stemmed once, then found in `words`
+        // by its packed key, lower-cased in a register.
+        if stemming {
+            if let Some(key) = TokenMap::pack(raw) {
+                let key = if fold { TokenMap::fold_ascii(key) } else { key };
+                if let Some(id) = self.words.get_packed(key) {
+                    return id;
+                }
+            }
+        }
+        let tok: &str = if fold {
+            self.lower.clear();
+            self.lower.push_str(raw);
+            self.lower.make_ascii_lowercase();
+            &self.lower
+        } else {
+            raw
+        };
+        // Stop words are matched as typed, before stemming (`please` → `pleas`).
+        let stop_count = self.stop_count;
+        let id = match self.terms.get(tok).filter(|&id| id < stop_count) {
+            Some(id) => id,
+            None => {
+                let (terms, last_doc, slot) = (&mut self.terms, &mut self.last_doc, &mut self.slot);
+                stem_cached(
+                    self.scoring.stem,
+                    tok,
+                    &mut self.stem_buf,
+                    |term| match terms.get(term) {
+                        Some(id) => id,
+                        None => {
+                            let id = terms.len() as u32;
+                            terms.insert(term, id);
+                            last_doc.push(u32::MAX);
+                            slot.push(0);
+                            id
+                        }
+                    },
+                )
+            }
+        };
+        if stemming {
+            self.words.insert(tok, id);
+        }
+        id
+    }
+
+    /// Adds `counts` of term `id` to document `doc`, whose entries start at the end of `entries`
+    /// when it is new.
+    #[inline]
+    fn count(
+        &mut self,
+        doc: u32,
+        id: u32,
+        counts: [u16; FIELDS],
+        entries: &mut Vec<(u32, [u16; FIELDS])>,
+    ) {
+        let i = id as usize;
+        if self.last_doc[i] != doc {
+            self.last_doc[i] = doc;
+            self.slot[i] = entries.len() as u32;
+            entries.push((id, counts));
+        } else {
+            let have = &mut entries[self.slot[i] as usize].1;
+            for f in 0..FIELDS {
+                have[f] = have[f].saturating_add(counts[f]);
+            }
+        }
+    }
+}
+
+/// Indexes one document on this thread: its entries, its end and its field lengths.
+fn index_doc(
+    tool: &ToolText,
+    weights: [f32; FIELDS],
+    dict: &mut Dictionary,
+    buf: &mut String,
+    entries: &mut Vec<(u32, [u16; FIELDS])>,
+    doc_end: &mut Vec<u32>,
+    lens: &mut Vec<[u32; FIELDS]>,
+) {
+    let doc = doc_end.len() as u32;
+    let mut len = [0u32; FIELDS];
+    let texts = [tool.name, tool.description, tool.parameters];
+    for (field, text) in texts.iter().enumerate() {
+        if weights[field] <= 0.0 || text.is_empty() {
+            continue;
+        }
+        for_each_raw_token(text, buf, |raw, fold| {
+            let id = dict.resolve(raw, fold);
+            if id < dict.stop_count {
+                return;
+            }
+            let mut one = [0u16; FIELDS];
+            one[field] = 1;
+            dict.count(doc, id, one, entries);
+            len[field] += 1;
+        });
+    }
+    doc_end.push(entries.len() as u32);
+    lens.push(len);
+}
+
+/// A run of documents read on the worker thread: their tokens as typed (lower-cased, stop words
+/// left out), each once in first-seen order, and per document the counts of each token.
+struct Part {
+    tokens: TextList,
+    /// (token, field counts), flattened; `doc_end[d]` closes the part's doc d.
+    entries: Vec<(u32, [u16; FIELDS])>,
+    doc_end: Vec<u32>,
+    lens: Vec<[u32; FIELDS]>,
+}
+
+fn read_part(docs: &[ToolText], weights: [f32; FIELDS], stops: [&[&str]; 2]) -> Part {
+    let mut stop = TokenMap::default();
+    for w in stops.iter().copied().flatten() {
+        stop.insert(w, 0);
+    }
+    let mut local = TokenMap::with_capacity((docs.len() * 4).clamp(256, 8192));
+    let mut part = Part {
+        tokens: TextList::default(),
+        entries: Vec::new(),
+        doc_end: Vec::with_capacity(docs.len()),
+        lens: Vec::with_capacity(docs.len()),
+    };
+    let mut last_doc: Vec<u32> = Vec::new();
+    let mut slot: Vec<u32> = Vec::new();
+    let (mut buf, mut lower) = (String::new(), String::new());
+    for (doc, tool) in docs.iter().enumerate() {
+        let doc = doc as u32;
+        let mut len = [0u32; FIELDS];
+        let texts = [tool.name, tool.description, tool.parameters];
+        for (field, text) in texts.iter().enumerate() {
+            if weights[field] <= 0.0 || text.is_empty() {
+                continue;
+            }
+            for_each_raw_token(text, &mut buf, |raw, fold| {
+                let key =
+                    TokenMap::pack(raw).map(|k| if fold { TokenMap::fold_ascii(k) } else { k });
+                let found = key.and_then(|k| local.get_packed(k));
+                let id = match found {
+                    Some(id) => id,
+                    None => {
+                        let tok: &str = if fold {
+                            lower.clear();
+                            lower.push_str(raw);
+                            lower.make_ascii_lowercase();
+                            &lower
+                        } else {
+                            raw
+                        };
+                        if stop.get(tok).is_some() {
+                            return;
+                        }
+                        match local.get(tok) {
+                            Some(id) => id,
+                            None => {
+                                let id = part.tokens.len() as u32;
+                                local.insert(tok, id);
+                                part.tokens.push(tok);
+                                last_doc.push(u32::MAX);
+                                slot.push(0);
+                                id
+                            }
+                        }
+                    }
+                };
+                let i = id as usize;
+                if last_doc[i] != doc {
+                    last_doc[i] = doc;
+                    slot[i] = part.entries.len() as u32;
+                    part.entries.push((id, [0; FIELDS]));
+                }
+                let c = &mut part.entries[slot[i] as usize].1[field];
+                *c = c.saturating_add(1);
+                len[field] += 1;
+            });
+        }
+        part.doc_end.push(part.entries.len() as u32);
+        part.lens.push(len);
+    }
+    part
+}
+
+/// Appends the worker's documents: each token resolved to its term in first-seen order (so term
+/// ids are the ones one thread assigns), counts of tokens with the same term summed, and tokens
+/// whose stem is a stop word dropped from the entries and the field lengths.
+fn merge_part(
+    part: Part,
+    dict: &mut Dictionary,
+    entries: &mut Vec<(u32, [u16; FIELDS])>,
+    doc_end: &mut Vec<u32>,
+    lens: &mut Vec<[u32; FIELDS]>,
+) {
+    let ids: Vec<u32> = (0..part.tokens.len() as u32)
+        .map(|t| dict.resolve(part.tokens.get(t), false))
+        .collect();
+    let mut start = 0usize;
+    for (d, &end) in part.doc_end.iter().enumerate() {
+        let doc = doc_end.len() as u32;
+        let mut len = part.lens[d];
+        for &(token, counts) in &part.entries[start..end as usize] {
+            let id = ids[token as usize];
+            if id < dict.stop_count {
+                for f in 0..FIELDS {
+                    len[f] -= u32::from(counts[f]);
+                }
+                continue;
+            }
+            dict.count(doc, id, counts, entries);
+        }
+        start = end as usize;
+        doc_end.push(entries.len() as u32);
+        lens.push(len);
+    }
+}
+
+#[cfg(test)]
+impl SearchIndex {
+    /// Everything a query reads, for comparing two builds.
+    pub(crate) fn internals(&self) -> (usize, u32, &[u32], &[u32], &[f32], Vec<u32>) {
+        (
+            self.terms.len(),
+            self.stop_count,
+            &self.post_start,
+            &self.post_doc,
+            &self.post_impact,
+            self.sources.clone(),
+        )
     }
 }
 
