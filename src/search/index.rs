@@ -277,12 +277,12 @@ impl SearchIndex {
         // would start its own).
         let mut scratch = SCRATCH.with(|s| s.take()).unwrap_or_default();
         let mut dict = Dictionary::new(scoring, capacity, &mut scratch.words);
-        // All (term, field counts) per doc, flattened; `doc_end[d]` closes doc d.
-        let entries = &mut scratch.entries;
-        entries.clear();
-        let mut doc_end: Vec<u32> = Vec::with_capacity(docs.len());
-        let mut lens: Vec<[u32; FIELDS]> = Vec::with_capacity(docs.len());
-        let mut buf = String::new();
+        scratch.entries.clear();
+        let mut counts = Counts {
+            entries: &mut scratch.entries,
+            doc_end: Vec::with_capacity(docs.len()),
+            lens: Vec::with_capacity(docs.len()),
+        };
 
         // A long list is read on two threads: this one indexes the first part while another
         // tokenizes the rest into counts of tokens as typed; their terms are resolved here, in the
@@ -304,38 +304,21 @@ impl SearchIndex {
                     .spawn_scoped(scope, || read_part(rest, weights, stop_lists(scoring)))
                     .ok()
             };
-            for tool in own {
-                index_doc(
-                    tool,
-                    weights,
-                    &mut dict,
-                    &mut buf,
-                    entries,
-                    &mut doc_end,
-                    &mut lens,
-                );
-            }
+            counts.index(own, weights, &mut dict);
             // A worker that could not start or did not finish leaves its part to this thread.
             match worker.and_then(|w| w.join().ok()) {
-                Some(part) => merge_part(part, &mut dict, entries, &mut doc_end, &mut lens),
-                None => {
-                    for tool in rest {
-                        index_doc(
-                            tool,
-                            weights,
-                            &mut dict,
-                            &mut buf,
-                            entries,
-                            &mut doc_end,
-                            &mut lens,
-                        );
-                    }
-                }
+                Some(part) => counts.merge(part, &mut dict),
+                None => counts.index(rest, weights, &mut dict),
             }
         });
         let Dictionary {
             terms, stop_count, ..
         } = dict;
+        let Counts {
+            entries,
+            doc_end,
+            lens,
+        } = counts;
 
         let n = names.len();
         let mut avg = [0f32; FIELDS];
@@ -721,36 +704,68 @@ impl<'s> Dictionary<'s> {
     }
 }
 
-/// Indexes one document on this thread: its entries, its end and its field lengths.
-fn index_doc(
-    tool: &ToolText,
-    weights: [f32; FIELDS],
-    dict: &mut Dictionary,
-    buf: &mut String,
-    entries: &mut Vec<(u32, [u16; FIELDS])>,
-    doc_end: &mut Vec<u32>,
-    lens: &mut Vec<[u32; FIELDS]>,
-) {
-    let doc = doc_end.len() as u32;
-    let mut len = [0u32; FIELDS];
-    let texts = [tool.name, tool.description, tool.parameters];
-    for (field, text) in texts.iter().enumerate() {
-        if weights[field] <= 0.0 || text.is_empty() {
-            continue;
-        }
-        for_each_raw_token(text, buf, |raw, fold| {
-            let id = dict.resolve(raw, fold);
-            if id < dict.stop_count {
-                return;
+/// The documents indexed so far: all (term, field counts) per doc, flattened (`doc_end[d]` closes
+/// doc d), and each doc's field lengths.
+struct Counts<'e> {
+    entries: &'e mut Vec<(u32, [u16; FIELDS])>,
+    doc_end: Vec<u32>,
+    lens: Vec<[u32; FIELDS]>,
+}
+
+impl Counts<'_> {
+    /// Indexes documents on this thread.
+    fn index(&mut self, tools: &[ToolText], weights: [f32; FIELDS], dict: &mut Dictionary) {
+        let mut buf = String::new();
+        for tool in tools {
+            let doc = self.doc_end.len() as u32;
+            let mut len = [0u32; FIELDS];
+            let texts = [tool.name, tool.description, tool.parameters];
+            for (field, text) in texts.iter().enumerate() {
+                if weights[field] <= 0.0 || text.is_empty() {
+                    continue;
+                }
+                for_each_raw_token(text, &mut buf, |raw, fold| {
+                    let id = dict.resolve(raw, fold);
+                    if id < dict.stop_count {
+                        return;
+                    }
+                    let mut one = [0u16; FIELDS];
+                    one[field] = 1;
+                    dict.count(doc, id, one, self.entries);
+                    len[field] += 1;
+                });
             }
-            let mut one = [0u16; FIELDS];
-            one[field] = 1;
-            dict.count(doc, id, one, entries);
-            len[field] += 1;
-        });
+            self.doc_end.push(self.entries.len() as u32);
+            self.lens.push(len);
+        }
     }
-    doc_end.push(entries.len() as u32);
-    lens.push(len);
+
+    /// Appends the worker's documents: each token resolved to its term in first-seen order (so
+    /// term ids are the ones one thread assigns), counts of tokens with the same term summed, and
+    /// tokens whose stem is a stop word dropped from the entries and the field lengths.
+    fn merge(&mut self, part: Part, dict: &mut Dictionary) {
+        let ids: Vec<u32> = (0..part.tokens.len() as u32)
+            .map(|t| dict.resolve(part.tokens.get(t), false))
+            .collect();
+        let mut start = 0usize;
+        for (d, &end) in part.doc_end.iter().enumerate() {
+            let doc = self.doc_end.len() as u32;
+            let mut len = part.lens[d];
+            for &(token, counts) in &part.entries[start..end as usize] {
+                let id = ids[token as usize];
+                if id < dict.stop_count {
+                    for f in 0..FIELDS {
+                        len[f] -= u32::from(counts[f]);
+                    }
+                    continue;
+                }
+                dict.count(doc, id, counts, self.entries);
+            }
+            start = end as usize;
+            self.doc_end.push(self.entries.len() as u32);
+            self.lens.push(len);
+        }
+    }
 }
 
 /// A run of documents read on the worker thread: their tokens as typed (lower-cased, stop words
@@ -832,39 +847,6 @@ fn read_part(docs: &[ToolText], weights: [f32; FIELDS], stops: [&[&str]; 2]) -> 
         part.lens.push(len);
     }
     part
-}
-
-/// Appends the worker's documents: each token resolved to its term in first-seen order (so term
-/// ids are the ones one thread assigns), counts of tokens with the same term summed, and tokens
-/// whose stem is a stop word dropped from the entries and the field lengths.
-fn merge_part(
-    part: Part,
-    dict: &mut Dictionary,
-    entries: &mut Vec<(u32, [u16; FIELDS])>,
-    doc_end: &mut Vec<u32>,
-    lens: &mut Vec<[u32; FIELDS]>,
-) {
-    let ids: Vec<u32> = (0..part.tokens.len() as u32)
-        .map(|t| dict.resolve(part.tokens.get(t), false))
-        .collect();
-    let mut start = 0usize;
-    for (d, &end) in part.doc_end.iter().enumerate() {
-        let doc = doc_end.len() as u32;
-        let mut len = part.lens[d];
-        for &(token, counts) in &part.entries[start..end as usize] {
-            let id = ids[token as usize];
-            if id < dict.stop_count {
-                for f in 0..FIELDS {
-                    len[f] -= u32::from(counts[f]);
-                }
-                continue;
-            }
-            dict.count(doc, id, counts, entries);
-        }
-        start = end as usize;
-        doc_end.push(entries.len() as u32);
-        lens.push(len);
-    }
 }
 
 #[cfg(test)]
