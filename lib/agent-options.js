@@ -3,6 +3,8 @@
 // option and what it is, never ignored: a silently dropped option would run without what its host
 // configured. docs/agent.md ("Upstream options") lists them.
 
+const { toolList } = require('./agent-values.js')
+
 const WHERE = 'see docs/agent.md "Upstream options"; use @arnilo/prism for it'
 
 // option -> what it is. `false` (upstream's "disable") and `undefined` are accepted for every one.
@@ -61,4 +63,78 @@ function refuseUnsupported(object, table, where) {
   }
 }
 
-module.exports = { unsupportedOption, refuseUnsupported, AGENT_CONFIG_REFUSED, RUN_OPTIONS_REFUSED, SESSION_CONFIG_REFUSED }
+function refuseGuardrailStages(guardrails, where) {
+  if (guardrails === null || typeof guardrails !== 'object') return
+  for (const stage of ['input', 'output']) {
+    if (Array.isArray(guardrails[stage]) && guardrails[stage].length > 0) {
+      throw unsupportedOption(where, `guardrails.${stage}`, `${stage} guardrails (this package runs the toolInput and toolOutput stages)`)
+    }
+  }
+}
+
+// `@arnilo/prism`'s other run limits (tool calls, bytes, tokens, cost, wall time) are not enforced
+// here: a host that sets one must not believe it is.
+function refuseLimits(limits, where) {
+  if (limits === null || typeof limits !== 'object') return
+  for (const key of Object.keys(limits)) {
+    if (key !== 'maxToolRounds' && key !== 'maxTurns' && limits[key] !== undefined) {
+      throw unsupportedOption(where, `limits.${key}`, 'run limits other than maxToolRounds and maxTurns')
+    }
+  }
+}
+
+function refuseLoop(loop, where) {
+  if (loop === undefined || loop === null || typeof loop !== 'object') return
+  if (!('strategy' in loop) && (typeof loop.run === 'function' || 'name' in loop)) {
+    throw unsupportedOption(where, 'loop', 'custom AgentLoopStrategy objects (use { strategy: "single-shot" | "generate-validate-revise" })')
+  }
+  if (loop.structuredOutputTiming !== undefined) {
+    throw unsupportedOption(where, 'loop.structuredOutputTiming', 'structured output')
+  }
+}
+
+const checked = new WeakSet() // configs already accepted (sessions of one agent skip the checks)
+
+/** Refuses a `createAgent` config this package cannot honour; a config is checked once. */
+function checkConfig(config) {
+  if (config !== null && typeof config === 'object' && checked.has(config)) return
+  if (config === null || typeof config !== 'object') throw new TypeError('createAgent: config must be an object')
+  refuseUnsupported(config, AGENT_CONFIG_REFUSED, 'createAgent')
+  if (config.provider !== undefined && (config.provider === null || typeof config.provider.generate !== 'function')) {
+    throw new TypeError('createAgent: provider must have a generate(request) method')
+  }
+  if (config.providerSource !== undefined && typeof config.providerSource !== 'function') {
+    throw new TypeError('createAgent: providerSource must be a function (model) => AIProvider | undefined')
+  }
+  if (config.instructions !== undefined && typeof config.instructions !== 'string') {
+    throw unsupportedOption('createAgent', 'instructions', 'instructions other than one string (layered instructions, instruction injectors)')
+  }
+  refuseGuardrailStages(config.guardrails, 'createAgent')
+  refuseLoop(config.loop, 'createAgent')
+  refuseLimits(config.limits, 'createAgent')
+  toolList(config.tools) // refuses a bad `tools` at construction
+  checked.add(config)
+}
+
+/** Refuses run options this package cannot honour, before anything of the run happens. */
+function checkRunOptions(options) {
+  if (options === null || typeof options !== 'object') throw new TypeError('session.run: options must be an object')
+  // Removed from `@arnilo/prism` in 0.1.5: honouring it would mis-apply the round cap.
+  if (options.maxToolRounds !== undefined) {
+    throw new TypeError('RunOptions.maxToolRounds was removed in 0.1.5; use RunOptions.limits.maxToolRounds instead')
+  }
+  refuseUnsupported(options, RUN_OPTIONS_REFUSED, 'session.run')
+  refuseGuardrailStages(options.guardrails, 'session.run')
+  refuseLoop(options.loop, 'session.run')
+}
+
+module.exports = {
+  unsupportedOption,
+  refuseUnsupported,
+  refuseLimits,
+  checkConfig,
+  checkRunOptions,
+  AGENT_CONFIG_REFUSED,
+  RUN_OPTIONS_REFUSED,
+  SESSION_CONFIG_REFUSED,
+}

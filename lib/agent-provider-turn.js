@@ -1,0 +1,169 @@
+'use strict'
+// One provider turn of an agent run, read with `@arnilo/prism`'s protocol: `content_delta` blocks
+// and `tool_call` calls in stream order; `tool_call_delta` fragments rebuild only the calls no
+// `tool_call` event delivered (providers send both); `usage` is the turn's usage (the last one wins,
+// `done.usage` over it), counted once per turn; `done` ends the turn; `error` fails it. Every
+// `next()` races the run's signal. `r` is the run (lib/agent-run.js).
+const { ProviderTransportError } = require('./errors.js')
+const { RunEnd } = require('./agent-values.js')
+
+const ABORTED = Symbol('aborted')
+
+// Reads a provider stream step by step, each step settling with the iterator's result or with
+// ABORTED as soon as the run aborts (`waker.wake`, called by the run's one abort listener): a
+// provider stream that waits without watching the signal cannot hold the run. A step costs one promise.
+function abortableStep(iterator, signal, waker) {
+  if (signal.aborted) return Promise.resolve(ABORTED)
+  return new Promise((resolve, reject) => {
+    waker.wake = resolve
+    Promise.resolve(iterator.next()).then(resolve, reject)
+  })
+}
+
+/** Wakes the provider step in flight when the run aborts. */
+function wakeOnAbort(signal, waker) {
+  signal.addEventListener('abort', () => {
+    if (waker.wake) waker.wake(ABORTED)
+  }, { once: true })
+}
+
+// A provider `error` event is redacted like a thrown provider error; a string becomes an ErrorInfo.
+function providerErrorInfo(r, error) {
+  if (error === undefined || error === null) return r.errorInfo(new Error('Provider error'))
+  if (typeof error === 'string') return r.errorInfo(new Error(error))
+  return r.errorInfo(error)
+}
+
+// Calls rebuilt from `tool_call_delta` fragments that no `tool_call` event delivered. A
+// fragment group without an id or a name fails the turn (`incomplete_delta`) before any
+// call of it runs.
+function rebuildMissing(r, deltas, calls) {
+  if (deltas.length === 0) return []
+  const groups = new Map()
+  for (const d of deltas) {
+    const key = d.index
+    const g = groups.get(key) ?? { id: undefined, name: undefined }
+    if (d.id !== undefined) g.id = d.id
+    if (d.name !== undefined) g.name = d.name
+    groups.set(key, g)
+  }
+  const seen = new Set(calls.map((c) => c.id))
+  const keys = [...groups.keys()].sort((a, b) => a - b)
+  for (const key of keys) {
+    const g = groups.get(key)
+    if (seen.has(g.id)) continue
+    if (!g.id || !g.name) throw new ProviderTransportError('incomplete_delta', `Incomplete tool call delta at index ${key}`)
+  }
+  const ordered = []
+  for (const key of keys) {
+    if (seen.has(groups.get(key).id)) continue
+    for (const d of deltas) {
+      if (d.index === key) ordered.push({ type: 'tool_call_delta', index: d.index, id: d.id, name: d.name, argumentsText: d.argumentsText, argumentsDelta: d.argumentsText ?? d.argumentsDelta })
+    }
+  }
+  return ordered.length === 0 ? [] : r.api.reconstructToolCallDeltas(ordered)
+}
+
+/**
+ * Runs one provider attempt. Answers `{ calls }`, or `{ failure, observable }` when `retrying` and
+ * the attempt failed (the retry loop decides); anything else ends the run.
+ */
+async function providerTurn(r, provider, request, tools, attempt, retrying) {
+  const { sessionId, runId, signal, waker } = r
+  const emit = r.emit
+  const providerId = typeof provider.id === 'string' ? provider.id : r.model?.provider
+  const turnMetadata = { providerId, model: request.model, attempt, tools }
+  if (r.observed()) emit({ type: 'provider_turn_started', sessionId, runId, turn: r.turns, metadata: turnMetadata })
+  const content = []
+  const calls = []
+  const deltas = []
+  let started = false
+  let messageId
+  let usage
+  let failure
+  let iterator
+  const start = () => {
+    if (!started) {
+      started = true
+      if (r.observed()) emit({ type: 'message_started', sessionId, runId, message: { role: 'assistant', content: [] } })
+    }
+  }
+  try {
+    if (signal.aborted) r.finish('aborted', 'aborted', r.abortError())
+    iterator = provider.generate(request)[Symbol.asyncIterator]()
+    for (;;) {
+      const step = await abortableStep(iterator, signal, waker)
+      if (step === ABORTED) {
+        Promise.resolve().then(() => iterator.return?.()).catch(() => {})
+        iterator = undefined
+        r.finish('aborted', 'aborted', r.abortError())
+      }
+      if (step.done) {
+        iterator = undefined
+        break
+      }
+      const event = step.value
+      if (event === null || typeof event !== 'object') continue
+      if (event.type === 'error') {
+        failure = providerErrorInfo(r, event.error)
+        break
+      }
+      if (event.type === 'usage') usage = event.usage
+      else if (event.type === 'done') {
+        usage = event.usage ?? usage
+        break
+      } else if (event.type === 'message_start') {
+        started = true
+        messageId = event.messageId
+        if (r.observed()) emit({ type: 'message_started', sessionId, runId, message: { id: messageId, role: 'assistant', content: [] } })
+      } else if (event.type === 'tool_call_delta') {
+        start()
+        deltas.push(event)
+        if (r.observed()) emit({ type: 'message_delta', sessionId, runId, content: { ...event, type: 'tool_call_delta' } })
+      } else if (event.type === 'content_delta' || event.type === 'tool_call') {
+        const block = event.type === 'content_delta' ? event.content : event.call
+        if (block === null || typeof block !== 'object') continue
+        start()
+        content.push(block)
+        if (block.type === 'tool_call') calls.push(block)
+        if (r.observed()) emit({ type: 'message_delta', sessionId, runId, content: block })
+      }
+    }
+    if (iterator !== undefined) {
+      // Stopped early (done or error): let the provider release its stream.
+      const it = iterator
+      iterator = undefined
+      Promise.resolve().then(() => it.return?.()).catch(() => {})
+    }
+    if (failure === undefined) {
+      for (const call of rebuildMissing(r, deltas, calls)) {
+        content.push(call)
+        calls.push(call)
+        emit({ type: 'message_delta', sessionId, runId, content: call })
+      }
+    }
+  } catch (err) {
+    if (err instanceof RunEnd) throw err
+    if (signal.aborted) r.finish('aborted', 'aborted', r.abortError())
+    failure = r.errorInfo(err)
+  } finally {
+    waker.wake = undefined
+  }
+  r.usageTotal.add(usage)
+  if (r.ledger !== undefined && usage !== undefined && usage !== null) await r.ledger.turnUsage(usage, r.turns, attempt)
+  const finished = { type: 'provider_turn_finished', sessionId, runId, turn: r.turns, metadata: turnMetadata, usage }
+  if (failure !== undefined) finished.error = failure
+  emit(finished)
+  if (failure !== undefined && retrying && !signal.aborted) return { failure, observable: started }
+  if (failure !== undefined) r.finish('failed', 'error', failure)
+  if (signal.aborted) r.finish('aborted', 'aborted', r.abortError())
+  if (started) {
+    r.lastAssistant = messageId === undefined ? { role: 'assistant', content } : { id: messageId, role: 'assistant', content }
+    r.transcript.push(r.redactor ? r.api.redactWith(r.lastAssistant, r.redactor) : r.lastAssistant)
+    if (r.observed()) emit({ type: 'message_finished', sessionId, runId, message: r.lastAssistant })
+  }
+  if (r.observed()) emit({ type: 'turn_finished', sessionId, runId, turn: r.turns })
+  return { calls }
+}
+
+module.exports = { providerTurn, wakeOnAbort }

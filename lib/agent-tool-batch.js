@@ -1,0 +1,49 @@
+'use strict'
+// The calls of one turn: the native plan says which run and how many at once. Rows go to the
+// transcript in call order; a run-level failure or an abort finishes the run. `r` is the run
+// (lib/agent-run.js).
+const native = require('../binding.js')
+const { toolMessage, notDispatched } = require('./agent-values.js')
+
+async function runBatch(r, calls, hosted, dispatcher, concurrency, registry) {
+  const { signal } = r
+  const exclusive = calls.map((c) => {
+    const t = registry.get(c.name)
+    return t !== undefined && t.exclusive === true
+  })
+  const plan = native.runPlanBatch(concurrency, hosted, exclusive)
+  const width = plan[0]
+  const order = plan.slice(1)
+  const results = new Array(calls.length)
+  let next = 0
+  let failure
+  const context = { sessionId: r.sessionId, runId: r.runId, signal, metadata: r.metadata }
+  const worker = async () => {
+    while (failure === undefined && !signal.aborted && next < order.length) {
+      const i = order[next++]
+      const call = calls[i]
+      try {
+        results[i] = await dispatcher.dispatch(call, context)
+      } catch (err) {
+        if (failure === undefined) failure = err
+        results[i] = { toolCallId: call.id, name: call.name, error: r.errorInfo(err) }
+      }
+    }
+  }
+  const workers = []
+  for (let w = 0; w < width; w++) workers.push(worker())
+  await Promise.all(workers)
+  const why = failure !== undefined ? 'failed' : 'aborted'
+  const { SEARCH_TOOLS_NAME, activateToolNames } = r.api.search
+  for (const i of order) {
+    const result = results[i] ?? notDispatched(calls[i], why)
+    r.transcript.push(toolMessage(result))
+    if (calls[i].name === SEARCH_TOOLS_NAME && r.searchTool !== undefined && !result.error && result.value && Array.isArray(result.value.names)) {
+      r.session.activated = activateToolNames(r.session.activated, result.value.names)
+    }
+  }
+  if (failure !== undefined) r.finish('failed', 'error', r.errorInfo(failure))
+  if (signal.aborted) r.finish('aborted', 'aborted', r.abortError())
+}
+
+module.exports = { runBatch }
