@@ -163,7 +163,8 @@ describe("generate-validate-revise", () => {
     for (const [maxRevisions, turns] of [[undefined, 3], [1000, 17]] as const) {
       let n = 0;
       const provider = createMockProvider(text("nope"), { onRequest: () => void n++ });
-      const result = await failure(createAgent({ model, provider }).createSession().run("x", { loop: { strategy: "generate-validate-revise", validator: () => false, maxRevisions } }));
+      // 17 turns: past the default turn budget (16), so the run raises it.
+      const result = await failure(createAgent({ model, provider }).createSession().run("x", { loop: { strategy: "generate-validate-revise", validator: () => false, maxRevisions }, limits: { maxTurns: 20 } }));
       expect(result.status).toBe("failed");
       expect(n).toBe(turns);
     }
@@ -265,12 +266,14 @@ describe("generate-validate-revise tool calls", () => {
     expect(rows.map((r) => [r.toolCallId, r.error?.code])).toEqual([["c1", undefined], ["c2", "tool_call_not_dispatched"], ["c3", "tool_call_not_dispatched"]]);
   });
 
-  it("bounded: maxToolRounds 0 lets no call run", async () => {
+  it("bounded: maxToolRounds 1 lets one round run, the next call is the tool round limit", async () => {
     const log: string[] = [];
-    const provider = createMockProvider([[call("c1", "a"), providerDone()]]);
-    const result = await failure(createAgent({ model, provider, tools: [tool("a", log)] }).createSession().run("x", { loop: { ...jsonTitle, toolCalls: "bounded" }, limits: { maxToolRounds: 0 } }));
+    const provider = createMockProvider([[call("c1", "a"), providerDone()], [call("c2", "a"), providerDone()]]);
+    const result = await failure(createAgent({ model, provider, tools: [tool("a", log)] }).createSession().run("x", { loop: { ...jsonTitle, toolCalls: "bounded" }, limits: { maxToolRounds: 1 } }));
     expect(result.error?.code).toBe("tool_round_limit");
-    expect(log).toEqual([]);
+    expect(log).toEqual(["a:c1"]);
+    // 0 is not a limit upstream accepts.
+    await expect(createAgent({ model, provider, tools: [tool("a", log)] }).createSession().run("x", { limits: { maxToolRounds: 0 } })).rejects.toMatchObject({ name: "TypeError", code: "invalid_run_limits" });
   });
 
   it("tool rounds never consume revisions", async () => {

@@ -355,7 +355,8 @@ describe("limits refuse NaN (issue 12)", () => {
   it("limits.maxToolRounds, limits.maxTurns and loop.toolConcurrency refuse NaN like 0.5", async () => {
     const session = createAgent({ model, provider: createMockProvider([providerDone()]) }).createSession();
     for (const options of [{ limits: { maxToolRounds: NaN } }, { limits: { maxTurns: NaN } }, { loop: { toolConcurrency: NaN } }, { limits: { maxToolRounds: 0.5 } }]) {
-      await expect(session.run("x", options as any)).rejects.toMatchObject({ name: "RangeError", code: "invalid_run_limits" });
+      // Upstream's class (TypeError) and message for limits; the loop's own option keeps its RangeError.
+      await expect(session.run("x", options as any)).rejects.toMatchObject({ name: options.loop ? "RangeError" : "TypeError", code: "invalid_run_limits" });
     }
     await expect(createAgent({ model, provider: createMockProvider([providerDone()]), limits: { maxToolRounds: NaN } }).createSession().run("x")).rejects.toMatchObject({ code: "invalid_run_limits" });
   });
@@ -389,9 +390,6 @@ describe("upstream options this package does not implement are refused", () => {
     await expect(agent.createSession().run("x", { guardrails: { input: [{ name: "g", check: () => ({ action: "allow" }) }] } } as any)).rejects.toMatchObject({ option: "guardrails.input" });
     expect(() => createAgent({ model, provider, guardrails: { output: [{}] } } as any)).toThrow(/guardrails.output/);
     expect(() => agent.createSession({ store: {} } as any)).toThrow(/option "store"/);
-    // Upstream's other run limits are not enforced here, so setting one is refused.
-    await expect(agent.createSession().run("x", { limits: { maxToolCalls: 10 } } as any)).rejects.toMatchObject({ option: "limits.maxToolCalls" });
-    expect(() => createAgent({ model, provider, limits: { maxCost: { amount: 1, currency: "USD" } } } as any)).toThrow(/limits.maxCost/);
     expect(turns).toBe(0);
   });
 });

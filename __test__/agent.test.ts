@@ -140,18 +140,21 @@ describe("createAgent / session.run", () => {
     const log8: string[] = [];
     await createAgent({ model, provider, tools: [tool("a", log8)] }).createSession().run("x");
     expect(log8.length).toBe(8);
+    // 64 rounds need 65 turns: the turn budget is raised to its hard cap.
     const log64: string[] = [];
-    await createAgent({ model, provider, tools: [tool("a", log64)] }).createSession().run("x", { limits: { maxToolRounds: 1000 } });
+    await createAgent({ model, provider, tools: [tool("a", log64)] }).createSession().run("x", { limits: { maxToolRounds: 64, maxTurns: 64, maxToolCalls: 256, maxProviderAttempts: 256 } }).catch(() => undefined);
     expect(log64.length).toBe(64);
     expect(AGENT_RUN_LIMITS).toMatchObject({ defaultMaxToolRounds: 8, maxToolRounds: 64 });
+    // Above the hard cap, or below 1, is refused with upstream's message.
+    await expect(createAgent({ model, provider }).createSession().run("x", { limits: { maxToolRounds: 1000 } })).rejects.toThrow("maxToolRounds must be a positive safe integer at most 64");
     await expect(createAgent({ model, provider }).createSession().run("x", { limits: { maxToolRounds: -1 } })).rejects.toMatchObject({ code: "invalid_run_limits" });
   });
 
-  it("limits.maxTurns caps provider turns", async () => {
+  it("limits.maxTurns caps provider turns: the turn past it fails the run with the breach", async () => {
     let turns = 0;
     const provider = createMockProvider([...calls("a"), providerDone()], { onRequest: () => void turns++ });
-    const result = await createAgent({ model, provider, tools: [tool("a")] }).createSession().run("x", { limits: { maxTurns: 3 } });
-    expect(result.finishReason).toBe("turn_limit");
+    const result = await failure(createAgent({ model, provider, tools: [tool("a")] }).createSession().run("x", { limits: { maxTurns: 3 } }));
+    expect(result).toMatchObject({ status: "failed", limit: { limit: "maxTurns", maximum: 3, observed: 4 }, error: { name: "RunLimitError", code: "ERR_PRISM_RUN_LIMIT" } });
     expect(turns).toBe(3);
   });
 });

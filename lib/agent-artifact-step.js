@@ -32,6 +32,7 @@ async function artifactStep(r, calls, hosted, hostCalls, dispatcher) {
   }
   if (step === 'tools') {
     r.rounds += 1
+    r.tracker.charge('maxToolRounds')
     await runBatch(r, calls, hosted, dispatcher, 1, r.registry)
     return undefined
   }

@@ -72,17 +72,6 @@ function refuseGuardrailStages(guardrails, where) {
   }
 }
 
-// `@arnilo/prism`'s other run limits (tool calls, bytes, tokens, cost, wall time) are not enforced
-// here: a host that sets one must not believe it is.
-function refuseLimits(limits, where) {
-  if (limits === null || typeof limits !== 'object') return
-  for (const key of Object.keys(limits)) {
-    if (key !== 'maxToolRounds' && key !== 'maxTurns' && limits[key] !== undefined) {
-      throw unsupportedOption(where, `limits.${key}`, 'run limits other than maxToolRounds and maxTurns')
-    }
-  }
-}
-
 function refuseLoop(loop, where) {
   if (loop === undefined || loop === null || typeof loop !== 'object') return
   if (!('strategy' in loop) && (typeof loop.run === 'function' || 'name' in loop)) {
@@ -111,7 +100,6 @@ function checkConfig(config) {
   }
   refuseGuardrailStages(config.guardrails, 'createAgent')
   refuseLoop(config.loop, 'createAgent')
-  refuseLimits(config.limits, 'createAgent')
   toolList(config.tools) // refuses a bad `tools` at construction
   checked.add(config)
 }
@@ -131,7 +119,6 @@ function checkRunOptions(options) {
 module.exports = {
   unsupportedOption,
   refuseUnsupported,
-  refuseLimits,
   checkConfig,
   checkRunOptions,
   AGENT_CONFIG_REFUSED,

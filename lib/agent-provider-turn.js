@@ -6,6 +6,7 @@
 // `next()` races the run's signal. `r` is the run (lib/agent-run.js).
 const { ProviderTransportError } = require('./errors.js')
 const { RunEnd } = require('./agent-values.js')
+const { jsonBytes } = require('./run-limits.js')
 
 const ABORTED = Symbol('aborted')
 
@@ -25,6 +26,13 @@ function wakeOnAbort(signal, waker) {
   signal.addEventListener('abort', () => {
     if (waker.wake) waker.wake(ABORTED)
   }, { once: true })
+}
+
+function readRequestId(request) {
+  const fromMetadata = request.metadata?.requestId
+  if (typeof fromMetadata === 'string' && fromMetadata.length > 0) return fromMetadata
+  const fromOptions = request.options?.sessionId
+  return typeof fromOptions === 'string' ? fromOptions : undefined
 }
 
 // A provider `error` event is redacted like a thrown provider error; a string becomes an ErrorInfo.
@@ -71,8 +79,16 @@ function rebuildMissing(r, deltas, calls) {
 async function providerTurn(r, provider, request, tools, attempt, retrying) {
   const { sessionId, runId, signal, waker } = r
   const emit = r.emit
+  // Each attempt is charged, and its request's JSON bytes, before the provider sees it.
+  r.tracker.charge('maxProviderAttempts')
+  r.tracker.charge('maxRequestBytes', jsonBytes(request))
   const providerId = typeof provider.id === 'string' ? provider.id : r.model?.provider
-  const turnMetadata = { providerId, model: request.model, attempt, tools }
+  // `@arnilo/prism`'s provider-turn metadata: `requestId` (the run metadata's `requestId`, else the
+  // request options' `sessionId`) when there is one; the finished event adds `latencyMs` and, for a
+  // failure with a numeric code, `httpStatus`.
+  const startedAt = performance.now()
+  const requestId = readRequestId(request)
+  const turnMetadata = requestId === undefined ? { providerId, model: request.model, attempt, tools } : { providerId, model: request.model, requestId, attempt, tools }
   if (r.observed()) emit({ type: 'provider_turn_started', sessionId, runId, turn: r.turns, metadata: turnMetadata })
   const content = []
   const calls = []
@@ -82,10 +98,14 @@ async function providerTurn(r, provider, request, tools, attempt, retrying) {
   let usage
   let failure
   let iterator
+  // With a token or cost budget, output events wait until the turn's usage is counted; a turn
+  // over budget never shows them.
+  const held = r.bufferOutput ? [] : undefined
+  const emitOutput = held === undefined ? emit : (event) => held.push(event)
   const start = () => {
     if (!started) {
       started = true
-      if (r.observed()) emit({ type: 'message_started', sessionId, runId, message: { role: 'assistant', content: [] } })
+      if (r.observed()) emitOutput({ type: 'message_started', sessionId, runId, message: { role: 'assistant', content: [] } })
     }
   }
   try {
@@ -103,6 +123,7 @@ async function providerTurn(r, provider, request, tools, attempt, retrying) {
         break
       }
       const event = step.value
+      r.tracker.charge('maxResponseBytes', jsonBytes(event))
       if (event === null || typeof event !== 'object') continue
       if (event.type === 'error') {
         failure = providerErrorInfo(r, event.error)
@@ -115,18 +136,18 @@ async function providerTurn(r, provider, request, tools, attempt, retrying) {
       } else if (event.type === 'message_start') {
         started = true
         messageId = event.messageId
-        if (r.observed()) emit({ type: 'message_started', sessionId, runId, message: { id: messageId, role: 'assistant', content: [] } })
+        if (r.observed()) emitOutput({ type: 'message_started', sessionId, runId, message: { id: messageId, role: 'assistant', content: [] } })
       } else if (event.type === 'tool_call_delta') {
         start()
         deltas.push(event)
-        if (r.observed()) emit({ type: 'message_delta', sessionId, runId, content: { ...event, type: 'tool_call_delta' } })
+        if (r.observed()) emitOutput({ type: 'message_delta', sessionId, runId, content: { ...event, type: 'tool_call_delta' } })
       } else if (event.type === 'content_delta' || event.type === 'tool_call') {
         const block = event.type === 'content_delta' ? event.content : event.call
         if (block === null || typeof block !== 'object') continue
         start()
         content.push(block)
         if (block.type === 'tool_call') calls.push(block)
-        if (r.observed()) emit({ type: 'message_delta', sessionId, runId, content: block })
+        if (r.observed()) emitOutput({ type: 'message_delta', sessionId, runId, content: block })
       }
     }
     if (iterator !== undefined) {
@@ -139,19 +160,37 @@ async function providerTurn(r, provider, request, tools, attempt, retrying) {
       for (const call of rebuildMissing(r, deltas, calls)) {
         content.push(call)
         calls.push(call)
-        emit({ type: 'message_delta', sessionId, runId, content: call })
+        emitOutput({ type: 'message_delta', sessionId, runId, content: call })
       }
     }
   } catch (err) {
+    if (iterator !== undefined) {
+      const it = iterator
+      iterator = undefined
+      Promise.resolve().then(() => it.return?.()).catch(() => {})
+    }
     if (err instanceof RunEnd) throw err
     if (signal.aborted) r.finish('aborted', 'aborted', r.abortError())
     failure = r.errorInfo(err)
   } finally {
     waker.wake = undefined
   }
-  r.usageTotal.add(usage)
-  if (r.ledger !== undefined && usage !== undefined && usage !== null) await r.ledger.turnUsage(usage, r.turns, attempt)
-  const finished = { type: 'provider_turn_finished', sessionId, runId, turn: r.turns, metadata: turnMetadata, usage }
+  // The turn's usage is counted against the budget first; a breach fails the turn.
+  let counted = true
+  try {
+    r.tracker.recordUsage(usage)
+  } catch (err) {
+    counted = false
+    if (failure === undefined) failure = r.errorInfo(err)
+  }
+  if (held !== undefined && failure === undefined) for (const event of held) emit(event)
+  if (counted) {
+    r.usageTotal.add(usage)
+    if (r.ledger !== undefined && usage !== undefined && usage !== null) await r.ledger.turnUsage(usage, r.turns, attempt)
+  }
+  const finishedMetadata = { ...turnMetadata, latencyMs: Math.round(performance.now() - startedAt) }
+  if (failure !== undefined && typeof failure.code === 'number') finishedMetadata.httpStatus = failure.code
+  const finished = { type: 'provider_turn_finished', sessionId, runId, turn: r.turns, metadata: finishedMetadata, usage }
   if (failure !== undefined) finished.error = failure
   emit(finished)
   if (failure !== undefined && retrying && !signal.aborted) return { failure, observable: started }

@@ -5,7 +5,8 @@
 // depth — becomes the result, the terminal events and the ledger's terminal row.
 const native = require('../binding.js')
 const { AgentRunError } = require('./errors.js')
-const { refuseLimits, checkRunOptions } = require('./agent-options.js')
+const { checkRunOptions } = require('./agent-options.js')
+const { resolveRunLimits, RunLimitTracker, RunLimitError, buffersOutput } = require('./run-limits.js')
 const { resolveRetry } = require('./retry.js')
 const approval = require('./approval.js')
 const { createRunLedgerWriter } = require('./agent-ledger.js')
@@ -22,6 +23,8 @@ async function runAgent(api, session, input, options, runId) {
   const config = session.config
   const sessionId = session.id
   checkRunOptions(options)
+  // The run budget (lib/run-limits.js): the agent's limits, narrowed by the run's, defaults for the rest.
+  const budget = resolveRunLimits(config.limits, options.limits)
   const pick = (key) => (options[key] !== undefined ? options[key] : config[key])
 
   // Everything that can refuse the run does so before the first provider turn.
@@ -33,10 +36,8 @@ async function runAgent(api, session, input, options, runId) {
     native.runResolveGrant(names.join('\0'), names.length, requested, resumeGrant === undefined ? undefined : JSON.stringify(resumeGrant)),
   )
   const loop = { ...config.loop, ...options.loop }
-  refuseLimits(config.limits, 'createAgent')
-  refuseLimits(options.limits, 'session.run')
   const limits = decode(
-    native.runResolveLimits(limitsJson({ ...config.limits, ...options.limits }), limitsJson({ ...loop, parser: typeof loop.parser, validator: typeof loop.validator, repairer: typeof loop.repairer })),
+    native.runResolveLimits(limitsJson({ maxToolRounds: budget.maxToolRounds }), limitsJson({ ...loop, parser: typeof loop.parser, validator: typeof loop.validator, repairer: typeof loop.repairer })),
   )
   const disclosure = pick('toolsDisclosure') ?? 'all'
   if (disclosure !== 'all' && disclosure !== 'search') {
@@ -77,6 +78,15 @@ async function runAgent(api, session, input, options, runId) {
   const signal = controller.signal
   const waker = { wake: undefined } // the provider step in flight, woken by an abort
   wakeOnAbort(signal, waker)
+  // A breach is reported once (`run_limit_exceeded`) and aborts the run with RunLimitError; the run
+  // then fails with `result.limit`. A resumed run goes on from the turns and rounds it had used.
+  const tracker = new RunLimitTracker(budget, {
+    onExceeded(breach) {
+      session.emit({ type: 'run_limit_exceeded', sessionId, runId, breach })
+      controller.abort(new RunLimitError(breach))
+    },
+    snapshot: resumed ? { turns: resumed.counters.turns, toolRounds: resumed.counters.rounds } : undefined,
+  })
 
   // The run: what the loop's files read and update.
   const r = {
@@ -97,6 +107,9 @@ async function runAgent(api, session, input, options, runId) {
     registered,
     disclosure,
     limits,
+    tracker,
+    // A token or cost budget set by the host holds a turn's output events until its usage is counted.
+    bufferOutput: buffersOutput(config.limits, options.limits),
     artifactLoop: limits.strategy === 'generate-validate-revise',
     loop: {
       parser: typeof loop.parser === 'function' ? loop.parser : undefined,
@@ -135,6 +148,7 @@ async function runAgent(api, session, input, options, runId) {
   const buildResult = (status, finishReason, error, extra) => {
     const content = r.lastAssistant ? r.lastAssistant.content : []
     const result = { sessionId, runId, status, text: textOf(content), content, message: r.lastAssistant, usage: r.usageTotal.value(), finishReason, error }
+    if (status === 'failed' && tracker.breach !== undefined) result.limit = tracker.breach
     if (status === 'aborted') result.abortReason = String(signal.reason)
     if (r.artifactLoop) Object.assign(result, { revisions: r.revisions, toolRounds: r.rounds }, extra)
     return result
@@ -169,6 +183,8 @@ async function runAgent(api, session, input, options, runId) {
         end = signal.aborted ? new RunEnd('aborted', 'aborted', r.abortError()) : new RunEnd('failed', 'error', r.errorInfo(err))
       }
     }
+    // A run a limit stopped fails (its abort was the breach's), as upstream's does.
+    if (end.status === 'aborted' && tracker.breach !== undefined) end = new RunEnd('failed', 'error', end.error, end.extra)
     const result = buildResult(end.status, end.finishReason, end.error, end.extra)
     if (end.status === 'suspended') {
       Object.assign(result, end.extra)
@@ -198,6 +214,7 @@ async function runAgent(api, session, input, options, runId) {
         })
       }
     } finally {
+      tracker.dispose()
       if (options.signal) options.signal.removeEventListener('abort', onAbort)
       if (session.active === controller) {
         session.active = undefined

@@ -23,6 +23,7 @@ async function runBatch(r, calls, hosted, dispatcher, concurrency, registry) {
       const i = order[next++]
       const call = calls[i]
       try {
+        r.tracker.charge('maxToolCalls')
         results[i] = await dispatcher.dispatch(call, context)
       } catch (err) {
         if (failure === undefined) failure = err

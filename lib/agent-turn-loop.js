@@ -107,6 +107,7 @@ async function turnLoop(r, provider, inputText) {
       hashCache = [requestTools, tools]
     }
     if (r.observed()) emit({ type: 'turn_started', sessionId, runId, turn: r.turns, metadata: { tools } })
+    r.tracker.charge('maxTurns')
 
     // One provider turn. The redactor sees the whole request (messages, tools, metadata)
     // before the provider does; the signal is the run's own object.
@@ -134,13 +135,15 @@ async function turnLoop(r, provider, inputText) {
       await artifactStep(r, calls, hosted, hostCalls, dispatcher)
       continue
     }
-    const step = native.runNextStep(limits.maxToolRounds, limits.maxTurns, r.rounds, r.turns, hostCalls)
+    // The round limit ends the run cleanly (`turn_limit`); the turn limit is a breach (the charge above).
+    const step = native.runNextStep(limits.maxToolRounds, r.turns + 1, r.rounds, r.turns, hostCalls)
     if (step === 'done') return new RunEnd('succeeded', 'stop')
     if (step === 'turn_limit') {
       for (let i = 0; i < calls.length; i++) if (!hosted[i]) r.transcript.push(toolMessage(notDispatched(calls[i], 'turn_limit')))
       return new RunEnd('succeeded', 'turn_limit')
     }
     r.rounds += 1
+    r.tracker.charge('maxToolRounds')
     // Durable runs: gated calls wait for a decision; the others of the round still run.
     const durable = r.durable
     let gate

@@ -1,0 +1,238 @@
+'use strict'
+// The run budget, with `@arnilo/prism`'s names, defaults, hard caps, breach and messages: every run
+// of an agent is bounded (turns, provider attempts, tool rounds, tool calls, wall time, request and
+// response bytes, input / output / total tokens, and `maxCost` when the host sets one). A limit from
+// `createAgent({ limits })` is a ceiling a run's own `limits` can only lower; a run without an agent
+// limit takes its own value. A value that is not a safe integer from 1 to the hard cap is refused
+// before the run starts (TypeError, code `invalid_run_limits`, upstream's message).
+//
+// The tracker counts what the loop charges. The first breach is recorded once (`breach`), reported
+// to `onExceeded` (the loop emits `run_limit_exceeded` and aborts the run), and every breach but
+// the wall clock's throws RunLimitError where it was charged. The wall clock is a timer.
+
+const DEFAULT_RUN_LIMITS = Object.freeze({
+  maxTurns: 16,
+  maxProviderAttempts: 24,
+  maxToolRounds: 8,
+  maxToolCalls: 32,
+  maxWallTimeMs: 120_000,
+  maxRequestBytes: 8 * 1024 * 1024,
+  maxResponseBytes: 8 * 1024 * 1024,
+  maxInputTokens: 40_000,
+  maxOutputTokens: 10_000,
+  maxTotalTokens: 50_000,
+})
+
+const HARD_MAX_RUN_COST = 10_000
+
+const HARD_RUN_LIMITS = Object.freeze({
+  maxTurns: 64,
+  maxProviderAttempts: 256,
+  maxToolRounds: 64,
+  maxToolCalls: 256,
+  maxWallTimeMs: 30 * 60_000,
+  maxRequestBytes: 64 * 1024 * 1024,
+  maxResponseBytes: 64 * 1024 * 1024,
+  maxInputTokens: 1_000_000,
+  maxOutputTokens: 250_000,
+  maxTotalTokens: 1_000_000,
+})
+
+const LIMIT_NAMES = Object.keys(DEFAULT_RUN_LIMITS)
+const COUNTER_FOR = {
+  maxTurns: 'turns',
+  maxProviderAttempts: 'providerAttempts',
+  maxToolRounds: 'toolRounds',
+  maxToolCalls: 'toolCalls',
+  maxWallTimeMs: 'wallTimeMs',
+  maxRequestBytes: 'requestBytes',
+  maxResponseBytes: 'responseBytes',
+  maxInputTokens: 'inputTokens',
+  maxOutputTokens: 'outputTokens',
+  maxTotalTokens: 'totalTokens',
+  maxCost: 'cost',
+}
+
+/** A run went over one of its limits; `breach` says which, its maximum and what was observed. */
+class RunLimitError extends Error {
+  constructor(breach) {
+    super(`Run limit exceeded: ${breach.limit}`)
+    this.name = 'RunLimitError'
+    this.code = 'ERR_PRISM_RUN_LIMIT'
+    this.breach = breach
+  }
+}
+
+function refused(message) {
+  const err = new TypeError(message)
+  err.code = 'invalid_run_limits'
+  return err
+}
+
+function validateLimits(input) {
+  if (input === null || typeof input !== 'object') throw refused('Run limits must be an object')
+  for (const name of LIMIT_NAMES) {
+    const value = input[name]
+    if (value === undefined) continue
+    if (!Number.isSafeInteger(value) || value < 1 || value > HARD_RUN_LIMITS[name]) {
+      throw refused(`${name} must be a positive safe integer at most ${HARD_RUN_LIMITS[name]}`)
+    }
+  }
+  if (input.maxCost) {
+    const { amount, currency } = input.maxCost
+    if (typeof amount !== 'number' || !Number.isFinite(amount) || amount < 0 || amount > HARD_MAX_RUN_COST || typeof currency !== 'string' || !currency.trim()) {
+      throw refused(`maxCost requires a finite amount from 0 through ${HARD_MAX_RUN_COST} and currency`)
+    }
+  }
+  return input
+}
+
+/** The limits of a run: the agent's layer, narrowed by the run's; defaults for the rest. */
+function resolveRunLimits(agent, run) {
+  const base = agent ? validateLimits(agent) : undefined
+  const override = run ? validateLimits(run) : undefined
+  const resolved = { ...DEFAULT_RUN_LIMITS }
+  for (const name of LIMIT_NAMES) {
+    if (base?.[name] !== undefined) resolved[name] = base[name]
+    if (override?.[name] !== undefined) resolved[name] = base ? Math.min(resolved[name], override[name]) : override[name]
+  }
+  const maxCost = override?.maxCost ?? base?.maxCost
+  if (maxCost) {
+    if (base?.maxCost && override?.maxCost) {
+      if (base.maxCost.currency !== override.maxCost.currency) throw refused('Run limit currencies must match when narrowed')
+      resolved.maxCost = { amount: Math.min(base.maxCost.amount, override.maxCost.amount), currency: base.maxCost.currency }
+    } else resolved.maxCost = maxCost
+  }
+  return Object.freeze(resolved)
+}
+
+class RunLimitTracker {
+  /**
+   * @param limits resolved limits (`resolveRunLimits`)
+   * @param options `{ onExceeded?(breach), snapshot?: counters, deadlineAt?: ISO time }`
+   */
+  constructor(limits, options = {}) {
+    this.limits = limits
+    this.options = options
+    this.startedAt = performance.now()
+    this.exceeded = undefined
+    this.counters = {
+      turns: 0,
+      providerAttempts: 0,
+      toolRounds: 0,
+      toolCalls: 0,
+      wallTimeMs: 0,
+      requestBytes: 0,
+      responseBytes: 0,
+      inputTokens: 0,
+      outputTokens: 0,
+      totalTokens: 0,
+      cost: 0,
+      ...options.snapshot,
+    }
+    for (const [key, value] of Object.entries(this.counters)) {
+      if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || (key !== 'cost' && !Number.isSafeInteger(value))) {
+        throw new TypeError('Run limit snapshot must contain finite non-negative counters')
+      }
+    }
+    const deadline = options.deadlineAt ? Date.parse(options.deadlineAt) : Date.now() + limits.maxWallTimeMs
+    if (!Number.isFinite(deadline)) throw new TypeError('Run limit deadlineAt is invalid')
+    this.deadlineAt = new Date(deadline).toISOString()
+    const remaining = Math.max(0, deadline - Date.now())
+    this.timer = setTimeout(() => this.exceed('maxWallTimeMs', limits.maxWallTimeMs), remaining)
+    this.timer.unref?.()
+    if (remaining === 0) this.exceed('maxWallTimeMs', limits.maxWallTimeMs)
+  }
+
+  /** The first breach, once there is one. */
+  get breach() {
+    return this.exceeded
+  }
+
+  snapshot() {
+    return { ...this.counters, wallTimeMs: Math.min(this.limits.maxWallTimeMs, Math.ceil(performance.now() - this.startedAt)) }
+  }
+
+  dispose() {
+    if (this.timer) clearTimeout(this.timer)
+    this.timer = undefined
+  }
+
+  /** Adds `delta` to the counter of `limit`; throws RunLimitError past the limit. */
+  charge(limit, delta = 1) {
+    if (!Number.isSafeInteger(delta) || delta < 0) throw new TypeError('Run limit delta must be a non-negative safe integer')
+    const counter = COUNTER_FOR[limit]
+    const observed = this.counters[counter] + delta
+    if (!Number.isSafeInteger(observed)) this.exceed(limit, Number.MAX_SAFE_INTEGER + 1)
+    this.counters[counter] = observed
+    if (observed > this.limits[limit]) this.exceed(limit, observed)
+  }
+
+  /** One provider turn's usage: tokens always, cost when `maxCost` is set (missing cost breaches it). */
+  recordUsage(usage) {
+    if (!usage) {
+      if (this.limits.maxCost) this.exceed('maxCost', Number.POSITIVE_INFINITY)
+      return
+    }
+    for (const key of ['inputTokens', 'outputTokens', 'totalTokens', 'cacheReadTokens', 'cacheWriteTokens']) {
+      const value = usage[key]
+      if (value !== undefined && (!Number.isSafeInteger(value) || value < 0)) throw new TypeError(`Provider usage ${key} must be a non-negative safe integer`)
+    }
+    const total = usage.totalTokens ?? (usage.inputTokens ?? 0) + (usage.outputTokens ?? 0)
+    if (!Number.isSafeInteger(total)) throw new TypeError('Provider usage totalTokens is invalid')
+    this.charge('maxInputTokens', usage.inputTokens ?? 0)
+    this.charge('maxOutputTokens', usage.outputTokens ?? 0)
+    this.charge('maxTotalTokens', total)
+    if (usage.cost !== undefined && (typeof usage.cost !== 'number' || !Number.isFinite(usage.cost) || usage.cost < 0)) {
+      throw new TypeError('Provider usage cost must be finite and non-negative')
+    }
+    if (!this.limits.maxCost) return
+    if (usage.cost === undefined || usage.currency !== this.limits.maxCost.currency) this.exceed('maxCost', Number.POSITIVE_INFINITY)
+    const observed = this.counters.cost + usage.cost
+    this.counters.cost = observed
+    if (observed > this.limits.maxCost.amount) this.exceed('maxCost', observed)
+  }
+
+  exceed(limit, observed) {
+    if (!this.exceeded) {
+      const maximum = limit === 'maxCost' ? (this.limits.maxCost?.amount ?? 0) : this.limits[limit]
+      this.exceeded = { limit, maximum, observed }
+      if (limit === 'maxCost' && this.limits.maxCost) this.exceeded.currency = this.limits.maxCost.currency
+      this.options.onExceeded?.(this.exceeded)
+    }
+    if (limit !== 'maxWallTimeMs') throw new RunLimitError(this.exceeded)
+    return undefined
+  }
+}
+
+function createRunLimitTracker(limits, options) {
+  return new RunLimitTracker(resolveRunLimits(undefined, limits), options)
+}
+
+/** UTF-8 bytes of `value` as JSON, as the request and response limits count them. */
+function jsonBytes(value) {
+  let text
+  try {
+    text = JSON.stringify(value)
+  } catch {
+    throw new TypeError('Provider request or event must be JSON-serializable for run limits')
+  }
+  return text === undefined ? 0 : Buffer.byteLength(text, 'utf8')
+}
+
+/** Whether the host configured a token or cost budget: then a turn's output waits for its usage. */
+function buffersOutput(...layers) {
+  return layers.some((value) => value?.maxOutputTokens !== undefined || value?.maxTotalTokens !== undefined || value?.maxCost !== undefined)
+}
+
+module.exports = {
+  DEFAULT_RUN_LIMITS,
+  HARD_RUN_LIMITS,
+  HARD_MAX_RUN_COST,
+  RunLimitError,
+  RunLimitTracker,
+  resolveRunLimits,
+  createRunLimitTracker,
+  jsonBytes,
+  buffersOutput,
+}
