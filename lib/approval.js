@@ -11,6 +11,7 @@ const native = require('../binding.js')
 const { runGuardrails } = require('./guardrails.js')
 const { createJsonSchemaToolArgumentValidator } = require('./validation.js')
 const { createMemoryCheckpointStore, createSqliteCheckpointStore, CheckpointConflictError, CHECKPOINT_CONFLICT_CODE } = require('./checkpoints.js')
+const { bindApprovalId, bindingMismatch, runOwnership, sameOwner } = require('./approval-integrity.js')
 
 const LIMITS = JSON.parse(native.approvalLimits())
 const NOT_JSON = LIMITS.NOT_JSON
@@ -146,14 +147,6 @@ function argumentsHash(args) {
   }
 }
 
-function ownershipOf(ownership) {
-  const out = {}
-  if (ownership !== null && typeof ownership === 'object') {
-    for (const k of ['tenantId', 'accountId', 'userId']) if (typeof ownership[k] === 'string') out[k] = ownership[k]
-  }
-  return out
-}
-
 function publicState(state, version) {
   const { schemaVersion, agentId, definitionRevision, fingerprint, runId, sessionId, model, status, interruption } = state
   const out = { schemaVersion, agentId, definitionRevision, fingerprint, runId, sessionId, model, status, version }
@@ -211,12 +204,13 @@ function beginDurableRun({ config, options, sessionId, runId, tools }) {
   if (agentId === undefined) throw new AgentRunStateError('Durable agent runs require AgentConfig.id or name')
   const resumed = options[RESUME]
   const fingerprint = resumed ? resumed.fingerprint : fingerprintOf(config, settings.definitionRevision)
-  const ownership = ownershipOf(options.ownership ?? config.ownership)
+  // The checkpoint's owner: the run's ownership, else its identity's tenant/account/user.
+  const ownership = runOwnership(options.ownership ?? config.ownership, options.identity, config.identity)
   const identity = identityRef(options.identity ?? config.identity)
   let version = resumed ? resumed.version : 0
   let stickies = resumed ? resumed.stickies : []
   let status = 'running'
-  const base = { schemaVersion: 1, agentId, definitionRevision: settings.definitionRevision, fingerprint, runId, sessionId, model: jsonSafe(options.model ?? config.model) }
+  const base = { schemaVersion: 1, agentId, definitionRevision: settings.definitionRevision, fingerprint, runId, sessionId, model: jsonSafe(options.model ?? config.model), owner: ownership }
 
   async function needsApproval(tool, call, ctx) {
     if (settings.interruptBeforeTool) return true
@@ -262,7 +256,8 @@ function beginDurableRun({ config, options, sessionId, runId, tools }) {
         gateCalls.push({ gated, toolCallId: String(call.id), scope })
         at.push(i)
       }
-      const ids = gateCalls.map(() => `approval_${randomUUID()}`)
+      // Each id commits to its call's tool name, arguments hash and call id (lib/approval-integrity.js).
+      const ids = gateCalls.map((g) => bindApprovalId(runId, g.toolCallId, g.scope))
       const { actions } = answer(native.approvalGateRound(JSON.stringify(gateCalls), JSON.stringify(stickies), JSON.stringify(ids), settings.maxPending))
       const skip = hosted.slice()
       const rows = []
@@ -366,14 +361,27 @@ async function prepareResume(agent, ref, resume, options, where) {
   const config = agent.config
   const agentId = agentIdOf(config)
   if (agentId === undefined) throw new AgentRunStateError('Durable agent runs require AgentConfig.id or name')
-  // The run's checkpoint carries its owner: the resume's `ownership`, else the agent's.
-  const ownership = ownershipOf(options.ownership ?? config.ownership)
-  const record = await settings.checkpoints.loadCheckpoint({ namespace: AGENT_RUN_STATE_NAMESPACE, key: ref.runId, ...ownership })
+  // The run's checkpoint carries its owner; only that owner resumes it: the resume's `ownership`,
+  // else the agent's, else the identity's tenant/account/user.
+  const ownership = runOwnership(options.ownership ?? config.ownership, options.identity, config.identity)
+  const notOwner = () => new AgentRunStateError(`Agent run ${ref.runId} belongs to another owner: resume refused`)
+  let record
+  try {
+    record = await settings.checkpoints.loadCheckpoint({ namespace: AGENT_RUN_STATE_NAMESPACE, key: ref.runId, ...ownership })
+  } catch (err) {
+    if (err && err.code === CHECKPOINT_CONFLICT_CODE && /owner/i.test(String(err.message))) throw notOwner()
+    throw err
+  }
   if (!record) throw new AgentRunStateError(`No durable agent run ${ref.runId}`)
+  if (!sameOwner(record, ownership)) throw notOwner()
   const state = record.value
   if (state === null || typeof state !== 'object') throw new AgentRunStateError('Agent run state must be an object')
   const fingerprint = fingerprintOf(config, settings.definitionRevision)
   answer(native.approvalCheckResumable(JSON.stringify(state), record.version, resume.expectedVersion, agentId, settings.definitionRevision, fingerprint, typeof ref.sessionId === 'string' ? ref.sessionId : undefined))
+  // Every pending call must be the one its approval id was issued for: a checkpoint edited after
+  // the suspension (tool, arguments, call id) fails closed before anything is written or run.
+  const mismatch = bindingMismatch(state, ref.runId, argumentsHash)
+  if (mismatch !== undefined) throw new AgentDecisionError('ERR_PRISM_DECISION_BINDING', `Approval binding mismatch: ${mismatch}; nothing was run`)
   const pending = state.interruption && Array.isArray(state.interruption.pendingDecisions) ? state.interruption.pendingDecisions : []
   const resolved = answer(native.approvalResolve(JSON.stringify(pending), JSON.stringify(state.stickyDecisions ?? []), hostJson(resume, invalidResume), new Date().toISOString(), settings.maxSticky))
   // Modified arguments are revalidated against the current tool before anything is written.
