@@ -78,6 +78,13 @@ export interface McpClientLimitsInput {
   /** Connecting and one whole `tools/list` pagination (default 60 s). Not in upstream. */
   readonly connectTimeoutMs?: number;
   readonly listCacheTtlMs?: number;
+  /**
+   * Progress of one call reaches dispatch (an event and a ledger row each) at most once per this many ms;
+   * newer notifications replace one still waiting (default 100, hard 60 000). Not in upstream.
+   */
+  readonly progressIntervalMs?: number;
+  /** Progress forwards per call (default 100, hard 10 000); past it only the newest is kept, forwarded when the call returns. Not in upstream. */
+  readonly maxProgressUpdates?: number;
 }
 
 export interface ResolvedMcpClientLimits extends Required<McpClientLimitsInput> {}
@@ -113,8 +120,12 @@ export interface McpBridgedTool extends ToolDefinition<JsonObject> {
   readonly mcp: Readonly<{ serverId: string; remoteName: string; annotations?: Readonly<Record<string, unknown>> }>;
 }
 
-/** A tool the bridge left out, and why (a schema over a bound or refused by the validator). */
+/**
+ * A tool the bridge left out, and why: not the MCP tool shape (no `inputSchema`, a `type` other than
+ * `"object"`, a name that is not a string, …), a schema over a bound, or refused by the validator.
+ */
 export interface McpRejectedTool {
+  /** The listed name; a non-string name as its text (`"42"`), an entry without one as `#<position>`. */
   readonly remoteName: string;
   readonly reason: string;
 }
@@ -290,8 +301,12 @@ export declare const DEFAULT_MAX_CAPABILITY_ITEMS: number;
 export declare const HARD_MAX_CAPABILITY_ITEMS: number;
 export declare const DEFAULT_MAX_CAPABILITY_PAGES: number;
 export declare const HARD_MAX_CAPABILITY_PAGES: number;
+export declare const DEFAULT_PROGRESS_INTERVAL_MS: number;
+export declare const HARD_PROGRESS_INTERVAL_MS: number;
+export declare const DEFAULT_MAX_PROGRESS_UPDATES: number;
+export declare const HARD_MAX_PROGRESS_UPDATES: number;
 
-/** Codes: `ERR_PRISM_MCP_BRIDGE`, `ERR_PRISM_MCP_LIMIT`, `ERR_PRISM_MCP_TRANSPORT`, `ERR_PRISM_MCP_PROTOCOL`, `ERR_PRISM_MCP_TIMEOUT`, `ERR_PRISM_MCP_DISCONNECTED`, `ERR_PRISM_MCP_EFFECT`, `ERR_PRISM_MCP_SDK_MISSING`. */
+/** Codes: `ERR_PRISM_MCP_BRIDGE`, `ERR_PRISM_MCP_LIMIT`, `ERR_PRISM_MCP_TRANSPORT`, `ERR_PRISM_MCP_PROTOCOL`, `ERR_PRISM_MCP_INVALID_TOOL`, `ERR_PRISM_MCP_TIMEOUT`, `ERR_PRISM_MCP_DISCONNECTED`, `ERR_PRISM_MCP_EFFECT`, `ERR_PRISM_MCP_SDK_MISSING`. */
 export declare class McpBridgeError extends Error {
   constructor(message: string, options?: { cause?: unknown; code?: string });
   readonly code: string;

@@ -1,6 +1,6 @@
 // MCP servers that misbehave, for the bridge's tests, built on the SDK's own server classes and run
 // over stdio: `node mcp-hostile-server.mjs <mode>`. Modes: hang, huge, exit, many, schemas, collide,
-// dup, changing, shapes. Each also offers a well-behaved `echo` (except many/collide/dup).
+// dup, changing, shapes, malformed. Each also offers a well-behaved `echo` (except many/collide/dup).
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
@@ -184,9 +184,70 @@ switch (mode) {
     )
     break
   }
+  case 'malformed': {
+    // Tools the MCP shapes do not allow, a flood of progress and results of the wrong shape. The
+    // low-level server sends what its handlers return without checking it.
+    const t = (value) => ({ type: 'text', text: value })
+    server = lowLevel(
+      async () => ({
+        tools: [
+          echoTool,
+          { name: 'no_schema', description: 'No inputSchema' },
+          { name: 'objekt', inputSchema: { type: 'objekt' } },
+          { name: 42, inputSchema: obj() },
+          { name: 'array_schema', inputSchema: [] },
+          { name: 'bad_output', inputSchema: obj(), outputSchema: { type: 'string' } },
+          { name: 'bad_description', description: { text: 'x' }, inputSchema: obj() },
+          'just a string',
+          null,
+          { name: 'flood', description: 'Sends `count` progress notifications, then answers', inputSchema: obj({ count: { type: 'integer' } }) },
+          { name: 'bad_result', description: 'Answers with a result of the wrong shape', inputSchema: obj({ kind: { type: 'string' } }) },
+        ],
+      }),
+      async (request, extra) => {
+        const args = request.params.arguments ?? {}
+        switch (request.params.name) {
+          case 'echo':
+            return text(String(args.text))
+          case 'flood': {
+            const token = request.params._meta?.progressToken
+            const count = Number(args.count)
+            if (token !== undefined) {
+              for (let i = 1; i <= count; i++) {
+                // The first message is 8 KiB, the rest short.
+                const message = i === 1 ? 'm'.repeat(8192) : `step ${i}`
+                await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: i, total: count, message } })
+              }
+              // The SDK client drops progress it handles after the response: a ping answered means the
+              // client has read every notification before it.
+              await server.ping()
+            }
+            return text(`sent ${count}`)
+          }
+          case 'bad_result': {
+            const bad = {
+              notArray: { content: 'not-an-array', isError: 'yes' },
+              badBlock: { content: [{ type: 'text', text: 5 }] },
+              noContent: { isError: true },
+            }
+            // The server checks its own results: this one passes, and the transport sends `raw` in its place.
+            return { content: [], _meta: { raw: bad[args.kind] ?? { content: [t('unknown kind')] } } }
+          }
+          default:
+            return { ...text(`unknown tool ${request.params.name}`), isError: true }
+        }
+      },
+    )
+    break
+  }
   default:
     process.stderr.write(`unknown mode ${mode}\n`)
     process.exit(2)
 }
 
-await server.connect(new StdioServerTransport())
+const transport = new StdioServerTransport()
+if (mode === 'malformed') {
+  const send = transport.send.bind(transport)
+  transport.send = (message, options) => send(message.result?._meta?.raw ? { ...message, result: message.result._meta.raw } : message, options)
+}
+await server.connect(transport)

@@ -10,11 +10,13 @@ const { watchAbort, unwatchAbort } = require('../abort-watch.js')
 const sdk = require('./sdk.js')
 const L = require('./limits.js')
 const { McpBridgeError, McpBridgeClosedError, McpToolNameCollisionError } = require('./errors.js')
-const { measureBoundedJson, utf8Bytes } = require('./json-bounds.js')
+const { measureBoundedJson, utf8Bytes, truncateUtf8 } = require('./json-bounds.js')
 const { mapMcpContentToBlocks, summarizeMcpContent, boundedMcpErrorMessage, mcpCallError } = require('./content.js')
 const { assertValidServerId, defaultMcpNamePrefix, formatMcpToolName } = require('./names.js')
 const { createMcpTransport } = require('./transport.js')
 const { createCallToolResultSchema } = require('./result-schema.js')
+const { createProgressRelay } = require('./progress.js')
+const { listPageSchema, toolRefusal, entryName, isValidatorError, describeIssues } = require('./shape.js')
 
 const CLIENT_INFO = { name: 'prism-tools-native-mcp', version: '0.1.0' }
 const MAX_ERROR_BYTES = 8 * 1024
@@ -55,7 +57,7 @@ function assertStringBytes(label, value, maxBytes) {
  */
 async function listAllMcpTools(client, signal, input = {}, onRejected) {
   const limits = input && Object.isFrozen(input) && 'listCacheTtlMs' in input ? input : L.resolveMcpClientLimits(input)
-  const { ListToolsResultSchema } = sdk.types()
+  const { ToolSchema } = sdk.types()
   const listTimeout = limits.connectTimeoutMs ?? limits.callTimeoutMs
   const deadline = Date.now() + listTimeout
   const tools = []
@@ -63,31 +65,46 @@ async function listAllMcpTools(client, signal, input = {}, onRejected) {
   let cursor
   let pages = 0
   let totalSchemaBytes = 0
+  let listedBefore = 0
   do {
     if (signal && signal.aborted) throw signal.reason ?? bridgeError('MCP tools/list aborted', 'ERR_PRISM_ABORTED')
     pages += 1
     if (pages > limits.maxListPages) throw bridgeError(`MCP tools/list exceeds ${limits.maxListPages} pages`, 'ERR_PRISM_MCP_LIMIT')
     const remaining = deadline - Date.now()
     if (remaining <= 0) throw bridgeError(`MCP tools/list exceeds ${listTimeout}ms`, 'ERR_PRISM_MCP_TIMEOUT')
-    const page = await client.request({ method: 'tools/list', params: cursor ? { cursor } : undefined }, ListToolsResultSchema, {
+    // The page is checked as a page; each tool alone, so one malformed tool never fails the listing.
+    const page = await client.request({ method: 'tools/list', params: cursor ? { cursor } : undefined }, listPageSchema, {
       signal,
       timeout: remaining,
       maxTotalTimeout: remaining,
     })
     if (tools.length + page.tools.length > limits.maxTools) throw bridgeError(`MCP tools/list exceeds ${limits.maxTools} tools`, 'ERR_PRISM_MCP_LIMIT')
-    for (const tool of page.tools) {
+    for (let index = 0; index < page.tools.length; index++) {
+      const listed = page.tools[index]
+      let tool
       try {
-        assertStringBytes('MCP tool name', tool.name, limits.maxToolNameBytes)
-        if (tool.description !== undefined) assertStringBytes(`MCP tool ${tool.name} description`, tool.description, limits.maxToolDescriptionBytes)
-        const bounds = { maxBytes: limits.maxToolSchemaBytes, maxDepth: limits.maxJsonDepth, maxProperties: limits.maxJsonProperties }
-        let bytes = measureBoundedJson(tool.inputSchema, { ...bounds, label: `MCP tool ${tool.name} input schema` }).bytes
-        if (tool.outputSchema !== undefined) {
-          bytes += measureBoundedJson(tool.outputSchema, { ...bounds, maxBytes: Math.max(1, bounds.maxBytes - bytes), label: `MCP tool ${tool.name} output schema` }).bytes
+        const name = listed !== null && typeof listed === 'object' ? listed.name : undefined
+        if (typeof name === 'string') assertStringBytes('MCP tool name', name, limits.maxToolNameBytes)
+        if (typeof name === 'string' && typeof listed.description === 'string') {
+          assertStringBytes(`MCP tool ${name} description`, listed.description, limits.maxToolDescriptionBytes)
         }
+        // Bounds first: a hostile schema costs at most the bound before anything else reads it.
+        const bounds = { maxBytes: limits.maxToolSchemaBytes, maxDepth: limits.maxJsonDepth, maxProperties: limits.maxJsonProperties }
+        let bytes = 0
+        if (typeof name === 'string' && listed.inputSchema !== undefined) {
+          bytes = measureBoundedJson(listed.inputSchema, { ...bounds, label: `MCP tool ${name} input schema` }).bytes
+          if (listed.outputSchema !== undefined) {
+            bytes += measureBoundedJson(listed.outputSchema, { ...bounds, maxBytes: Math.max(1, bounds.maxBytes - bytes), label: `MCP tool ${name} output schema` }).bytes
+          }
+        }
+        const out = {}
+        const refusal = toolRefusal(listed, listedBefore + index, ToolSchema, out)
+        if (refusal !== undefined) throw bridgeError(refusal, 'ERR_PRISM_MCP_INVALID_TOOL')
+        tool = out.tool
         totalSchemaBytes += bytes
       } catch (error) {
-        if (typeof onRejected !== 'function' || typeof tool.name !== 'string') throw error
-        onRejected({ remoteName: tool.name, reason: error.message })
+        if (typeof onRejected !== 'function') throw error
+        onRejected({ remoteName: entryName(listed, listedBefore + index), reason: error.message })
         continue
       }
       if (totalSchemaBytes > limits.maxTotalToolSchemaBytes) {
@@ -95,6 +112,7 @@ async function listAllMcpTools(client, signal, input = {}, onRejected) {
       }
       tools.push(tool)
     }
+    listedBefore += page.tools.length
     const next = page.nextCursor || undefined
     if (next) {
       assertStringBytes('MCP tools/list cursor', next, limits.maxCursorBytes)
@@ -440,20 +458,18 @@ async function callRemoteTool(state, remoteName, args, ctx, name) {
   const progress = ctx && typeof ctx.progress === 'function' && ctx.progress[NO_PROGRESS] !== true ? ctx.progress : undefined
   const timeout = state.limits.callTimeoutMs
   const requestOptions = { signal: sdkSignal, timeout }
+  // Coalesced per call (lib/mcp/progress.js): bounded events, ledger rows and memory, the newest value kept.
+  let relay
   if (progress) {
-    const metadata = mcpMetadata(state, remoteName)
-    requestOptions.onprogress = (p) => {
-      try {
-        progress.call(ctx, { progress: p.progress, total: p.total, message: p.message }, metadata)
-      } catch {
-        // The host's progress observer never changes the call.
-      }
-    }
+    relay = createProgressRelay(progress, ctx, mcpMetadata(state, remoteName), state.limits)
+    requestOptions.onprogress = relay.onprogress
   }
   try {
     const result = await state.client.request({ method: 'tools/call', params: { name: remoteName, arguments: args } }, resultSchemaFor(state), requestOptions)
+    if (relay !== undefined) relay.flush()
     return mapCallResult(state, remoteName, name, ctx, result)
   } catch (error) {
+    if (relay !== undefined) relay.cancel()
     if (state.status === 'closed') throw new McpBridgeClosedError()
     const metadata = mcpMetadata(state, remoteName)
     if (state.status === 'disconnected' || isConnectionClosed(error)) {
@@ -462,7 +478,12 @@ async function callRemoteTool(state, remoteName, args, ctx, name) {
     // Before the timeout check: the SDK reports a cancelled request with the timeout's error code.
     if (signal && signal.aborted) return errorResult(ctx, name, 'MCP tool call aborted', 'ERR_PRISM_ABORTED', metadata)
     if (isTimeout(error)) return errorResult(ctx, name, `MCP tool call timed out after ${timeout}ms`, 'ERR_PRISM_MCP_TIMEOUT', metadata)
-    return errorResult(ctx, name, boundedMcpErrorMessage(error, MAX_ERROR_BYTES), 'ERR_PRISM_MCP_TOOL', metadata)
+    const maxBytes = Math.min(MAX_ERROR_BYTES, state.limits.maxResultBytes)
+    if (error instanceof McpBridgeError && typeof error.detail === 'string') {
+      return errorResult(ctx, name, truncateUtf8(`MCP tool ${remoteName} returned an invalid result ${error.detail}`, maxBytes), 'ERR_PRISM_MCP_INVALID_RESULT', metadata)
+    }
+    // A server's JSON-RPC error (or anything else the request threw), bounded like a result.
+    return errorResult(ctx, name, boundedMcpErrorMessage(error, maxBytes), 'ERR_PRISM_MCP_TOOL', metadata)
   } finally {
     if (unlink !== undefined) unlink()
   }
@@ -593,6 +614,9 @@ async function connectClient(options, capabilities) {
     onAbort()
     if (transportFailure !== undefined) {
       throw bridgeError(`MCP server ${options.serverId} failed while connecting: ${boundedMcpErrorMessage(transportFailure, MAX_ERROR_BYTES)}`, 'ERR_PRISM_MCP_TRANSPORT', transportFailure)
+    }
+    if (isValidatorError(error)) {
+      throw bridgeError(`MCP server ${options.serverId} answered initialize with an invalid result ${describeIssues(error)}`, 'ERR_PRISM_MCP_PROTOCOL')
     }
     throw error
   } finally {

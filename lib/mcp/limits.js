@@ -36,6 +36,12 @@ const L = {
   HARD_MAX_CAPABILITY_ITEMS: 5_000,
   DEFAULT_MAX_CAPABILITY_PAGES: 20,
   HARD_MAX_CAPABILITY_PAGES: 100,
+  // Not upstream's: progress notifications of one call reach dispatch (an event and a ledger row
+  // each) at most once per interval and at most this many times.
+  DEFAULT_PROGRESS_INTERVAL_MS: 100,
+  HARD_PROGRESS_INTERVAL_MS: 60_000,
+  DEFAULT_MAX_PROGRESS_UPDATES: 100,
+  HARD_MAX_PROGRESS_UPDATES: 10_000,
 }
 
 function validateMcpLimit(name, value, hardCap) {
@@ -61,6 +67,8 @@ const CLIENT_LIMITS = [
   // Not upstream's: connecting and listing get their own deadline, so a short callTimeoutMs for quick
   // tools does not race a server's start-up.
   ['connectTimeoutMs', 'DEFAULT_CALL_TIMEOUT_MS', 'HARD_CALL_TIMEOUT_MS'],
+  ['progressIntervalMs', 'DEFAULT_PROGRESS_INTERVAL_MS', 'HARD_PROGRESS_INTERVAL_MS'],
+  ['maxProgressUpdates', 'DEFAULT_MAX_PROGRESS_UPDATES', 'HARD_MAX_PROGRESS_UPDATES'],
 ]
 
 /** Every client limit resolved against its default and hard cap; throws on an invalid value. */

@@ -10,6 +10,7 @@
 // exactly as before.
 //
 // The SDK (≥ 1.18) parses a non-Zod-4 schema through its `safeParse`; older releases call `parse`.
+const { checkedSchema } = require('./shape.js')
 
 /** Bytes `JSON.stringify` writes for the string `s` (quotes included), as json-bounds counts them. */
 function jsonStringBytes(s) {
@@ -88,7 +89,9 @@ function simpleResult(result, limits) {
  * A result schema for `client.request(…, schema)` bound to one bridge's limits. `seen` receives what
  * `simpleResult` found for every result that took the fast path (a WeakMap keyed by the result object).
  */
-function createCallToolResultSchema(fallback, limits, seen) {
+function createCallToolResultSchema(sdkSchema, limits, seen) {
+  // A result that matches neither fails with a short McpBridgeError (code ERR_PRISM_MCP_PROTOCOL), never Zod's dump.
+  const fallback = checkedSchema(sdkSchema, 'MCP tools/call result')
   return {
     safeParse(data) {
       const simple = simpleResult(data, limits)
