@@ -29,7 +29,7 @@ describe("dispatchToolCall: the happy path", () => {
     await dispatchToolCall({ call: call("echo", { text: "hi" }), registry, context: ctx(), emit: rec.emit, ledger: rec.ledger, ownership: { tenantId: "t1", userId: "u1" } });
     expect(rec.types()).toEqual(["tool_execution_started", "tool_execution_finished"]);
     const [started, finished] = rec.events as any[];
-    expect(started).toEqual({ type: "tool_execution_started", sessionId: "s1", runId: "r1", call: call("echo", { text: "hi" }) });
+    expect(started).toEqual({ type: "tool_execution_started", sessionId: "s1", runId: "r1", toolName: "echo", call: call("echo", { text: "hi" }) });
     expect(finished.result).toEqual({ toolCallId: "call_1", name: "echo", value: { text: "hi" } });
     expect(finished.metadata.status).toBe("finished");
     expect(typeof finished.metadata.durationMs).toBe("number");
@@ -421,7 +421,7 @@ describe("dispatchToolCall: progress", () => {
     });
     expect(seen).toEqual([[0.25, { stage: "download" }], [0.75, undefined]]);
     expect(rec.types()).toEqual(["tool_execution_started", "tool_execution_progress", "tool_execution_progress", "tool_execution_finished"]);
-    expect(rec.events[1]).toEqual({ type: "tool_execution_progress", sessionId: "s1", runId: "r1", toolCallId: "call_1", name: "long", progress: 0.25, metadata: { stage: "download" } });
+    expect(rec.events[1]).toEqual({ type: "tool_execution_progress", sessionId: "s1", runId: "r1", toolCallId: "call_1", name: "long", toolName: "long", progress: 0.25, metadata: { stage: "download" } });
     expect(rec.rows.map((r) => r.status)).toEqual(["started", "started", "started", "finished"]);
     expect(rec.rows[1]).toMatchObject({ status: "started", progress: 0.25, progressMetadata: { stage: "download" }, arguments: { q: 1 } });
     expect(typeof rec.rows[1].progressAt).toBe("string");

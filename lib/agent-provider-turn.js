@@ -6,6 +6,7 @@
 // `next()` races the run's signal. `r` is the run (lib/agent-run.js).
 const { ProviderTransportError } = require('./errors.js')
 const { RunEnd } = require('./agent-values.js')
+const { createTurnRedaction } = require('./stream-redaction.js')
 const { jsonBytes } = require('./run-limits.js')
 
 const ABORTED = Symbol('aborted')
@@ -93,6 +94,9 @@ async function providerTurn(r, provider, request, tools, attempt, retrying) {
   const content = []
   const calls = []
   const deltas = []
+  // With a redactor, streamed text goes out as a stream (no delta holds a secret or a piece of
+  // one) and model-chosen call ids and names are redacted before anything carries them.
+  const redaction = r.redactor ? createTurnRedaction(r.redactor, r.api.redactWith) : undefined
   let started = false
   let messageId
   let usage
@@ -142,12 +146,14 @@ async function providerTurn(r, provider, request, tools, attempt, retrying) {
         deltas.push(event)
         if (r.observed()) emitOutput({ type: 'message_delta', sessionId, runId, content: { ...event, type: 'tool_call_delta' } })
       } else if (event.type === 'content_delta' || event.type === 'tool_call') {
-        const block = event.type === 'content_delta' ? event.content : event.call
+        let block = event.type === 'content_delta' ? event.content : event.call
         if (block === null || typeof block !== 'object') continue
         start()
+        if (redaction !== undefined && block.type === 'tool_call') block = redaction.call(block)
         content.push(block)
         if (block.type === 'tool_call') calls.push(block)
-        if (r.observed()) emitOutput({ type: 'message_delta', sessionId, runId, content: block })
+        const shown = redaction !== undefined ? redaction.block(block) : block
+        if (shown !== undefined && r.observed()) emitOutput({ type: 'message_delta', sessionId, runId, content: shown })
       }
     }
     if (iterator !== undefined) {
@@ -157,11 +163,14 @@ async function providerTurn(r, provider, request, tools, attempt, retrying) {
       Promise.resolve().then(() => it.return?.()).catch(() => {})
     }
     if (failure === undefined) {
-      for (const call of rebuildMissing(r, deltas, calls)) {
+      for (let call of rebuildMissing(r, deltas, calls)) {
+        if (redaction !== undefined) call = redaction.block(redaction.call(call))
         content.push(call)
         calls.push(call)
         emitOutput({ type: 'message_delta', sessionId, runId, content: call })
       }
+      // The held end of the streamed text.
+      if (redaction !== undefined) for (const block of redaction.finish()) if (r.observed()) emitOutput({ type: 'message_delta', sessionId, runId, content: block })
     }
   } catch (err) {
     if (iterator !== undefined) {
@@ -198,8 +207,10 @@ async function providerTurn(r, provider, request, tools, attempt, retrying) {
   if (signal.aborted) r.finish('aborted', 'aborted', r.abortError())
   if (started) {
     r.lastAssistant = messageId === undefined ? { role: 'assistant', content } : { id: messageId, role: 'assistant', content }
-    r.transcript.push(r.redactor ? r.api.redactWith(r.lastAssistant, r.redactor) : r.lastAssistant)
-    if (r.observed()) emit({ type: 'message_finished', sessionId, runId, message: r.lastAssistant })
+    // What is kept and shown: the text as it was let out (joined, the whole text redacted at once).
+    const kept = redaction !== undefined ? { ...r.lastAssistant, content: redaction.content } : r.lastAssistant
+    r.transcript.push(r.redactor ? r.api.redactWith(kept, r.redactor) : kept)
+    if (r.observed()) emit({ type: 'message_finished', sessionId, runId, message: kept })
   }
   if (r.observed()) emit({ type: 'turn_finished', sessionId, runId, turn: r.turns })
   return { calls }

@@ -435,7 +435,7 @@ module.exports = function bindDispatch(native, errors) {
       const m = anyRedaction(h) ? redact(h, metadata) : metadata
       if (typeof h.emit === 'function') {
         try {
-          swallow(h.emit({ type: 'tool_execution_progress', sessionId: ctx.sessionId, runId: ctx.runId, toolCallId: st.call.id, name: st.call.name, progress: p, metadata: m }))
+          swallow(h.emit({ type: 'tool_execution_progress', sessionId: ctx.sessionId, runId: ctx.runId, toolCallId: st.call.id, name: st.call.name, toolName: st.call.name, progress: p, metadata: m }))
         } catch {}
       }
       if (h.ledger !== undefined && h.ledger !== null && typeof h.ledger === 'object' && typeof h.ledger.appendToolCall === 'function') {
@@ -967,7 +967,7 @@ module.exports = function bindDispatch(native, errors) {
         // An emit or a ledger append that never settles holds its call only until the call is
         // aborted: then the call goes on to its terminal row (the hook's promise is left to itself).
         case C.K_EMIT_STARTED: {
-          const p = emit(h, { type: 'tool_execution_started', sessionId: st.ctx.sessionId, runId: st.ctx.runId, call: safeCall(h, st) })
+          const p = emit(h, { type: 'tool_execution_started', sessionId: st.ctx.sessionId, runId: st.ctx.runId, toolName: st.call.name, call: safeCall(h, st) })
           if (p) await settle(p, st.ctx.signal)
           k = dispatchStep(s, C.A_DONE)
           continue
@@ -985,9 +985,9 @@ module.exports = function bindDispatch(native, errors) {
           const ms = performance.now() - st.t0
           const r = st.result
           let ev
-          if (k === C.K_EMIT_FINISHED) ev = { type: 'tool_execution_finished', sessionId: st.ctx.sessionId, runId: st.ctx.runId, result: r, metadata: { durationMs: ms, status: 'finished' } }
-          else if (k === C.K_EMIT_FINISHED + 1) ev = { type: 'tool_execution_error', sessionId: st.ctx.sessionId, runId: st.ctx.runId, call: safeCall(h, st), error: r.error, metadata: { durationMs: ms, status: 'error' } }
-          else ev = { type: 'tool_execution_blocked', sessionId: st.ctx.sessionId, runId: st.ctx.runId, toolCallId: st.call.id, name: st.call.name, reason: dispatchDetail(s).reason, error: r.error, metadata: { durationMs: ms, status: 'blocked' } }
+          if (k === C.K_EMIT_FINISHED) ev = { type: 'tool_execution_finished', sessionId: st.ctx.sessionId, runId: st.ctx.runId, toolName: st.call.name, result: r, metadata: { durationMs: ms, status: 'finished' } }
+          else if (k === C.K_EMIT_FINISHED + 1) ev = { type: 'tool_execution_error', sessionId: st.ctx.sessionId, runId: st.ctx.runId, toolName: st.call.name, call: safeCall(h, st), error: r.error, metadata: { durationMs: ms, status: 'error' } }
+          else ev = { type: 'tool_execution_blocked', sessionId: st.ctx.sessionId, runId: st.ctx.runId, toolCallId: st.call.id, name: st.call.name, toolName: st.call.name, reason: dispatchDetail(s).reason, error: r.error, metadata: { durationMs: ms, status: 'blocked' } }
           const p = emit(h, ev)
           if (p) await settle(p, st.ctx.signal)
           k = dispatchStep(s, C.A_DONE)

@@ -129,6 +129,8 @@ export interface ToolExecutionBlockedEvent {
   type: "tool_execution_blocked";
   sessionId: string;
   runId: string;
+  /** The called tool's name (`call.name`), on every `tool_execution_*` event. */
+  toolName: string;
   toolCallId: string;
   name: string;
   reason: BlockedReason;
@@ -139,12 +141,16 @@ export interface ToolExecutionStartedEvent {
   type: "tool_execution_started";
   sessionId: string;
   runId: string;
+  /** The called tool's name (`call.name`), on every `tool_execution_*` event. */
+  toolName: string;
   call: ToolCallContent;
 }
 export interface ToolExecutionProgressEvent {
   type: "tool_execution_progress";
   sessionId: string;
   runId: string;
+  /** The called tool's name (`call.name`), on every `tool_execution_*` event. */
+  toolName: string;
   toolCallId: string;
   name: string;
   progress: unknown;
@@ -154,6 +160,8 @@ export interface ToolExecutionFinishedEvent {
   type: "tool_execution_finished";
   sessionId: string;
   runId: string;
+  /** The called tool's name (`call.name`), on every `tool_execution_*` event. */
+  toolName: string;
   result: ToolResult;
   metadata: ToolEventMetadata;
 }
@@ -161,6 +169,8 @@ export interface ToolExecutionErrorEvent {
   type: "tool_execution_error";
   sessionId: string;
   runId: string;
+  /** The called tool's name (`call.name`), on every `tool_execution_*` event. */
+  toolName: string;
   call: ToolCallContent;
   error: ErrorInfo;
   metadata: ToolEventMetadata;
