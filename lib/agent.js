@@ -13,6 +13,7 @@ const { checkConfig, refuseUnsupported, SESSION_CONFIG_REFUSED } = require('./ag
 const { createEventSubscriber } = require('./agent-subscriber.js')
 const approval = require('./approval.js')
 const { runAgent } = require('./agent-run.js')
+const { createStreamResult } = require('./agent-text-stream.js')
 
 let sessionSeq = 0
 let runSeq = 0
@@ -128,7 +129,7 @@ module.exports = function agentApi(api) {
         return run(input, options ?? {}, approval.durableRunId(config, options ?? {}) ?? `run_${++runSeq}`)
       },
       stream(input, options) {
-        return stream(input, options ?? {})
+        return createStreamResult(stream(input, options ?? {}))
       },
       subscribe,
       abort(reason) {

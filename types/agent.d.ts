@@ -394,12 +394,29 @@ export interface AgentEventSubscription extends AsyncIterableIterator<AgentEvent
   return(): Promise<IteratorResult<AgentEvent>>;
 }
 
+/**
+ * What `session.stream()` returns: the run's events (an async generator, as `@arnilo/prism` has it)
+ * and `textStream`. Both read the one run: a reader starts at its first `next()` and sees every event
+ * from then on; the run is cancelled only when every started reader has stopped early.
+ */
+export interface AgentEventStream extends AsyncGenerator<AgentEvent, void, undefined> {
+  /**
+   * The text of the run's assistant messages as it arrives: the `text` of each `message_delta` whose
+   * content is a text block, across every turn, redacted as the events are. A failed or aborted run
+   * throws its `AgentRunError` after the last text.
+   */
+  readonly textStream: AsyncGenerator<string, void, undefined>;
+}
+
 export interface AgentSession {
   readonly id: string;
   /** Resolves a succeeded run; a failed or aborted one rejects with `AgentRunError<AgentRunResult>`. */
   run(input: string | readonly unknown[] | Message, options?: RunOptions): Promise<AgentRunResult>;
-  /** One run's events, `agent_started` to `agent_finished`; a failed run throws `AgentRunError` after its `error` event. */
-  stream(input: string | readonly unknown[] | Message, options?: StreamOptions): AsyncGenerator<AgentEvent, void, undefined>;
+  /**
+   * One run's events, `agent_started` to `agent_finished`; a failed run throws `AgentRunError` after its `error` event.
+   * The result's `textStream` is the run's text as it arrives.
+   */
+  stream(input: string | readonly unknown[] | Message, options?: StreamOptions): AgentEventStream;
   subscribe(options?: SubscribeOptions): AgentEventSubscription;
   abort(reason?: unknown): void;
   messages(): Message[];
