@@ -364,8 +364,8 @@ describe("limits refuse NaN (issue 12)", () => {
 
 describe("upstream options this package does not implement are refused", () => {
   const doc = readFileSync(new URL("../docs/agent.md", import.meta.url), "utf8");
-  const config = ["context", "skills", "activateAllSkills", "skillsDisclosure", "toolResultFold", "inputBuilder", "promptBuilder", "resourceLoader", "store", "providerOptions", "providerRequestPolicies", "systemPrompt", "idempotencyKey", "compaction", "instructionInjectors", "inputLayout", "secure"];
-  const run = ["providerOptions", "providerRequestPolicies", "systemPrompt", "compaction", "idempotencyKey", "activeSkills", "skills", "activateAllSkills", "skillsDisclosure", "toolResultFold", "instructionInjectors", "inputLayout"];
+  const config = ["context", "skills", "activateAllSkills", "skillsDisclosure", "inputBuilder", "promptBuilder", "resourceLoader", "store", "providerOptions", "providerRequestPolicies", "systemPrompt", "idempotencyKey", "compaction", "instructionInjectors", "inputLayout", "secure"];
+  const run = ["providerOptions", "providerRequestPolicies", "systemPrompt", "compaction", "idempotencyKey", "activeSkills", "skills", "activateAllSkills", "skillsDisclosure", "instructionInjectors", "inputLayout"];
 
   it("createAgent refuses each by name, with code unsupported_agent_option; the docs table lists it", () => {
     const provider = createMockProvider([providerDone()]);

@@ -4,6 +4,8 @@
 // configured. docs/agent.md ("Upstream options") lists them.
 
 const { toolList } = require('./agent-values.js')
+const { resolveOutputBudget } = require('./output-budget.js')
+const { resolveToolResultFold } = require('./tool-result-fold.js')
 
 const WHERE = 'see docs/agent.md "Upstream options"; use @arnilo/prism for it'
 
@@ -13,7 +15,6 @@ const AGENT_CONFIG_REFUSED = {
   skills: 'skills',
   activateAllSkills: 'skills',
   skillsDisclosure: 'skills',
-  toolResultFold: 'tool result folding',
   inputBuilder: 'input assembly builders',
   promptBuilder: 'prompt builders',
   resourceLoader: 'resource loading',
@@ -38,7 +39,6 @@ const RUN_OPTIONS_REFUSED = {
   skills: 'skills',
   activateAllSkills: 'skills',
   skillsDisclosure: 'skills',
-  toolResultFold: 'tool result folding',
   instructionInjectors: 'instruction injectors',
   inputLayout: 'input layouts',
 }
@@ -101,6 +101,8 @@ function checkConfig(config) {
   refuseGuardrailStages(config.guardrails, 'createAgent')
   refuseLoop(config.loop, 'createAgent')
   toolList(config.tools) // refuses a bad `tools` at construction
+  resolveOutputBudget(config.toolOutputBudget, 'createAgent: toolOutputBudget')
+  resolveToolResultFold(undefined, config.toolResultFold)
   checked.add(config)
 }
 

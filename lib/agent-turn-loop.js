@@ -10,6 +10,20 @@ const { providerTurn } = require('./agent-provider-turn.js')
 const { runBatch } = require('./agent-tool-batch.js')
 const { artifactStep } = require('./agent-artifact-step.js')
 const approval = require('./approval.js')
+const { createJsonSchemaToolArgumentValidator } = require('./validation.js')
+const { resolveToolResultFold, foldToolResultHistory } = require('./tool-result-fold.js')
+
+// Arguments are checked against each tool's `parameters` unless the host turns it off: the run's
+// `validate`, else the agent's `validator`, else the package's JSON Schema validator (one, shared by
+// every agent, so its compiled schemas are too). `false` at either level turns validation off.
+let defaultValidator
+function validatorOf(options, config) {
+  const chosen = options.validate !== undefined ? options.validate : config.validator
+  if (chosen === false || chosen === null) return undefined
+  if (chosen !== undefined) return chosen
+  if (defaultValidator === undefined) defaultValidator = createJsonSchemaToolArgumentValidator()
+  return defaultValidator
+}
 
 async function turnLoop(r, provider, inputText) {
   const { config, options, sessionId, runId, signal, redactor, limits, session } = r
@@ -32,7 +46,7 @@ async function turnLoop(r, provider, inputText) {
   const dispatcherOptions = {
     registry,
     middleware: config.middleware,
-    validate: options.validate ?? config.validator,
+    validate: validatorOf(options, config),
     emit: r.emitRedacted,
     secrets: r.secrets,
     redactor,
@@ -61,6 +75,7 @@ async function turnLoop(r, provider, inputText) {
   let hashCache // [tools array, metadata] for the unchanged request list
   let narrowCache // [kept key, tools, dispatcher] for an unchanged narrowed set
   const narrowing = r.pick('toolNarrowing')
+  const fold = resolveToolResultFold(options.toolResultFold, config.toolResultFold)
 
   for (;;) {
     if (signal.aborted) r.finish('aborted', 'aborted', r.abortError())
@@ -111,7 +126,9 @@ async function turnLoop(r, provider, inputText) {
 
     // One provider turn. The redactor sees the whole request (messages, tools, metadata)
     // before the provider does; the signal is the run's own object.
-    let request = { model: r.model, messages: system.concat(r.transcript), tools: requestTools, metadata: { ...r.metadata, tools } }
+    // With `toolResultFold`, old large tool results are folded in the request only.
+    const history = fold === undefined ? r.transcript : await foldToolResultHistory(r.transcript, fold, { sessionId, runId, turn: r.turns, signal })
+    let request = { model: r.model, messages: system.concat(history), tools: requestTools, metadata: { ...r.metadata, tools } }
     if (redactor) {
       request = redactWith(request, redactor)
       // Redaction copies drop functions (so an own toJSON cannot carry a secret past them); the

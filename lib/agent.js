@@ -13,6 +13,8 @@ const { checkConfig, refuseUnsupported, SESSION_CONFIG_REFUSED } = require('./ag
 const { createEventSubscriber } = require('./agent-subscriber.js')
 const approval = require('./approval.js')
 const { runAgent } = require('./agent-run.js')
+const { withBareResults } = require('./tool-result-shape.js')
+const { resolveOutputBudget } = require('./output-budget.js')
 const { createStreamResult } = require('./agent-text-stream.js')
 
 let sessionSeq = 0
@@ -63,7 +65,10 @@ module.exports = function agentApi(api) {
     }
     const names = tools.map((t) => t.name)
     const dispatchTools = searchTool && !names.includes(SEARCH_TOOLS_NAME) ? tools.concat([searchTool]) : tools
-    const snap = { key, searchKey: searchOptions.key, registered: registered.slice(), tools, names, joined: names.join('\0'), index, searchTool, registry: createToolRegistry(dispatchTools) }
+    // The registry dispatch runs: each tool answering a ToolResult within its output budget.
+    const budget = resolveOutputBudget(key0.toolOutputBudget, 'createAgent: toolOutputBudget')
+    const registry = createToolRegistry(dispatchTools.map((t) => withBareResults(t, budget)))
+    const snap = { key, searchKey: searchOptions.key, registered: registered.slice(), tools, names, joined: names.join('\0'), index, searchTool, registry }
     shared.set(key0, snap)
     return snap
   }
