@@ -10,6 +10,7 @@ const { resolveRunLimits, RunLimitTracker, RunLimitError, buffersOutput } = requ
 const { resolveRetry } = require('./retry.js')
 const approval = require('./approval.js')
 const { createRunLedgerWriter } = require('./agent-ledger.js')
+const { registerRedactorSecrets } = require('./stream-redaction.js')
 const { RunEnd, decode, json, limitsJson, toolList, textOf, inputMessages, createUsageTotal, mergeGuardrails } = require('./agent-values.js')
 const { wakeOnAbort } = require('./agent-provider-turn.js')
 const { turnLoop } = require('./agent-turn-loop.js')
@@ -60,7 +61,7 @@ async function runAgent(api, session, input, options, runId) {
   session.active = controller
   session.currentRunId = runId
   const secrets = Array.isArray(config.secrets) ? config.secrets : undefined
-  const redactor = options.redactor ?? config.redactor ?? (secrets && secrets.some(Boolean) ? createSecretRedactor(secrets) : undefined)
+  const redactor = options.redactor ?? config.redactor ?? (secrets && secrets.some(Boolean) ? registerRedactorSecrets(createSecretRedactor(secrets), secrets) : undefined)
   session.activeRedactor = redactor
   const model = options.model ?? config.model
   // Run-level ledger rows (lib/agent-ledger.js): only a run with a ledger builds the writer.

@@ -124,6 +124,12 @@ function createTurnRedaction(redactor, redactWith) {
       content.push(safe)
       return safe
     },
+    /** A tool call with its model-chosen `id` and `name` redacted (the same block when neither changes). */
+    call(b) {
+      const id = typeof b.id === 'string' ? redact(b.id) : b.id
+      const name = typeof b.name === 'string' ? redact(b.name) : b.name
+      return id === b.id && name === b.name ? b : { ...b, id, name }
+    },
     finish() {
       const out = []
       for (const [type, entry] of streams) {
