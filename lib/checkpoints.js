@@ -5,6 +5,7 @@
 // (lib/approval.js) keep their run state in one. The memory store lives here; the SQLite store's
 // storage and its checks are native (src/run/checkpoint_sqlite.rs), this file only awaits.
 const native = require('../binding.js')
+const { codedError } = require('./errors.js')
 
 const CHECKPOINT_CONFLICT_CODE = 'ERR_PRISM_CHECKPOINT_CONFLICT'
 
@@ -27,7 +28,7 @@ function throwIfAborted(signal) {
 
 function positive(value, fallback, name) {
   if (value === undefined) return fallback
-  if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer`)
+  if (!Number.isSafeInteger(value) || value < 1) throw codedError(RangeError, `${name} must be a positive integer`, 'ERR_PRISM_INVALID_OPTION')
   return value
 }
 
@@ -183,19 +184,43 @@ function nativeStore(call) {
   }
 }
 
+const CODE_INVALID_OPTION = 'ERR_PRISM_INVALID_OPTION'
+const invalid = (Ctor, message) => codedError(Ctor, `createSqliteCheckpointStore: ${message}`, CODE_INVALID_OPTION)
+
+// `(path, options?)` as the other SQLite factories take it, or the older `({ path, ...options })`.
+function sqliteArguments(pathOrOptions, maybeOptions) {
+  if (typeof pathOrOptions === 'string') {
+    if (maybeOptions !== undefined && maybeOptions !== null && (typeof maybeOptions !== 'object' || Array.isArray(maybeOptions))) {
+      throw invalid(TypeError, 'options must be an object')
+    }
+    const options = maybeOptions ?? {}
+    if (options.path !== undefined && options.path !== pathOrOptions) {
+      throw invalid(TypeError, 'the path is given twice (the first argument and options.path) and they differ')
+    }
+    return { path: pathOrOptions, options }
+  }
+  if (pathOrOptions === null || typeof pathOrOptions !== 'object' || Array.isArray(pathOrOptions)) {
+    throw invalid(TypeError, 'the first argument must be the SQLite file path (or an options object with path)')
+  }
+  if (maybeOptions !== undefined) throw invalid(TypeError, 'options come once: (path, options) or ({ path, ...options })')
+  return { path: pathOrOptions.path, options: pathOrOptions }
+}
+
 /**
  * A checkpoint store in a SQLite file (created when absent; WAL; `synchronous: "full"` by default so
- * a saved checkpoint survives power loss). Several processes may share the file: each save is one
- * immediate transaction, so concurrent compare-and-swaps have exactly one winner.
+ * a saved checkpoint survives power loss): `createSqliteCheckpointStore(path, options?)`, like the other
+ * SQLite factories (`({ path, ...options })` is still accepted). Several processes may share the file:
+ * each save is one immediate transaction, so concurrent compare-and-swaps have exactly one winner.
  */
-function createSqliteCheckpointStore(options) {
-  if (options === null || typeof options !== 'object' || typeof options.path !== 'string' || options.path === '') {
-    throw new TypeError('createSqliteCheckpointStore: options.path must be a file path')
+function createSqliteCheckpointStore(pathOrOptions, maybeOptions) {
+  const { path, options } = sqliteArguments(pathOrOptions, maybeOptions)
+  if (typeof path !== 'string' || path === '') {
+    throw invalid(TypeError, 'path must be a file path (an empty path would be a private in-memory database; use createMemoryCheckpointStore() for one process)')
   }
   const synchronous = options.synchronous ?? 'full'
-  if (synchronous !== 'full' && synchronous !== 'normal') throw new TypeError('createSqliteCheckpointStore: synchronous must be "full" or "normal"')
+  if (synchronous !== 'full' && synchronous !== 'normal') throw invalid(TypeError, 'synchronous must be "full" or "normal"')
   const handle = native.openSqliteCheckpointStore(
-    options.path,
+    path,
     positive(options.busyTimeoutMs, 5000, 'busyTimeoutMs'),
     synchronous === 'full',
     positive(options.maxValueBytes, DEFAULT_MAX_VALUE_BYTES, 'maxValueBytes'),

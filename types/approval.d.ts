@@ -71,6 +71,12 @@ export interface SqliteCheckpointStoreOptions extends MemoryCheckpointStoreOptio
 }
 
 export declare function createMemoryCheckpointStore(options?: MemoryCheckpointStoreOptions): CheckpointStore;
+/**
+ * A checkpoint store in a SQLite file, `(path, options?)` like the other SQLite factories. A bad path or
+ * option throws TypeError / RangeError with `code: "ERR_PRISM_INVALID_OPTION"`.
+ */
+export declare function createSqliteCheckpointStore(path: string, options?: Omit<SqliteCheckpointStoreOptions, "path">): CheckpointStore & { close(): void };
+/** The older form: the path inside the options. */
 export declare function createSqliteCheckpointStore(options: SqliteCheckpointStoreOptions): CheckpointStore & { close(): void };
 
 /** `runState` of `createAgent` / `session.run`. */
