@@ -196,11 +196,56 @@ export interface ArtifactLoopOptions<A = unknown> {
 
 export type LoopOptions = SingleShotLoopOptions | ArtifactLoopOptions<any>;
 
+/** `@arnilo/prism`'s run budget (docs/agent.md "The run budget"): safe integers from 1 to the hard cap. */
 export interface RunLimits {
-  /** Provider turns whose calls are executed: default 8, hard cap 64. */
-  maxToolRounds?: number;
-  /** Provider turns: default and cap `maxToolRounds + 1`. */
+  /** Provider turns: default 16, hard cap 64. */
   maxTurns?: number;
+  /** Provider attempts, retries included: default 24, hard cap 256. */
+  maxProviderAttempts?: number;
+  /** Rounds of calls; reaching it ends the run `turn_limit`: default 8, hard cap 64. */
+  maxToolRounds?: number;
+  /** Dispatched calls: default 32, hard cap 256. */
+  maxToolCalls?: number;
+  /** Default 120 000, hard cap 1 800 000. */
+  maxWallTimeMs?: number;
+  /** JSON bytes of each request: default 8 MiB, hard cap 64 MiB. */
+  maxRequestBytes?: number;
+  /** JSON bytes of each provider event: default 8 MiB, hard cap 64 MiB. */
+  maxResponseBytes?: number;
+  /** Default 40 000, hard cap 1 000 000. */
+  maxInputTokens?: number;
+  /** Default 10 000, hard cap 250 000. */
+  maxOutputTokens?: number;
+  /** Default 50 000, hard cap 1 000 000. */
+  maxTotalTokens?: number;
+  /** No default; `amount` from 0 through 10 000. A turn without `cost` or in another currency breaches it. */
+  maxCost?: { amount: number; currency: string };
+}
+
+export type RunLimitName = keyof RunLimits;
+
+/** What `run_limit_exceeded` and a failed result's `limit` carry. */
+export interface RunLimitBreach {
+  limit: RunLimitName;
+  maximum: number;
+  observed: number;
+  currency?: string;
+}
+
+/** This package's tool output budget (docs/agent.md): 64 bytes to 64 MiB. */
+export interface ToolOutputBudget {
+  maxBytes: number;
+}
+
+/** `@arnilo/prism`'s `toolResultFold`: off without `summarize`. */
+export interface ToolResultFoldOptions {
+  /** Default 2, from 1 to 1024. */
+  minAgeTurns?: number;
+  /** Default 4096, from 1 to 32 MiB. */
+  minBytes?: number;
+  /** Default 512, from 1 to 4096. */
+  maxSummaryBytes?: number;
+  summarize: (input: { sessionId: string; runId: string; turn: number; toolCallId: string; toolName: string; text: string }) => string | Promise<string>;
 }
 
 export interface AgentConfig {
@@ -214,7 +259,11 @@ export interface AgentConfig {
   instructions?: string;
   permission?: PermissionPolicyLike;
   trust?: unknown;
-  validator?: ToolValidator;
+  /** Default: the package's JSON Schema validator over each tool's `parameters`; `false` turns validation off. */
+  validator?: ToolValidator | false;
+  /** Bounds each tool result the model sees; a tool's own `outputBudget` wins. */
+  toolOutputBudget?: ToolOutputBudget | false;
+  toolResultFold?: ToolResultFoldOptions | false;
   redactor?: SecretRedactor;
   secrets?: readonly string[];
   middleware?: unknown;
@@ -251,7 +300,9 @@ export interface RunOptions {
   toolsDisclosure?: "all" | "search";
   toolsSearch?: ToolsSearchOptions;
   allowHiddenToolCalls?: boolean;
-  validate?: ToolValidator;
+  /** Replaces the agent's `validator` for this run; `false` turns validation off. */
+  validate?: ToolValidator | false;
+  toolResultFold?: ToolResultFoldOptions | false;
   loop?: LoopOptions;
   limits?: RunLimits;
   signal?: AbortSignal;
@@ -342,6 +393,8 @@ export interface AgentRunResult {
   error?: ErrorInfo;
   /** An aborted run's reason, as a string. */
   abortReason?: string;
+  /** A run a limit stopped (status `failed`): the breach. */
+  limit?: RunLimitBreach;
   /** A suspended (or denied) durable run: the redacted reason it waits for, with its pending decisions. */
   interruption?: import("./approval").AgentRunInterruption;
   /** A suspended (or denied) durable run: the public part of its checkpoint, with the `version` a resume expects. */
@@ -366,6 +419,7 @@ export type ArtifactLoopEvent =
 export type AgentLifecycleEvent =
   | { type: "agent_started"; sessionId: string; runId: string }
   | { type: "agent_finished"; sessionId: string; runId: string; usage?: Usage; finishReason?: "turn_limit" }
+  | { type: "run_limit_exceeded"; sessionId: string; runId: string; breach: RunLimitBreach }
   /** Durable runs (types/approval.d.ts): the run stopped for approval, or resumed after a decision. */
   | { type: "agent_suspended"; sessionId: string; runId: string; interruption: import("./approval").AgentRunInterruption; version: number }
   | { type: "agent_resumed"; sessionId: string; runId: string; version: number }
