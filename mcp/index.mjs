@@ -64,4 +64,6 @@ export const {
   McpToolNameCollisionError,
   McpUnsupportedCapabilityError,
 } = cjs
+// The served side (lib/mcp/server*.js).
+export const { createPrismMcpServer, createPrismMcpWebHandler, createPrismMcpNodeHandler, DEFAULT_MAX_SESSIONS, HARD_MAX_SESSIONS } = cjs
 export default cjs

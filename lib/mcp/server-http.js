@@ -1,0 +1,251 @@
+'use strict'
+// HTTP pieces of the served side: a request body read up to a bound, a response body bounded (JSON
+// buffered and checked; an event stream relayed and cut at the bound), RFC 9728 protected-resource
+// metadata and its 401 challenge, and an adapter from the web-standard handler to `node:http`.
+const { Readable } = require('node:stream')
+const { serverError } = require('./server-limits.js')
+
+const WELL_KNOWN_OAUTH_PROTECTED_RESOURCE = '/.well-known/oauth-protected-resource'
+
+class McpHttpError extends Error {
+  constructor(status, message) {
+    super(message)
+    this.status = status
+  }
+}
+
+function httpError(status, message, code) {
+  const error = code === undefined ? { message } : { message, code }
+  return Response.json({ error }, { status, headers: { 'cache-control': 'no-store' } })
+}
+
+/** The POST body as JSON: `application/json`, at most `maxBytes`, valid UTF-8. */
+async function readBoundedJson(request, maxBytes, signal) {
+  const type = request.headers.get('content-type')?.split(';', 1)[0]?.trim().toLowerCase()
+  if (type !== 'application/json') throw new McpHttpError(415, 'Content-Type must be application/json')
+  const declared = Number(request.headers.get('content-length'))
+  if (Number.isFinite(declared) && declared > maxBytes) throw new McpHttpError(413, 'MCP request body too large')
+  const reader = request.body?.getReader()
+  if (!reader) throw new McpHttpError(400, 'MCP request body is required')
+  const chunks = []
+  let size = 0
+  const abort = () => void reader.cancel(signal.reason).catch(() => undefined)
+  if (signal.aborted) abort()
+  else signal.addEventListener('abort', abort, { once: true })
+  try {
+    for (;;) {
+      const next = await reader.read()
+      if (next.done) break
+      size += next.value.byteLength
+      if (size > maxBytes) {
+        await reader.cancel().catch(() => undefined)
+        throw new McpHttpError(413, 'MCP request body too large')
+      }
+      chunks.push(next.value)
+    }
+  } finally {
+    signal.removeEventListener('abort', abort)
+    reader.releaseLock()
+  }
+  if (signal.aborted) throw new McpHttpError(408, 'MCP request timed out')
+  try {
+    return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks, size)))
+  } catch {
+    throw new McpHttpError(400, 'Invalid MCP JSON body')
+  }
+}
+
+/**
+ * The response with a bounded body. A JSON body over `maxBytes` becomes a 507; an event stream is
+ * relayed chunk by chunk and cut (the stream errors) once it has carried `maxBytes`. `onClose` runs
+ * once, when the body has been consumed, cut or cancelled (or at once without a body).
+ */
+async function boundResponse(response, maxBytes, onClose = () => undefined) {
+  let closed = false
+  const close = () => {
+    if (closed) return
+    closed = true
+    onClose()
+  }
+  if (!response.body) {
+    close()
+    return response
+  }
+  const reader = response.body.getReader()
+  const init = { status: response.status, statusText: response.statusText, headers: response.headers }
+  if (!(response.headers.get('content-type') ?? '').includes('text/event-stream')) {
+    const chunks = []
+    let size = 0
+    try {
+      for (;;) {
+        const next = await reader.read()
+        if (next.done) break
+        size += next.value.byteLength
+        if (size > maxBytes) {
+          await reader.cancel().catch(() => undefined)
+          return httpError(507, 'MCP response too large', 'ERR_PRISM_MCP_RESPONSE_LIMIT')
+        }
+        chunks.push(next.value)
+      }
+    } finally {
+      close()
+    }
+    return new Response(Buffer.concat(chunks, size), init)
+  }
+  let size = 0
+  const relay = new ReadableStream({
+    async pull(controller) {
+      let next
+      try {
+        next = await reader.read()
+      } catch (error) {
+        close()
+        controller.error(error)
+        return
+      }
+      if (next.done) {
+        close()
+        controller.close()
+        return
+      }
+      size += next.value.byteLength
+      if (size > maxBytes) {
+        void reader.cancel().catch(() => undefined)
+        close()
+        controller.error(serverError(`MCP event stream exceeds ${maxBytes} bytes`, 'ERR_PRISM_MCP_RESPONSE_LIMIT'))
+        return
+      }
+      controller.enqueue(next.value)
+    },
+    cancel(reason) {
+      void reader.cancel(reason).catch(() => undefined)
+      close()
+    },
+  })
+  return new Response(relay, init)
+}
+
+function isLoopbackHostname(hostname) {
+  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase()
+  return host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host)
+}
+
+function validateProtectedResourceUrl(value, label) {
+  let url
+  try {
+    url = new URL(value)
+  } catch {
+    throw serverError(`${label} URL is invalid`, 'ERR_PRISM_MCP_OPTIONS')
+  }
+  if (url.username || url.password || url.hash) throw serverError(`${label} URL must not embed credentials or fragments`, 'ERR_PRISM_MCP_OPTIONS')
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHostname(url.hostname))) {
+    throw serverError(`${label} URL must use https: (plaintext loopback is allowed)`, 'ERR_PRISM_MCP_OPTIONS')
+  }
+  return url.href
+}
+
+/** Upstream's checks of `protectedResource` (RFC 9728), with its messages. */
+function normalizeProtectedResource(input) {
+  if (!input || !Array.isArray(input.authorizationServers) || input.authorizationServers.length < 1 || input.authorizationServers.length > 8) {
+    throw serverError('protectedResource.authorizationServers must contain 1..8 URLs', 'ERR_PRISM_MCP_OPTIONS')
+  }
+  const authorizationServers = input.authorizationServers.map((value) => validateProtectedResourceUrl(value, 'authorization server'))
+  if (typeof input.resource !== 'string') throw serverError('protectedResource.resource is required (RFC 9728)', 'ERR_PRISM_MCP_OPTIONS')
+  const resource = validateProtectedResourceUrl(input.resource, 'protected resource')
+  const out = { authorizationServers, resource }
+  if (input.scopesSupported !== undefined) {
+    const scopes = input.scopesSupported
+    if (!Array.isArray(scopes) || scopes.length < 1 || scopes.length > 64) {
+      throw serverError('protectedResource.scopesSupported must contain 1..64 scopes', 'ERR_PRISM_MCP_OPTIONS')
+    }
+    for (const scope of scopes) {
+      if (typeof scope !== 'string' || !scope.trim() || Buffer.byteLength(scope, 'utf8') > 128) {
+        throw serverError('protectedResource.scopesSupported contains an invalid scope', 'ERR_PRISM_MCP_OPTIONS')
+      }
+    }
+    if (Buffer.byteLength(JSON.stringify(scopes), 'utf8') > 8 * 1024) throw serverError('protectedResource.scopesSupported exceeds 8 KiB', 'ERR_PRISM_MCP_OPTIONS')
+    out.scopesSupported = [...scopes]
+  }
+  return out
+}
+
+function protectedResourceMetadata(protectedResource) {
+  const body = { authorization_servers: protectedResource.authorizationServers, resource: protectedResource.resource }
+  if (protectedResource.scopesSupported !== undefined) body.scopes_supported = protectedResource.scopesSupported
+  return Response.json(body, { headers: { 'cache-control': 'no-store' } })
+}
+
+/** 401: with `protectedResource`, a Bearer challenge pointing at the metadata (RFC 9728). */
+function unauthorized(protectedResource, request) {
+  if (!protectedResource) return httpError(401, 'Unauthorized')
+  const origin = new URL(request.url).origin
+  return Response.json(
+    { error: { message: 'Unauthorized' } },
+    { status: 401, headers: { 'cache-control': 'no-store', 'www-authenticate': `Bearer resource_metadata="${origin}${WELL_KNOWN_OAUTH_PROTECTED_RESOURCE}"` } },
+  )
+}
+
+/**
+ * A `node:http` request listener over a web-standard handler. `baseUrl` (e.g. `http://127.0.0.1:3000`)
+ * fixes the scheme and authority of the `Request`; by default they come from the `Host` header. The
+ * request's signal aborts when the client goes away.
+ */
+function createPrismMcpNodeHandler(handler, options = {}) {
+  if (typeof handler !== 'function') throw serverError('createPrismMcpNodeHandler needs a web handler (request) => Promise<Response>', 'ERR_PRISM_MCP_OPTIONS')
+  const base = options.baseUrl === undefined ? undefined : new URL(options.baseUrl)
+  return async (req, res) => {
+    const controller = new AbortController()
+    res.on('close', () => {
+      if (!res.writableFinished) controller.abort(serverError('MCP HTTP client disconnected', 'ERR_PRISM_MCP_DISCONNECTED'))
+    })
+    try {
+      const url = new URL(req.url ?? '/', base ?? `http://${req.headers.host ?? 'localhost'}`)
+      const headers = new Headers()
+      for (const [name, value] of Object.entries(req.headers)) {
+        if (Array.isArray(value)) for (const v of value) headers.append(name, v)
+        else if (value !== undefined) headers.set(name, value)
+      }
+      const hasBody = req.method !== 'GET' && req.method !== 'HEAD'
+      const request = new Request(url, {
+        method: req.method,
+        headers,
+        signal: controller.signal,
+        ...(hasBody ? { body: Readable.toWeb(req), duplex: 'half' } : {}),
+      })
+      const response = await handler(request)
+      res.statusCode = response.status
+      for (const [name, value] of response.headers) res.setHeader(name, value)
+      if (!response.body) {
+        res.end()
+        return
+      }
+      res.flushHeaders()
+      const reader = response.body.getReader()
+      controller.signal.addEventListener('abort', () => void reader.cancel().catch(() => undefined), { once: true })
+      for (;;) {
+        const next = await reader.read()
+        if (next.done) break
+        if (!res.write(next.value)) await new Promise((resolve) => res.once('drain', resolve).once('close', resolve))
+      }
+      res.end()
+    } catch {
+      if (!res.headersSent) {
+        res.statusCode = 500
+        res.setHeader('content-type', 'application/json')
+        res.end(JSON.stringify({ error: { message: 'MCP request failed' } }))
+      } else res.destroy()
+    }
+  }
+}
+
+module.exports = {
+  WELL_KNOWN_OAUTH_PROTECTED_RESOURCE,
+  McpHttpError,
+  httpError,
+  readBoundedJson,
+  boundResponse,
+  normalizeProtectedResource,
+  protectedResourceMetadata,
+  unauthorized,
+  createPrismMcpNodeHandler,
+}

@@ -1,0 +1,189 @@
+'use strict'
+// What an MCP client sees of a served registry: the `tools/list` entry of each tool (its schema checked
+// against the listing bounds once per tool object), and the `CallToolResult` a `ToolResult` becomes
+// (redacted, bounded by `maxResultBytes`).
+const { measureBoundedJson, truncateUtf8, utf8Bytes } = require('./json-bounds.js')
+const { SCHEMA_BOUNDS, serverError } = require('./server-limits.js')
+
+const listedCache = new WeakMap()
+
+/** Hints from a declared effect; a classifier function gives none (it depends on the arguments). */
+function annotationsFor(tool) {
+  const effect = tool.effect
+  if (!effect || typeof effect !== 'object') return undefined
+  if (effect.kind === 'none') return { readOnlyHint: true, openWorldHint: false }
+  if (effect.kind === 'local_mutation') return { readOnlyHint: false, openWorldHint: false }
+  if (effect.kind === 'external_mutation') return { readOnlyHint: false, openWorldHint: true }
+  return undefined
+}
+
+/** The schema MCP lists: `parameters` (`type: "object"` added when missing), or `{ type: "object" }`. */
+function inputSchemaFor(name, parameters) {
+  if (parameters === undefined || parameters === null) return { type: 'object' }
+  if (typeof parameters !== 'object' || Array.isArray(parameters)) {
+    throw serverError(`MCP tool ${name} parameters must be a JSON Schema object`, 'ERR_PRISM_MCP_SCHEMA')
+  }
+  if (parameters.type === undefined) return { type: 'object', ...parameters }
+  if (parameters.type !== 'object') {
+    throw serverError(`MCP tool ${name} parameters must be a JSON Schema of type "object"`, 'ERR_PRISM_MCP_SCHEMA')
+  }
+  return parameters
+}
+
+/**
+ * The `tools/list` entry of one tool and the bytes of its schema; throws `ERR_PRISM_MCP_LIMIT` /
+ * `ERR_PRISM_MCP_SCHEMA` naming the tool and the bound. Cached per tool object.
+ */
+function listedTool(tool, description = tool.description, parameters = tool.parameters) {
+  const cached = listedCache.get(tool)
+  if (cached) return cached
+  const name = tool.name
+  if (typeof name !== 'string' || name.length === 0 || utf8Bytes(name) > SCHEMA_BOUNDS.maxToolNameBytes) {
+    throw serverError(`MCP tool name must be non-empty and <= ${SCHEMA_BOUNDS.maxToolNameBytes} bytes`, 'ERR_PRISM_MCP_LIMIT')
+  }
+  if (description !== undefined && (typeof description !== 'string' || utf8Bytes(description) > SCHEMA_BOUNDS.maxToolDescriptionBytes)) {
+    throw serverError(`MCP tool ${name} description exceeds ${SCHEMA_BOUNDS.maxToolDescriptionBytes} bytes`, 'ERR_PRISM_MCP_LIMIT')
+  }
+  const inputSchema = inputSchemaFor(name, parameters)
+  const { bytes } = measureBoundedJson(inputSchema, {
+    maxBytes: SCHEMA_BOUNDS.maxToolSchemaBytes,
+    maxDepth: SCHEMA_BOUNDS.maxJsonDepth,
+    maxProperties: SCHEMA_BOUNDS.maxJsonProperties,
+    label: `MCP tool ${name} inputSchema`,
+  })
+  const entry = { name, inputSchema }
+  if (description !== undefined) entry.description = description
+  const annotations = annotationsFor(tool)
+  if (annotations) entry.annotations = annotations
+  const out = { entry: Object.freeze(entry), bytes }
+  listedCache.set(tool, out)
+  return out
+}
+
+/** Entries of every tool, bounded in total; `onSkip(tool, error)` decides what a failing tool does. */
+function listTools(tools, onSkip) {
+  const out = []
+  let total = 0
+  for (const tool of tools) {
+    let listed
+    try {
+      listed = listedTool(tool)
+    } catch (error) {
+      onSkip(tool, error)
+      continue
+    }
+    total += listed.bytes
+    if (total > SCHEMA_BOUNDS.maxTotalToolSchemaBytes) {
+      throw serverError(`MCP tools/list exceeds ${SCHEMA_BOUNDS.maxTotalToolSchemaBytes} schema bytes`, 'ERR_PRISM_MCP_LIMIT')
+    }
+    out.push(listed.entry)
+  }
+  return out
+}
+
+function stringify(value) {
+  try {
+    return JSON.stringify(value) ?? 'null'
+  } catch {
+    return '[unserializable result]'
+  }
+}
+
+function isPlainObject(value) {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false
+  const proto = Object.getPrototypeOf(value)
+  return proto === Object.prototype || proto === null
+}
+
+/** Content blocks of a result: text and images kept, other blocks named. */
+function blocksOf(result) {
+  const content = result.content
+  if (typeof content === 'string') return [{ type: 'text', text: content }]
+  if (!Array.isArray(content)) return []
+  const out = []
+  for (const block of content) {
+    if (!block || typeof block !== 'object') continue
+    if ((block.type === 'text' || block.type === 'thinking') && typeof block.text === 'string') out.push({ type: 'text', text: block.text })
+    else if (block.type === 'image' && typeof block.data === 'string' && typeof block.mimeType === 'string') {
+      out.push({ type: 'image', data: block.data, mimeType: block.mimeType })
+    } else out.push({ type: 'text', text: `[${typeof block.type === 'string' ? block.type : 'content'}]` })
+  }
+  return out
+}
+
+/**
+ * The `CallToolResult` of a `ToolResult`: redacted first, then its blocks cut to `maxBytes` in total
+ * (an image that does not fit is replaced by a note). A plain-object `value` also goes out as
+ * `structuredContent` when it fits beside the text. `_meta["prism/error"]` carries the error's
+ * `code` (`ERR_PRISM_MCP_BLOCKED` for a blocked call without one, `ERR_PRISM_MCP_TOOL` for a tool's
+ * error without one), `name`, dispatch's blocked `reason` and the `tool`.
+ */
+function toCallToolResult(result, maxBytes, redactor, blockedReason) {
+  const safe = redactor ? redactor.redact(result) : result
+  let blocks = blocksOf(safe)
+  if (blocks.length === 0) {
+    const text = safe.value !== undefined ? stringify(safe.value) : safe.error?.message ?? 'OK'
+    blocks = [{ type: 'text', text }]
+  }
+  const out = []
+  let used = 0
+  let truncated = false
+  for (const block of blocks) {
+    const remaining = maxBytes - used
+    if (block.type === 'image') {
+      const size = block.data.length + utf8Bytes(block.mimeType)
+      if (size <= remaining) {
+        out.push(block)
+        used += size
+        continue
+      }
+      truncated = true
+      const note = truncateUtf8(`[image ${block.mimeType} omitted: over ${maxBytes} bytes]`, remaining)
+      if (note) out.push({ type: 'text', text: note })
+      used += utf8Bytes(note)
+      continue
+    }
+    const text = truncateUtf8(block.text, remaining)
+    if (text.length < block.text.length) truncated = true
+    if (text || out.length === 0) out.push({ type: 'text', text })
+    used += utf8Bytes(text)
+  }
+  const call = { content: out, isError: Boolean(safe.error) }
+  if (!safe.error && isPlainObject(safe.value)) {
+    try {
+      measureBoundedJson(safe.value, { maxBytes: Math.max(1, maxBytes - used), maxDepth: 64, maxProperties: 10_000 })
+      call.structuredContent = safe.value
+    } catch {
+      // Too large beside the text: the text alone carries it.
+    }
+  }
+  const meta = {}
+  if (safe.error) {
+    const error = { code: safe.error.code ?? (blockedReason ? 'ERR_PRISM_MCP_BLOCKED' : 'ERR_PRISM_MCP_TOOL') }
+    if (typeof safe.error.name === 'string') error.name = safe.error.name
+    if (blockedReason) error.reason = blockedReason
+    if (typeof safe.name === 'string') error.tool = safe.name
+    meta['prism/error'] = error
+  }
+  if (truncated) meta['prism/truncated'] = true
+  if (Object.keys(meta).length) call._meta = meta
+  return call
+}
+
+/** An error result the server itself produces (`<code>: <message>`, as upstream). */
+function mcpError(message, code, maxBytes) {
+  return {
+    isError: true,
+    content: [{ type: 'text', text: truncateUtf8(`${code}: ${message}`, maxBytes) }],
+    _meta: { 'prism/error': { code } },
+  }
+}
+
+/** A protocol answer (resource, prompt) redacted, then bounded as JSON. */
+function boundedProtocolResult(value, maxBytes, label, redactor) {
+  const safe = redactor ? redactor.redact(value) : value
+  measureBoundedJson(safe, { maxBytes, maxDepth: 64, maxProperties: 10_000, label })
+  return safe
+}
+
+module.exports = { listedTool, listTools, toCallToolResult, mcpError, boundedProtocolResult, stringify }
