@@ -100,7 +100,7 @@ function createPrismMcpServer(options) {
   const extraTools = new Map() // commands and lifecycle tools: name -> { entry, run }
   for (const command of commands) {
     claim(command.name)
-    extraTools.set(command.name, { entry: listedTool(command), kind: 'command', command })
+    extraTools.set(command.name, { entry: listedTool(command).entry, kind: 'command', command })
   }
   for (const resource of resources) claim(resource.name)
   for (const prompt of prompts) claim(prompt.name)
@@ -113,7 +113,7 @@ function createPrismMcpServer(options) {
       const name = `agent.${agentId}.${suffix}`
       claim(name, 'Duplicate MCP capability name')
       const definition = { name, description, parameters }
-      extraTools.set(name, { entry: listedTool(definition), kind: 'lifecycle', agentId, suffix, lifecycle: agentRuns[agentId].lifecycle })
+      extraTools.set(name, { entry: listedTool(definition).entry, kind: 'lifecycle', agentId, suffix, lifecycle: agentRuns[agentId].lifecycle })
     }
   }
 
