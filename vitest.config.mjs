@@ -7,5 +7,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // Starts the run's PostgreSQL server (when a selected suite needs one and PRISM_TEST_POSTGRES_URL
+    // is unset) and stops every server of the run at its end.
+    globalSetup: ["__test__/helpers/postgres-global.ts"],
   },
 });

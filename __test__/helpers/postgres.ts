@@ -1,11 +1,14 @@
 // A real PostgreSQL server for the suites that need one. `PRISM_TEST_POSTGRES_URL` (set by .ci/run, or
-// by a developer pointing at any server) is used as is; otherwise the suite starts a private server with
-// scripts/postgres-server.sh (initdb into a temporary folder, 127.0.0.1 only) and stops it afterwards.
+// by a developer pointing at any server) is used as is; otherwise the run's shared server, started and
+// stopped once by the test runner (helpers/postgres-global.ts, vitest `globalSetup`). A suite that
+// stops and restarts a server starts a private one (scripts/postgres-server.sh: initdb into a
+// temporary folder, 127.0.0.1 only) in the run's folder, so the runner's teardown stops it too.
 // There is no skipping: a suite that cannot reach PostgreSQL fails.
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { inject } from "vitest";
 
 const script = join(__dirname, "..", "..", "scripts", "postgres-server.sh");
 
@@ -26,12 +29,15 @@ function port(offset: number): number {
 
 /** Starts a private server (always: for tests that stop and restart it). */
 export function startPostgres(offset = 0): PostgresServer {
-  const parent = mkdtempSync(join(tmpdir(), "prism-pg-"));
+  const root = provided("prismPostgresRoot");
+  if (root) mkdirSync(root, { recursive: true });
+  const parent = mkdtempSync(root ? join(root, "private-") : join(tmpdir(), "prism-pg-"));
   const dataDir = join(parent, "data");
   const p = String(port(offset));
   const run = (cmd: string) =>
     execFileSync("bash", [script, cmd, dataDir, p], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
   const url = run("start");
+  // The runner's teardown stops it (it lives in the run's folder); this is for runs without one.
   process.once("exit", () => {
     try {
       run("stop");
@@ -51,11 +57,20 @@ export function startPostgres(offset = 0): PostgresServer {
   };
 }
 
-/** The shared server: `PRISM_TEST_POSTGRES_URL`, or a private one started now. */
+/** What the runner's global setup provided, or undefined (a run without it). */
+function provided(key: "prismPostgresUrl" | "prismPostgresRoot"): string | undefined {
+  try {
+    return inject(key) || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The shared server: `PRISM_TEST_POSTGRES_URL`, else the run's, else a private one started now. */
 export function postgresUrl(): string {
   const given = process.env.PRISM_TEST_POSTGRES_URL;
   if (given) return given;
-  return startPostgres().url;
+  return provided("prismPostgresUrl") ?? startPostgres().url;
 }
 
 let n = 0;
