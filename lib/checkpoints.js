@@ -49,10 +49,32 @@ function sameOwner(a, b) {
   return OWNER.every((k) => a[k] === b[k])
 }
 
+// Text every store keeps the same: a NUL (which PostgreSQL text cannot hold) or a lone UTF-16
+// surrogate (no UTF-8 store can hold it) is refused by every store alike, saying which.
+function checkText(value, what) {
+  if (typeof value !== 'string') return
+  const nul = value.indexOf('\0')
+  if (nul !== -1) throw new CheckpointConflictError(`Checkpoint ${what} must not contain NUL (U+0000, at index ${nul})`)
+  if (!value.isWellFormed()) {
+    let i = 0
+    for (; i < value.length; i++) {
+      const c = value.charCodeAt(i)
+      if (c >= 0xd800 && c <= 0xdbff && i + 1 < value.length && (value.charCodeAt(i + 1) & 0xfc00) === 0xdc00) i++
+      else if (c >= 0xd800 && c <= 0xdfff) break
+    }
+    throw new CheckpointConflictError(`Checkpoint ${what} must be well-formed Unicode (lone surrogate at index ${i})`)
+  }
+}
+
+function checkTexts(input) {
+  for (const k of ['namespace', 'key', 'keyPrefix', 'category', ...OWNER]) checkText(input[k], k)
+}
+
 function requireKey(input) {
   if (input === null || typeof input !== 'object' || typeof input.namespace !== 'string' || typeof input.key !== 'string' || !input.namespace || !input.key) {
     throw new CheckpointConflictError('Checkpoint namespace and key are required')
   }
+  checkTexts(input)
 }
 
 /** In-process checkpoint store: bounded record count (oldest saves evicted) and value size. */
@@ -104,6 +126,7 @@ function createMemoryCheckpointStore(options = {}) {
     },
     async listCheckpoints(query = {}) {
       throwIfAborted(query.signal)
+      checkTexts(query)
       let offset = 0
       if (query.cursor !== undefined) {
         offset = Number(query.cursor)
@@ -172,6 +195,7 @@ function nativeStore(call) {
     },
     async listCheckpoints(query = {}) {
       throwIfAborted(query.signal)
+      checkTexts(query)
       const q = JSON.parse(wire(query, false))
       if (query.cursor !== undefined) q.cursor = String(query.cursor)
       return unwrap(await call('list', JSON.stringify(q), ''))
