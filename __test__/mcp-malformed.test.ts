@@ -25,7 +25,7 @@ describe("listed tools the bridge cannot take", () => {
     const bridge = await open();
     try {
       expect(bridge.state).toBe("connected");
-      expect(bridge.tools.map((t: any) => t.name)).toEqual(["mcp:bad:echo", "mcp:bad:flood", "mcp:bad:bad_result"]);
+      expect(bridge.tools.map((t: any) => t.name)).toEqual(["mcp:bad:echo", "mcp:bad:flood", "mcp:bad:bad_result", "mcp:bad:throws"]);
       expect(bridge.rejectedTools).toEqual([
         { remoteName: "no_schema", reason: "MCP tool no_schema has no inputSchema" },
         { remoteName: "objekt", reason: 'MCP tool objekt inputSchema must have type "object"' },

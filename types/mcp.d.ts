@@ -28,7 +28,11 @@ export interface McpStreamableHttpTransport {
   readonly url: string;
   /** Exact origins (scheme, host, port) every request must go to; 1..64 entries. */
   readonly allowedOrigins: readonly string[];
-  /** Permit `http:` for loopback hosts only (127.0.0.0/8, localhost, ::1). Otherwise HTTPS is required. */
+  /**
+   * Enable loopback (127.0.0.0/8, localhost, ::1): `http:` or `https:`. Without it a loopback host is refused
+   * like every other non-public one (private, link-local such as 169.254.169.254, `*.local`, …):
+   * "MCP HTTP URL is not public". Other non-public hosts are refused either way.
+   */
   readonly allowLoopbackHttp?: boolean;
   /** Bytes of any one response body (default 16 MiB, hard cap 64 MiB). */
   readonly maxResponseBytes?: number;
@@ -107,6 +111,12 @@ export interface ConnectMcpToolsOptions extends McpClientLimitsInput {
   readonly validateArguments?: boolean;
   /** Called after a re-listing (a `notifications/tools/list_changed` or `refresh()`) changed the tool set. */
   readonly onToolsChanged?: (tools: readonly McpBridgedTool[], change: { readonly added: readonly string[]; readonly removed: readonly string[] }) => void;
+  /**
+   * MCP Apps (`io.modelcontextprotocol/ui`): offer the extension, require the server's acknowledgement
+   * ("MCP Apps extension was not negotiated" otherwise), keep app-only tools (`_meta.ui.visibility`
+   * without `"model"`) out of `tools`, and expose `apps`. Default false.
+   */
+  readonly mcpApps?: boolean;
   /** Aborts connecting and the first listing. */
   readonly signal?: AbortSignal;
 }
@@ -145,10 +155,60 @@ export interface McpToolBridge {
   readonly serverId: string;
   /** The SDK client (for requests the bridge does not wrap). */
   readonly client: unknown;
+  /** With `mcpApps: true`: app views of every tool, app-only ones included. */
+  readonly apps?: McpAppsBridge;
   /** Re-lists now. Rejects with `ERR_PRISM_MCP_DISCONNECTED` once disconnected. */
   refresh(options?: { signal?: AbortSignal }): Promise<void>;
   /** Ends pending calls, closes the client and the transport (a stdio server is killed). Idempotent. */
   close(): Promise<void>;
+}
+
+/** MCP Apps UI metadata of a resource, checked (CSP origins, permissions, domain, border). */
+export interface McpUiResourceMetadata {
+  readonly csp?: Readonly<{
+    readonly connectDomains?: readonly string[];
+    readonly resourceDomains?: readonly string[];
+    readonly frameDomains?: readonly string[];
+    readonly baseUriDomains?: readonly string[];
+  }>;
+  readonly permissions?: Readonly<{ readonly camera?: true; readonly microphone?: true; readonly geolocation?: true; readonly clipboardWrite?: true }>;
+  /** Advisory only: the host chooses sandbox origins. */
+  readonly domain?: string;
+  readonly prefersBorder?: boolean;
+}
+
+export interface McpAppTool {
+  readonly name: string;
+  /** Its registry name (`formatName(namePrefix, name)`). */
+  readonly prismName: string;
+  readonly description?: string;
+  readonly inputSchema: JsonObject;
+  /** `ui://…` */
+  readonly resourceUri?: string;
+  readonly visibility: readonly ("model" | "app")[];
+}
+
+export interface McpAppResource {
+  readonly uri: string;
+  readonly name: string;
+  readonly description?: string;
+  readonly mimeType: "text/html;profile=mcp-app";
+  /** HTML5, at most `maxResultBytes`. */
+  readonly html: string;
+  readonly ui?: McpUiResourceMetadata;
+}
+
+/** `bridge.apps`: errors are `McpBridgeError` with code `ERR_PRISM_MCP_APPS`. */
+export interface McpAppsBridge {
+  readonly serverId: string;
+  readonly negotiated: true;
+  /** Every tool, app-only ones included; `McpToolBridge.tools` holds the model-visible ones. */
+  readonly tools: readonly McpAppTool[];
+  listResources(): Promise<readonly Omit<McpAppResource, "html">[]>;
+  /** The UI resource of a listed app tool; throws `MCP App resource is unavailable` for any other URI. */
+  readResource(uri: string): Promise<McpAppResource>;
+  /** Calls a tool whose visibility includes `"app"`, through the bridge's call path (bounds, untrusted marking). */
+  callTool(name: string, args: JsonObject, context: ToolExecutionContext): Promise<ToolResult>;
 }
 
 export interface ConnectMcpCapabilitiesOptions extends ConnectMcpToolsOptions {
@@ -306,7 +366,7 @@ export declare const HARD_PROGRESS_INTERVAL_MS: number;
 export declare const DEFAULT_MAX_PROGRESS_UPDATES: number;
 export declare const HARD_MAX_PROGRESS_UPDATES: number;
 
-/** Codes: `ERR_PRISM_MCP_BRIDGE`, `ERR_PRISM_MCP_LIMIT`, `ERR_PRISM_MCP_TRANSPORT`, `ERR_PRISM_MCP_PROTOCOL`, `ERR_PRISM_MCP_INVALID_TOOL`, `ERR_PRISM_MCP_TIMEOUT`, `ERR_PRISM_MCP_DISCONNECTED`, `ERR_PRISM_MCP_EFFECT`, `ERR_PRISM_MCP_SDK_MISSING`. */
+/** Codes: `ERR_PRISM_MCP_BRIDGE`, `ERR_PRISM_MCP_LIMIT`, `ERR_PRISM_MCP_TRANSPORT`, `ERR_PRISM_MCP_PROTOCOL`, `ERR_PRISM_MCP_INVALID_TOOL`, `ERR_PRISM_MCP_APPS`, `ERR_PRISM_MCP_TIMEOUT`, `ERR_PRISM_MCP_DISCONNECTED`, `ERR_PRISM_MCP_EFFECT`, `ERR_PRISM_MCP_SDK_MISSING`. */
 export declare class McpBridgeError extends Error {
   constructor(message: string, options?: { cause?: unknown; code?: string });
   readonly code: string;

@@ -202,6 +202,7 @@ switch (mode) {
           null,
           { name: 'flood', description: 'Sends `count` progress notifications, then answers', inputSchema: obj({ count: { type: 'integer' } }) },
           { name: 'bad_result', description: 'Answers with a result of the wrong shape', inputSchema: obj({ kind: { type: 'string' } }) },
+          { name: 'throws', description: 'Answers with a JSON-RPC error of 1 000+ bytes that starts with a secret', inputSchema: obj() },
         ],
       }),
       async (request, extra) => {
@@ -224,6 +225,8 @@ switch (mode) {
             }
             return text(`sent ${count}`)
           }
+          case 'throws':
+            throw new Error(`mcp-client-secret-canary-${'x'.repeat(1000)}`)
           case 'bad_result': {
             const bad = {
               notArray: { content: 'not-an-array', isError: 'yes' },

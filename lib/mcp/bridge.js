@@ -16,6 +16,7 @@ const { assertValidServerId, defaultMcpNamePrefix, formatMcpToolName } = require
 const { createMcpTransport } = require('./transport.js')
 const { createCallToolResultSchema } = require('./result-schema.js')
 const { createProgressRelay } = require('./progress.js')
+const apps = require('./apps.js')
 const { listPageSchema, toolRefusal, entryName, isValidatorError, describeIssues } = require('./shape.js')
 
 const CLIENT_INFO = { name: 'prism-tools-native-mcp', version: '0.1.0' }
@@ -217,6 +218,9 @@ function createState(client, transport, options, ownsClient) {
     annotations: options.annotations !== false,
     validateArguments: options.validateArguments !== false,
     onToolsChanged: options.onToolsChanged,
+    mcpApps: options.mcpApps === true,
+    appTools: Object.freeze([]),
+    appByName: new Map(),
     tools: [],
     byName: new Map(),
     remoteTools: [],
@@ -305,6 +309,20 @@ async function refreshTools(state, signal) {
         if (refusal) rejected.push({ remoteName: tool.name, reason: `input schema refused: ${refusal.message}` })
         else usable.push(tool)
       }
+      // MCP Apps: every usable tool gets its app view; one whose UI metadata is bad is left out.
+      let appViews
+      if (state.mcpApps) {
+        appViews = []
+        for (let i = usable.length - 1; i >= 0; i--) {
+          try {
+            appViews[i] = apps.toMcpAppTool(usable[i], state.formatName(state.namePrefix, usable[i].name), state.limits)
+          } catch (error) {
+            rejected.push({ remoteName: usable[i].name, reason: error.message })
+            usable.splice(i, 1)
+            appViews.splice(i, 1)
+          }
+        }
+      }
       const next = mapMcpToolsToDefinitions(usable, {
         namePrefix: state.namePrefix,
         serverId: state.serverId,
@@ -320,13 +338,17 @@ async function refreshTools(state, signal) {
       }
       if (state.status === 'closed') return
       const before = state.byName
-      state.tools = Object.freeze(next)
-      state.byName = new Map(next.map((tool) => [tool.name, tool]))
+      // An app-only tool (`_meta.ui.visibility` without "model") is never offered to the model.
+      const modelTools = appViews ? next.filter((_tool, i) => appViews[i].visibility.includes('model')) : next
+      state.appTools = appViews ? Object.freeze(appViews) : state.appTools
+      state.appByName = appViews ? new Map(next.filter((_tool, i) => !appViews[i].visibility.includes('model')).map((tool) => [tool.name, tool])) : state.appByName
+      state.tools = Object.freeze(modelTools)
+      state.byName = new Map(modelTools.map((tool) => [tool.name, tool]))
       state.remoteTools = usable
       state.rejectedTools = Object.freeze(rejected)
       state.listFetchedAt = Date.now()
       state.lastRefreshError = undefined
-      const added = next.filter((tool) => !before.has(tool.name)).map((tool) => tool.name)
+      const added = modelTools.filter((tool) => !before.has(tool.name)).map((tool) => tool.name)
       const removed = [...before.keys()].filter((name) => !state.byName.has(name))
       if (typeof state.onToolsChanged === 'function' && before.size > 0 && added.length + removed.length > 0) {
         try {
@@ -424,7 +446,7 @@ async function callRemoteTool(state, remoteName, args, ctx, name) {
     return errorResult(ctx, name, `MCP server ${state.serverId} disconnected: ${state.error}`, 'ERR_PRISM_MCP_DISCONNECTED', mcpMetadata(state, remoteName))
   }
   // A definition that a refresh dropped (removed by the server or no longer allowed) never reaches the server.
-  const current = state.byName.get(name)
+  const current = state.byName.get(name) ?? state.appByName.get(name)
   if (current === undefined || current.execute === undefined) {
     return errorResult(ctx, name, `MCP tool ${name} is no longer offered by server ${state.serverId}`, 'ERR_PRISM_MCP_TOOL_REMOVED', mcpMetadata(state, remoteName))
   }
@@ -577,12 +599,20 @@ function createFacade(state) {
     get client() {
       return state.client
     },
+    ...(state.mcpApps ? { apps: apps.createMcpAppsFacade(state, (remoteName, args, ctx) => callAppTool(state, remoteName, args, ctx)) } : {}),
     refresh: (options) => {
       if (state.status === 'disconnected') return Promise.reject(bridgeError(`MCP server ${state.serverId} disconnected: ${state.error}`, 'ERR_PRISM_MCP_DISCONNECTED'))
       return refreshTools(state, options && options.signal)
     },
     close: () => closeState(state),
   }
+}
+
+/** An MCP Apps call by remote name: the app-only or model-visible definition the last listing made. */
+function callAppTool(state, remoteName, args, ctx) {
+  for (const tool of state.appByName.values()) if (tool.mcp.remoteName === remoteName) return callRemoteTool(state, remoteName, args, ctx, tool.name)
+  for (const tool of state.tools) if (tool.mcp.remoteName === remoteName) return callRemoteTool(state, remoteName, args, ctx, tool.name)
+  throw new McpBridgeError('MCP App tool is unavailable', { code: 'ERR_PRISM_MCP_APPS' })
 }
 
 async function connectClient(options, capabilities) {
@@ -592,7 +622,8 @@ async function connectClient(options, capabilities) {
   if (options.signal && options.signal.aborted) throw options.signal.reason
   const { Client } = sdk.client()
   const transport = createMcpTransport(options.transport)
-  const client = new Client(CLIENT_INFO, { capabilities: capabilities || {} })
+  const offered = { ...(capabilities || {}), ...(options.mcpApps === true ? apps.appsClientCapabilities() : {}) }
+  const client = new Client(CLIENT_INFO, { capabilities: offered })
   const onAbort = () => {
     client.close().catch(() => {})
     transport.close().catch(() => {})
@@ -610,6 +641,7 @@ async function connectClient(options, capabilities) {
   }
   try {
     await client.connect(transport, { signal: options.signal, timeout: limits.connectTimeoutMs, maxTotalTimeout: limits.connectTimeoutMs })
+    if (options.mcpApps === true) apps.assertMcpAppsNegotiated(client)
   } catch (error) {
     onAbort()
     if (transportFailure !== undefined) {
@@ -652,6 +684,8 @@ async function connectMcpTools(options) {
 
 /** Bridges the tools of a host's own, already connected SDK client. `close()` closes both. */
 async function attachMcpToolBridge(client, transport, options) {
+  // As upstream: an MCP Apps bridge first checks the server acknowledged the extension.
+  if (options && options.mcpApps === true) apps.assertMcpAppsNegotiated(client)
   if (!client || typeof client.request !== 'function') throw new TypeError('attachMcpToolBridge needs a connected @modelcontextprotocol/sdk Client')
   return startBridge(createState(client, transport, options || {}, false), options && options.signal)
 }

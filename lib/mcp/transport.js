@@ -1,15 +1,12 @@
 'use strict'
 // Transports from plain configuration: stdio (a spawned server, killed on close) and Streamable HTTP
-// (exact allow-listed origins, plaintext only for loopback, no redirects, every response bounded).
+// (exact allow-listed origins, public hosts unless loopback is enabled, plaintext only for loopback, no
+// redirects, every response bounded).
 const sdk = require('./sdk.js')
 const { McpBridgeError } = require('./errors.js')
 const L = require('./limits.js')
 
-const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]', '::1'])
-
-function isLoopbackHostname(hostname) {
-  return LOOPBACK.has(hostname) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname)
-}
+const { isAllowedHost, isLoopbackHostname } = require('./address.js')
 
 function transportError(message, cause) {
   return new McpBridgeError(message, { cause, code: 'ERR_PRISM_MCP_TRANSPORT' })
@@ -45,6 +42,8 @@ function checkUrl(url, origins, config) {
   if (url.protocol === 'http:' && !(config.allowLoopbackHttp === true && isLoopbackHostname(url.hostname))) {
     throw transportError('Plaintext MCP HTTP is allowed only for an explicitly enabled loopback endpoint')
   }
+  // Loopback, private, link-local (cloud metadata) and other non-public hosts: loopback only with the opt-in.
+  if (!isAllowedHost(url, config.allowLoopbackHttp === true)) throw transportError('MCP HTTP URL is not public')
 }
 
 /** A response whose body errors once it passes `maxBytes`. */
@@ -79,7 +78,7 @@ function createBoundedMcpFetch(config) {
       try {
         await response.body?.cancel()
       } catch {}
-      throw transportError(`MCP HTTP server answered with a redirect (${response.status}); redirects are refused`)
+      throw transportError(`MCP HTTP redirects are not allowed (status ${response.status})`)
     }
     return boundResponse(response, maxBytes)
   }
