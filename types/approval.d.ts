@@ -186,7 +186,9 @@ export declare class AgentDecisionError extends Error {
     | "ERR_PRISM_DECISION_DUPLICATE"
     | "ERR_PRISM_DECISION_SCOPE"
     | "ERR_PRISM_DECISION_INVALID"
-    | "ERR_PRISM_DECISION_LIMIT";
+    | "ERR_PRISM_DECISION_LIMIT"
+    /** The checkpoint's pending call is not the one its approval id was issued for (tool, arguments hash, call id or run changed). */
+    | "ERR_PRISM_DECISION_BINDING";
 }
 export declare class AgentRunStateError extends Error {
   readonly name: "AgentRunStateError";
