@@ -45,7 +45,9 @@ async function authorizeCall(authorize, input) {
 /**
  * Ids of one call. `_meta["prism/toolCallId"]` (and optionally `prism/runId`, `prism/sessionId`) lets a
  * client retry a call under the same effect key; without it each request gets a fresh id, so two
- * requests never share a claim by accident. Ids must be upstream's capability ids (128 characters).
+ * requests never share a claim by accident. A named call without `prism/sessionId` uses the session
+ * `mcp` (not the transport's), so a retry over a new connection finds its claim. Ids must be upstream's
+ * capability ids (128 characters).
  */
 function callIds(extra) {
   const meta = jsonObject(extra._meta)
@@ -55,11 +57,13 @@ function callIds(extra) {
     if (!validCapabilityId(value)) throw serverError(`Invalid _meta["${key}"]: expected an id of at most 128 characters [A-Za-z0-9._:-]`, 'ERR_PRISM_MCP_CALL_ID')
     return value
   }
-  const toolCallId = pick('prism/toolCallId') ?? `mcp-${randomUUID()}`
+  const named = pick('prism/toolCallId')
+  const toolCallId = named ?? `mcp-${randomUUID()}`
   return {
     toolCallId,
     runId: pick('prism/runId') ?? toolCallId,
-    sessionId: pick('prism/sessionId') ?? extra.sessionId ?? 'mcp',
+    // A call the client named is the same call in any transport session (a retry after reconnecting).
+    sessionId: pick('prism/sessionId') ?? (named === undefined ? extra.sessionId : undefined) ?? 'mcp',
     requestId: String(extra.requestId),
   }
 }
