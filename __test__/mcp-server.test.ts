@@ -4,7 +4,9 @@
 // rows, redaction, progress notifications and the client's cancel. Then the options' bounds.
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { execFile } from "node:child_process";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -245,5 +247,17 @@ describe("createPrismMcpServer options", () => {
     await expect(c.getPrompt({ name: "greet", arguments: {} })).rejects.toThrow(/needs argument who/);
     expect(seen).toEqual(["command:workflow.status", "tool:agent.support.status", "resource:readme", "prompt:greet"]);
     await c.close();
+  });
+});
+
+describe("examples/mcp-server-demo.mjs", () => {
+  it("serves the demo's tools over stdio and runs a session against itself", async () => {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [join(__dirname, "..", "examples", "mcp-server-demo.mjs"), "--self"], { timeout: 60_000 });
+    expect(stdout).toContain("tools/list: 114 of 117 tools (delete_* hidden by the host's filter)");
+    expect(stdout).toContain('get_me        → {"ok":true,"tool":"get_me","args":{},"auth":"token [REDACTED]"}');
+    expect(stdout).toContain("bad arguments → validation_failed - /repo: required property is missing");
+    expect(stdout).toContain("delete_file   → tool_denied - Tool denied: delete_file");
+    expect(stdout).toMatch(/create_issue {2}→ same result on retry \(claimed once\): true/);
+    expect(stderr).toContain("prism-demo-github: 7 ledger rows; statuses started, finished, blocked");
   });
 });
