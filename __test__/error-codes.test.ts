@@ -2,11 +2,11 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 
-// One list of error codes: src/error.rs (and src/effects/error.rs for the effect and identity classes).
+// One list of error codes: crates/core/src/error.rs (and crates/core/src/effects/error.rs for the effect and identity classes).
 // A code literal in the JS modules that is not declared there is a code nobody keeps stable.
 const root = join(__dirname, "..");
 const declared = new Set(
-  ["src/error.rs", "src/effects/error.rs"].flatMap((f) =>
+  ["crates/core/src/error.rs", "crates/core/src/effects/error.rs"].flatMap((f) =>
     [...readFileSync(join(root, f), "utf8").matchAll(/"((?:ERR_PRISM|ERR_INVALID)_[A-Z_]+)"/g)].map((m) => m[1]),
   ),
 );

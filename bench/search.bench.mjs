@@ -5,7 +5,7 @@
 //
 // Recall: BFCL tool retrieval (919 tools, 1 150 queries), the GitHub MCP set (117 tools, 75
 // hand-written queries) and MetaTool (199 plugins, 2 062 queries); a query counts at k when all its
-// expected names are in the top k. Each set is split as src/search/eval.rs splits it: queries at
+// expected names are in the top k. Each set is split as crates/core/src/search/eval.rs splits it: queries at
 // even positions are the tuning half, odd positions the held-out half. Two more rows use a host's
 // embedding ranking of each query (all-MiniLM-L6-v2, `fixtures/minilm-rankings.json`): alone, and
 // fused with the native lexical ranking through `search(query, { ranking })`.

@@ -1,7 +1,7 @@
 'use strict'
 // The command loop of dispatch. The decisions (step order, every blocked reason, message and
 // code, abort handling, effect transitions, guardrail records, what ends the call) are taken by
-// the Rust machine (src/dispatch/machine.rs); this loop performs its commands — calls the host's
+// the Rust machine (crates/core/src/dispatch/machine.rs); this loop performs its commands — calls the host's
 // hooks, the tool and the stores, builds events, rows and results from the fields it decided —
 // and hands each answer back as a small integer. Host values never cross.
 
@@ -18,7 +18,7 @@ module.exports = function bindDispatch(native, errors) {
   const { dispatchBegin, dispatchStep, dispatchAnswer, dispatchDetail, dispatchEnd, dispatchPlan, dispatchSecrets, dispatchRowBlock } = native
   // Ledger row ids, `tcr_<ms>_<pid>_<counter>` (time and pid in base 36, taken when a block is
   // reserved; the counter in decimal), from blocks of the process-wide counter
-  // (src/dispatch/clock.rs): no Node-API crossing per row, no id handed out twice, and no base-36
+  // (crates/core/src/dispatch/clock.rs): no Node-API crossing per row, no id handed out twice, and no base-36
   // conversion per row (V8's radix formatting was a tenth of a dispatch with a ledger).
   const ROW_BLOCK = 1024
   let rowNext = 0

@@ -5,7 +5,7 @@
 // builds them the old way keeps working.
 
 // A built-in error (`Error`, `TypeError`, `RangeError`) with a stable `code`, as the native side throws
-// them (src/error.rs holds the list of codes).
+// them (crates/core/src/error.rs holds the list of codes).
 function codedError(Ctor, message, code) {
   const e = new Ctor(message)
   e.code = code

@@ -1,6 +1,6 @@
 'use strict'
 // Acceptance of plainly valid argument objects without serializing them. Rust restates a warm
-// schema, when it only uses plain comparisons, as a plan (src/validate/plan.rs); this file turns
+// schema, when it only uses plain comparisons, as a plan (crates/core/src/validate/plan.rs); this file turns
 // the plan into closures (no eval) that walk the live object and answer `true` only when the
 // object is certainly valid: plain JSON data, inside every argument bound, matching the plan.
 // Anything else answers `false`, and the caller validates the JSON text in Rust as before, which

@@ -17,7 +17,8 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const require = createRequire(import.meta.url)
 const cli = join(dirname(require.resolve('@napi-rs/cli/package.json')), 'dist', 'cli.js')
 
-const args = ['build', '--platform', '--no-js', '--dts', 'binding.d.ts', ...process.argv.slice(2)]
+// The binding crate is crates/node; its binary and binding.d.ts land beside package.json.
+const args = ['build', '--manifest-path', 'crates/node/Cargo.toml', '--package-json-path', 'package.json', '--output-dir', '.', '--platform', '--no-js', '--dts', 'binding.d.ts', ...process.argv.slice(2)]
 const target = process.env.PRISM_BUILD_TARGET
 // (For musl targets napi build itself adds `-C target-feature=-crt-static`: an addon links libc dynamically.)
 if (target) args.push('--target', target, '--cross-compile')

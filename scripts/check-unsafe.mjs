@@ -1,13 +1,13 @@
 #!/usr/bin/env node
-// Fails when an `unsafe` block, fn, impl or extern in src/ has no `// SAFETY:` comment (or, for an
+// Fails when an `unsafe` block, fn, impl or extern in crates/ has no `// SAFETY:` comment (or, for an
 // `unsafe fn`, a `# Safety` doc section) saying why it is sound. The comment goes on the lines just
 // above the line that holds `unsafe` (or above its `let x =` line), or at the
-// end of that line. Usage: node scripts/check-unsafe.mjs [dir ...] (default: src)
+// end of that line. Usage: node scripts/check-unsafe.mjs [dir ...] (default: crates)
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join, relative } from 'node:path'
 
 const roots = process.argv.slice(2)
-if (roots.length === 0) roots.push(new URL('../src', import.meta.url).pathname)
+if (roots.length === 0) roots.push(new URL('../crates', import.meta.url).pathname)
 
 function rustFiles(dir) {
   const out = []

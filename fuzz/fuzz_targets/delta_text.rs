@@ -1,3 +1,3 @@
 #![no_main]
-// See prism_tools_native::fuzz_api::delta_text for the invariants checked.
-libfuzzer_sys::fuzz_target!(|data: &[u8]| prism_tools_native::fuzz_api::delta_text(data));
+// See prism_tools_core::fuzz_api::delta_text for the invariants checked.
+libfuzzer_sys::fuzz_target!(|data: &[u8]| prism_tools_core::fuzz_api::delta_text(data));

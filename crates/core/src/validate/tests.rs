@@ -1,0 +1,250 @@
+//! Engine tests over the real fixtures and the hostile-schema list.
+
+use super::*;
+use serde_json::json;
+
+fn fixture(name: &str) -> Value {
+    let path = format!("{}/../../fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+fn engine() -> Engine {
+    Engine::new(Limits::default())
+}
+
+fn check(schema: &Value, args: &Value) -> Outcome {
+    engine().validate(
+        Input::Text(&schema.to_string()),
+        Input::Text(&args.to_string()),
+    )
+}
+
+fn first_message(o: Outcome) -> String {
+    o.unwrap_err().remove(0).message
+}
+
+#[test]
+fn every_github_mcp_schema_compiles() {
+    let tools = fixture("github-mcp-tools.json");
+    let mut e = engine();
+    for tool in tools.as_array().unwrap() {
+        let text = tool["parameters"].to_string();
+        let id = e.schema_id(&text);
+        assert!(
+            e.cache.peek(&id).unwrap().compiled.is_ok(),
+            "{}: {:?}",
+            tool["name"],
+            e.cache.peek(&id).unwrap().compiled.as_ref().err()
+        );
+    }
+    let distinct: std::collections::HashSet<String> = tools
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["parameters"].to_string())
+        .collect();
+    assert_eq!(e.cached(), distinct.len(), "equal schemas share one entry");
+}
+
+#[test]
+fn every_bfcl_schema_is_refused_with_a_clear_message() {
+    let data = fixture("bfcl-tool-retrieval.json");
+    let mut e = engine();
+    for f in data["catalog"].as_array().unwrap() {
+        let out = e.validate(Input::Text(&f["parameters"].to_string()), Input::Text("{}"));
+        let issues = out.expect_err(f["name"].as_str().unwrap());
+        assert_eq!(issues.len(), 1);
+        assert!(
+            issues[0].message.starts_with("schema keyword"),
+            "{}",
+            issues[0].message
+        );
+    }
+}
+
+#[test]
+fn equal_schemas_share_one_entry_and_the_lru_evicts() {
+    let mut e = Engine::new(Limits {
+        max_compiled_schemas: 2,
+        ..Limits::default()
+    });
+    let a = e.schema_id(r#"{"type":"object"}"#);
+    assert_eq!(a, e.schema_id(r#"{"type":"object"}"#));
+    let b = e.schema_id(r#"{"type":"string"}"#);
+    let c = e.schema_id(r#"{"type":"number"}"#);
+    assert_eq!(e.cached(), 2);
+    assert!(
+        e.validate_id(a, Input::Text("{}")).is_none(),
+        "a was least recently used"
+    );
+    assert!(e.validate_id(b, Input::Text("\"x\"")).unwrap().is_ok());
+    assert!(e.validate_id(c, Input::Text("1")).unwrap().is_ok());
+    assert_ne!(
+        a,
+        e.schema_id(r#"{"type":"object"}"#),
+        "an evicted schema compiles again under a new id"
+    );
+}
+
+#[test]
+fn drafts_are_chosen_by_dollar_schema() {
+    // `items` as an array is a tuple in draft 7, an error in 2020-12 (it must be a schema).
+    let s7 = json!({"$schema": "http://json-schema.org/draft-07/schema#", "items": [{"type": "string"}]});
+    assert!(check(&s7, &json!(["a", 1])).is_ok());
+    let s2020 = json!({"items": [{"type": "string"}]});
+    assert!(first_message(check(&s2020, &json!([]))).contains("\"items\""));
+    let s6 = json!({"$schema": "http://json-schema.org/draft-06/schema#", "type": "string"});
+    assert!(check(&s6, &json!("x")).is_ok());
+    let s2019 =
+        json!({"$schema": "https://json-schema.org/draft/2019-09/schema", "type": "string"});
+    assert!(check(&s2019, &json!(1)).is_err());
+    let s4 = json!({"$schema": "http://json-schema.org/draft-04/schema#"});
+    assert!(first_message(check(&s4, &json!(1))).contains("unsupported dialect"));
+}
+
+#[test]
+fn remote_and_relative_refs_are_refused_before_compiling() {
+    for r in [
+        "http://example.com/s.json",
+        "https://example.com/s.json#/a",
+        "file:///etc/passwd",
+        "other.json#",
+        "other.json",
+    ] {
+        let m = first_message(check(&json!({"$ref": r}), &json!({})));
+        assert!(m.contains("not a local reference"), "{r}: {m}");
+    }
+}
+
+#[test]
+fn hostile_schemas() {
+    let big = json!({"description": "x".repeat(1_100_000)});
+    assert!(first_message(check(&big, &json!({}))).contains("maximum bytes 262144 (maxSchemaBytes"));
+    let mut deep = json!({"type": "string"});
+    for _ in 0..200 {
+        deep = json!({"properties": {"a": deep}});
+    }
+    assert!(first_message(check(&deep, &json!({})))
+        .contains("maximum schema depth 64 (maxSchemaDepth)"));
+    let mut props = serde_json::Map::new();
+    for i in 0..20_000 {
+        props.insert(format!("p{i}"), json!({}));
+    }
+    assert!(
+        first_message(check(&json!({"properties": props}), &json!({})))
+            .contains("maximum properties 10000 (maxSchemaProperties")
+    );
+    let mut kws = serde_json::Map::new();
+    for i in 0..20_000 {
+        kws.insert(format!("x-{i}"), json!(1));
+    }
+    // Both bounds count every key of the schema's objects, so the properties bound (checked
+    // first, with the same default) is the one that speaks.
+    assert!(first_message(check(&Value::Object(kws), &json!({})))
+        .contains("maximum properties 10000 (maxSchemaProperties"));
+    let refs: Vec<Value> = (0..2_000).map(|_| json!({"$ref": "#/$defs/a"})).collect();
+    let many = json!({"$defs": {"a": {"type": "string"}}, "anyOf": refs});
+    assert!(first_message(check(&many, &json!({}))).contains("maximum refs 128 (maxSchemaRefs)"));
+    for bad in [
+        json!("string"),
+        json!(42),
+        json!(null),
+        json!([{"type": "string"}]),
+    ] {
+        assert!(
+            first_message(check(&bad, &json!({}))).contains("must be a JSON object or a boolean")
+        );
+    }
+    let m = first_message(check(
+        &json!({"$defs": {"a": {"$ref": "#/$defs/a"}}, "$ref": "#/$defs/a"}),
+        &json!({}),
+    ));
+    assert!(m.contains("cycle"), "{m}");
+    let thrown = engine().validate(
+        Input::Thrown {
+            name: "TypeError",
+            message: "Converting circular structure to JSON",
+        },
+        Input::Text("{}"),
+    );
+    assert_eq!(
+        first_message(thrown),
+        "schema contains a cycle, which is not plain JSON"
+    );
+}
+
+#[test]
+fn hostile_arguments() {
+    let s = json!({"type": "object"});
+    let deep = "[".repeat(10_000) + &"]".repeat(10_000);
+    let m = engine()
+        .validate(Input::Text(&s.to_string()), Input::Text(&deep))
+        .unwrap_err();
+    assert_eq!(m[0].message, "arguments exceed maximum depth 64 (maxDepth)");
+    let long = json!({"s": "x".repeat(10_000_000)});
+    assert_eq!(
+        check(&s, &long).unwrap_err()[0],
+        Issue::at(
+            "/s".into(),
+            "string exceeds maximum length 1000000 (maxStringLength; found 10000000 characters)"
+                .into()
+        )
+    );
+    let arr = json!({"a": vec![0; 200_000]});
+    assert!(first_message(check(&s, &arr)).contains("maximum length 10000 (maxArrayLength"));
+    let m = engine()
+        .validate(
+            Input::Text(&s.to_string()),
+            Input::Text(r#"{"a":"\udc00"}"#),
+        )
+        .unwrap_err();
+    assert!(
+        m[0].message.contains("lone UTF-16 surrogate"),
+        "{}",
+        m[0].message
+    );
+}
+
+#[test]
+fn max_errors_bounds_the_list() {
+    let s = json!({"type": "object", "additionalProperties": false});
+    let mut args = serde_json::Map::new();
+    for i in 0..100 {
+        args.insert(format!("k{i}"), json!(1));
+    }
+    let issues = check(&s, &Value::Object(args)).unwrap_err();
+    assert_eq!(issues.len(), 8, "{issues:?}");
+}
+
+#[test]
+fn joined_and_json_forms() {
+    let issues = vec![
+        Issue::at("/a".into(), "x".into()),
+        Issue::schema("y".into()),
+        Issue::at(String::new(), "z".into()),
+    ];
+    assert_eq!(join_issues(&issues), "/a: x; y; z");
+    assert_eq!(
+        issues_json(&issues[..2]),
+        r#"[{"path":"/a","message":"x"},{"message":"y"}]"#
+    );
+}
+
+#[test]
+fn schema_numbers_past_2_53_compare_as_the_doubles_js_holds() {
+    // A JS schema `{ const: 576500000003000000 }` holds the nearest double; the same literal in
+    // the arguments must match it, written as an integer or with an exponent.
+    let schema = r#"{"properties":{"n":{"const":576500000003000000}}}"#;
+    for args in [r#"{"n":5765000.00003e11}"#, r#"{"n":576500000003000000}"#] {
+        assert!(
+            engine()
+                .validate(Input::Text(schema), Input::Text(args))
+                .is_ok(),
+            "{args}"
+        );
+    }
+    let e = r#"{"properties":{"n":{"enum":[-576500000003000001]}}}"#;
+    assert!(engine()
+        .validate(Input::Text(e), Input::Text(r#"{"n":-5.76500000003e17}"#))
+        .is_ok());
+}

@@ -1,0 +1,199 @@
+//! napi exports of the built-in checkpoint stores (`crates/core/src/run/checkpoint*.rs`, the JS objects in
+//! `lib/checkpoints.js`): inputs cross as JSON text, answers come back as `{"ok":…}` or
+//! `{"error":{"kind","message"}}` text, which the facade turns into the record or the documented
+//! error class. SQLite answers synchronously (a local file); PostgreSQL on libuv's thread pool.
+
+// napi registers these exports; a `cargo test` build sees no caller.
+#![cfg_attr(test, allow(dead_code))]
+
+use std::sync::Arc;
+
+use napi::bindgen_prelude::AsyncTask;
+use napi::{Env, Task};
+use napi_derive::napi;
+use serde_json::{json, Value};
+
+use super::approval::parse;
+use prism_tools_core::effects::postgres::PostgresOptions;
+use prism_tools_core::effects::sqlite::SqliteOptions;
+use prism_tools_core::run::checkpoint::{CheckpointError, CheckpointStorage, Checkpoints};
+use prism_tools_core::run::checkpoint_postgres::PostgresCheckpoints;
+use prism_tools_core::run::checkpoint_sqlite::SqliteCheckpoints;
+
+fn answer(r: Result<Value, CheckpointError>) -> String {
+    let (kind, m) = match r {
+        Ok(v) => return json!({ "ok": v }).to_string(),
+        Err(CheckpointError::Conflict(m)) => ("conflict", m),
+        Err(CheckpointError::Range(m)) => ("range", m),
+        Err(CheckpointError::Storage(m)) => ("storage", m),
+    };
+    json!({ "error": { "kind": kind, "message": m } }).to_string()
+}
+
+/// One store method over JSON text.
+fn call<S: CheckpointStorage>(
+    store: &Checkpoints<S>,
+    method: &str,
+    input: &str,
+    now: &str,
+) -> String {
+    let input = parse(input);
+    answer(match method {
+        "save" => store.save(&input, now),
+        "load" => store.load(&input).map(|r| r.unwrap_or(Value::Null)),
+        "list" => store.list(&input),
+        "delete" => store.delete(&input).map(Value::Bool),
+        _ => Err(CheckpointError::Storage(format!(
+            "checkpoint store: unknown method {method:?}"
+        ))),
+    })
+}
+
+/// The SQLite checkpoint store.
+#[napi]
+pub struct SqliteCheckpointStoreHandle {
+    inner: SqliteCheckpoints,
+}
+
+#[napi]
+impl SqliteCheckpointStoreHandle {
+    /// `method` is `save`, `load`, `list` or `delete`; `now` the ISO time of a save.
+    #[napi]
+    pub fn call(&self, method: String, input: String, now: String) -> String {
+        call(&self.inner, &method, &input, &now)
+    }
+    #[napi]
+    pub fn close(&self) {
+        self.inner.close()
+    }
+}
+
+/// Opens (creating when absent) the checkpoint table in a SQLite file.
+#[napi(js_name = "openSqliteCheckpointStore")]
+pub fn open_sqlite_checkpoint_store(
+    path: String,
+    busy_timeout_ms: u32,
+    synchronous_full: bool,
+    max_value_bytes: u32,
+    max_page_size: u32,
+) -> napi::Result<SqliteCheckpointStoreHandle> {
+    let options = SqliteOptions {
+        busy_timeout_ms,
+        synchronous_full,
+    };
+    SqliteCheckpoints::open(
+        &path,
+        &options,
+        max_value_bytes as usize,
+        max_page_size as usize,
+    )
+    .map(|inner| SqliteCheckpointStoreHandle { inner })
+    .map_err(|e| napi::Error::from_reason(e.message()))
+}
+
+/// Options of `createPostgresCheckpointStore` as the facade hands them over.
+#[napi(object)]
+pub struct PostgresCheckpointOptions {
+    pub connection_string: String,
+    pub schema: String,
+    pub max_connections: Option<u32>,
+    pub connect_timeout_ms: Option<u32>,
+    pub statement_timeout_ms: Option<u32>,
+    pub max_value_bytes: u32,
+    pub max_page_size: u32,
+}
+
+/// Connects and migrates off the JS thread.
+pub struct OpenPostgresCheckpointsTask {
+    options: PostgresOptions,
+    max_value_bytes: usize,
+    max_page_size: usize,
+}
+
+impl Task for OpenPostgresCheckpointsTask {
+    type Output = Result<Arc<PostgresCheckpoints>, CheckpointError>;
+    type JsValue = PostgresCheckpointStoreHandle;
+
+    fn compute(&mut self) -> napi::Result<Self::Output> {
+        Ok(
+            PostgresCheckpoints::open(&self.options, self.max_value_bytes, self.max_page_size)
+                .map(Arc::new),
+        )
+    }
+
+    fn resolve(&mut self, _env: Env, output: Self::Output) -> napi::Result<Self::JsValue> {
+        output
+            .map(|inner| PostgresCheckpointStoreHandle { inner })
+            .map_err(|e| napi::Error::from_reason(e.message()))
+    }
+}
+
+/// `openPostgresCheckpointStore(options)` → a promise of the handle `lib/checkpoints.js` wraps.
+#[napi(js_name = "openPostgresCheckpointStore")]
+pub fn open_postgres_checkpoint_store(
+    options: PostgresCheckpointOptions,
+) -> AsyncTask<OpenPostgresCheckpointsTask> {
+    let o = PostgresOptions::from_host(
+        options.connection_string,
+        Some(options.schema),
+        options.max_connections,
+        options.connect_timeout_ms,
+        options.statement_timeout_ms,
+    );
+    AsyncTask::new(OpenPostgresCheckpointsTask {
+        options: o,
+        max_value_bytes: options.max_value_bytes as usize,
+        max_page_size: options.max_page_size as usize,
+    })
+}
+
+/// The PostgreSQL checkpoint store.
+#[napi]
+pub struct PostgresCheckpointStoreHandle {
+    inner: Arc<PostgresCheckpoints>,
+}
+
+/// One store method on the thread pool.
+pub struct PostgresCheckpointCall {
+    store: Arc<PostgresCheckpoints>,
+    method: String,
+    input: String,
+    now: String,
+}
+
+impl Task for PostgresCheckpointCall {
+    type Output = String;
+    type JsValue = String;
+
+    fn compute(&mut self) -> napi::Result<String> {
+        Ok(call(&self.store, &self.method, &self.input, &self.now))
+    }
+
+    fn resolve(&mut self, _env: Env, output: String) -> napi::Result<String> {
+        Ok(output)
+    }
+}
+
+#[napi]
+impl PostgresCheckpointStoreHandle {
+    /// As the SQLite handle's `call`, answered by a promise.
+    #[napi]
+    pub fn call(
+        &self,
+        method: String,
+        input: String,
+        now: String,
+    ) -> AsyncTask<PostgresCheckpointCall> {
+        AsyncTask::new(PostgresCheckpointCall {
+            store: Arc::clone(&self.inner),
+            method,
+            input,
+            now,
+        })
+    }
+    /// Closes the idle connections; later calls fail.
+    #[napi]
+    pub fn close(&self) {
+        self.inner.close()
+    }
+}

@@ -1,0 +1,591 @@
+//! The binding of the dispatch machine (`prism_tools_core::dispatch::machine`): `lib/dispatch.js` runs the
+//! command loop, calling the host's hooks, tool and stores itself, and crosses here only to hand an
+//! answer over and learn the next command. Commands and answers cross as small integers; the rare
+//! details (an error's text, a claim's token, a guardrail record) are read when a command has them.
+//! No JS value is held here.
+
+mod codes;
+
+use std::rc::Rc;
+
+use napi::bindgen_prelude::{External, JsObjectValue, Object, Unknown};
+use napi::JsValue;
+use napi::{Env, Result, ValueType};
+use napi_derive::napi;
+
+use codes::*;
+use prism_tools_core::dispatch::machine::{
+    Answer, ArgumentsShape, Begun, CallFacts, Cause, Command, Dispatch, ErrorSpec, GuardAction,
+    GuardDecision, GuardFacts, RecordStatus, Rejection, Setup, Terminal, ToolReturn, Validation,
+};
+use prism_tools_core::effects::declaration::{parse_declaration, Idempotency};
+use prism_tools_core::error::{Code, Kind, PrismError};
+use prism_tools_core::filter::{Filter, FilterRule};
+use prism_tools_core::redact::Secrets;
+
+/// What `createToolDispatcher` (or one `dispatchToolCall`) compiles once: the filter and secrets.
+pub struct Plan {
+    filter: Option<Rc<Filter>>,
+    secrets: Rc<Secrets>,
+}
+
+thread_local! {
+    /// The dispatches in flight, by id: a number crosses to JS instead of an External, whose
+    /// finaliser cost more than the whole machine (bench/RESULTS.md).
+    static SESSIONS: std::cell::RefCell<Slab> = std::cell::RefCell::new(Slab::default());
+}
+
+#[derive(Default)]
+struct Slab {
+    slots: Vec<Option<Session>>,
+    free: Vec<u32>,
+}
+
+impl Slab {
+    fn insert(&mut self, s: Session) -> u32 {
+        match self.free.pop() {
+            Some(i) => {
+                self.slots[i as usize] = Some(s);
+                i
+            }
+            None => {
+                self.slots.push(Some(s));
+                (self.slots.len() - 1) as u32
+            }
+        }
+    }
+    fn remove(&mut self, id: u32) {
+        if let Some(slot) = self.slots.get_mut(id as usize) {
+            if slot.take().is_some() {
+                self.free.push(id);
+            }
+        }
+    }
+}
+
+fn with_session<T>(id: u32, f: impl FnOnce(&mut Session) -> T) -> Option<T> {
+    SESSIONS.with(|s| {
+        s.borrow_mut()
+            .slots
+            .get_mut(id as usize)
+            .and_then(|x| x.as_mut())
+            .map(f)
+    })
+}
+
+/// Commands are below this; `dispatchBegin` returns `id * COMMANDS + command`.
+const COMMANDS: u32 = 128;
+
+/// One dispatch and the last command it gave.
+pub struct Session {
+    machine: Dispatch,
+    last: Command,
+}
+
+fn throw(env: &Env, e: PrismError) -> napi::Error {
+    let code = Some(e.code.as_str());
+    let _ = match e.kind {
+        Kind::TypeError => env.throw_type_error(&e.message, code),
+        Kind::RangeError => env.throw_range_error(&e.message, code),
+        Kind::Error => env.throw_error(&e.message, code),
+    };
+    napi::Error::from_status(napi::Status::PendingException)
+}
+
+fn invalid_filter(message: String) -> PrismError {
+    PrismError::new(Kind::TypeError, Code::InvalidFilter, message)
+}
+
+fn elements<'e>(v: Unknown<'e>) -> Option<Vec<Unknown<'e>>> {
+    let o = v.coerce_to_object().ok()?;
+    let n = o.get_array_length().ok()?;
+    (0..n).map(|i| o.get_element::<Unknown>(i).ok()).collect()
+}
+
+fn names(v: Option<Unknown<'_>>, what: &str) -> std::result::Result<Vec<String>, PrismError> {
+    let Some(v) = v else { return Ok(Vec::new()) };
+    match v.get_type() {
+        Ok(ValueType::Undefined | ValueType::Null) => return Ok(Vec::new()),
+        _ if v.is_array().unwrap_or(false) => {}
+        _ => {
+            return Err(invalid_filter(format!(
+                "{what} must be an array of tool names"
+            )))
+        }
+    }
+    let list = elements(v)
+        .ok_or_else(|| invalid_filter(format!("{what} must be an array of tool names")))?;
+    list.into_iter()
+        .map(|item| match item.get_type() {
+            Ok(ValueType::String) => item
+                .coerce_to_string()
+                .and_then(|s| s.into_utf8())
+                .and_then(|s| s.into_owned())
+                .map_err(|_| invalid_filter(format!("{what} must contain only strings"))),
+            _ => Err(invalid_filter(format!("{what} must contain only strings"))),
+        })
+        .collect()
+}
+
+fn rule(v: Unknown<'_>) -> std::result::Result<FilterRule, PrismError> {
+    if v.get_type().ok() != Some(ValueType::Object) || v.is_array().unwrap_or(false) {
+        return Err(invalid_filter(
+            "A tool filter must be an object { allow?, deny? }".into(),
+        ));
+    }
+    let o = v
+        .coerce_to_object()
+        .map_err(|_| PrismError::internal("filter"))?;
+    let allow = names(
+        o.get_named_property::<Unknown>("allow").ok(),
+        "filter.allow",
+    )?;
+    let deny = names(o.get_named_property::<Unknown>("deny").ok(), "filter.deny")?;
+    Ok(FilterRule::new(allow, deny))
+}
+
+fn read_filter(v: Unknown<'_>) -> std::result::Result<Option<Filter>, PrismError> {
+    match v.get_type() {
+        Ok(ValueType::Undefined | ValueType::Null) => Ok(None),
+        _ if v.is_array().unwrap_or(false) => {
+            let items = elements(v).ok_or_else(|| PrismError::internal("filter"))?;
+            Ok(Some(Filter {
+                rules: items
+                    .into_iter()
+                    .map(rule)
+                    .collect::<std::result::Result<_, _>>()?,
+            }))
+        }
+        _ => Ok(Some(Filter {
+            rules: vec![rule(v)?],
+        })),
+    }
+}
+
+/// `dispatchPlan(filter, secrets)`: the filter compiled and the secrets' matcher built, once.
+#[napi(js_name = "dispatchPlan")]
+pub fn dispatch_plan(
+    env: Env,
+    filter: Unknown<'_>,
+    secrets: Option<Vec<String>>,
+) -> Result<External<Plan>> {
+    let filter = read_filter(filter)
+        .map_err(|e| throw(&env, e))?
+        .map(Rc::new);
+    let secrets = cached_secrets(secrets.unwrap_or_default());
+    Ok(External::new(Plan { filter, secrets }))
+}
+
+/// `dispatchBegin(plan, flags, inputGuardrails, outputGuardrails, concurrency, name, call)`:
+/// a machine for one call, already at its first command; `call` packs the call's facts.
+#[allow(clippy::too_many_arguments)]
+#[napi(js_name = "dispatchBegin")]
+pub fn dispatch_begin(
+    plan: &External<Plan>,
+    flags: u32,
+    input_guardrails: u32,
+    output_guardrails: u32,
+    concurrency: u32,
+    name: Option<String>,
+    call: u32,
+) -> f64 {
+    let setup = Setup {
+        middleware: flags & F_MIDDLEWARE != 0,
+        input_guardrails,
+        output_guardrails,
+        guardrail_concurrency: concurrency,
+        identity: flags & F_IDENTITY != 0,
+        trust: flags & F_TRUST != 0,
+        permission: flags & F_PERMISSION != 0,
+        validate: flags & F_VALIDATE != 0,
+        effect_store: flags & F_EFFECT_STORE != 0,
+        before_execute: flags & F_BEFORE_EXECUTE != 0,
+        emit: flags & F_EMIT != 0,
+        ledger: flags & F_LEDGER != 0,
+        signal: flags & F_SIGNAL != 0,
+        redaction: flags & F_REDACTION != 0 || !plan.secrets.is_empty(),
+        filter: plan.filter.clone(),
+        secrets: plan.secrets.clone(),
+    };
+    let mut machine = Dispatch::new(setup, call_facts(name, call));
+    let last = machine.start();
+    let code = code_of(&machine, &last);
+    let id = SESSIONS.with(|s| s.borrow_mut().insert(Session { machine, last }));
+    let code = forget_if_over(id, code);
+    id as f64 * COMMANDS as f64 + code as f64
+}
+
+/// `dispatchEnd(id)`: forgets a dispatch that ended other than by resolving or rethrowing (a
+/// guardrail rejection, or the loop itself failing).
+#[napi(js_name = "dispatchEnd")]
+pub fn dispatch_end(id: u32) {
+    SESSIONS.with(|s| s.borrow_mut().remove(id));
+}
+
+/// `dispatchLive()`: how many dispatches the binding holds (the tests check none is leaked).
+#[napi(js_name = "dispatchLive")]
+pub fn dispatch_live() -> u32 {
+    SESSIONS.with(|s| s.borrow().slots.iter().filter(|x| x.is_some()).count() as u32)
+}
+
+fn call_facts(name: Option<String>, call: u32) -> CallFacts {
+    CallFacts {
+        name_is_string: call & C_NAME_NOT_STRING == 0 && name.is_some(),
+        name,
+        provider_hosted: call & C_PROVIDER_HOSTED != 0,
+        arguments: match call & C_ARGS_MASK {
+            C_ARGS_PROVIDER_ERROR => ArgumentsShape::ProviderError,
+            C_ARGS_NOT_OBJECT => ArgumentsShape::NotObject,
+            _ => ArgumentsShape::Object,
+        },
+    }
+}
+
+/// `dispatchStep(id, answer, n)`: the common answers, with at most one number.
+#[napi(js_name = "dispatchStep")]
+pub fn dispatch_step(id: u32, answer: u32, n: Option<f64>) -> u32 {
+    step(id, decode(answer, n, None, None, None, None, None))
+}
+
+fn step(id: u32, answer: Answer) -> u32 {
+    let code = with_session(id, |s| {
+        let next = s.machine.step(answer);
+        let code = code_of(&s.machine, &next);
+        s.last = next;
+        code
+    })
+    .unwrap_or(K_RESOLVE);
+    forget_if_over(id, code)
+}
+
+/// The two commands that end a dispatch without reading a detail (`K_RESOLVE`, `K_REJECT_THROWN`)
+/// forget it here, saving the loop a `dispatchEnd` crossing; every other exit calls `dispatchEnd`.
+fn forget_if_over(id: u32, code: u32) -> u32 {
+    if code == K_RESOLVE || code == K_REJECT_THROWN {
+        SESSIONS.with(|s| s.borrow_mut().remove(id));
+    }
+    code
+}
+
+/// `dispatchAnswer(id, answer, n, m, text, a, b, c)`: an answer with text; returns the next
+/// command's code.
+#[allow(clippy::too_many_arguments)]
+#[napi(js_name = "dispatchAnswer")]
+pub fn dispatch_answer(
+    id: u32,
+    answer: u32,
+    n: Option<f64>,
+    m: Option<f64>,
+    text: Option<String>,
+    a: Option<String>,
+    b: Option<String>,
+    c: Option<String>,
+) -> u32 {
+    step(id, decode(answer, n, m, text, a, b, c))
+}
+
+fn status(n: Option<f64>) -> RecordStatus {
+    match n.map(|x| x as u32) {
+        Some(S_CLAIMED) => RecordStatus::Claimed,
+        Some(S_DISPATCHED) => RecordStatus::Dispatched,
+        Some(S_COMPLETED) => RecordStatus::Completed,
+        Some(S_UNKNOWN) => RecordStatus::Unknown,
+        _ => RecordStatus::Other,
+    }
+}
+
+fn decode(
+    answer: u32,
+    n: Option<f64>,
+    m: Option<f64>,
+    text: Option<String>,
+    a: Option<String>,
+    b: Option<String>,
+    c: Option<String>,
+) -> Answer {
+    let flag = |x: Option<f64>| x.is_some_and(|v| v != 0.0);
+    let facts = || GuardFacts {
+        name: a.clone(),
+        pack: b.clone(),
+        rule: c.clone(),
+    };
+    match answer {
+        A_DONE => Answer::Done,
+        A_THREW => Answer::Threw { code: text },
+        A_ABORTED => Answer::Aborted,
+        A_SIGNAL_ABORTED => Answer::SignalAborted,
+        A_CALL => Answer::Call(call_facts(text, n.unwrap_or(0.0) as u32)),
+        A_FOUND => Answer::Found(flag(n)),
+        A_DECISION => Answer::Decision {
+            granted: flag(n),
+            reason: text,
+        },
+        A_MISSING => Answer::Missing,
+        A_VALID => Answer::Validated(Validation::Valid),
+        A_INVALID_MESSAGE => Answer::Validated(Validation::Message(text.unwrap_or_default())),
+        A_INVALID_INFO => Answer::Validated(Validation::Info),
+        A_INVALID_OTHER => Answer::Validated(Validation::Other(type_name(n))),
+        A_DECLARATION => match (&text, &a) {
+            (None, None) => Answer::EffectPlan {
+                plan: None,
+                idempotency_unsupported: false,
+            },
+            _ => match parse_declaration(text.as_deref(), a.as_deref()) {
+                Ok(d) => Answer::EffectPlan {
+                    plan: Some(d.plan()),
+                    idempotency_unsupported: d.idempotency == Idempotency::Unsupported,
+                },
+                Err(e) => Answer::Threw {
+                    code: Some(e.code.as_str().to_owned()),
+                },
+            },
+        },
+        A_ACQUIRED => match (text, n) {
+            (Some(token), Some(version)) => Answer::Begun(Begun::Acquired { token, version }),
+            _ => Answer::Begun(Begun::Malformed),
+        },
+        A_EXISTING => Answer::Begun(Begun::Existing {
+            status: status(n),
+            result_is_object: flag(m),
+        }),
+        A_MALFORMED => Answer::Begun(Begun::Malformed),
+        A_RECORD => Answer::Record {
+            version: n.filter(|v| !v.is_nan()),
+            result_is_object: flag(m),
+        },
+        A_STORED => Answer::Stored {
+            status: status(n),
+            token: text,
+            version: m.filter(|v| !v.is_nan()),
+        },
+        A_NO_EXECUTE => Answer::NoExecute,
+        A_RETURNED => match n.map(|x| x as u32) {
+            Some(0) => Answer::Returned(ToolReturn::Result { has_error: false }),
+            Some(1) => Answer::Returned(ToolReturn::Result { has_error: true }),
+            other => Answer::Returned(ToolReturn::NotResult(type_name(
+                other.map(|x| x.saturating_sub(2) as f64),
+            ))),
+        },
+        A_GUARD_STARTED => Answer::GuardStarted,
+        A_GUARD_INVALID => Answer::GuardInvalid(facts()),
+        A_GUARD_MALFORMED => Answer::GuardMalformed(facts()),
+        A_GUARD => {
+            let action = match n.map(|x| x as u32) {
+                Some(0) => GuardAction::Allow,
+                Some(1) => GuardAction::Block,
+                Some(3) => GuardAction::Interrupt,
+                _ => GuardAction::Tripwire,
+            };
+            Answer::Guard(
+                GuardDecision {
+                    action,
+                    reason: text,
+                    metadata: flag(m),
+                },
+                facts(),
+            )
+        }
+        _ => Answer::Threw { code: None },
+    }
+}
+
+/// Type names as messages use them, by the index `lib/dispatch.js` gives.
+fn type_name(n: Option<f64>) -> &'static str {
+    const NAMES: [&str; 10] = [
+        "undefined",
+        "null",
+        "a boolean",
+        "a number",
+        "a string",
+        "a symbol",
+        "a bigint",
+        "a function",
+        "an array",
+        "an object",
+    ];
+    NAMES
+        .get(n.unwrap_or(0.0) as usize)
+        .copied()
+        .unwrap_or("an object")
+}
+
+/// A command's code, with `K_GATED` added when the caller's signal gates it.
+fn code_of(machine: &Dispatch, c: &Command) -> u32 {
+    let code = command_code(c);
+    if machine.signal_gated() {
+        code + K_GATED
+    } else {
+        code
+    }
+}
+
+fn command_code(c: &Command) -> u32 {
+    match c {
+        Command::CallMiddleware => K_CALL_MIDDLEWARE,
+        Command::StartGuardrail { .. } => K_START_GUARDRAIL,
+        Command::AwaitGuardrail { .. } => K_AWAIT_GUARDRAIL,
+        Command::GuardrailRecord { .. } => K_GUARDRAIL_RECORD,
+        Command::AbortGuardrails => K_ABORT_GUARDRAILS,
+        Command::Lookup => K_LOOKUP,
+        Command::CheckIdentity => K_CHECK_IDENTITY,
+        Command::CheckTrust => K_CHECK_TRUST,
+        Command::CheckPermission => K_CHECK_PERMISSION,
+        Command::Validate => K_VALIDATE,
+        Command::EffectDeclaration => K_EFFECT_DECLARATION,
+        Command::EffectKey => K_EFFECT_KEY,
+        Command::EffectBegin => K_EFFECT_BEGIN,
+        Command::Replay => K_REPLAY,
+        Command::BeforeExecute => K_BEFORE_EXECUTE,
+        Command::EmitStarted => K_EMIT_STARTED,
+        Command::AppendStarted => K_APPEND_STARTED,
+        Command::MarkDispatched(_) => K_MARK_DISPATCHED,
+        Command::Execute => K_EXECUTE,
+        Command::ResultMiddleware => K_RESULT_MIDDLEWARE,
+        Command::RedactResult => K_REDACT_RESULT,
+        Command::EffectComplete(_) => K_EFFECT_COMPLETE,
+        Command::UseStoredResult => K_USE_STORED_RESULT,
+        Command::SetError(_) => K_SET_ERROR,
+        Command::MarkUnknown(_) => K_MARK_UNKNOWN,
+        Command::EffectGet => K_EFFECT_GET,
+        Command::ReleaseClaim(_) => K_RELEASE_CLAIM,
+        Command::ReleaseRetryable(_) => K_RELEASE_RETRYABLE,
+        Command::EmitTerminal(t) => K_EMIT_FINISHED + terminal_offset(*t),
+        Command::AppendTerminal(t) => K_APPEND_FINISHED + terminal_offset(*t),
+        Command::Resolve => K_RESOLVE,
+        Command::Reject(Rejection::Thrown) => K_REJECT_THROWN,
+        Command::Reject(Rejection::Guardrail { .. }) => K_REJECT_GUARDRAIL,
+    }
+}
+
+fn terminal_offset(t: Terminal) -> u32 {
+    match t {
+        Terminal::Finished => 0,
+        Terminal::Error => 1,
+        Terminal::Blocked(_) => 2,
+    }
+}
+
+/// The details of the last command, for the commands that carry any:
+/// `SetError` → `{ kind, name?, message?, code?, cause?, causeThrown? }`;
+/// a claim transition → `{ claimToken, expectedVersion }`; `GuardrailRecord` →
+/// `{ guardrail, stage, action, reason?, metadata }`; a guardrail start or wait → `{ index, stage }`;
+/// a blocked terminal → `{ reason }`; a guardrail rejection → `{ message }`.
+#[napi(js_name = "dispatchDetail")]
+pub fn dispatch_detail(env: &Env, id: u32) -> Result<Object<'_>> {
+    let mut o = Object::new(env)?;
+    let last = with_session(id, |s| s.last.clone()).unwrap_or(Command::Resolve);
+    match &last {
+        Command::SetError(spec) => match spec {
+            ErrorSpec::Plain(m) => {
+                o.set_named_property("kind", E_PLAIN)?;
+                o.set_named_property("message", m.as_str())?;
+            }
+            ErrorSpec::Named {
+                name,
+                message,
+                code,
+                cause,
+            } => {
+                o.set_named_property("kind", E_NAMED)?;
+                o.set_named_property("name", *name)?;
+                o.set_named_property("message", message.as_str())?;
+                o.set_named_property("code", *code)?;
+                match cause {
+                    Some(Cause::Text(t)) => o.set_named_property("cause", t.as_str())?,
+                    Some(Cause::ThrownMessage) => o.set_named_property("causeThrown", true)?,
+                    None => {}
+                }
+            }
+            ErrorSpec::Thrown => o.set_named_property("kind", E_THROWN)?,
+            ErrorSpec::ProviderArguments => o.set_named_property("kind", E_PROVIDER_ARGUMENTS)?,
+            ErrorSpec::ValidatorInfo => o.set_named_property("kind", E_VALIDATOR_INFO)?,
+        },
+        Command::MarkDispatched(r)
+        | Command::EffectComplete(r)
+        | Command::MarkUnknown(r)
+        | Command::ReleaseClaim(r)
+        | Command::ReleaseRetryable(r) => {
+            o.set_named_property("claimToken", r.token.as_str())?;
+            o.set_named_property("expectedVersion", r.version)?;
+        }
+        Command::GuardrailRecord {
+            stage,
+            guardrail,
+            action,
+            reason,
+            metadata,
+        } => {
+            o.set_named_property("guardrail", guardrail.as_str())?;
+            o.set_named_property("stage", stage.as_str())?;
+            o.set_named_property("action", *action)?;
+            if let Some(r) = reason {
+                o.set_named_property("reason", r.as_str())?;
+            }
+            o.set_named_property("metadata", *metadata)?;
+        }
+        Command::StartGuardrail { stage, index } | Command::AwaitGuardrail { stage, index } => {
+            o.set_named_property("index", *index)?;
+            o.set_named_property("stage", stage.as_str())?;
+        }
+        Command::EmitTerminal(Terminal::Blocked(r))
+        | Command::AppendTerminal(Terminal::Blocked(r)) => {
+            o.set_named_property("reason", r.as_str())?;
+        }
+        Command::Reject(Rejection::Guardrail { message, code }) => {
+            o.set_named_property("message", message.as_str())?;
+            o.set_named_property("code", *code)?;
+        }
+        _ => {}
+    }
+    Ok(o)
+}
+
+/// The plan's secrets, for `errorToErrorInfo` and the redactor on the JS side.
+#[napi(js_name = "dispatchSecrets")]
+pub fn dispatch_secrets(plan: &External<Plan>) -> Vec<String> {
+    plan.secrets.list().to_vec()
+}
+
+/// `dispatchRowBlock(n)`: reserves `n` (1–65 536) row counters and returns the first, with this
+/// process's id, for `lib/dispatch.js` to format ledger row ids (see `dispatch::clock`).
+#[napi(js_name = "dispatchRowBlock")]
+pub fn dispatch_row_block(n: u32) -> Vec<f64> {
+    let n = u64::from(n.clamp(1, 65_536));
+    vec![
+        prism_tools_core::dispatch::clock::reserve_row_counters(n) as f64,
+        f64::from(std::process::id()),
+    ]
+}
+
+/// `dispatchCodes()`: the table of flags, answers and commands `lib/dispatch.js` speaks.
+#[napi(js_name = "dispatchCodes")]
+pub fn dispatch_codes(env: &Env) -> Result<Object<'_>> {
+    let mut o = Object::new(env)?;
+    for (name, code) in codes::ALL {
+        o.set_named_property(name, *code)?;
+    }
+    Ok(o)
+}
+
+thread_local! {
+    /// Compiled secret sets keyed by their contents: a dispatch that passes the same `secrets`
+    /// array every call builds its automaton once.
+    static SECRET_CACHE: std::cell::RefCell<lru::LruCache<Vec<String>, Rc<Secrets>>> =
+        std::cell::RefCell::new(lru::LruCache::new(std::num::NonZeroUsize::new(32).unwrap_or(std::num::NonZeroUsize::MIN)));
+    static NO_SECRETS: Rc<Secrets> = Rc::new(Secrets::default());
+}
+
+fn cached_secrets(list: Vec<String>) -> Rc<Secrets> {
+    if list.is_empty() {
+        return NO_SECRETS.with(|e| e.clone());
+    }
+    SECRET_CACHE.with(|c| {
+        let mut c = c.borrow_mut();
+        if let Some(s) = c.get(&list) {
+            return s.clone();
+        }
+        let s = Rc::new(Secrets::new(list.iter().cloned()));
+        c.put(list, s.clone());
+        s
+    })
+}

@@ -1,0 +1,595 @@
+//! Redaction of JS values (docs: redaction): a bounded, cycle-safe copy with every secret replaced
+//! in strings and keys, and `errorToErrorInfo`. Also the `createSecretRedactor` object, which
+//! `redactRunLedgerRecord` recognises by its wrapped secrets and redacts with in Rust instead of
+//! calling back into JS.
+
+use crate::throw::Throw;
+use std::collections::HashSet;
+use std::rc::Rc;
+
+use napi::bindgen_prelude::{
+    Array, FromNapiValue, Function, JsObjectValue, Object, ObjectRef, ToNapiValue, Unknown,
+};
+use napi::{
+    Env, JsValue, KeyCollectionMode, KeyConversion, KeyFilter, Property, PropertyAttributes,
+    Result, Status, ValueType,
+};
+use napi_derive::napi;
+
+use prism_tools_core::error::PrismError;
+use prism_tools_core::redact::{unique_key, Secrets, CIRCULAR_MARK, MAX_DEPTH, MAX_DEPTH_MARK};
+
+const UNREADABLE: &str = "[Unreadable]";
+
+/// The built-ins of this environment the walk compares against, captured once per environment
+/// (as Node-API instance data, so each worker thread has its own) so a script that replaces
+/// `globalThis.Map` cannot change what the walk recognises.
+struct Realm {
+    object_proto: ObjectRef,
+    map_ctor: ObjectRef,
+    set_ctor: ObjectRef,
+    regexp_ctor: ObjectRef,
+    array_from: ObjectRef,
+}
+
+/// The realm's values as handles of the current call. Copied out at once so no reference into the
+/// instance data outlives this function (a getter the walk runs may re-enter the addon).
+#[derive(Clone, Copy)]
+struct Builtins<'e> {
+    object_proto: Object<'e>,
+    map_ctor: Object<'e>,
+    set_ctor: Object<'e>,
+    regexp_ctor: Object<'e>,
+    array_from: Object<'e>,
+}
+
+fn builtins(env: &Env) -> Result<Builtins<'_>> {
+    if env.get_instance_data::<Realm>()?.is_none() {
+        let global = env.get_global()?;
+        let object: Object = global.get_c_named_property_unchecked(c"Object")?;
+        let array: Object = global.get_c_named_property_unchecked(c"Array")?;
+        let proto: Object = object.get_c_named_property_unchecked(c"prototype")?;
+        let ctor = |name: &std::ffi::CStr| -> Result<ObjectRef> {
+            global
+                .get_c_named_property_unchecked::<Object>(name)?
+                .create_ref()
+        };
+        let realm = Realm {
+            object_proto: proto.create_ref()?,
+            map_ctor: ctor(c"Map")?,
+            set_ctor: ctor(c"Set")?,
+            regexp_ctor: ctor(c"RegExp")?,
+            array_from: array
+                .get_c_named_property_unchecked::<Object>(c"from")?
+                .create_ref()?,
+        };
+        // The references go with the environment: delete them when it is torn down.
+        env.set_instance_data(realm, (), |ctx| {
+            let Realm {
+                object_proto,
+                map_ctor,
+                set_ctor,
+                regexp_ctor,
+                array_from,
+            } = ctx.value;
+            for r in [object_proto, map_ctor, set_ctor, regexp_ctor, array_from] {
+                let _ = r.unref(&ctx.env);
+            }
+        })?;
+    }
+    let Some(realm) = env.get_instance_data::<Realm>()? else {
+        return Err(napi::Error::new(
+            Status::GenericFailure,
+            "prism-tools-native: no realm for this environment",
+        ));
+    };
+    let realm: &Realm = realm;
+    Ok(Builtins {
+        object_proto: realm.object_proto.get_value(env)?,
+        map_ctor: realm.map_ctor.get_value(env)?,
+        set_ctor: realm.set_ctor.get_value(env)?,
+        regexp_ctor: realm.regexp_ctor.get_value(env)?,
+        array_from: realm.array_from.get_value(env)?,
+    })
+}
+
+/// Clears the exception a failed call left pending; `false` when none was. A throwing getter
+/// makes Node-API answer a generic failure with the exception pending, so the status alone does
+/// not tell. napi-rs has no safe call for either step.
+fn clear_exception(env: &Env) -> bool {
+    let mut pending = false;
+    // SAFETY: `env` is the env of the callback running now and `pending` a valid out-pointer.
+    unsafe { napi::sys::napi_is_exception_pending(env.raw(), &mut pending) };
+    if pending {
+        let mut thrown = std::ptr::null_mut();
+        // SAFETY: as above; `thrown` is a valid out-pointer for the one handle Node-API writes,
+        // which is dropped unused.
+        unsafe { napi::sys::napi_get_and_clear_last_exception(env.raw(), &mut thrown) };
+    }
+    pending
+}
+
+/// `None` stands for a read that threw (its exception cleared); other failures propagate.
+fn read<T>(env: &Env, r: Result<T>) -> Result<Option<T>> {
+    match r {
+        Ok(v) => Ok(Some(v)),
+        Err(e) if clear_exception(env) => {
+            drop(e);
+            Ok(None)
+        }
+        Err(e) => Err(e),
+    }
+}
+
+fn js_str<'e>(env: &'e Env, s: &str) -> Result<Unknown<'e>> {
+    Ok(env.create_string(s)?.to_unknown())
+}
+
+/// `String(v)` as JS computes it; symbols and throwing `toString`s give a fixed text.
+fn to_js_string(env: &Env, v: Unknown) -> Result<String> {
+    match v.get_type()? {
+        ValueType::String => String::from_unknown(v),
+        ValueType::Symbol => Ok("Symbol()".into()),
+        _ => match read(env, v.coerce_to_string())? {
+            Some(s) => String::from_unknown(s.to_unknown()),
+            None => Ok("[unprintable value]".into()),
+        },
+    }
+}
+
+/// Sets an own data property named `key`. `__proto__` is defined, not assigned: assigning it would
+/// replace the object's prototype with host data.
+fn set_key<'e>(env: &'e Env, out: &mut Object<'e>, key: &str, value: Unknown<'e>) -> Result<()> {
+    if key != "__proto__" {
+        // A JS string key, not a C string: keys may hold NUL characters.
+        return out.set_property(env.create_string(key)?, value);
+    }
+    out.define_properties(&[Property::new()
+        .with_utf8_name(key)?
+        .with_value(&value)
+        .with_property_attributes(
+            PropertyAttributes::Writable
+                | PropertyAttributes::Enumerable
+                | PropertyAttributes::Configurable,
+        )])
+}
+
+struct Walk<'e, 's> {
+    env: &'e Env,
+    secrets: &'s Secrets,
+    b: Builtins<'e>,
+    ancestors: Vec<Unknown<'e>>,
+}
+
+/// A redacted copy of `v`. Strings and keys lose every secret; `Map` becomes an object, `Set` an
+/// array; `Date`, `RegExp` and typed arrays pass through; containers deeper than 32 become
+/// `[MaxDepth]`, an ancestor cycle `[Circular]`, a property whose getter throws `[Unreadable]`.
+fn redact_value<'e>(env: &'e Env, secrets: &Secrets, v: Unknown<'e>) -> Result<Unknown<'e>> {
+    let mut w = Walk {
+        env,
+        secrets,
+        b: builtins(env)?,
+        ancestors: Vec::new(),
+    };
+    w.value(v, 0)
+}
+
+impl<'e> Walk<'e, '_> {
+    fn value(&mut self, v: Unknown<'e>, depth: usize) -> Result<Unknown<'e>> {
+        match v.get_type()? {
+            ValueType::String => {
+                let s = String::from_unknown(v)?;
+                match self.secrets.redact(&s) {
+                    std::borrow::Cow::Borrowed(_) => Ok(v),
+                    std::borrow::Cow::Owned(r) => js_str(self.env, &r),
+                }
+            }
+            ValueType::Object => self.object(v, depth),
+            _ => Ok(v),
+        }
+    }
+
+    fn item(&mut self, item: Option<Unknown<'e>>, depth: usize) -> Result<Unknown<'e>> {
+        match item {
+            Some(item) => self.value(item, depth + 1),
+            None => js_str(self.env, UNREADABLE),
+        }
+    }
+
+    fn object(&mut self, v: Unknown<'e>, depth: usize) -> Result<Unknown<'e>> {
+        let env = self.env;
+        let obj = Object::from_unknown(v)?;
+        // Plain objects and arrays (the usual case) skip the checks for the other kinds.
+        let is_array = v.is_array()?;
+        let plain = is_array || env.strict_equals(obj.get_prototype()?, self.b.object_proto)?;
+        if !plain && (v.is_date()? || v.is_typedarray()? || v.instanceof(self.b.regexp_ctor)?) {
+            return Ok(v);
+        }
+        for &a in &self.ancestors {
+            if env.strict_equals(a, v)? {
+                return js_str(env, CIRCULAR_MARK);
+            }
+        }
+        if depth >= MAX_DEPTH {
+            return js_str(env, MAX_DEPTH_MARK);
+        }
+        self.ancestors.push(v);
+        let out = if is_array {
+            let n = obj.get_array_length()?;
+            let mut out = env.create_array(n)?;
+            for i in 0..n {
+                let item = read(env, obj.get_element::<Unknown>(i))?;
+                out.set(i, self.item(item, depth)?)?;
+            }
+            out.to_unknown()
+        } else if !plain && v.instanceof(self.b.map_ctor)? {
+            self.map_to_object(v, depth)?
+        } else if !plain && v.instanceof(self.b.set_ctor)? {
+            self.set_to_array(v, depth)?
+        } else {
+            match self.plain_object(obj, plain, depth)? {
+                Some(out) => out,
+                None => {
+                    self.ancestors.pop();
+                    return js_str(env, UNREADABLE);
+                }
+            }
+        };
+        self.ancestors.pop();
+        Ok(out)
+    }
+
+    /// The redacted own enumerable properties of `obj`; `None` when its keys cannot be listed (a
+    /// proxy whose `ownKeys` throws).
+    fn plain_object(
+        &mut self,
+        obj: Object<'e>,
+        plain: bool,
+        depth: usize,
+    ) -> Result<Option<Unknown<'e>>> {
+        let env = self.env;
+        let mut out = Object::new(env)?;
+        let mut taken = HashSet::new();
+        if !plain && obj.is_error()? {
+            // Error's own name/message/stack are not enumerable; keep the two that explain it.
+            for key in [c"name", c"message"] {
+                let Some(item) = read(env, obj.get_c_named_property_unchecked::<Unknown>(key))?
+                else {
+                    continue;
+                };
+                if item.get_type()? == ValueType::String {
+                    let item = self.value(item, depth + 1)?;
+                    out.set_c_named_property(key, item)?;
+                    taken.insert(key.to_str().unwrap_or_default().to_owned());
+                }
+            }
+        }
+        let Some(keys) = read(
+            env,
+            obj.get_all_property_names(
+                KeyCollectionMode::OwnOnly,
+                // napi-rs takes one filter, so symbol keys are skipped below.
+                KeyFilter::Enumerable,
+                KeyConversion::NumbersToStrings,
+            ),
+        )?
+        else {
+            return Ok(None);
+        };
+        let n = keys.get_array_length()?;
+        for i in 0..n {
+            let key_v: Unknown = keys.get_element(i)?;
+            if key_v.get_type()? != ValueType::String {
+                continue;
+            }
+            let key = String::from_unknown(key_v)?;
+            let item = read(env, obj.get_property_unchecked::<Unknown, Unknown>(key_v))?;
+            // A function is not data, and an own `toJSON` would hand a serialiser whatever it
+            // returns, unredacted: the copy keeps neither.
+            if let Some(f) = item {
+                if f.get_type()? == ValueType::Function {
+                    continue;
+                }
+            }
+            let item = self.item(item, depth)?;
+            let new_key = unique_key(&taken, &self.secrets.redact(&key));
+            set_key(env, &mut out, &new_key, item)?;
+            taken.insert(new_key);
+        }
+        Ok(Some(out.to_unknown()))
+    }
+
+    /// `Array.from(v)`: a Map's entries or a Set's values.
+    fn entries(&self, v: Unknown<'e>) -> Result<Object<'e>> {
+        let from = Function::<Unknown, Object>::from_unknown(self.b.array_from.to_unknown())?;
+        from.call(v)
+    }
+
+    fn map_to_object(&mut self, v: Unknown<'e>, depth: usize) -> Result<Unknown<'e>> {
+        let env = self.env;
+        let list = self.entries(v)?;
+        let n = list.get_array_length()?;
+        let mut out = Object::new(env)?;
+        let mut taken = HashSet::new();
+        for i in 0..n {
+            let pair: Object = list.get_element(i)?;
+            let key = to_js_string(env, pair.get_element(0)?)?;
+            let item = self.value(pair.get_element(1)?, depth + 1)?;
+            let new_key = unique_key(&taken, &self.secrets.redact(&key));
+            set_key(env, &mut out, &new_key, item)?;
+            taken.insert(new_key);
+        }
+        Ok(out.to_unknown())
+    }
+
+    fn set_to_array(&mut self, v: Unknown<'e>, depth: usize) -> Result<Unknown<'e>> {
+        let list = self.entries(v)?;
+        let n = list.get_array_length()?;
+        let mut out = self.env.create_array(n)?;
+        for i in 0..n {
+            let item = self.value(list.get_element(i)?, depth + 1)?;
+            out.set(i, item)?;
+        }
+        Ok(out.to_unknown())
+    }
+}
+
+/// Reads a list of secret strings (non-strings are ignored; a non-array is an error).
+fn read_secrets(env: &Env, v: Option<Unknown>, what: &str) -> Result<Vec<String>> {
+    let Some(v) = v else {
+        return Ok(Vec::new());
+    };
+    match v.get_type()? {
+        ValueType::Undefined | ValueType::Null => return Ok(Vec::new()),
+        _ if v.is_array()? => {}
+        _ => {
+            return PrismError::invalid_option(format!("{what} must be an array of strings"))
+                .throw(env)
+        }
+    }
+    let array = Array::from_unknown(v)?;
+    let mut out = Vec::with_capacity(array.len() as usize);
+    for i in 0..array.len() {
+        let item: Unknown = array.get_element(i)?;
+        if item.get_type()? == ValueType::String {
+            out.push(String::from_unknown(item)?);
+        }
+    }
+    Ok(out)
+}
+
+/// The secrets of a redactor made by `createSecretRedactor`, when `v` is one.
+fn native_redactor(v: Unknown) -> Result<Option<Rc<Secrets>>> {
+    if v.get_type()? != ValueType::Object {
+        return Ok(None);
+    }
+    // `unwrap` checks that the object wraps an `Rc<Secrets>` made by this addon; anything else is
+    // an ordinary host redactor.
+    match Object::from_unknown(v)?.unwrap::<Rc<Secrets>>() {
+        Ok(secrets) => Ok(Some(secrets.clone())),
+        Err(_) => Ok(None),
+    }
+}
+
+// ----- errorToErrorInfo ---------------------------------------------------------------------------
+
+/// `errorToErrorInfo(thrown, secrets)`, in `@arnilo/prism`'s shape, so a host that compares error
+/// infos sees the same object from either package:
+/// - an `Error` (any realm): `{ name, message, code, retryAfterMs?, cause }`, `cause` being
+///   `String(error.cause)` when the cause is truthy;
+/// - another object with a `message`: `{ message: String(message), code, retryAfterMs? }`;
+/// - anything else: `{ message: String(thrown), code, retryAfterMs? }` (`"null"`, `"42"`,
+///   `"Symbol(s)"`, `"[object Object]"`).
+///
+/// `code` is kept when it is a string or a number, `retryAfterMs` when it is a finite number ≥ 0;
+/// `code` and `cause` are present as `undefined` when absent, as upstream's are. Strings lose every
+/// secret. Unlike upstream, a throwing getter or `toString` never escapes: the field is left out,
+/// or the text is `[unprintable value]`.
+fn error_to_error_info<'e>(
+    env: &'e Env,
+    secrets: &Secrets,
+    thrown: Unknown<'e>,
+) -> Result<Object<'e>> {
+    let mut out = Object::new(env)?;
+    let red = |s: &str| secrets.redact(s).into_owned();
+    let ty = thrown.get_type()?;
+    let is_object = matches!(ty, ValueType::Object | ValueType::Function);
+    let is_error = is_object && thrown.is_error()?;
+    let obj = if is_object {
+        Some(Object::from_unknown(thrown)?)
+    } else {
+        None
+    };
+    let get = |key: &std::ffi::CStr| -> Result<Option<Unknown<'e>>> {
+        match &obj {
+            Some(o) => read(env, o.get_c_named_property_unchecked::<Unknown>(key)),
+            None => Ok(None),
+        }
+    };
+    if is_error {
+        match get(c"name")? {
+            Some(n) if n.get_type()? == ValueType::String => {
+                out.set_c_named_property(c"name", js_str(env, &red(&String::from_unknown(n)?))?)?
+            }
+            _ => out.set_c_named_property(c"name", ())?,
+        }
+    }
+    let message = if is_object {
+        match get(c"message")? {
+            Some(m) if m.get_type()? != ValueType::Undefined => string_of(env, m)?,
+            Some(_) if is_error => String::new(),
+            _ => string_of(env, thrown)?,
+        }
+    } else {
+        string_of(env, thrown)?
+    };
+    out.set_c_named_property(c"message", js_str(env, &red(&message))?)?;
+    match get(c"code")? {
+        Some(c) if c.get_type()? == ValueType::String => {
+            out.set_c_named_property(c"code", js_str(env, &red(&String::from_unknown(c)?))?)?
+        }
+        Some(c) if c.get_type()? == ValueType::Number => out.set_c_named_property(c"code", c)?,
+        _ => out.set_c_named_property(c"code", ())?,
+    }
+    if let Some(r) = get(c"retryAfterMs")? {
+        if r.get_type()? == ValueType::Number {
+            let n = f64::from_unknown(r)?;
+            if n.is_finite() && n >= 0.0 {
+                out.set_c_named_property(c"retryAfterMs", r)?;
+            }
+        }
+    }
+    if is_error {
+        match get(c"cause")? {
+            Some(c) if truthy(c)? => {
+                out.set_c_named_property(c"cause", js_str(env, &red(&string_of(env, c)?))?)?
+            }
+            _ => out.set_c_named_property(c"cause", ())?,
+        }
+    }
+    Ok(out)
+}
+
+/// The value of a call into JS, `None` when it threw: napi-rs takes a call's exception into its
+/// `Error`, so any failure counts as a throw; one still pending is cleared.
+fn caught<T>(env: &Env, r: Result<T>) -> Option<T> {
+    match r {
+        Ok(v) => Some(v),
+        Err(e) => {
+            clear_exception(env);
+            drop(e);
+            None
+        }
+    }
+}
+
+fn is_nullish(v: Unknown) -> Result<bool> {
+    Ok(matches!(
+        v.get_type()?,
+        ValueType::Undefined | ValueType::Null
+    ))
+}
+
+/// `String(v)` (a symbol keeps its description). When that throws (`Object.create(null)`, a throwing
+/// `toString`), `Object.prototype.toString.call(v)`, and `[unprintable value]` if even that throws.
+fn string_of(env: &Env, v: Unknown) -> Result<String> {
+    if v.get_type()? == ValueType::String {
+        return String::from_unknown(v);
+    }
+    let global = env.get_global()?;
+    let string: Function<Unknown, Unknown> = global.get_c_named_property_unchecked(c"String")?;
+    if let Some(s) = caught(env, string.call(v)) {
+        return String::from_unknown(s);
+    }
+    let object: Object = global.get_c_named_property_unchecked(c"Object")?;
+    let proto: Object = object.get_c_named_property_unchecked(c"prototype")?;
+    let to_string: Function<(), Unknown> = proto.get_c_named_property_unchecked(c"toString")?;
+    match caught(env, to_string.apply(v, ())) {
+        Some(s) if s.get_type()? == ValueType::String => String::from_unknown(s),
+        _ => Ok("[unprintable value]".to_owned()),
+    }
+}
+
+/// JavaScript truthiness, without calling into user code.
+fn truthy(v: Unknown) -> Result<bool> {
+    Ok(match v.get_type()? {
+        ValueType::Undefined | ValueType::Null => false,
+        ValueType::Boolean => bool::from_unknown(v)?,
+        ValueType::Number => {
+            let n = f64::from_unknown(v)?;
+            n != 0.0 && !n.is_nan()
+        }
+        ValueType::String => !String::from_unknown(v)?.is_empty(),
+        ValueType::BigInt => v.coerce_to_string()?.into_utf8()?.as_str()? != "0",
+        _ => true,
+    })
+}
+
+// ----- exports ------------------------------------------------------------------------------------
+
+/// `redactSecrets(value, secrets?)`: a redacted copy of `value`.
+#[napi(js_name = "redactSecrets", catch_unwind)]
+pub fn redact_secrets<'e>(
+    env: &'e Env,
+    value: Unknown<'e>,
+    secrets: Option<Unknown<'e>>,
+) -> Result<Unknown<'e>> {
+    let secrets = Secrets::new(read_secrets(env, secrets, "redactSecrets: secrets")?);
+    redact_value(env, &secrets, value)
+}
+
+/// `errorToErrorInfo(thrown, secrets?)`: the `ErrorInfo` of any thrown value, redacted.
+#[napi(js_name = "errorToErrorInfo", catch_unwind)]
+pub fn error_to_error_info_export<'e>(
+    env: &'e Env,
+    thrown: Unknown<'e>,
+    secrets: Option<Unknown<'e>>,
+) -> Result<Object<'e>> {
+    let secrets = Secrets::new(read_secrets(env, secrets, "errorToErrorInfo: secrets")?);
+    error_to_error_info(env, &secrets, thrown)
+}
+
+/// `createSecretRedactor(secrets)`: `{ redact(value) }` over a matcher built once.
+#[napi(js_name = "createSecretRedactor", catch_unwind)]
+pub fn create_secret_redactor<'e>(
+    env: &'e Env,
+    secrets: Option<Unknown<'e>>,
+) -> Result<Object<'e>> {
+    let secrets = Rc::new(Secrets::new(read_secrets(
+        env,
+        secrets,
+        "createSecretRedactor: secrets",
+    )?));
+    let mut obj = Object::new(env)?;
+    let held = secrets.clone();
+    let redact = env.create_function_from_closure::<Unknown, napi::sys::napi_value, _>(
+        "redact",
+        move |ctx| {
+            let value = if ctx.length() > 0 {
+                ctx.get::<Unknown>(0)?
+            } else {
+                ().into_unknown(ctx.env)?
+            };
+            let env: &Env = ctx.env;
+            // The copy's handle belongs to this callback's scope, which returns it.
+            Ok(redact_value(env, &held, value)?.raw())
+        },
+    )?;
+    obj.set_c_named_property(c"redact", redact)?;
+    obj.wrap(secrets, None)?;
+    Ok(obj)
+}
+
+/// `redactRunLedgerRecord(record, redactor?)`: the record through the redactor, or as is. A
+/// redactor from `createSecretRedactor` redacts in Rust; a host one has its `redact` called.
+#[napi(js_name = "redactRunLedgerRecord", catch_unwind)]
+pub fn redact_run_ledger_record<'e>(
+    env: &'e Env,
+    record: Unknown<'e>,
+    redactor: Option<Unknown<'e>>,
+) -> Result<Unknown<'e>> {
+    let Some(redactor) = redactor.filter(|r| !is_nullish(*r).unwrap_or(true)) else {
+        return Ok(record);
+    };
+    if let Some(secrets) = native_redactor(redactor)? {
+        return redact_value(env, &secrets, record);
+    }
+    let host = Object::from_unknown(redactor)?;
+    let f: Unknown = if redactor.get_type()? == ValueType::Object
+        || redactor.get_type()? == ValueType::Function
+    {
+        host.get_c_named_property_unchecked(c"redact")?
+    } else {
+        ().into_unknown(env)?
+    };
+    if f.get_type()? != ValueType::Function {
+        return PrismError::invalid_option("redactor must have a redact(value) method").throw(env);
+    }
+    Function::<Unknown, Unknown>::from_unknown(f)?.apply(host, record)
+}
+
+/// `nativeVersion()`: the crate version of the loaded binary.
+#[napi(js_name = "nativeVersion")]
+pub fn native_version() -> &'static str {
+    env!("CARGO_PKG_VERSION")
+}

@@ -1,9 +1,0 @@
-//! The dispatch state machine (SPEC section 3) as plain Rust, without Node: the order of the
-//! steps, the blocked reasons with their public messages and codes, guardrail decisions, effect
-//! transitions and the clock. The binding that performs its commands lives in `js::dispatch` and
-//! `lib/dispatch.js`.
-
-pub mod clock;
-pub mod guard;
-pub mod machine;
-pub mod reasons;
