@@ -223,7 +223,7 @@ describe("createOpenAICompatibleProvider through createAgent", () => {
     expect(result.status).toBe("succeeded");
     expect(log).toEqual([["read_file", { path: "notes.md" }]]);
     const second = server.requests[1].body.messages;
-    expect(second.at(-2)).toEqual({ role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "read_file", arguments: '{"path":"notes.md"}' } }] });
+    expect(second.at(-2)).toEqual({ role: "assistant", content: "", tool_calls: [{ id: "call_1", type: "function", function: { name: "read_file", arguments: '{"path":"notes.md"}' } }] });
     expect(second.at(-1)).toEqual({ role: "tool", tool_call_id: "call_1", content: JSON.stringify({ text: "contents of notes.md" }) });
     expect(result.usage).toMatchObject({ inputTokens: 17, outputTokens: 8, totalTokens: 25 });
   });

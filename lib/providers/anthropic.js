@@ -4,8 +4,12 @@
 const { providerTextDelta, providerToolCall, providerToolCallDelta, providerUsage, providerDone, providerError } = require('../provider.js')
 const { toolCallFromArgumentsText } = require('../arguments-text.js')
 const { toAnthropicTools } = require('./tools.js')
+const { ProviderTransportError } = require('../errors.js')
 const { AGENT_RETRIES } = require('../retry.js')
 const http = require('./http.js')
+const { createAnthropicToolBlockAssembler, anthropicArgumentsText } = require('./tool-call-assembly.js')
+const { parseEventJson, checkEndpointUrl } = require('./wire-errors.js')
+const { requestToolChoice, anthropicToolChoice, wireParameters, coalesceContent } = require('./request-options.js')
 
 const ANTHROPIC_API_VERSION = '2023-06-01'
 const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com/v1'
@@ -32,7 +36,8 @@ function toAnthropicMessage(message, index) {
     }
   }
   const content = []
-  for (const part of message.content) {
+  // Adjacent streamed text goes as one part; a streamed thinking block as one, with its signature.
+  for (const part of coalesceContent(message.content)) {
     if (!part) continue
     if (part.type === 'text') content.push({ type: 'text', text: part.text })
     else if (part.type === 'thinking') {
@@ -51,7 +56,7 @@ function toAnthropicMessage(message, index) {
 /** A provider request as a Messages API body. Consecutive tool results share one user message. */
 function anthropicMessagesBody(request) {
   const model = request.model ?? {}
-  const { maxTokens, ...parameters } = model.parameters ?? {}
+  const { max_tokens: maxTokens, ...parameters } = wireParameters(model.parameters, 'anthropic')
   const all = request.messages ?? []
   const messages = []
   all.forEach((m, i) => {
@@ -72,6 +77,8 @@ function anthropicMessagesBody(request) {
   }
   if (system) body.system = system
   if (Array.isArray(request.tools) && request.tools.length > 0) body.tools = toAnthropicTools(request.tools)
+  const toolChoice = anthropicToolChoice(requestToolChoice(request))
+  if (toolChoice !== undefined) body.tool_choice = toolChoice
   return body
 }
 
@@ -92,7 +99,7 @@ function toUsage(wire, previous) {
 
 /** Messages API SSE `body` → provider events. */
 async function* anthropicMessagesEvents(body, options = {}) {
-  const blocks = new Map()
+  const blocks = createAnthropicToolBlockAssembler()
   let usage
   let stopReason
   let sawStop = false
@@ -100,9 +107,9 @@ async function* anthropicMessagesEvents(body, options = {}) {
     if (!sse.data || sse.data === '[DONE]') continue
     let event
     try {
-      event = JSON.parse(sse.data)
+      event = parseEventJson(sse.data, 'Anthropic stream')
     } catch (err) {
-      yield providerError(new Error(`Anthropic stream sent malformed JSON: ${err.message}`))
+      yield providerError(err)
       return
     }
     if (!event || typeof event !== 'object') continue
@@ -111,12 +118,11 @@ async function* anthropicMessagesEvents(body, options = {}) {
         usage = toUsage(event.message && event.message.usage, usage)
         break
       case 'content_block_start': {
-        const block = event.content_block ?? {}
-        if (block.type === 'tool_use') {
-          const index = event.index ?? 0
-          blocks.set(index, { id: block.id, name: block.name, argumentsText: '', complete: false })
-          yield providerToolCallDelta({ index, id: block.id, name: block.name })
-        } else if (block.type === 'text' && block.text) yield providerTextDelta(block.text)
+        const block = event.content_block !== null && typeof event.content_block === 'object' ? event.content_block : {}
+        // Every block is kept in the order it starts, whatever its index (tool-call-assembly.js).
+        const entry = blocks.start(Number.isInteger(event.index) ? event.index : undefined, block)
+        if (entry.tool) yield providerToolCallDelta({ index: entry.position, id: block.id, name: block.name })
+        else if (block.type === 'text' && block.text) yield providerTextDelta(block.text)
         break
       }
       case 'content_block_delta': {
@@ -126,19 +132,18 @@ async function* anthropicMessagesEvents(body, options = {}) {
         else if (delta.type === 'signature_delta' && delta.signature) {
           yield { type: 'content_delta', content: { type: 'thinking', text: '', signature: delta.signature } }
         } else if (delta.type === 'input_json_delta') {
-          const index = event.index ?? 0
-          const current = blocks.get(index) ?? { argumentsText: '', complete: false }
-          current.argumentsText += delta.partial_json ?? ''
-          blocks.set(index, current)
-          if (delta.partial_json) yield providerToolCallDelta({ index, argumentsText: delta.partial_json })
+          const entry = blocks.delta(Number.isInteger(event.index) ? event.index : undefined, delta.partial_json)
+          if (entry === undefined) {
+            yield providerError(new ProviderTransportError('incomplete_delta', 'Anthropic stream sent input_json_delta outside a tool_use block'))
+            return
+          }
+          if (delta.partial_json) yield providerToolCallDelta({ index: entry.position, argumentsText: delta.partial_json })
         }
         break
       }
-      case 'content_block_stop': {
-        const current = blocks.get(event.index ?? 0)
-        if (current) current.complete = true
+      case 'content_block_stop':
+        blocks.stop(Number.isInteger(event.index) ? event.index : undefined)
         break
-      }
       case 'message_delta':
         usage = toUsage(event.usage, usage)
         if (event.delta && event.delta.stop_reason) stopReason = event.delta.stop_reason
@@ -156,7 +161,7 @@ async function* anthropicMessagesEvents(body, options = {}) {
     }
     if (sawStop) break
   }
-  const dangling = [...blocks.values()].some((b) => !b.id || !b.name || !b.complete)
+  const dangling = blocks.blocks.some((b) => !b.id || !b.name || !b.complete)
   if (!sawStop || dangling) {
     yield providerError(
       new Error(
@@ -166,9 +171,8 @@ async function* anthropicMessagesEvents(body, options = {}) {
     return
   }
   if (usage) yield providerUsage(usage)
-  for (const index of [...blocks.keys()].sort((a, b) => a - b)) {
-    const b = blocks.get(index)
-    yield providerToolCall(toolCallFromArgumentsText(b.id, b.name, b.argumentsText, { maxBytes: options.maxArgumentBytes }))
+  for (const b of blocks.blocks) {
+    yield providerToolCall(toolCallFromArgumentsText(b.id, b.name, anthropicArgumentsText(b), { maxBytes: options.maxArgumentBytes }))
   }
   yield providerDone(usage, stopReason)
 }
@@ -177,6 +181,8 @@ async function* anthropicMessagesEvents(body, options = {}) {
 function createAnthropicMessagesProvider(options = {}) {
   if (options === null || typeof options !== 'object') throw new TypeError('createAnthropicMessagesProvider: options must be an object')
   const id = options.id ?? 'anthropic'
+  // The endpoint is checked now, not at the first request: an absolute http(s) URL, no userinfo.
+  if (options.baseUrl !== undefined) checkEndpointUrl('createAnthropicMessagesProvider', 'baseUrl', options.baseUrl)
   const baseUrl = (options.baseUrl ?? ANTHROPIC_DEFAULT_BASE_URL).replace(/\/+$/, '')
   return {
     id,

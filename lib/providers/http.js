@@ -6,6 +6,7 @@ const { createParser } = require('eventsource-parser')
 const { ProviderTransportError } = require('../errors.js')
 // One classification for the agent's retry and the providers' own: lib/retry.js.
 const { isRetryableHttpStatus, parseRetryAfterMs } = require('../retry.js')
+const { transportFailure } = require('./wire-errors.js')
 
 const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024
 const DEFAULT_MAX_EVENT_BYTES = 262_144
@@ -102,9 +103,11 @@ function httpStatusError(prefix, response, bodyText) {
 }
 
 /**
- * POST `body` to `url`, retrying 429/5xx and network failures up to `retry.maxAttempts` times with
- * exponential backoff (the server's `Retry-After` wins, capped at `maxDelayMs`). Answers
- * `{ response }` on a 2xx, or `{ error }` with the mapped, redacted HTTP error.
+ * POST `body` to `url`, retrying 429/5xx and the network failures a second attempt can get past
+ * (reset, timeout, temporary DNS failure; never a refused connection, an unknown host or a TLS fault)
+ * up to `retry.maxAttempts` times with exponential backoff (the server's `Retry-After` wins, capped
+ * at `maxDelayMs`). Answers `{ response }` on a 2xx, or `{ error }` with the mapped, redacted HTTP
+ * error; throws a failed `fetch` as an Error naming the method, the URL and the cause.
  */
 async function postWithRetry({ fetchImpl, url, headers, body, signal, retry, secrets, prefix, mapHttpError, maxErrorBodyBytes }) {
   const policy = normalizeRetry(retry)
@@ -115,10 +118,10 @@ async function postWithRetry({ fetchImpl, url, headers, body, signal, retry, sec
       response = await fetchImpl(url, { method: 'POST', headers, body, signal })
     } catch (err) {
       if (signal && signal.aborted) throw abortError(signal)
-      // undici's `fetch failed` keeps the reason (ECONNREFUSED, ECONNRESET, …) on its cause; lift it
-      // to `code` so a retry policy can see the failure is transient.
-      if (err && typeof err === 'object' && err.code === undefined && err.cause && typeof err.cause.code === 'string') err.code = err.cause.code
-      if (attempt >= policy.maxAttempts) throw err
+      // undici's `fetch failed` keeps the reason (ECONNREFUSED, ECONNRESET, …) on its cause: the
+      // error says it, with the method and the URL, and carries it as `code` for retry policies.
+      const failure = transportFailure(err, { prefix, method: 'POST', url })
+      if (!failure.retryable || attempt >= policy.maxAttempts) throw failure
       await sleep(backoff(policy, attempt, undefined), signal)
       continue
     }

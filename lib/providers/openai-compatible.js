@@ -8,6 +8,9 @@ const { ProviderTransportError } = require('../errors.js')
 const { serializeOpenAITool } = require('./tools.js')
 const { AGENT_RETRIES } = require('../retry.js')
 const http = require('./http.js')
+const { createChatToolCallAssembler } = require('./tool-call-assembly.js')
+const { parseEventJson, checkEndpointUrl } = require('./wire-errors.js')
+const { requestToolChoice, openAIToolChoice, wireParameters, coalesceContent } = require('./request-options.js')
 
 function thinkingDelta(text) {
   return { type: 'content_delta', content: { type: 'thinking', text } }
@@ -25,8 +28,8 @@ function mapOpenAIChatUsage(usage) {
   return out
 }
 
-function textOf(message) {
-  return (message.content ?? []).filter((p) => p && (p.type === 'text' || p.type === 'thinking')).map((p) => p.text).join('\n')
+function textOf(content) {
+  return content.filter((p) => p && (p.type === 'text' || p.type === 'thinking')).map((p) => p.text).join('\n')
 }
 
 /** One transcript message as a Chat Completions message. */
@@ -42,16 +45,19 @@ function serializeOpenAIChatMessage(message, index = 0) {
       content: result ? JSON.stringify(result.result ?? result.error ?? null) : '',
     }
   }
-  const calls = message.content.filter((p) => p && p.type === 'tool_call')
+  // Adjacent streamed text goes as one part.
+  const content = coalesceContent(message.content)
+  const calls = content.filter((p) => p && p.type === 'tool_call')
   if (message.role === 'assistant' && calls.length > 0) {
     return {
       role: 'assistant',
-      content: textOf(message) || null,
+      // A string, empty when there is no text: some servers' schemas refuse `null` here.
+      content: textOf(content),
       tool_calls: calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.arguments ?? {}) } })),
     }
   }
   const parts = []
-  for (const part of message.content) {
+  for (const part of content) {
     if (!part) continue
     if (part.type === 'text' || part.type === 'thinking') parts.push({ type: 'text', text: part.text })
     else if (part.type === 'image') {
@@ -75,9 +81,11 @@ function buildOpenAIChatBody(request, options = {}) {
     messages,
     stream: true,
     stream_options: { include_usage: true },
-    ...model.parameters,
+    ...wireParameters(model.parameters, 'openai'),
   }
   if (Array.isArray(request.tools) && request.tools.length > 0) body.tools = request.tools.map(serializeOpenAITool)
+  const toolChoice = openAIToolChoice(requestToolChoice(request))
+  if (toolChoice !== undefined) body.tool_choice = toolChoice
   const structured = request.options && request.options.structuredOutput
   if (structured) {
     body.response_format = {
@@ -91,7 +99,7 @@ function buildOpenAIChatBody(request, options = {}) {
 
 /** Chat Completions SSE `body` → provider events. */
 async function* openAIChatEvents(body, options = {}) {
-  const calls = new Map()
+  const calls = createChatToolCallAssembler()
   let usage
   let sawDone = false
   let finishReason
@@ -105,9 +113,9 @@ async function* openAIChatEvents(body, options = {}) {
     }
     let chunk
     try {
-      chunk = JSON.parse(data)
+      chunk = parseEventJson(data, 'Chat stream')
     } catch (err) {
-      yield providerError(new Error(`Chat stream sent malformed JSON: ${err.message}`))
+      yield providerError(err)
       return
     }
     if (chunk && chunk.error) {
@@ -126,17 +134,14 @@ async function* openAIChatEvents(body, options = {}) {
       const thinking = delta.reasoning ?? delta.reasoning_content
       if (typeof thinking === 'string' && thinking) yield thinkingDelta(thinking)
       for (const piece of Array.isArray(delta.tool_calls) ? delta.tool_calls : []) {
-        const index = Number.isInteger(piece.index) ? piece.index : 0
-        const current = calls.get(index) ?? { argumentsText: '' }
-        const fn = piece.function ?? {}
-        if (piece.id) current.id = piece.id
-        // The name arrives whole in the first piece from OpenAI; some servers split it, so pieces concatenate.
-        if (typeof fn.name === 'string') current.name = (current.name ?? '') + fn.name
-        if (typeof fn.arguments === 'string') current.argumentsText += fn.arguments
-        calls.set(index, current)
-        const event = { index }
-        if (piece.id) event.id = piece.id
-        if (typeof fn.name === 'string') event.name = fn.name
+        // Keyed by index, else by id (tool-call-assembly.js); the event's index is the call's
+        // position and its name the name assembled so far.
+        const call = calls.add(piece)
+        if (call === undefined) continue
+        const fn = piece.function !== null && typeof piece.function === 'object' ? piece.function : {}
+        const event = { index: call.position }
+        if (typeof piece.id === 'string' && piece.id !== '') event.id = piece.id
+        if (typeof fn.name === 'string' && call.name !== undefined) event.name = call.name
         if (typeof fn.arguments === 'string') event.argumentsText = fn.arguments
         yield providerToolCallDelta(event)
       }
@@ -149,15 +154,14 @@ async function* openAIChatEvents(body, options = {}) {
     )
     return
   }
-  for (const [index, call] of calls) {
+  for (const call of calls.calls) {
     if (!call.id || !call.name) {
-      yield providerError(new ProviderTransportError('incomplete_delta', `Incomplete tool call delta at index ${index}`))
+      yield providerError(new ProviderTransportError('incomplete_delta', `Incomplete tool call delta at index ${call.position}`))
       return
     }
   }
   if (usage) yield providerUsage(usage)
-  for (const index of [...calls.keys()].sort((a, b) => a - b)) {
-    const call = calls.get(index)
+  for (const call of calls.calls) {
     yield providerToolCall(toolCallFromArgumentsText(call.id, call.name, call.argumentsText, { maxBytes: options.maxArgumentBytes }))
   }
   yield providerDone(usage, finishReason)
@@ -166,11 +170,14 @@ async function* openAIChatEvents(body, options = {}) {
 /** `createOpenAICompatibleProvider(options)`: an AIProvider for a Chat Completions endpoint. */
 function createOpenAICompatibleProvider(options) {
   if (!options || typeof options !== 'object') throw new TypeError('createOpenAICompatibleProvider: options must be an object')
-  if (typeof options.baseUrl !== 'string' && options.chatCompletionsUrl === undefined) {
-    throw new TypeError('createOpenAICompatibleProvider: baseUrl must be a string')
-  }
   const authStyle = options.authStyle ?? 'bearer'
   if (!['bearer', 'api-key', 'none'].includes(authStyle)) throw new TypeError(`createOpenAICompatibleProvider: unknown authStyle ${authStyle}`)
+  // The endpoint is checked now, not at the first request: an absolute http(s) URL, no userinfo.
+  if (options.chatCompletionsUrl === undefined || options.baseUrl !== undefined) checkEndpointUrl('createOpenAICompatibleProvider', 'baseUrl', options.baseUrl)
+  if (typeof options.chatCompletionsUrl === 'string') checkEndpointUrl('createOpenAICompatibleProvider', 'chatCompletionsUrl', options.chatCompletionsUrl)
+  else if (options.chatCompletionsUrl !== undefined && typeof options.chatCompletionsUrl !== 'function') {
+    throw new TypeError('createOpenAICompatibleProvider: chatCompletionsUrl must be a string or a function')
+  }
   const id = options.id ?? 'openai-compatible'
   return {
     id,
@@ -187,6 +194,7 @@ function createOpenAICompatibleProvider(options) {
           typeof options.chatCompletionsUrl === 'function'
             ? options.chatCompletionsUrl(request)
             : options.chatCompletionsUrl ?? `${options.baseUrl.replace(/\/+$/, '')}/chat/completions`
+        if (typeof options.chatCompletionsUrl === 'function') checkEndpointUrl('createOpenAICompatibleProvider', 'chatCompletionsUrl(request)', url)
         const headers = {
           ...http.requestHeaders(request),
           ...(options.extraHeaders ? options.extraHeaders(request) : undefined),
