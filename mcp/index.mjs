@@ -64,6 +64,8 @@ export const {
   McpToolNameCollisionError,
   McpUnsupportedCapabilityError,
 } = cjs
+// Elicitation and the capability client (lib/mcp/elicitation.js, lib/mcp/client-capabilities.js).
+export const { createMcpCapabilityClient, mcpElicitationDecision, mcpElicitationResultFromDecision, MAX_MCP_ELICITATION_MESSAGE_BYTES, MAX_MCP_ELICITATION_SCHEMA_BYTES } = cjs
 // The served side (lib/mcp/server*.js).
 export const { createPrismMcpServer, createPrismMcpWebHandler, createPrismMcpNodeHandler, DEFAULT_MAX_SESSIONS, HARD_MAX_SESSIONS } = cjs
 export default cjs

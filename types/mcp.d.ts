@@ -218,7 +218,68 @@ export interface ConnectMcpCapabilitiesOptions extends ConnectMcpToolsOptions {
   readonly maxCapabilityItems?: number;
   /** Pages of one list (default 20, hard 100). */
   readonly maxCapabilityPages?: number;
+  /** Offer `roots`: the host's approved `file:` URIs (at most 500, bounded by `maxCapabilityBytes`). */
+  readonly roots?: () => readonly McpRoot[] | Promise<readonly McpRoot[]>;
+  /** Offer `sampling`: the server's `sampling/createMessage` request and the host's answer, both bounded. */
+  readonly sampling?: (request: { readonly params: Readonly<Record<string, unknown>>; readonly signal: AbortSignal }) => Promise<Readonly<Record<string, unknown>>>;
+  /**
+   * Offer `elicitation` (form and url): the server's `elicitation/create` request, bounded (message ≤ 2 KiB,
+   * schema ≤ 16 KiB) before the host sees it. An `accept` must carry `humanInteraction: true` (never sent
+   * to the server) and content valid against the requested schema; see `mcpElicitationResultFromDecision`.
+   */
+  readonly elicitation?: (request: { readonly params: Readonly<Record<string, unknown>>; readonly signal: AbortSignal }) => Promise<PrismMcpElicitationResult>;
 }
+
+export interface McpRoot {
+  readonly uri: string;
+  readonly name?: string;
+}
+
+/** What the host answers an elicitation with; `humanInteraction: true` is required to accept. */
+export type PrismMcpElicitationResult =
+  | { readonly action: "accept"; readonly content?: JsonObject; readonly humanInteraction: true }
+  | { readonly action: "decline" | "cancel" };
+
+/** A server's elicitation as a pending decision of the host's decision flow. */
+export interface McpElicitationPendingDecision {
+  readonly approvalId: string;
+  readonly kind: "elicitation";
+  readonly scope: { readonly toolName?: string };
+  /** The server's message, at most 2 KiB. */
+  readonly reason: string;
+  /** The requested schema (at most 16 KiB, compiled by the package's validator); `{ type: "object" }` when none. */
+  readonly elicitationSchema: JsonObject;
+}
+
+export interface McpElicitationDecisionOptions {
+  /** The tool whose call raised the elicitation. */
+  readonly toolName?: string;
+}
+
+/** The host's decision on an elicitation: a run decision with the user's answer. */
+export interface McpElicitationRunDecision {
+  readonly approvalId: string;
+  readonly outcome: "allow_once" | "allow_for_run" | "reject_once" | "reject_for_run";
+  readonly reason?: string;
+  /** The user's answer (an object, at most 16 KiB). */
+  readonly elicitation?: JsonObject;
+}
+
+export declare const MAX_MCP_ELICITATION_MESSAGE_BYTES: 2048;
+export declare const MAX_MCP_ELICITATION_SCHEMA_BYTES: 16384;
+/** Throws `McpBridgeError` (`ERR_PRISM_MCP_ELICITATION`, or `ERR_PRISM_MCP_LIMIT` past a byte limit) for a malformed or oversized request. */
+export declare function mcpElicitationDecision(approvalId: string, params: unknown, options?: McpElicitationDecisionOptions): McpElicitationPendingDecision;
+/**
+ * `reject_*` → `{ action: "decline" }`; `allow_*` → `{ action: "accept", content, humanInteraction: true }`, only with
+ * `humanInteraction: true` and a payload within 16 KiB that is valid against `requestedSchema` or `pending.elicitationSchema`
+ * when given (`ERR_PRISM_MCP_ELICITATION_INVALID` otherwise).
+ */
+export declare function mcpElicitationResultFromDecision(
+  decision: McpElicitationRunDecision,
+  options?: { readonly humanInteraction?: boolean; readonly pending?: McpElicitationPendingDecision; readonly requestedSchema?: JsonObject },
+): PrismMcpElicitationResult;
+/** The SDK `Client` the bridge connects with, offering what the options ask for (MCP Apps, roots, sampling, elicitation). */
+export declare function createMcpCapabilityClient(options: Partial<ConnectMcpCapabilitiesOptions>): unknown;
 
 /** Resources and prompts beside the tools. They are host-facing: never `ToolDefinition`s. */
 export interface McpCapabilityBridge extends McpToolBridge {
@@ -387,3 +448,172 @@ export declare class McpUnsupportedCapabilityError extends Error {
   readonly code: "ERR_PRISM_MCP_UNSUPPORTED_CAPABILITY";
   readonly capability: string;
 }
+
+// ----- The served side: createPrismMcpServer, createPrismMcpWebHandler (docs/mcp.md, "Serving a registry") -----
+
+/** What the host's `authorize` is asked: one call, read, or prompt, with the transport's authentication. */
+export interface PrismMcpAuthorizationInput {
+  readonly kind: "tool" | "command" | "resource" | "prompt";
+  readonly name: string;
+  readonly arguments: JsonObject;
+  /** The SDK's `AuthInfo` (token, clientId, scopes, extra) the transport authenticated, if any. */
+  readonly authInfo?: import("./mcp-server-auth").McpServerAuthInfo;
+  readonly sessionId?: string;
+  readonly signal: AbortSignal;
+}
+
+/** `allowed: true` with the caller's ownership and verified identity (checked: active, within the ownership). */
+export interface PrismMcpAuthorization {
+  readonly allowed: true;
+  readonly ownership?: import("./effects").OwnershipScope;
+  readonly identity?: import("./effects").AgentIdentity;
+  readonly metadata?: Readonly<Record<string, unknown>>;
+}
+
+/** `false`, a throw, or anything but `{ allowed: true }` refuses: `ERR_PRISM_MCP_FORBIDDEN: Forbidden`. */
+export type PrismMcpAuthorizer = (input: PrismMcpAuthorizationInput) => false | PrismMcpAuthorization | Promise<false | PrismMcpAuthorization>;
+
+export interface PrismMcpCommand {
+  readonly name: string;
+  readonly description?: string;
+  readonly parameters?: JsonObject;
+  readonly metadata?: Readonly<Record<string, unknown>>;
+  execute(
+    args: JsonObject,
+    ctx: { sessionId?: string; runId: string; signal: AbortSignal; metadata: Record<string, unknown> },
+  ): { content?: unknown; value?: unknown; error?: ErrorInfo; metadata?: Record<string, unknown> } | Promise<{ content?: unknown; value?: unknown; error?: ErrorInfo; metadata?: Record<string, unknown> }>;
+}
+
+export interface PrismMcpResource {
+  readonly name: string;
+  readonly uri: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly mimeType?: string;
+  read(input: { readonly uri: string; readonly authorization: PrismMcpAuthorization; readonly signal: AbortSignal }): unknown | Promise<unknown>;
+}
+
+export interface PrismMcpPrompt {
+  readonly name: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly arguments?: Readonly<Record<string, { readonly description?: string; readonly required?: boolean }>>;
+  get(input: { readonly arguments: Readonly<Record<string, string>>; readonly authorization: PrismMcpAuthorization; readonly signal: AbortSignal }): unknown | Promise<unknown>;
+}
+
+/** A durable agent run lifecycle: `agent.<id>.status` and `agent.<id>.resume` tools. */
+export interface PrismMcpAgentRunExposure {
+  readonly lifecycle: {
+    status(ref: { runId: string; sessionId?: string }, scope: { ownership: import("./effects").OwnershipScope; signal: AbortSignal; agentId: string }): unknown | Promise<unknown>;
+    resume(
+      ref: { runId: string; sessionId?: string },
+      decision: { decision: "approve" | "deny"; expectedVersion: number },
+      scope: { ownership: import("./effects").OwnershipScope; signal: AbortSignal; agentId: string },
+    ): unknown | Promise<unknown>;
+  };
+}
+
+export interface CreatePrismMcpServerOptions {
+  /** Server name (default `prism-mcp-server`) and version (default the package's). */
+  readonly name?: string;
+  readonly version?: string;
+  /** The tools served (a registry is built, duplicates refused), or `registry`: not both. */
+  readonly tools?: readonly ToolDefinition<any>[];
+  /** A registry served as it is at each `tools/list` (not upstream's). */
+  readonly registry?: import("./harness").ToolRegistry;
+  /** The host's allow/deny: applied to `tools/list` and to every call (not upstream's). */
+  readonly filter?: import("./harness").ToolFilterInput;
+  readonly commands?: readonly PrismMcpCommand[];
+  readonly resources?: readonly PrismMcpResource[];
+  readonly prompts?: readonly PrismMcpPrompt[];
+  readonly agentRuns?: Readonly<Record<string, PrismMcpAgentRunExposure>>;
+  /** Required: every call is authorized; the identity it returns is dispatch's (effect keys, ledger rows). */
+  readonly authorize: PrismMcpAuthorizer;
+  /** Default: the package's JSON Schema validator over each tool's `parameters`. */
+  readonly validate?: import("./harness").ToolValidator;
+  readonly permission?: import("./harness").PermissionPolicyLike;
+  readonly trust?: import("./harness").TrustPolicyLike;
+  readonly guardrails?: import("./harness").GuardrailOptions;
+  readonly middleware?: import("./harness").MiddlewareRunner;
+  readonly effectStore?: import("./effects").ToolEffectStore;
+  readonly ledger?: import("./ledger").RunLedger;
+  readonly emit?: (event: import("./harness").AgentEvent) => void | Promise<void>;
+  readonly redactor?: import("./harness").SecretRedactor;
+  /** Known secret values; a redactor is made from them when `redactor` is not given. */
+  readonly secrets?: readonly string[];
+  /** Accepted for upstream's code; not applied (see docs/mcp.md). */
+  readonly limits?: Readonly<Record<string, unknown>>;
+  /** Bytes of one result's text (default 1 MiB, hard 8 MiB). */
+  readonly maxResultBytes?: number;
+  /** Calls at once (default 16, hard 256); more get `ERR_PRISM_MCP_CONCURRENCY`. */
+  readonly maxConcurrentCalls?: number;
+  /** One call (default 60 s, hard 30 min); then the call's signal aborts. */
+  readonly callTimeoutMs?: number;
+}
+
+/** The official SDK's `McpServer`: `connect(transport)`, `close()`, `server`, `sendToolListChanged()`. */
+export interface PrismMcpServer {
+  connect(transport: unknown): Promise<void>;
+  close(): Promise<void>;
+  readonly server: unknown;
+  sendToolListChanged(): void;
+}
+
+/** A principal a stateful session belongs to. */
+export interface PrismMcpRequestIdentity {
+  readonly id: string;
+  readonly ownership?: import("./effects").OwnershipScope;
+}
+
+/** RFC 9728 protected-resource metadata. */
+export interface McpProtectedResource {
+  readonly authorizationServers: readonly string[];
+  readonly resource?: string;
+  readonly scopesSupported?: readonly string[];
+}
+
+export interface CreatePrismMcpWebHandlerOptions {
+  readonly resolveAuthInfo?: (request: Request) => import("./mcp-server-auth").McpServerAuthInfo | undefined | Promise<import("./mcp-server-auth").McpServerAuthInfo | undefined>;
+  /** Required for stateful sessions; a falsy answer is a 401. */
+  readonly resolveIdentity?: (request: Request, authInfo: import("./mcp-server-auth").McpServerAuthInfo | undefined) => PrismMcpRequestIdentity | false | Promise<PrismMcpRequestIdentity | false>;
+  readonly protectedResource?: McpProtectedResource;
+  /** Set for stateful sessions (with `resolveIdentity` and `allowedOrigins`). */
+  readonly sessionIdGenerator?: () => string;
+  /** Sessions at once (default 32, hard 512); past it a new session gets 503 `ERR_PRISM_MCP_SESSION_LIMIT`. */
+  readonly maxSessions?: number;
+  /** A session idle this long may be evicted for a new one (default 15 min, hard 24 h). Not upstream's. */
+  readonly sessionIdleMs?: number;
+  readonly allowedHosts?: readonly string[];
+  readonly allowedOrigins?: readonly string[];
+  /** Default 1 MiB, hard 8 MiB (413). */
+  readonly maxRequestBytes?: number;
+  /** Default 2 MiB, hard 16 MiB: a JSON body over it is a 507; an event stream is cut. */
+  readonly maxResponseBytes?: number;
+  /** Default 32, hard 512 (429). */
+  readonly maxConcurrentRequests?: number;
+  /** Default 60 s, hard 30 min (408). */
+  readonly requestTimeoutMs?: number;
+  /** JSON answers (default true, upstream's); `false` streams answers as events, so progress reaches the client. */
+  readonly enableJsonResponse?: boolean;
+}
+
+export interface PrismMcpWebHandler {
+  (request: Request): Promise<Response>;
+  /** Live sessions (not upstream's). */
+  readonly sessionCount: number;
+  /** Closes every session the handler opened (not upstream's). */
+  close(): Promise<void>;
+}
+
+export declare function createPrismMcpServer(options: CreatePrismMcpServerOptions): PrismMcpServer;
+export declare function createPrismMcpWebHandler(
+  server: PrismMcpServer | (() => PrismMcpServer | Promise<PrismMcpServer>),
+  options?: CreatePrismMcpWebHandlerOptions,
+): Promise<PrismMcpWebHandler>;
+/** A `node:http` request listener over a web handler. */
+export declare function createPrismMcpNodeHandler(
+  handler: (request: Request) => Promise<Response>,
+  options?: { baseUrl?: string },
+): (req: import("node:http").IncomingMessage, res: import("node:http").ServerResponse) => Promise<void>;
+export declare const DEFAULT_MAX_SESSIONS: 32;
+export declare const HARD_MAX_SESSIONS: 512;

@@ -19,7 +19,7 @@ const { createProgressRelay } = require('./progress.js')
 const apps = require('./apps.js')
 const { listPageSchema, toolRefusal, entryName, isValidatorError, describeIssues } = require('./shape.js')
 
-const CLIENT_INFO = { name: 'prism-tools-native-mcp', version: '0.1.0' }
+const { createMcpCapabilityClient, CLIENT_INFO } = require('./client-capabilities.js')
 const MAX_ERROR_BYTES = 8 * 1024
 const EFFECT_KINDS = new Set(['none', 'local_mutation', 'external_mutation'])
 const NO_PROGRESS = Symbol.for('prism-tools-native.noProgress')
@@ -615,15 +615,14 @@ function callAppTool(state, remoteName, args, ctx) {
   throw new McpBridgeError('MCP App tool is unavailable', { code: 'ERR_PRISM_MCP_APPS' })
 }
 
-async function connectClient(options, capabilities) {
+async function connectClient(options) {
   if (options === null || typeof options !== 'object') throw new TypeError('connectMcpTools needs an options object')
   assertValidServerId(options.serverId)
   const limits = L.resolveMcpClientLimits(options)
   if (options.signal && options.signal.aborted) throw options.signal.reason
-  const { Client } = sdk.client()
+  // What the client offers (MCP Apps, roots, sampling, elicitation) follows the options.
+  const client = createMcpCapabilityClient(options)
   const transport = createMcpTransport(options.transport)
-  const offered = { ...(capabilities || {}), ...(options.mcpApps === true ? apps.appsClientCapabilities() : {}) }
-  const client = new Client(CLIENT_INFO, { capabilities: offered })
   const onAbort = () => {
     client.close().catch(() => {})
     transport.close().catch(() => {})

@@ -8,6 +8,8 @@ const errors = require('./errors.js')
 const limits = require('./limits.js')
 const { createMcpTransport } = require('./transport.js')
 const { measureBoundedJson } = require('./json-bounds.js')
+const elicitation = require('./elicitation.js')
+const { createMcpCapabilityClient } = require('./client-capabilities.js')
 
 const { validateMcpLimit, resolveMcpClientLimits, ...constants } = limits
 
@@ -19,6 +21,11 @@ module.exports = {
   mcpToolEffect: (tool, options = {}) => bridge.remoteToolEffect(tool, options.serverId ?? '', options.effect, options.annotations !== false),
   connectMcpCapabilities: capabilities.connectMcpCapabilities,
   attachMcpCapabilities: capabilities.attachMcpCapabilities,
+  createMcpCapabilityClient,
+  mcpElicitationDecision: elicitation.mcpElicitationDecision,
+  mcpElicitationResultFromDecision: elicitation.mcpElicitationResultFromDecision,
+  MAX_MCP_ELICITATION_MESSAGE_BYTES: elicitation.MAX_MCP_ELICITATION_MESSAGE_BYTES,
+  MAX_MCP_ELICITATION_SCHEMA_BYTES: elicitation.MAX_MCP_ELICITATION_SCHEMA_BYTES,
   createMcpTransport,
   formatMcpToolName: names.formatMcpToolName,
   formatProviderSafeMcpToolName: names.formatProviderSafeMcpToolName,
