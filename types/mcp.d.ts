@@ -451,13 +451,23 @@ export declare class McpUnsupportedCapabilityError extends Error {
 
 // ----- The served side: createPrismMcpServer, createPrismMcpWebHandler (docs/mcp.md, "Serving a registry") -----
 
+/** The SDK's `AuthInfo` as the served side passes it on (structurally; no SDK import needed). */
+export interface McpServerAuthInfo {
+  readonly token: string;
+  readonly clientId: string;
+  readonly scopes: readonly string[];
+  readonly expiresAt?: number;
+  readonly resource?: URL;
+  readonly extra?: Record<string, unknown>;
+}
+
 /** What the host's `authorize` is asked: one call, read, or prompt, with the transport's authentication. */
 export interface PrismMcpAuthorizationInput {
   readonly kind: "tool" | "command" | "resource" | "prompt";
   readonly name: string;
   readonly arguments: JsonObject;
   /** The SDK's `AuthInfo` (token, clientId, scopes, extra) the transport authenticated, if any. */
-  readonly authInfo?: import("./mcp-server-auth").McpServerAuthInfo;
+  readonly authInfo?: McpServerAuthInfo;
   readonly sessionId?: string;
   readonly signal: AbortSignal;
 }
@@ -573,9 +583,9 @@ export interface McpProtectedResource {
 }
 
 export interface CreatePrismMcpWebHandlerOptions {
-  readonly resolveAuthInfo?: (request: Request) => import("./mcp-server-auth").McpServerAuthInfo | undefined | Promise<import("./mcp-server-auth").McpServerAuthInfo | undefined>;
+  readonly resolveAuthInfo?: (request: Request) => McpServerAuthInfo | undefined | Promise<McpServerAuthInfo | undefined>;
   /** Required for stateful sessions; a falsy answer is a 401. */
-  readonly resolveIdentity?: (request: Request, authInfo: import("./mcp-server-auth").McpServerAuthInfo | undefined) => PrismMcpRequestIdentity | false | Promise<PrismMcpRequestIdentity | false>;
+  readonly resolveIdentity?: (request: Request, authInfo: McpServerAuthInfo | undefined) => PrismMcpRequestIdentity | false | Promise<PrismMcpRequestIdentity | false>;
   readonly protectedResource?: McpProtectedResource;
   /** Set for stateful sessions (with `resolveIdentity` and `allowedOrigins`). */
   readonly sessionIdGenerator?: () => string;
