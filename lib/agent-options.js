@@ -6,6 +6,7 @@
 const { toolList } = require('./agent-values.js')
 const { resolveOutputBudget } = require('./output-budget.js')
 const { resolveToolResultFold } = require('./tool-result-fold.js')
+const { checkToolChoice } = require('./providers/request-options.js')
 
 const WHERE = 'see docs/agent.md "Upstream options"; use @arnilo/prism for it'
 
@@ -103,6 +104,7 @@ function checkConfig(config) {
   toolList(config.tools) // refuses a bad `tools` at construction
   resolveOutputBudget(config.toolOutputBudget, 'createAgent: toolOutputBudget')
   resolveToolResultFold(undefined, config.toolResultFold)
+  checkToolChoice(config.toolChoice, 'createAgent')
   checked.add(config)
 }
 
@@ -116,6 +118,7 @@ function checkRunOptions(options) {
   refuseUnsupported(options, RUN_OPTIONS_REFUSED, 'session.run')
   refuseGuardrailStages(options.guardrails, 'session.run')
   refuseLoop(options.loop, 'session.run')
+  checkToolChoice(options.toolChoice, 'session.run')
 }
 
 module.exports = {

@@ -8,6 +8,7 @@ const { ProviderTransportError } = require('./errors.js')
 const { RunEnd } = require('./agent-values.js')
 const { createTurnRedaction } = require('./stream-redaction.js')
 const { jsonBytes } = require('./run-limits.js')
+const { coalesceContent } = require('./providers/request-options.js')
 
 const ABORTED = Symbol('aborted')
 
@@ -206,9 +207,11 @@ async function providerTurn(r, provider, request, tools, attempt, retrying) {
   if (failure !== undefined) r.finish('failed', 'error', failure)
   if (signal.aborted) r.finish('aborted', 'aborted', r.abortError())
   if (started) {
-    r.lastAssistant = messageId === undefined ? { role: 'assistant', content } : { id: messageId, role: 'assistant', content }
+    // Adjacent streamed text (and a streamed thinking block) is kept as one part.
+    const joined = coalesceContent(content)
+    r.lastAssistant = messageId === undefined ? { role: 'assistant', content: joined } : { id: messageId, role: 'assistant', content: joined }
     // What is kept and shown: the text as it was let out (joined, the whole text redacted at once).
-    const kept = redaction !== undefined ? { ...r.lastAssistant, content: redaction.content } : r.lastAssistant
+    const kept = redaction !== undefined ? { ...r.lastAssistant, content: coalesceContent(redaction.content) } : r.lastAssistant
     r.transcript.push(r.redactor ? r.api.redactWith(kept, r.redactor) : kept)
     if (r.observed()) emit({ type: 'message_finished', sessionId, runId, message: kept })
   }

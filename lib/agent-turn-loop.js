@@ -12,6 +12,7 @@ const { artifactStep } = require('./agent-artifact-step.js')
 const approval = require('./approval.js')
 const { createJsonSchemaToolArgumentValidator } = require('./validation.js')
 const { resolveToolResultFold, foldToolResultHistory } = require('./tool-result-fold.js')
+const { toolChoiceForTurn } = require('./providers/request-options.js')
 
 // Arguments are checked against each tool's `parameters` unless the host turns it off: the run's
 // `validate`, else the agent's `validator`, else the package's JSON Schema validator (one, shared by
@@ -129,6 +130,9 @@ async function turnLoop(r, provider, inputText) {
     // With `toolResultFold`, old large tool results are folded in the request only.
     const history = fold === undefined ? r.transcript : await foldToolResultHistory(r.transcript, fold, { sessionId, runId, turn: r.turns, signal })
     let request = { model: r.model, messages: system.concat(history), tools: requestTools, metadata: { ...r.metadata, tools } }
+    // `toolChoice` (the run's, else the agent's) goes on the request's options, checked against this turn's tools.
+    const toolChoice = toolChoiceForTurn(r.pick('toolChoice'), requestTools, { toolRounds: r.rounds })
+    if (toolChoice !== undefined) request.options = { toolChoice }
     if (redactor) {
       request = redactWith(request, redactor)
       // Redaction copies drop functions (so an own toJSON cannot carry a secret past them); the

@@ -76,6 +76,8 @@ export interface ProviderRequest {
   /** The run's live signal. */
   signal: AbortSignal;
   metadata: { tools: ToolsRequestMetadata; [key: string]: unknown };
+  /** Set when the run has a `toolChoice` for this turn; each provider maps it to its wire format. */
+  options?: { toolChoice?: ToolChoice; [key: string]: unknown };
 }
 
 /** `@arnilo/prism`'s provider event protocol. */
@@ -248,6 +250,13 @@ export interface ToolResultFoldOptions {
   summarize: (input: { sessionId: string; runId: string; turn: number; toolCallId: string; toolName: string; text: string }) => string | Promise<string>;
 }
 
+/**
+ * `auto` (the model decides), `none` (no tool call), `required` (some tool), or one named tool,
+ * which must be active on the turn (else the run fails before the request, `ERR_PRISM_INVALID_OPTION`).
+ * `required` and a named tool hold until the run's first tool round; later turns send no choice.
+ */
+export type ToolChoice = "auto" | "none" | "required" | { type: "tool"; name: string };
+
 export interface AgentConfig {
   id?: string;
   name?: string;
@@ -290,6 +299,8 @@ export interface AgentConfig {
   compaction?: never | false;
   /** Retry a provider turn that failed before any output (docs/agent.md "Retry"); see lib/retry.js. */
   retry?: RetryOptions | false;
+  /** Whether and which tool the model must call (docs/agent.md "Tool choice"); the run's wins. */
+  toolChoice?: ToolChoice;
   systemPrompt?: never | false;
 }
 
@@ -320,6 +331,8 @@ export interface RunOptions {
   runState?: import("./approval").AgentRunStateOptions | false;
   /** Merged over the agent's `retry` (the run's fields win); `false` turns it off for this run. */
   retry?: RetryOptions | false;
+  /** Replaces the agent's `toolChoice` for this run. */
+  toolChoice?: ToolChoice;
   /** Removed in `@arnilo/prism` 0.1.5: throws a TypeError. Use `limits.maxToolRounds`. */
   maxToolRounds?: never;
 }

@@ -26,11 +26,15 @@ function checkToolChoice(value, where) {
 
 /**
  * The tool choice a turn sends, checked against the tools it offers: a named tool that is not
- * among them (or `required` with no tool at all) throws before any request is made.
+ * among them (or `required` with no tool at all) throws before any request is made. A forcing
+ * choice (`required`, a named tool) holds until the run's first tool round, then the turn sends none
+ * (the provider's default, `auto`), so the model can answer after its forced call; `none` and
+ * `auto` hold for the whole run.
  */
-function toolChoiceForTurn(value, tools, where = 'toolChoice') {
+function toolChoiceForTurn(value, tools, { toolRounds = 0, where = 'toolChoice' } = {}) {
   const choice = checkToolChoice(value, where)
   if (choice === undefined) return undefined
+  if (toolRounds > 0 && choice !== 'none' && choice !== 'auto') return undefined
   const names = Array.isArray(tools) ? tools.map((t) => t && t.name).filter((n) => typeof n === 'string') : []
   if (typeof choice === 'object' && !names.includes(choice.name)) {
     const active = names.length === 0 ? 'none' : names.slice(0, 20).join(', ') + (names.length > 20 ? ', …' : '')
