@@ -66,6 +66,8 @@ export const {
 } = cjs
 // Elicitation and the capability client (lib/mcp/elicitation.js, lib/mcp/client-capabilities.js).
 export const { createMcpCapabilityClient, mcpElicitationDecision, mcpElicitationResultFromDecision, MAX_MCP_ELICITATION_MESSAGE_BYTES, MAX_MCP_ELICITATION_SCHEMA_BYTES } = cjs
+// OAuth for remote servers (lib/mcp/auth.js, lib/mcp/oauth-transport.js).
+export const { createMcpClientAuth, createMcpOAuthFetch, createMcpOAuthTransport, McpOAuthError, packageName } = cjs
 // The served side (lib/mcp/server*.js).
 export const { createPrismMcpServer, createPrismMcpWebHandler, createPrismMcpNodeHandler, DEFAULT_MAX_SESSIONS, HARD_MAX_SESSIONS } = cjs
 export default cjs

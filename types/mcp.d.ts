@@ -41,7 +41,96 @@ export interface McpStreamableHttpTransport {
   readonly sessionId?: string;
   /** The fetch to use (default `globalThis.fetch`); origin, redirect and size checks still apply. */
   readonly fetch?: typeof globalThis.fetch;
+  /** OAuth for this server (see `createMcpOAuthTransport`); the transport then carries and refreshes a bearer token. */
+  readonly auth?: McpClientAuthOptions;
 }
+
+/** The OAuth session's persistence seam; back it with an encrypted or keychain store in production. */
+export interface McpClientAuthState {
+  loadTokens(): Promise<McpOAuthTokens | undefined>;
+  saveTokens(tokens: McpOAuthTokens): Promise<void>;
+  loadDiscovery(): Promise<Readonly<Record<string, unknown>> | undefined>;
+  saveDiscovery(state: Readonly<Record<string, unknown>>): Promise<void>;
+  loadClientInformation(): Promise<Readonly<Record<string, unknown>> | undefined>;
+  saveClientInformation(info: Readonly<Record<string, unknown>>): Promise<void>;
+  loadCodeVerifier(): Promise<string | undefined>;
+  saveCodeVerifier(verifier: string): Promise<void>;
+  clear(scope: "all" | "client" | "tokens" | "verifier" | "discovery"): Promise<void>;
+}
+
+export interface McpOAuthTokens {
+  readonly access_token: string;
+  readonly token_type: string;
+  readonly expires_in?: number;
+  readonly refresh_token?: string;
+  readonly scope?: string;
+  readonly id_token?: string;
+}
+
+/** Static client credentials, or RFC 7591 dynamic registration with the host's metadata. */
+export type McpOAuthRegistrationStrategy =
+  | { readonly kind: "static"; readonly clientId: string; readonly clientSecret?: string }
+  | { readonly kind: "dcr"; readonly clientMetadata: Readonly<Record<string, unknown>> };
+
+/** Each a positive safe integer up to its hard cap (in parentheses). */
+export interface McpOAuthLimitsInput {
+  /** One discovery/token response body (64 KiB; 256 KiB). */
+  readonly discoveryBytes?: number;
+  readonly discoveryCacheEntries?: number;
+  /** How long discovered metadata is reused (10 min; 1 h). */
+  readonly discoveryCacheTtlMs?: number;
+  /** A token or client registration record (16 KiB; 64 KiB). */
+  readonly tokenRecordBytes?: number;
+  /** The PKCE verifier, the discovery state, an authorization code (4 KiB; 16 KiB). */
+  readonly stateBytes?: number;
+  /** One discovery request (60 s; 5 min). */
+  readonly handshakeTimeoutMs?: number;
+}
+
+export interface McpClientAuthOptions {
+  readonly state: McpClientAuthState;
+  readonly strategy: McpOAuthRegistrationStrategy;
+  readonly scopes?: readonly string[];
+  /** The local callback of the authorization code flow. */
+  readonly redirectUri?: string | URL;
+  /** Called with the authorization URL (PKCE S256, `state`, `resource`) when the user must approve. */
+  readonly onRedirectRequired?: (authorizationUrl: URL) => void | Promise<void>;
+  readonly limits?: McpOAuthLimitsInput;
+  /** The base fetch of discovery requests (default `globalThis.fetch`). */
+  readonly fetch?: typeof globalThis.fetch;
+  readonly now?: () => number;
+}
+
+export interface McpClientAuth {
+  /** The SDK `OAuthClientProvider`. */
+  readonly provider: unknown;
+  ensureAuthorized(options?: { readonly scope?: string; readonly resourceMetadataUrl?: URL }): Promise<"AUTHORIZED" | "REDIRECT">;
+  /** Exchanges the code the callback received (with the stored PKCE verifier) for tokens. */
+  finishAuth(authorizationCode: string): Promise<void>;
+  /** RFC 7009 revocation at the server's revocation endpoint (when it has one), then the local tokens are cleared. */
+  revoke(): Promise<void>;
+  getTokens(): Promise<McpOAuthTokens | undefined>;
+}
+
+/**
+ * Codes: `ERR_PRISM_MCP_OAUTH_DISCOVERY`, `ERR_PRISM_MCP_OAUTH_ORIGIN` (issuer drift), `ERR_PRISM_MCP_OAUTH_AUDIENCE`
+ * (a resource of another origin), `ERR_PRISM_MCP_OAUTH_SSRF`, `ERR_PRISM_MCP_OAUTH_STATE`, `ERR_PRISM_MCP_OAUTH_TOKEN_STORE`.
+ * Messages never hold a token, verifier or client secret.
+ */
+export declare class McpOAuthError extends Error {
+  constructor(code: string, message: string, options?: { readonly cause?: unknown });
+  readonly code: string;
+}
+export declare function createMcpClientAuth(
+  options: McpClientAuthOptions,
+  context: { readonly serverUrl: string | URL; readonly fetch: typeof globalThis.fetch; readonly limits?: Required<McpOAuthLimitsInput> },
+): McpClientAuth;
+/** Allow-listed MCP origins through the bridge's bounded fetch; every other origin as an OAuth discovery request. */
+export declare function createMcpOAuthFetch(config: McpStreamableHttpTransport, limits?: Required<McpOAuthLimitsInput>): typeof globalThis.fetch;
+/** A Streamable HTTP transport that authorizes with `config.auth`, and its auth handle. */
+export declare function createMcpOAuthTransport(config: McpStreamableHttpTransport): { readonly transport: unknown; readonly auth: McpClientAuth };
+/** This module's name (upstream's names `@arnilo/prism-mcp`). */
+export declare const packageName: "prism-tools-native/mcp";
 
 export type McpTransportConfig = McpStdioTransport | McpStreamableHttpTransport;
 

@@ -10,6 +10,8 @@ const { createMcpTransport } = require('./transport.js')
 const { measureBoundedJson } = require('./json-bounds.js')
 const elicitation = require('./elicitation.js')
 const { createMcpCapabilityClient } = require('./client-capabilities.js')
+const auth = require('./auth.js')
+const oauthTransport = require('./oauth-transport.js')
 
 const { validateMcpLimit, resolveMcpClientLimits, ...constants } = limits
 
@@ -26,7 +28,12 @@ module.exports = {
   mcpElicitationResultFromDecision: elicitation.mcpElicitationResultFromDecision,
   MAX_MCP_ELICITATION_MESSAGE_BYTES: elicitation.MAX_MCP_ELICITATION_MESSAGE_BYTES,
   MAX_MCP_ELICITATION_SCHEMA_BYTES: elicitation.MAX_MCP_ELICITATION_SCHEMA_BYTES,
+  packageName: 'prism-tools-native/mcp',
   createMcpTransport,
+  createMcpOAuthTransport: oauthTransport.createMcpOAuthTransport,
+  createMcpOAuthFetch: oauthTransport.createMcpOAuthFetch,
+  createMcpClientAuth: auth.createMcpClientAuth,
+  McpOAuthError: auth.McpOAuthError,
   formatMcpToolName: names.formatMcpToolName,
   formatProviderSafeMcpToolName: names.formatProviderSafeMcpToolName,
   isProviderSafeToolName: names.isProviderSafeToolName,

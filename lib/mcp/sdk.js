@@ -28,4 +28,5 @@ module.exports = {
   stdio: () => loadSdk('client/stdio.js'),
   streamableHttp: () => loadSdk('client/streamableHttp.js'),
   types: () => loadSdk('types.js'),
+  auth: () => loadSdk('client/auth.js'),
 }

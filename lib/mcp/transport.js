@@ -84,6 +84,18 @@ function createBoundedMcpFetch(config) {
   }
 }
 
+/** The endpoint URL of a Streamable HTTP config, checked as every request is. */
+function checkedEndpoint(config) {
+  let url
+  try {
+    url = new URL(config.url)
+  } catch (error) {
+    throw transportError(`Invalid MCP HTTP URL: ${config.url}`, error)
+  }
+  checkUrl(url, allowedOriginSet(config), config)
+  return url
+}
+
 /**
  * @param {import('../../types/mcp').McpTransportConfig} config
  */
@@ -104,14 +116,9 @@ function createMcpTransport(config) {
       })
     }
     case 'streamable-http': {
-      let url
-      try {
-        url = new URL(config.url)
-      } catch (error) {
-        throw transportError(`Invalid MCP HTTP URL: ${config.url}`, error)
-      }
-      const origins = allowedOriginSet(config)
-      checkUrl(url, origins, config)
+      const url = checkedEndpoint(config)
+      // With `auth`: the OAuth transport (lib/mcp/oauth-transport.js, loaded here to keep the cycle lazy).
+      if (config.auth) return require('./oauth-transport.js').createMcpOAuthTransport(config).transport
       const { StreamableHTTPClientTransport } = sdk.streamableHttp()
       return new StreamableHTTPClientTransport(url, {
         requestInit: config.requestInit,
@@ -126,4 +133,4 @@ function createMcpTransport(config) {
   }
 }
 
-module.exports = { createMcpTransport, createBoundedMcpFetch, isLoopbackHostname }
+module.exports = { createMcpTransport, createBoundedMcpFetch, checkedEndpoint, allowedOriginSet, isLoopbackHostname }

@@ -1,0 +1,97 @@
+'use strict'
+// Streamable HTTP with OAuth (`transport.auth`), as upstream's `createMcpOAuthTransport` and
+// `createMcpOAuthFetch`. Requests to an allow-listed MCP origin go through the bridge's bounded fetch
+// (the SDK adds the bearer token to those only). Every other request of the OAuth flow — metadata
+// discovery, token, registration and revocation endpoints — is a discovery request: https (http only
+// for loopback with `allowLoopbackHttp`), a public host unless loopback is enabled, no credentials or
+// fragment in the URL, no redirects, a GET never carries an `Authorization` header, the body bounded by
+// `discoveryBytes` and the whole request by `handshakeTimeoutMs`.
+const sdk = require('./sdk.js')
+const { McpBridgeError } = require('./errors.js')
+const { createMcpClientAuth, McpOAuthError, resolveMcpOAuthLimits } = require('./auth.js')
+const { createBoundedMcpFetch, checkedEndpoint, allowedOriginSet } = require('./transport.js')
+const { isAllowedHost, isLoopbackHostname } = require('./address.js')
+
+function oauthError(code, message, cause) {
+  return new McpOAuthError(code, message, cause === undefined ? undefined : { cause })
+}
+
+function boundedBody(response, maxBytes) {
+  if (!response.body) return response
+  let seen = 0
+  const body = response.body.pipeThrough(
+    new TransformStream({
+      transform(chunk, controller) {
+        seen += chunk.byteLength
+        if (seen > maxBytes) controller.error(oauthError('ERR_PRISM_MCP_OAUTH_DISCOVERY', `OAuth discovery response exceeds ${maxBytes} bytes`))
+        else controller.enqueue(chunk)
+      },
+    }),
+  )
+  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers })
+}
+
+async function discoveryFetch(url, init, context) {
+  if (url.username || url.password) throw oauthError('ERR_PRISM_MCP_OAUTH_SSRF', 'OAuth discovery URL must not embed credentials')
+  if (url.hash) throw oauthError('ERR_PRISM_MCP_OAUTH_SSRF', 'OAuth discovery URL must not contain a fragment')
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw oauthError('ERR_PRISM_MCP_OAUTH_SSRF', `OAuth discovery URL must use https: (got ${url.protocol})`)
+  if (url.protocol === 'http:' && !(context.allowLoopback && isLoopbackHostname(url.hostname))) {
+    throw oauthError('ERR_PRISM_MCP_OAUTH_SSRF', 'Plaintext OAuth discovery is allowed only for an explicitly enabled loopback endpoint')
+  }
+  if (!isAllowedHost(url, context.allowLoopback)) throw oauthError('ERR_PRISM_MCP_OAUTH_SSRF', 'OAuth discovery URL is not public')
+  const headers = new Headers(init && init.headers)
+  const method = (init && init.method) || 'GET'
+  if (method === 'GET') {
+    headers.delete('authorization')
+    headers.delete('proxy-authorization')
+  }
+  const timeout = AbortSignal.timeout(context.limits.handshakeTimeoutMs)
+  const signal = init && init.signal ? AbortSignal.any([init.signal, timeout]) : timeout
+  const response = await context.fetch(url, { ...init, method, headers, signal, redirect: 'manual' })
+  if (response.status >= 300 && response.status < 400) {
+    try {
+      await response.body?.cancel()
+    } catch {}
+    throw oauthError('ERR_PRISM_MCP_OAUTH_DISCOVERY', `OAuth discovery redirects are not allowed (status ${response.status})`)
+  }
+  return boundedBody(response, context.limits.discoveryBytes)
+}
+
+/**
+ * The fetch of an OAuth-enabled transport.
+ * @param {import('../../types/mcp').McpStreamableHttpTransport} config
+ */
+function createMcpOAuthFetch(config, limits = resolveMcpOAuthLimits(config && config.auth && config.auth.limits)) {
+  const origins = allowedOriginSet(config)
+  const secure = createBoundedMcpFetch(config)
+  const base = typeof config.fetch === 'function' ? config.fetch : typeof config.auth?.fetch === 'function' ? config.auth.fetch : globalThis.fetch
+  const context = { allowLoopback: config.allowLoopbackHttp === true, limits, fetch: base }
+  return async (input, init) => {
+    const url = new URL(input instanceof URL ? input.href : typeof input === 'string' ? input : input.url)
+    if (origins.has(url.origin)) return secure(url, init)
+    return discoveryFetch(url, init, context)
+  }
+}
+
+/**
+ * Streamable HTTP with `config.auth`: `{ transport, auth }`, `auth` being `createMcpClientAuth`'s handle
+ * (`finishAuth`, `revoke`, `getTokens`, `ensureAuthorized`).
+ */
+function createMcpOAuthTransport(config) {
+  if (!config || !config.auth) throw new McpBridgeError('createMcpOAuthTransport requires an auth option', { code: 'ERR_PRISM_MCP_TRANSPORT' })
+  const url = checkedEndpoint(config)
+  const limits = resolveMcpOAuthLimits(config.auth.limits)
+  const fetch = createMcpOAuthFetch(config, limits)
+  const auth = createMcpClientAuth(config.auth, { serverUrl: url, fetch, limits })
+  const { StreamableHTTPClientTransport } = sdk.streamableHttp()
+  const transport = new StreamableHTTPClientTransport(url, {
+    requestInit: config.requestInit,
+    sessionId: config.sessionId,
+    authProvider: auth.provider,
+    fetch,
+    reconnectionOptions: { initialReconnectionDelay: 100, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 2, maxRetries: 0 },
+  })
+  return { transport, auth }
+}
+
+module.exports = { createMcpOAuthFetch, createMcpOAuthTransport }
