@@ -1,0 +1,148 @@
+'use strict'
+// What every loop of a run shares to build its provider requests: the run's tool snapshot, its
+// dispatcher, the per-turn tool set (narrowing, then disclosure) and the request itself (system
+// instruction, history folded by `toolResultFold`, the redactor over the whole request). Used by
+// the built-in loops (lib/agent-turn-loop.js) and by custom loop strategies (lib/agent-loop.js).
+// `r` is the run (lib/agent-run.js).
+const native = require('../binding.js')
+const { decode, json, textOf } = require('./agent-values.js')
+const { AGENT_RETRIES } = require('./retry.js')
+const { createJsonSchemaToolArgumentValidator } = require('./validation.js')
+const { resolveToolResultFold, foldToolResultHistory } = require('./tool-result-fold.js')
+
+// Arguments are checked against each tool's `parameters` unless the host turns it off: the run's
+// `validate`, else the agent's `validator`, else the package's JSON Schema validator (one, shared by
+// every agent, so its compiled schemas are too). `false` at either level turns validation off.
+let defaultValidator
+function validatorOf(options, config) {
+  const chosen = options.validate !== undefined ? options.validate : config.validator
+  if (chosen === false || chosen === null) return undefined
+  if (chosen !== undefined) return chosen
+  if (defaultValidator === undefined) defaultValidator = createJsonSchemaToolArgumentValidator()
+  return defaultValidator
+}
+
+/** The run's turn set-up: its tools, registry, dispatcher, system message, narrowing and folding. */
+function prepareTurns(r) {
+  const { config, options, redactor, session } = r
+  const { createToolDispatcher } = r.api
+  session.lastGrant = r.grant.stored
+  const searchConfig = r.pick('toolsSearch') ?? {}
+  const searchOptions = {
+    enabled: r.disclosure === 'search',
+    queryBytes: searchConfig.queryBytes,
+    defaultK: searchConfig.defaultK,
+    key: r.disclosure === 'search' ? `${searchConfig.queryBytes}/${searchConfig.defaultK}` : '',
+  }
+  const snap = r.snapshotOf(config, r.registered, r.grant.indices, searchOptions)
+  r.searchTool = snap.searchTool
+  r.registry = snap.registry
+  const dispatcherOptions = {
+    registry: snap.registry,
+    middleware: config.middleware,
+    validate: validatorOf(options, config),
+    emit: r.emitRedacted,
+    secrets: r.secrets,
+    redactor,
+    ledger: r.ledger !== undefined ? r.ledger.tools : options.runLedger ?? config.runLedger, // tool rows join the run's queue
+    ownership: options.ownership ?? config.ownership,
+    identity: options.identity ?? config.identity,
+    trust: config.trust,
+    permission: config.permission,
+    guardrails: r.guardrails,
+    effectStore: options.effectStore ?? config.effectStore,
+  }
+  return {
+    snap,
+    searchConfig,
+    allowHidden: r.pick('allowHiddenToolCalls') === true,
+    dispatcherOptions,
+    unfiltered: createToolDispatcher(dispatcherOptions),
+    system: typeof config.instructions === 'string' && config.instructions !== ''
+      ? [{ role: 'system', content: [{ type: 'text', text: `System instruction:\n${config.instructions}` }] }]
+      : [],
+    narrowing: r.pick('toolNarrowing'),
+    fold: resolveToolResultFold(options.toolResultFold, config.toolResultFold),
+    hashCache: undefined, // [tools array, metadata] for the unchanged request list
+    narrowCache: undefined, // [kept key, tools, dispatcher] for an unchanged narrowed set
+  }
+}
+
+/**
+ * The tools of turn `r.turns`: narrowed by the host's `toolNarrowing`, then disclosed (`search`).
+ * Answers `{ requestTools, tools, dispatcher }`: the request's tool list, its `{ count, idsHash }`
+ * and the dispatcher that runs only what was shown (unless `allowHiddenToolCalls`).
+ */
+async function selectTools(r, t, inputText) {
+  const { snap, unfiltered } = t
+  const { tools: snapshot, names: runNames, index, searchTool } = snap
+  const { selectDisclosedTools, SEARCH_TOOLS_NAME } = r.api.search
+  let visible = snapshot
+  let dispatcher = unfiltered
+  if (typeof t.narrowing === 'function') {
+    const answer = await t.narrowing({ turn: r.turns, lastAssistantText: r.lastAssistant ? textOf(r.lastAssistant.content) : undefined, toolIds: runNames.slice() })
+    const clamped = decode(native.runClampNarrowing(snap.joined, runNames.length, json(answer)))
+    if (clamped.dropped.length > 0) r.emit({ type: 'tool_narrowing_clamped', sessionId: r.sessionId, runId: r.runId, turn: r.turns, dropped: clamped.dropped })
+    if (clamped.kept.length !== snapshot.length) {
+      const key = clamped.kept.join(',')
+      if (t.narrowCache === undefined || t.narrowCache[0] !== key) {
+        const kept = clamped.kept.map((i) => snapshot[i])
+        let filtered = unfiltered
+        if (!t.allowHidden) {
+          const allow = kept.map((tool) => tool.name)
+          if (searchTool) allow.push(SEARCH_TOOLS_NAME)
+          filtered = r.api.createToolDispatcher({ ...t.dispatcherOptions, filter: allow.length > 0 ? { allow } : { deny: runNames } })
+        }
+        t.narrowCache = [key, kept, filtered]
+      }
+      visible = t.narrowCache[1]
+      dispatcher = t.narrowCache[2]
+    }
+  }
+  let requestTools = visible
+  if (searchTool && index) {
+    requestTools = selectDisclosedTools({
+      tools: visible.concat([searchTool]),
+      input: inputText,
+      topK: t.searchConfig.topK,
+      activated: r.session.activated,
+      index,
+    })
+  }
+  let tools
+  if (t.hashCache && t.hashCache[0] === requestTools) tools = t.hashCache[1]
+  else {
+    const ids = requestTools.map((tool) => tool.name)
+    tools = { count: ids.length, idsHash: native.runToolIdsHash(ids.join('\0'), ids.length) }
+    t.hashCache = [requestTools, tools]
+  }
+  return { requestTools, tools, dispatcher }
+}
+
+/**
+ * The provider request of turn `r.turns`: the system message, then `history` folded by
+ * `toolResultFold` (in the request only), then `after` (not folded). The redactor sees the whole
+ * request (messages, tools, metadata) before the provider does; the signal is the run's own object.
+ */
+async function buildRequest(r, t, history, requestTools, tools, after = []) {
+  const { redactor, signal } = r
+  const folded = t.fold === undefined ? history : await foldToolResultHistory(history, t.fold, { sessionId: r.sessionId, runId: r.runId, turn: r.turns, signal })
+  const messages = t.system.concat(folded)
+  for (const m of after) messages.push(m)
+  let request = { model: r.model, messages, tools: requestTools, metadata: { ...r.metadata, tools } }
+  if (redactor) {
+    request = r.api.redactWith(request, redactor)
+    // Redaction copies drop functions (so an own toJSON cannot carry a secret past them); the
+    // redacted tool definitions keep their `execute`, which is code, not data.
+    if (Array.isArray(request.tools)) {
+      request.tools = request.tools.map((tool, i) =>
+        tool !== null && typeof tool === 'object' && typeof requestTools[i]?.execute === 'function' ? { ...tool, execute: requestTools[i].execute } : tool,
+      )
+    }
+  }
+  request.signal = signal
+  if (r.retry) request[AGENT_RETRIES] = true
+  return request
+}
+
+module.exports = { prepareTurns, selectTools, buildRequest, validatorOf }
