@@ -381,16 +381,33 @@ describe("dispatchToolCall: tool failures are results", () => {
     }
   });
 
-  it("reports a tool that returns something other than a ToolResult object", async () => {
-    for (const value of [undefined, 5, "x", [1]]) {
+  it("makes a bare return value a ToolResult of the call (any value, never an empty id or name)", async () => {
+    const domain = { city: "Paris", temp: 21 };
+    for (const value of [undefined, null, 5, "x", [1], domain]) {
       const r = await dispatchToolCall({
-        call: call("bad"),
-        registry: createToolRegistry([{ name: "bad", execute: () => value as never }]),
+        call: call("bare"),
+        registry: createToolRegistry([{ name: "bare", execute: () => value as never }]),
         context: ctx(),
       });
-      expect(r.error!.code).toBe("invalid_tool_result");
-      expect(r.error!.message).toMatch(/^Tool bad returned .+ instead of a ToolResult object$/);
+      expect(r).toEqual({ toolCallId: "call_1", name: "bare", value });
     }
+  });
+
+  it("fills a missing or empty toolCallId and name of a returned ToolResult from the call", async () => {
+    const returned = { toolCallId: "", value: 7 };
+    const r = await dispatchToolCall({
+      call: call("half"),
+      registry: createToolRegistry([{ name: "half", execute: () => returned as never }]),
+      context: ctx(),
+    });
+    expect(r).toEqual({ toolCallId: "call_1", name: "half", value: 7 });
+    expect(returned).toEqual({ toolCallId: "", value: 7 }); // the tool's object is not changed
+    const failed = await dispatchToolCall({
+      call: call("err"),
+      registry: createToolRegistry([{ name: "err", execute: () => ({ error: { message: "no" } }) as never }]),
+      context: ctx(),
+    });
+    expect(failed).toMatchObject({ toolCallId: "call_1", name: "err", error: { message: "no" } });
   });
 
   it("reports a registered tool without an execute function", async () => {

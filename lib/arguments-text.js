@@ -12,6 +12,15 @@ function argumentsTextOf(args) {
   return typeof args === 'object' && args !== null ? textOf.get(args) : undefined
 }
 
+/**
+ * Forgets the text of `args`: host code (a `tool_call` middleware, a `tool_input` guardrail) was
+ * handed the live object and may have changed it in place, so the text no longer says what the tool
+ * will receive; validation then reads the object itself.
+ */
+function forgetArgumentsText(args) {
+  if (typeof args === 'object' && args !== null) textOf.delete(args)
+}
+
 function argumentsError(message) {
   // The fields of upstream's ProviderTransportError `invalid_json_arguments`, as plain data.
   return { name: 'ProviderTransportError', message, code: 'invalid_json_arguments' }
@@ -105,4 +114,4 @@ function reconstructToolCallDeltas(events, options) {
   })
 }
 
-module.exports = { argumentsTextOf, toolCallFromArgumentsText, reconstructToolCallDeltas }
+module.exports = { forgetArgumentsText, argumentsTextOf, toolCallFromArgumentsText, reconstructToolCallDeltas }

@@ -7,6 +7,9 @@
 
 const { isPlainObjectProto } = require('./json-object.js')
 const { ownToolArgumentValidators, checkedArguments } = require('./validation.js')
+const { registerRedactorSecrets, redactorSecrets } = require('./stream-redaction.js')
+const { toToolResult } = require('./tool-result-shape.js')
+const { forgetArgumentsText } = require('./arguments-text.js')
 const { callStoreMethod, nativeStoreOf } = require('./effects.js')
 const { isoNow } = require('./clock.js')
 const { watchAbort, unwatchAbort } = require('./abort-watch.js')
@@ -35,12 +38,11 @@ module.exports = function bindDispatch(native, errors) {
   }
   const NO_PLAN = dispatchPlan(undefined, undefined)
   const rawCreateSecretRedactor = native.createSecretRedactor
-  // Redactors made by createSecretRedactor, with their secrets.
-  const REDACTORS = new WeakMap()
+  // A redactor made by createSecretRedactor is registered with its secrets (one registry, shared
+  // with the stream redactor): dispatch then redacts in Rust with the same matcher, and a stream
+  // need not hold a turn's whole text.
   function createSecretRedactor(secrets) {
-    const r = rawCreateSecretRedactor(secrets)
-    REDACTORS.set(r, Array.isArray(secrets) ? secrets.filter((s) => typeof s === 'string') : [])
-    return r
+    return registerRedactorSecrets(rawCreateSecretRedactor(secrets), Array.isArray(secrets) ? secrets : [])
   }
 
   const invalidOption = (Kind, message, code = 'ERR_PRISM_INVALID_OPTION') => {
@@ -207,7 +209,7 @@ module.exports = function bindDispatch(native, errors) {
     // A redactor made by createSecretRedactor redacts in Rust with the same matcher: its secrets
     // join the plan's and it is never called back.
     h.hostRedactor = h.redactor
-    const own = h.redactor !== undefined ? REDACTORS.get(h.redactor) : undefined
+    const own = h.redactor !== undefined ? redactorSecrets(h.redactor) : undefined
     if (own !== undefined) {
       secrets = secrets ? secrets.concat(own) : own
       h.hostRedactor = undefined
@@ -510,6 +512,7 @@ module.exports = function bindDispatch(native, errors) {
         slot.state = 'invalid'
         return
       }
+      if (stage === 'tool_input') forgetArgumentsText(st.call.arguments)
       const v = evaluate.call(g, {
         stage,
         value: stage === 'tool_input' ? st.call : st.result,
@@ -697,6 +700,7 @@ module.exports = function bindDispatch(native, errors) {
       switch (k) {
         case C.K_CALL_MIDDLEWARE: {
           if (v !== undefined && v !== null) st.call = v
+          forgetArgumentsText(st.call?.arguments)
           st.safeArgs = st.safeCall = undefined
           const [name, flags] = callFacts(st.call)
           st.name = name
@@ -754,7 +758,11 @@ module.exports = function bindDispatch(native, errors) {
           return dispatchAnswer(s, C.A_RECORD, version, v?.result !== null && typeof v?.result === 'object' ? 1 : 0)
         }
         case C.K_EXECUTE:
-          if (v === null || typeof v !== 'object' || Array.isArray(v)) return dispatchStep(s, C.A_RETURNED, typeIndex(v) + 2)
+          // A bare value (a number, a domain object…) or a result missing its id or name is made
+          // a ToolResult of this call (lib/tool-result-shape.js); a complete one is kept as is.
+          if (v === null || typeof v !== 'object' || typeof v.toolCallId !== 'string' || v.toolCallId === '' || typeof v.name !== 'string' || v.name === '') {
+            v = toToolResult(v, st.call.id, st.name)
+          }
           st.result = v
           return dispatchStep(s, C.A_RETURNED, v.error !== undefined && v.error !== null ? 1 : 0)
         case C.K_RESULT_MIDDLEWARE:

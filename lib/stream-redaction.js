@@ -5,7 +5,7 @@
 // secret and lets out only a prefix no later delta can change, redacted; `flush()` lets out the rest.
 //
 // With the secrets known, the cut follows the redactor's own matching (leftmost-longest, as the
-// native Aho-Corasick automaton of src/redact.rs): the text before the cut is decided whatever
+// native Aho-Corasick automaton of crates/core/src/redact.rs): the text before the cut is decided whatever
 // comes next, so the pieces let out, joined, are exactly the whole text redacted at once, and at
 // most (longest secret − 1) characters are ever held. With an opaque redactor (a host's `redact`
 // whose secrets are unknown) nothing is safe before the end: every delta is held and `flush()`
