@@ -3,6 +3,8 @@
 // `node:vm` context (Jest, vitest's vmThreads/vmForks pools, a sandbox) have that context's
 // `Object.prototype`, which is not this realm's: comparing prototypes by identity would refuse them.
 
+const { isProxy } = require('node:util').types
+
 // Other realms' Object.prototype objects already recognised (weakly held: a context can be collected).
 const foreignObjectPrototypes = new WeakSet()
 
@@ -31,4 +33,51 @@ function isPlainObjectProto(value) {
   return proto === null || isObjectPrototype(proto)
 }
 
-module.exports = { isObjectPrototype, isPlainObjectProto }
+// Containers whose own properties were all enumerable data properties when last read in full.
+const dataOnly = new WeakSet()
+
+/**
+ * Why an object or array is not plain JSON data, or undefined when it is: the one answer every
+ * reader of host arguments gives (validation's walks, its JSON text, dispatch's argument check), so
+ * that what validation judges is what `execute` receives. Refused: a Proxy (its traps can answer the
+ * validator one thing and the tool another), a `toJSON` method, own or inherited (JSON text would
+ * hold what it returns, the tool gets the object), a class instance, and an accessor or
+ * non-enumerable own property (a getter can answer differently on each read; JSON text omits a
+ * non-enumerable property the tool can still read). Nothing of the value runs: no getter, no trap.
+ *
+ * The property scan is done once per object: objects reused across calls (a host's constant
+ * arguments) pay it once. A property of an already-read object later redefined as an accessor is
+ * not noticed; arguments from provider JSON text are always plain.
+ */
+function plainContainerProblem(v) {
+  const array = Array.isArray(v)
+  // Read in full before (so no Proxy: one never enters the set): only what can change on the same
+  // object without a property scan is checked again.
+  if (dataOnly.has(v)) {
+    if (!array && !isPlainObjectProto(v)) return instanceKind(v)
+    return typeof v.toJSON === 'function' ? toJsonKind(array) : undefined
+  }
+  if (isProxy(v)) return 'a Proxy'
+  if (!array && !isPlainObjectProto(v)) return instanceKind(v)
+  if (typeof v.toJSON === 'function') return toJsonKind(array)
+  const names = Object.getOwnPropertyNames(v)
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i]
+    const d = Object.getOwnPropertyDescriptor(v, name)
+    if (d.get !== undefined || d.set !== undefined) return `an object with an accessor property (${JSON.stringify(name)})`
+    if (!d.enumerable && !(array && name === 'length')) return `an object with a non-enumerable property (${JSON.stringify(name)})`
+  }
+  dataOnly.add(v)
+  return undefined
+}
+
+const toJsonKind = (array) => `${array ? 'an array' : 'an object'} with a toJSON method`
+
+function instanceKind(v) {
+  const proto = Object.getPrototypeOf(v)
+  const ctor = Object.getOwnPropertyDescriptor(proto, 'constructor')?.value
+  const name = typeof ctor === 'function' ? Object.getOwnPropertyDescriptor(ctor, 'name')?.value : undefined
+  return typeof name === 'string' && name !== '' ? `an instance of ${name}` : 'an object with a custom prototype'
+}
+
+module.exports = { isObjectPrototype, isPlainObjectProto, plainContainerProblem }

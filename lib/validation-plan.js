@@ -6,7 +6,7 @@
 // Anything else answers `false`, and the caller validates the JSON text in Rust as before, which
 // decides and words every refusal. A `true` here must never contradict Rust's verdict on the
 // same value's JSON text; __test__/validation-plan.test.ts checks that differentially.
-const { isObjectPrototype } = require('./json-object.js')
+const { plainContainerProblem } = require('./json-object.js')
 
 const T_NULL = 1
 const T_BOOLEAN = 2
@@ -62,7 +62,7 @@ function acceptorOf(planText) {
         if (v === null) return true
         if (depth >= depthLimit) return false
         if (Array.isArray(v)) {
-          if (v.length > maxArrayLength) return false
+          if (v.length > maxArrayLength || plainContainerProblem(v) !== undefined) return false
           for (let i = 0; i < v.length; i++) if (!anyValue(v[i], depth + 1)) return false
           return true
         }
@@ -95,8 +95,7 @@ function acceptorOf(planText) {
       return seen === required ? checks : null
     }
     return function members(v, depth) {
-      const proto = Object.getPrototypeOf(v)
-      if (proto !== null && !isObjectPrototype(proto)) return false
+      if (plainContainerProblem(v) !== undefined) return false
       const keys = Object.keys(v)
       const n = keys.length
       if (n > maxProperties) return false
@@ -177,7 +176,7 @@ function acceptorOf(planText) {
           if (Array.isArray(v)) {
             if (!admits(T_ARRAY)) return false
             const n = v.length
-            if (n > maxArrayLength || n < minItems || n > maxItems) return false
+            if (n > maxArrayLength || n < minItems || n > maxItems || plainContainerProblem(v) !== undefined) return false
             for (let i = 0; i < n; i++) if (!items(v[i], depth + 1)) return false
             return true
           }

@@ -3,11 +3,13 @@
 // cheaply), and the closures hosts call. Every check, limit and message lives in Rust.
 const native = require('../binding.js')
 const { argumentsTextOf } = require('./arguments-text.js')
-const { isObjectPrototype } = require('./json-object.js')
+const { plainContainerProblem } = require('./json-object.js')
 const { acceptorOf } = require('./validation-plan.js')
 
-// JSON text cannot carry a Map, a class instance, NaN, a function…: the replacer puts a tag in
-// their place, which Rust refuses with the path where it sits. Must match bounds::NON_JSON_TAG.
+// JSON text cannot carry a Map, a class instance, NaN, a function…, and must not carry what a
+// Proxy, a toJSON method or a getter would answer instead of what the tool reads: the replacer puts
+// a tag in their place (lib/json-object.js says why each is refused), which Rust refuses with the
+// path where it sits. Must match bounds::NON_JSON_TAG.
 const NON_JSON_TAG = '\u0000prism:nonjson'
 
 function tag(kind) {
@@ -24,11 +26,9 @@ function replacer(key, value) {
     case 'number':
       return Number.isFinite(raw) ? value : tag(String(raw))
     case 'object': {
-      if (raw === null || Array.isArray(raw)) return value
-      const proto = Object.getPrototypeOf(raw)
-      if (proto === null || isObjectPrototype(proto)) return value
-      const ctor = typeof proto.constructor === 'function' ? proto.constructor.name : ''
-      return tag(ctor ? `an instance of ${ctor}` : 'an object with a custom prototype')
+      if (raw === null) return value
+      const problem = plainContainerProblem(raw)
+      return problem === undefined ? value : tag(problem)
     }
     default:
       return tag(`a ${typeof raw}`)
@@ -47,13 +47,11 @@ function surelyPlain(v, depth) {
       return Number.isFinite(v)
     case 'object': {
       if (v === null) return true
-      if (depth > 128) return false
+      if (depth > 128 || plainContainerProblem(v) !== undefined) return false
       if (Array.isArray(v)) {
         for (let i = 0; i < v.length; i++) if (!surelyPlain(v[i], depth + 1)) return false
         return true
       }
-      const proto = Object.getPrototypeOf(v)
-      if (proto !== null && !isObjectPrototype(proto)) return false
       for (const k in v) if (!surelyPlain(v[k], depth + 1)) return false
       return true
     }
