@@ -9,6 +9,7 @@ const { decode, json, textOf } = require('./agent-values.js')
 const { AGENT_RETRIES } = require('./retry.js')
 const { createJsonSchemaToolArgumentValidator } = require('./validation.js')
 const { resolveToolResultFold, foldToolResultHistory } = require('./tool-result-fold.js')
+const { toolChoiceForTurn } = require('./providers/request-options.js')
 
 // Arguments are checked against each tool's `parameters` unless the host turns it off: the run's
 // `validate`, else the agent's `validator`, else the package's JSON Schema validator (one, shared by
@@ -130,6 +131,9 @@ async function buildRequest(r, t, history, requestTools, tools, after = []) {
   const messages = t.system.concat(folded)
   for (const m of after) messages.push(m)
   let request = { model: r.model, messages, tools: requestTools, metadata: { ...r.metadata, tools } }
+  // `toolChoice` (the run's, else the agent's) goes on the request's options, checked against this turn's tools.
+  const toolChoice = toolChoiceForTurn(r.pick('toolChoice'), requestTools, { toolRounds: r.rounds })
+  if (toolChoice !== undefined) request.options = { toolChoice }
   if (redactor) {
     request = r.api.redactWith(request, redactor)
     // Redaction copies drop functions (so an own toJSON cannot carry a secret past them); the
