@@ -93,8 +93,9 @@ impl Code {
 
 /// Codes of durable runs and approvals, as `@arnilo/prism` names them: `AgentRunStateError`,
 /// `CheckpointConflictError` and the six `AgentDecisionError` codes (`crates/core/src/run/approval.rs`,
-/// `lib/approval.js`, `lib/checkpoints.js`).
-pub const APPROVAL_CODES: [&str; 8] = [
+/// `lib/approval.js`, `lib/checkpoints.js`), and this package's seventh: an approval whose bound
+/// tool name or arguments hash no longer matches the checkpoint (`lib/approval-integrity.js`).
+pub const APPROVAL_CODES: [&str; 9] = [
     "ERR_PRISM_AGENT_RUN_STATE",
     "ERR_PRISM_CHECKPOINT_CONFLICT",
     "ERR_PRISM_DECISION_STALE",
@@ -103,7 +104,11 @@ pub const APPROVAL_CODES: [&str; 8] = [
     "ERR_PRISM_DECISION_SCOPE",
     "ERR_PRISM_DECISION_INVALID",
     "ERR_PRISM_DECISION_LIMIT",
+    "ERR_PRISM_DECISION_BINDING",
 ];
+
+/// Codes of a run's budget, as `@arnilo/prism` names them: `RunLimitError` (`lib/run-limits.js`).
+pub const RUN_CODES: [&str; 1] = ["ERR_PRISM_RUN_LIMIT"];
 
 /// Which JS constructor the error is thrown as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
