@@ -8,4 +8,6 @@ export {
   ANTHROPIC_DEFAULT_BASE_URL,
   AnthropicMessagesProviderOptions,
   AnthropicToolDefinition,
+  PromptCacheBreakpoint,
+  PromptCacheHints,
 } from "../types/providers";

@@ -61,12 +61,30 @@ export interface OpenAICompatibleProviderOptions extends StreamingProviderOption
   requestFailedPrefix?: string;
 }
 
+/** Where a prompt-cache breakpoint goes (`@arnilo/prism`'s names): the selected message's last block gets `cache_control`. */
+export interface PromptCacheBreakpoint {
+  location: "system_prompt" | "tools" | "stable_context" | "last_stable_message" | "last_user_message" | "message_id";
+  messageId?: string;
+  /** `long` is a 1 h ttl, `short` the API's default (5 min); default: the retention. */
+  ttl?: "short" | "long";
+}
+export interface PromptCacheHints {
+  /** `on` sends markers whatever the model declares; `off` never; `auto` (default) when `model.cache.kind` is `cache_control`. */
+  mode?: "auto" | "on" | "off";
+  retention?: "none" | "short" | "long";
+  breakpoints?: readonly PromptCacheBreakpoint[];
+}
+
 export interface AnthropicMessagesProviderOptions extends StreamingProviderOptions {
   /** Default `anthropic`. */
   id?: string;
-  /** Default `https://api.anthropic.com/v1`; requests go to `${baseUrl}/messages`. */
+  /** Default `https://api.anthropic.com/v1`; requests go to `${baseUrl}/messages`. Checked at creation. */
   baseUrl?: string;
   userAgent?: string;
+  /** Cache hints for every request; the request's `options.cache` fields win. */
+  cache?: PromptCacheHints;
+  /** `long`: markers carry a 1 h ttl; `none`: no markers. The request's `options.cacheRetention` wins. */
+  cacheRetention?: "none" | "short" | "long";
 }
 
 export declare function createOpenAICompatibleProvider(options: OpenAICompatibleProviderOptions): AIProvider;
@@ -78,7 +96,7 @@ export declare function openAIChatEvents(
 ): AsyncIterable<ProviderEvent>;
 export declare function buildOpenAIChatBody(request: ProviderRequest, options?: Pick<OpenAICompatibleProviderOptions, "mapMessages" | "serializeMessage" | "buildBodyExtra" | "transformBody">): JsonObject;
 export declare function anthropicMessagesEvents(body: ReadableStream<Uint8Array>, options?: { signal?: AbortSignal; maxResponseBytes?: number; maxEventBytes?: number }): AsyncIterable<ProviderEvent>;
-export declare function anthropicMessagesBody(request: ProviderRequest): JsonObject;
+export declare function anthropicMessagesBody(request: ProviderRequest, defaults?: Pick<AnthropicMessagesProviderOptions, "cache" | "cacheRetention">): JsonObject;
 export declare const ANTHROPIC_API_VERSION: string;
 export declare const ANTHROPIC_DEFAULT_BASE_URL: string;
 

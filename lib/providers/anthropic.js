@@ -10,6 +10,7 @@ const http = require('./http.js')
 const { createAnthropicToolBlockAssembler, anthropicArgumentsText } = require('./tool-call-assembly.js')
 const { parseEventJson, checkEndpointUrl } = require('./wire-errors.js')
 const { requestToolChoice, anthropicToolChoice, wireParameters, coalesceContent } = require('./request-options.js')
+const { anthropicThinking, anthropicEffort, passThroughCompat, cacheMarkers, anthropicDocument } = require('./anthropic-request.js')
 
 const ANTHROPIC_API_VERSION = '2023-06-01'
 const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com/v1'
@@ -47,35 +48,55 @@ function toAnthropicMessage(message, index) {
     else if (part.type === 'image') {
       const source = part.url ? { type: 'url', url: part.url } : { type: 'base64', media_type: part.mimeType ?? 'image/png', data: part.data }
       content.push({ type: 'image', source })
-    } else if (part.type === 'tool_result') throw new Error('Anthropic tool_result blocks must appear in role=tool messages')
+    } else if (part.type === 'document' || part.type === 'file') content.push(anthropicDocument(part))
+    else if (part.type === 'tool_result') throw new Error('Anthropic tool_result blocks must appear in role=tool messages')
     else throw new Error(`Anthropic Messages provider does not map ${part.type} content blocks`)
   }
   return { role: message.role === 'assistant' ? 'assistant' : 'user', content: content.length > 0 ? content : [{ type: 'text', text: '' }] }
 }
 
-/** A provider request as a Messages API body. Consecutive tool results share one user message. */
-function anthropicMessagesBody(request) {
+/**
+ * A provider request as a Messages API body. Consecutive tool results share one user message.
+ * `defaults` are the provider's `cache` and `cacheRetention`, under the request's options.
+ */
+function anthropicMessagesBody(request, defaults = {}) {
   const model = request.model ?? {}
   const { max_tokens: maxTokens, ...parameters } = wireParameters(model.parameters, 'anthropic')
   const all = request.messages ?? []
+  // Prompt-cache breakpoints: the selected messages' last block gets `cache_control`.
+  const markers = cacheMarkers(request, defaults)
   const messages = []
+  let systemMarker
   all.forEach((m, i) => {
-    if (m && m.role === 'system') return
+    if (m && m.role === 'system') {
+      if (markers.has(i)) systemMarker = markers.get(i)
+      return
+    }
     const wire = toAnthropicMessage(m, i)
+    if (markers.has(i)) wire.content[wire.content.length - 1] = { ...wire.content[wire.content.length - 1], cache_control: markers.get(i) }
     const last = messages[messages.length - 1]
     if (m.role === 'tool' && last && last.role === 'user' && last.content.every((b) => b.type === 'tool_result')) {
       last.content.push(...wire.content)
     } else messages.push(wire)
   })
   const system = all.filter((m) => m && m.role === 'system').map(blockText).join('\n\n')
+  const options = request.options !== null && typeof request.options === 'object' ? request.options : {}
   const body = {
     model: model.model,
     messages,
     stream: true,
     ...parameters,
     max_tokens: maxTokens ?? (model.limits && model.limits.maxOutputTokens) ?? 4096,
+    // `compat` and `extra` go into the body as written; the fields mapped here win over them.
+    ...passThroughCompat(request),
+    ...(options.extra !== null && typeof options.extra === 'object' ? options.extra : {}),
   }
-  if (system) body.system = system
+  const thinking = anthropicThinking(request)
+  if (thinking !== undefined) body.thinking = thinking
+  const effort = anthropicEffort(request)
+  if (effort !== undefined) body.effort = effort
+  // A marked system prompt goes as a text block carrying the marker.
+  if (system) body.system = systemMarker ? [{ type: 'text', text: system, cache_control: systemMarker }] : system
   if (Array.isArray(request.tools) && request.tools.length > 0) body.tools = toAnthropicTools(request.tools)
   const toolChoice = anthropicToolChoice(requestToolChoice(request))
   if (toolChoice !== undefined) body.tool_choice = toolChoice
@@ -193,7 +214,7 @@ function createAnthropicMessagesProvider(options = {}) {
       if (signal && signal.aborted) throw signal.reason ?? http.abortError(signal)
       const secrets = []
       try {
-        const body = anthropicMessagesBody(request)
+        const body = anthropicMessagesBody(request, { cache: options.cache, cacheRetention: options.cacheRetention })
         const apiKey = await http.resolveApiKey(options.apiKey)
         if (apiKey) secrets.push(apiKey)
         const headers = {
@@ -205,6 +226,9 @@ function createAnthropicMessagesProvider(options = {}) {
         }
         if (options.userAgent) headers['user-agent'] = options.userAgent
         if (apiKey) headers['x-api-key'] = apiKey
+        // The session id, as upstream's provider sends it, so the API's logs can be joined with ours.
+        const sessionId = request.options && request.options.sessionId
+        if (typeof sessionId === 'string' && sessionId !== '') headers['x-client-request-id'] = sessionId
         const { response, error } = await http.postWithRetry({
           fetchImpl: options.fetch ?? fetch,
           url: `${baseUrl}/messages`,

@@ -1,0 +1,142 @@
+// The Anthropic provider as `@arnilo/prism-provider-anthropic` has it (issue 29 item 10): thinking and
+// effort, prompt-cache breakpoints with retention, document and file blocks, x-client-request-id.
+// Request bodies and headers are asserted on a real HTTP server on 127.0.0.1.
+import { afterEach, describe, expect, it } from "vitest";
+import { createAgent, type ProviderEvent } from "../index.mjs";
+import { createAnthropicMessagesProvider } from "../providers/anthropic.mjs";
+import { startServer, sse, type Reply } from "./helpers/sse-server";
+
+let server: Awaited<ReturnType<typeof startServer>> | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+const ev = (data: { type: string } & Record<string, unknown>) => sse(data, data.type);
+const textReply = (text = "ok"): Reply => ({
+  chunks: [
+    ev({ type: "message_start", message: { id: "msg", usage: { input_tokens: 1, output_tokens: 0 } } }),
+    ev({ type: "content_block_start", index: 0, content_block: { type: "text", text: "" } }),
+    ev({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text } }),
+    ev({ type: "content_block_stop", index: 0 }),
+    ev({ type: "message_delta", delta: { stop_reason: "end_turn" }, usage: { output_tokens: 1 } }),
+    ev({ type: "message_stop" }),
+  ],
+});
+const model = { provider: "anthropic", model: "claude-test" };
+const user = (text: string) => ({ role: "user", content: [{ type: "text", text }] });
+
+async function send(request: object, providerOptions: object = {}) {
+  const out: ProviderEvent[] = [];
+  const provider = createAnthropicMessagesProvider({ baseUrl: server!.url, apiKey: "k-anthropic-test", ...providerOptions });
+  for await (const e of provider.generate({ model, messages: [user("hi")], ...request } as any)) out.push(e);
+  return out;
+}
+
+describe("thinking and effort", () => {
+  it("sends the request's compat.thinking and effort over the model's, and passes other compat and extra keys", async () => {
+    server = await startServer([textReply(), textReply(), textReply()]);
+    await send({ model: { ...model, parameters: { maxTokens: 444 }, compat: { thinking: { type: "enabled", budget_tokens: 2048 }, effort: "low" } } });
+    await send({
+      model: { ...model, compat: { thinking: { type: "enabled", budget_tokens: 2048 }, effort: "low" } },
+      options: { compat: { thinking: { type: "adaptive" }, reasoning_effort: "high", service_tier: "auto" }, extra: { metadata: { user_id: "u1" } } },
+    });
+    await send({ options: { compat: { thinking: false } } });
+    const [a, b, c] = server.requests.map((r) => r.body);
+    expect(a).toMatchObject({ max_tokens: 444, thinking: { type: "enabled", budget_tokens: 2048 }, effort: "low" });
+    expect(b).toMatchObject({ thinking: { type: "adaptive" }, effort: "high", service_tier: "auto", metadata: { user_id: "u1" } });
+    expect(b).not.toHaveProperty("reasoning_effort");
+    expect(c.thinking).toEqual({ type: "disabled" });
+    expect(c).not.toHaveProperty("effort");
+  });
+
+  it("reaches the request through an agent from the model's compat", async () => {
+    server = await startServer([textReply()]);
+    const agent = createAgent({ model: { ...model, compat: { thinking: { type: "enabled", budget_tokens: 1024 } } }, provider: createAnthropicMessagesProvider({ baseUrl: server.url }) });
+    await agent.createSession().run("x");
+    expect(server.requests[0].body.thinking).toEqual({ type: "enabled", budget_tokens: 1024 });
+  });
+});
+
+describe("prompt-cache breakpoints", () => {
+  const messages = [
+    { role: "system", content: [{ type: "text", text: "instructions" }] },
+    user("preamble"),
+    { role: "assistant", content: [{ type: "text", text: "ok" }] },
+    user("current turn"),
+  ];
+  const marked = (body: any) =>
+    body.messages.flatMap((m: any, i: number) => m.content.flatMap((b: any, j: number) => (b.cache_control ? [[i, j, b.cache_control]] : [])));
+
+  it("marks the selected message's last block, with a 1 h ttl for retention long", async () => {
+    server = await startServer([textReply(), textReply()]);
+    await send({ model: { ...model, cache: { kind: "cache_control" } }, messages, options: { cacheRetention: "long", cache: { breakpoints: [{ location: "last_stable_message" }] } } });
+    await send({ model: { ...model, cache: { kind: "cache_control" } }, messages, options: { cache: { breakpoints: [{ location: "last_user_message" }, { location: "system_prompt" }] } } });
+    expect(marked(server.requests[0].body)).toEqual([[1, 0, { type: "ephemeral", ttl: "1h" }]]);
+    expect(server.requests[0].body.system).toBe("instructions");
+    expect(marked(server.requests[1].body)).toEqual([[2, 0, { type: "ephemeral" }]]);
+    expect(server.requests[1].body.system).toEqual([{ type: "text", text: "instructions", cache_control: { type: "ephemeral" } }]);
+  });
+
+  it("sends no marker unless the model declares cache_control or the mode is on, nor with retention none", async () => {
+    server = await startServer([textReply(), textReply(), textReply()]);
+    const breakpoints = [{ location: "last_user_message" }];
+    await send({ messages, options: { cache: { breakpoints } } });
+    await send({ messages, options: { cache: { mode: "on", breakpoints } } });
+    await send({ model: { ...model, cache: { kind: "cache_control" } }, messages, options: { cacheRetention: "none", cache: { breakpoints } } });
+    expect(server.requests.map((r) => marked(r.body).length)).toEqual([0, 1, 0]);
+  });
+
+  it("takes the provider's cache defaults, so an agent's turns are cached", async () => {
+    server = await startServer([textReply()]);
+    const provider = createAnthropicMessagesProvider({ baseUrl: server.url, cache: { mode: "on", breakpoints: [{ location: "last_user_message" }] }, cacheRetention: "long" });
+    await createAgent({ model, provider, instructions: "be brief" }).createSession().run("question");
+    const body = server.requests[0].body;
+    expect(body.messages.at(-1).content.at(-1)).toEqual({ type: "text", text: "question", cache_control: { type: "ephemeral", ttl: "1h" } });
+  });
+});
+
+describe("document and file blocks", () => {
+  const pdf = Buffer.from("%PDF-1.4").toString("base64");
+  it("sends PDF and plain-text documents and files as document blocks", async () => {
+    server = await startServer([textReply()]);
+    const out = await send({
+      messages: [
+        {
+          role: "user",
+          content: [
+            { type: "document", mediaType: "application/pdf", name: "brief.pdf", data: pdf },
+            { type: "file", mediaType: "application/pdf", url: "https://example.org/report.pdf" },
+            { type: "file", mediaType: "text/plain; charset=utf-8", name: "notes.txt", data: Buffer.from("héllo").toString("base64") },
+            { type: "text", text: "summarise" },
+          ],
+        },
+      ],
+    });
+    expect(out.at(-1)!.type).toBe("done");
+    expect(server.requests[0].body.messages[0].content).toEqual([
+      { type: "document", source: { type: "base64", media_type: "application/pdf", data: pdf }, title: "brief.pdf" },
+      { type: "document", source: { type: "url", url: "https://example.org/report.pdf" } },
+      { type: "document", source: { type: "text", media_type: "text/plain", data: "héllo" }, title: "notes.txt" },
+      { type: "text", text: "summarise" },
+    ]);
+  });
+
+  it("refuses a file it cannot map with an error naming the media type, before any request", async () => {
+    server = await startServer([textReply()]);
+    const out = await send({ messages: [{ role: "user", content: [{ type: "file", mediaType: "application/zip", data: "UEs=" }] }] });
+    expect(out).toEqual([{ type: "error", error: expect.objectContaining({ message: expect.stringContaining("got application/zip") }) }]);
+    expect(server.requests).toHaveLength(0);
+  });
+});
+
+describe("x-client-request-id", () => {
+  it("is the request's sessionId, and caller headers cannot replace the provider's own", async () => {
+    server = await startServer([textReply(), textReply()]);
+    await send({ options: { sessionId: "sess-1", headers: { "x-api-key": "attacker", "anthropic-version": "attacker", "x-client-request-id": "forged", "x-caller": "kept" } } });
+    await send({});
+    const [first, second] = server.requests.map((r) => r.headers);
+    expect(first).toMatchObject({ "x-client-request-id": "sess-1", "x-api-key": "k-anthropic-test", "anthropic-version": "2023-06-01", "x-caller": "kept" });
+    expect(second["x-client-request-id"]).toBeUndefined();
+  });
+});
