@@ -126,27 +126,32 @@ async function selectTools(r, t, inputText) {
  * request (messages, tools, metadata) before the provider does; the signal is the run's own object.
  */
 async function buildRequest(r, t, history, requestTools, tools, after = []) {
-  const { redactor, signal } = r
+  const { signal } = r
   const folded = t.fold === undefined ? history : await foldToolResultHistory(history, t.fold, { sessionId: r.sessionId, runId: r.runId, turn: r.turns, signal })
   const messages = t.system.concat(folded)
   for (const m of after) messages.push(m)
-  let request = { model: r.model, messages, tools: requestTools, metadata: { ...r.metadata, tools } }
+  const plain = { model: r.model, messages, tools: requestTools, metadata: { ...r.metadata, tools } }
   // `toolChoice` (the run's, else the agent's) goes on the request's options, checked against this turn's tools.
   const toolChoice = toolChoiceForTurn(r.pick('toolChoice'), requestTools, { toolRounds: r.rounds })
-  if (toolChoice !== undefined) request.options = { toolChoice }
-  if (redactor) {
-    request = r.api.redactWith(request, redactor)
-    // Redaction copies drop functions (so an own toJSON cannot carry a secret past them); the
-    // redacted tool definitions keep their `execute`, which is code, not data.
-    if (Array.isArray(request.tools)) {
-      request.tools = request.tools.map((tool, i) =>
-        tool !== null && typeof tool === 'object' && typeof requestTools[i]?.execute === 'function' ? { ...tool, execute: requestTools[i].execute } : tool,
-      )
-    }
-  }
+  if (toolChoice !== undefined) plain.options = { toolChoice }
+  const request = redactRequest(r, plain, requestTools)
   request.signal = signal
   if (r.retry) request[AGENT_RETRIES] = true
   return request
 }
 
-module.exports = { prepareTurns, selectTools, buildRequest, validatorOf }
+/** `request` as the provider may see it: redacted (a copy) when the run has a redactor. */
+function redactRequest(r, request, requestTools) {
+  if (!r.redactor) return request
+  const redacted = r.api.redactWith(request, r.redactor)
+  // Redaction copies drop functions (so an own toJSON cannot carry a secret past them); the
+  // redacted tool definitions keep their `execute`, which is code, not data.
+  if (Array.isArray(redacted.tools) && Array.isArray(requestTools)) {
+    redacted.tools = redacted.tools.map((tool, i) =>
+      tool !== null && typeof tool === 'object' && typeof requestTools[i]?.execute === 'function' ? { ...tool, execute: requestTools[i].execute } : tool,
+    )
+  }
+  return redacted
+}
+
+module.exports = { prepareTurns, selectTools, buildRequest, redactRequest, validatorOf }
