@@ -172,6 +172,43 @@ describe("Anthropic tool_use assembly (issue 27 item 9)", () => {
   });
 });
 
+describe("hostile pieces", () => {
+  it("OpenAI-compatible: junk pieces are skipped, a call without a name fails the turn as incomplete_delta", async () => {
+    server = await startServer([
+      {
+        chunks: [
+          chunk({ tool_calls: [null, "x", { index: 0, id: "call_a", function: "not-an-object" }, { index: 0, function: { name: "echo", arguments: '{"text":"a"}' } }] }),
+          chunk({ tool_calls: [{ index: -1, id: "call_b", function: { arguments: "{}" } }] }),
+          chunk({}, "tool_calls"),
+          DONE,
+        ],
+      },
+    ]);
+    const out = await collect(createOpenAICompatibleProvider({ baseUrl: server.url }));
+    expect(out.at(-1)).toEqual({ type: "error", error: expect.objectContaining({ code: "incomplete_delta", message: "Incomplete tool call delta at index 1" }) });
+    expect(callsOf(out)).toEqual([]);
+  });
+
+  it("Anthropic: an input_json_delta outside any tool_use block fails the turn, never joins another call", async () => {
+    server = await startServer([
+      anthropicReply([
+        ev({ type: "content_block_start", index: 0, content_block: { type: "text", text: "" } }),
+        ev({ type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: '{"text":"smuggled"}' } }),
+        ev({ type: "content_block_stop", index: 0 }),
+      ]),
+    ]);
+    const out = await collect(createAnthropicMessagesProvider({ baseUrl: server.url }));
+    expect(out.at(-1)).toEqual({ type: "error", error: expect.objectContaining({ code: "incomplete_delta", message: expect.stringContaining("outside a tool_use block") }) });
+    expect(callsOf(out)).toEqual([]);
+  });
+
+  it("Anthropic: a content_block_start without a content_block is not a call", async () => {
+    server = await startServer([anthropicReply([ev({ type: "content_block_start", index: 0, content_block: null }), ev({ type: "content_block_stop", index: 0 }), ...toolUse(1, "toolu_a", { text: "x" })])]);
+    const out = await collect(createAnthropicMessagesProvider({ baseUrl: server.url }));
+    expect(callsOf(out).map((c: any) => [c.id, c.arguments])).toEqual([["toolu_a", { text: "x" }]]);
+  });
+});
+
 describe("errors that quote nothing the server sent (issue 27 item 10)", () => {
   it("a malformed JSON chunk is named by position and kind, never by its bytes (OpenAI-compatible)", async () => {
     server = await startServer([{ chunks: [`data: {"echo": ${KEY} }\n\n`, DONE] }]);
