@@ -3,7 +3,7 @@
 // Request bodies and headers are asserted on a real HTTP server on 127.0.0.1.
 import { afterEach, describe, expect, it } from "vitest";
 import { createAgent, type ProviderEvent } from "../index.mjs";
-import { createAnthropicMessagesProvider } from "../providers/anthropic.mjs";
+import { createAnthropicMessagesProvider, defineAnthropicModel, listAnthropicModels, mapAnthropicModel } from "../providers/anthropic.mjs";
 import { startServer, sse, type Reply } from "./helpers/sse-server";
 
 let server: Awaited<ReturnType<typeof startServer>> | undefined;
@@ -138,5 +138,41 @@ describe("x-client-request-id", () => {
     const [first, second] = server.requests.map((r) => r.headers);
     expect(first).toMatchObject({ "x-client-request-id": "sess-1", "x-api-key": "k-anthropic-test", "anthropic-version": "2023-06-01", "x-caller": "kept" });
     expect(second["x-client-request-id"]).toBeUndefined();
+  });
+});
+
+describe("model helpers", () => {
+  it("listAnthropicModels reads every page of GET /models with the key and version, as model configs", async () => {
+    const json = (body: object): Reply => ({ headers: { "content-type": "application/json" }, chunks: [JSON.stringify(body)] });
+    server = await startServer([
+      json({ data: [{ id: "claude-sonnet-5", display_name: "Claude Sonnet 5", max_input_tokens: 1_000_000, max_tokens: 128_000 }], has_more: true, last_id: "claude-sonnet-5" }),
+      json({ data: [{ id: "claude-haiku-4-5" }], has_more: false, last_id: "claude-haiku-4-5" }),
+    ]);
+    const models = await listAnthropicModels({ baseUrl: server.url, apiKey: "k-anthropic-test" });
+    expect(server.requests.map((r) => r.url)).toEqual(["/models", "/models?after_id=claude-sonnet-5"]);
+    expect(server.requests[0].headers).toMatchObject({ "x-api-key": "k-anthropic-test", "anthropic-version": "2023-06-01" });
+    expect(models.map((m) => [m.model, m.displayName, m.limits?.contextWindow])).toEqual([
+      ["claude-sonnet-5", "Claude Sonnet 5", 1_000_000],
+      ["claude-haiku-4-5", "claude-haiku-4-5", undefined],
+    ]);
+    expect(models[1].compat).toMatchObject({ preserveThinking: true, thinking: { type: "enabled", budget_tokens: 10_000 } });
+    expect(models[0].cache).toEqual({ kind: "cache_control", longRetention: true });
+  });
+
+  it("listAnthropicModels errors redact the key; mapAnthropicModel refuses an entry without id", async () => {
+    server = await startServer([{ status: 401, chunks: ["unauthorized k-anthropic-test"] }, { headers: { "content-type": "application/json" }, chunks: ['{"nope":1}'] }]);
+    await expect(listAnthropicModels({ baseUrl: server.url, apiKey: "k-anthropic-test" })).rejects.toThrow(/^Anthropic model discovery failed: 401 unauthorized \[REDACTED\]$/);
+    await expect(listAnthropicModels({ baseUrl: server.url })).rejects.toThrow(/no data array/);
+    expect(() => mapAnthropicModel({ id: "" } as any)).toThrow(/missing id/);
+    expect(() => mapAnthropicModel(undefined as any)).toThrow(/missing id/);
+    await expect(listAnthropicModels({ baseUrl: "http://u:pw-secret@127.0.0.1:9" })).rejects.toThrow(expect.objectContaining({ code: "ERR_PRISM_INVALID_OPTION" }));
+  });
+
+  it("defineAnthropicModel gives a model that caches with the provider's breakpoints", async () => {
+    server = await startServer([textReply()]);
+    const claude = defineAnthropicModel({ model: "claude-test" });
+    const provider = createAnthropicMessagesProvider({ baseUrl: server.url, cache: { breakpoints: [{ location: "last_user_message" }] } });
+    await createAgent({ model: claude, provider }).createSession().run("question");
+    expect(server.requests[0].body.messages.at(-1).content.at(-1).cache_control).toEqual({ type: "ephemeral" });
   });
 });

@@ -10,4 +10,9 @@ export {
   AnthropicToolDefinition,
   PromptCacheBreakpoint,
   PromptCacheHints,
+  defineAnthropicModel,
+  mapAnthropicModel,
+  listAnthropicModels,
+  AnthropicModelEntry,
+  ListAnthropicModelsOptions,
 } from "../types/providers";

@@ -121,6 +121,32 @@ export declare function toOpenAITools(
 export declare function serializeOpenAIChatMessage(message: Message, index?: number): JsonObject;
 export declare function mapOpenAIChatUsage(usage: unknown): Usage | undefined;
 
+/** One `GET /v1/models` entry. */
+export interface AnthropicModelEntry {
+  id: string;
+  display_name?: string;
+  created_at?: string;
+  type?: string;
+  max_input_tokens?: number;
+  max_tokens?: number;
+}
+export interface ListAnthropicModelsOptions {
+  apiKey?: CredentialValueSource;
+  fetch?: typeof fetch;
+  /** Default `https://api.anthropic.com/v1`. */
+  baseUrl?: string;
+  signal?: AbortSignal;
+  headers?: Record<string, string>;
+  /** The models' `provider`, default `anthropic`. */
+  provider?: string;
+}
+/** A Claude model config: `capabilities`, `cache: { kind: "cache_control", longRetention: true }` and `compat.preserveThinking` by default; given fields win. */
+export declare function defineAnthropicModel<T extends { model: string; [key: string]: unknown }>(config: T): T & { provider: string; capabilities: JsonObject; cache: JsonObject; compat: JsonObject };
+/** One `/models` entry as a model config (limits from `max_input_tokens` / `max_tokens`); an entry without `id` throws. */
+export declare function mapAnthropicModel(entry: AnthropicModelEntry, options?: { provider?: string }): { provider: string; model: string; displayName: string; limits?: { contextWindow?: number; maxOutputTokens?: number }; capabilities: JsonObject; cache: JsonObject; compat: JsonObject };
+/** `GET ${baseUrl}/models`, every page (at most 50), as model configs. Errors redact the key. */
+export declare function listAnthropicModels(options?: ListAnthropicModelsOptions): Promise<ReturnType<typeof mapAnthropicModel>[]>;
+
 /** A Messages API `tools[]` entry. */
 export interface AnthropicToolDefinition {
   name: string;
