@@ -289,6 +289,28 @@ describe("endpoint URLs and transport errors (issue 27 item 11, issue 29 item 4)
     expect(attempts).toBe(1);
   });
 
+  it("timeoutMs bounds each attempt until the headers: a silent server times out, named, after the retries", async () => {
+    // Requests that arrived (undici may open a spare connection that never carries one).
+    let requests = 0;
+    const silent = createTcpServer((socket) => {
+      socket.once("data", () => requests++);
+      socket.on("error", () => {});
+    });
+    await new Promise<void>((r) => silent.listen(0, "127.0.0.1", r));
+    const port = (silent.address() as AddressInfo).port;
+    try {
+      const out = await collect(createOpenAICompatibleProvider({ baseUrl: `http://127.0.0.1:${port}/v1`, timeoutMs: 250, retry: { maxAttempts: 2, initialDelayMs: 1 } }));
+      const error = (out.at(-1) as any).error;
+      expect(error.code).toBe("timeout");
+      expect(error.message).toBe(`OpenAI-compatible request failed: POST http://127.0.0.1:${port}/v1/chat/completions: timeout: no response headers within 250 ms`);
+      expect(requests).toBe(2);
+    } finally {
+      silent.close();
+    }
+    expect(() => createAnthropicMessagesProvider({ timeoutMs: 0 })).toThrow(expect.objectContaining({ code: "ERR_PRISM_INVALID_OPTION" }));
+    expect(() => createOpenAICompatibleProvider({ baseUrl: "http://127.0.0.1:9", timeoutMs: "5" as any })).toThrow(/timeoutMs must be a positive number/);
+  });
+
   it("a connection closed before any answer is retried and then succeeds", async () => {
     server = await startServer([{ chunks: [], end: "destroy" }, textReply("second time")]);
     const out = await collect(createOpenAICompatibleProvider({ baseUrl: server.url, retry: { initialDelayMs: 1 } }));

@@ -36,6 +36,8 @@ interface StreamingProviderOptions {
   maxErrorBodyBytes?: number;
   /** Bound on one tool call's argument text. */
   maxArgumentBytes?: number;
+  /** Bound on each attempt until the response headers arrive (error code `timeout`, retried). Default: none (undici's own). */
+  timeoutMs?: number;
 }
 
 export interface OpenAICompatibleProviderOptions extends StreamingProviderOptions {

@@ -205,6 +205,7 @@ function createAnthropicMessagesProvider(options = {}) {
   // The endpoint is checked now, not at the first request: an absolute http(s) URL, no userinfo.
   if (options.baseUrl !== undefined) checkEndpointUrl('createAnthropicMessagesProvider', 'baseUrl', options.baseUrl)
   const baseUrl = (options.baseUrl ?? ANTHROPIC_DEFAULT_BASE_URL).replace(/\/+$/, '')
+  const timeoutMs = http.checkTimeoutMs('createAnthropicMessagesProvider', options.timeoutMs)
   return {
     id,
     async *generate(request) {
@@ -241,6 +242,7 @@ function createAnthropicMessagesProvider(options = {}) {
           prefix: 'Anthropic request failed',
           mapHttpError: options.mapHttpError,
           maxErrorBodyBytes: options.maxErrorBodyBytes,
+          timeoutMs,
         })
         if (error) {
           yield providerError(error, secrets)

@@ -6,7 +6,7 @@ const { createParser } = require('eventsource-parser')
 const { ProviderTransportError } = require('../errors.js')
 // One classification for the agent's retry and the providers' own: lib/retry.js.
 const { isRetryableHttpStatus, parseRetryAfterMs } = require('../retry.js')
-const { transportFailure } = require('./wire-errors.js')
+const { transportFailure, urlWithoutUserinfo } = require('./wire-errors.js')
 
 const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024
 const DEFAULT_MAX_EVENT_BYTES = 262_144
@@ -67,6 +67,17 @@ async function readBoundedText(response, maxBytes, secrets) {
   return redact(truncated ? `${text}…[truncated]` : text, secrets)
 }
 
+/** `timeoutMs`: undefined, or a positive finite number of milliseconds (else a TypeError naming `where`). */
+function checkTimeoutMs(where, value) {
+  if (value === undefined) return undefined
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+    const error = new TypeError(`${where}: timeoutMs must be a positive number of milliseconds`)
+    error.code = 'ERR_PRISM_INVALID_OPTION'
+    throw error
+  }
+  return value
+}
+
 function normalizeRetry(retry) {
   if (retry === false) return { maxAttempts: 1, initialDelayMs: 0, maxDelayMs: 0 }
   const r = retry && typeof retry === 'object' ? retry : {}
@@ -109,21 +120,35 @@ function httpStatusError(prefix, response, bodyText) {
  * at `maxDelayMs`). Answers `{ response }` on a 2xx, or `{ error }` with the mapped, redacted HTTP
  * error; throws a failed `fetch` as an Error naming the method, the URL and the cause.
  */
-async function postWithRetry({ fetchImpl, url, headers, body, signal, retry, secrets, prefix, mapHttpError, maxErrorBodyBytes }) {
+async function postWithRetry({ fetchImpl, url, headers, body, signal, retry, secrets, prefix, mapHttpError, maxErrorBodyBytes, timeoutMs }) {
   const policy = normalizeRetry(retry)
   for (let attempt = 1; ; attempt++) {
     if (signal && signal.aborted) throw abortError(signal)
     let response
+    // `timeoutMs` bounds each attempt until the response headers arrive; the body is the run's signal's.
+    const deadline = timeoutMs === undefined ? undefined : new AbortController()
+    const timer = deadline === undefined ? undefined : setTimeout(() => deadline.abort(), timeoutMs)
     try {
-      response = await fetchImpl(url, { method: 'POST', headers, body, signal })
+      const attemptSignal = deadline === undefined ? signal : signal ? AbortSignal.any([signal, deadline.signal]) : deadline.signal
+      response = await fetchImpl(url, { method: 'POST', headers, body, signal: attemptSignal })
     } catch (err) {
       if (signal && signal.aborted) throw abortError(signal)
+      if (deadline !== undefined && deadline.signal.aborted) {
+        const timedOut = new Error(`${prefix}: POST ${urlWithoutUserinfo(url)}: timeout: no response headers within ${timeoutMs} ms`)
+        timedOut.code = 'timeout'
+        timedOut.kind = 'timeout'
+        if (attempt >= policy.maxAttempts) throw timedOut
+        await sleep(backoff(policy, attempt, undefined), signal)
+        continue
+      }
       // undici's `fetch failed` keeps the reason (ECONNREFUSED, ECONNRESET, …) on its cause: the
       // error says it, with the method and the URL, and carries it as `code` for retry policies.
       const failure = transportFailure(err, { prefix, method: 'POST', url })
       if (!failure.retryable || attempt >= policy.maxAttempts) throw failure
       await sleep(backoff(policy, attempt, undefined), signal)
       continue
+    } finally {
+      if (timer !== undefined) clearTimeout(timer)
     }
     if (response.ok) return { response }
     const bodyText = await readBoundedText(response, maxErrorBodyBytes ?? DEFAULT_MAX_ERROR_BODY_BYTES, secrets)
@@ -215,6 +240,7 @@ module.exports = {
   parseRetryAfterMs,
   httpStatusError,
   postWithRetry,
+  checkTimeoutMs,
   readSse,
   requestHeaders,
   abortError,

@@ -179,6 +179,7 @@ function createOpenAICompatibleProvider(options) {
     throw new TypeError('createOpenAICompatibleProvider: chatCompletionsUrl must be a string or a function')
   }
   const id = options.id ?? 'openai-compatible'
+  const timeoutMs = http.checkTimeoutMs('createOpenAICompatibleProvider', options.timeoutMs)
   return {
     id,
     async *generate(request) {
@@ -215,6 +216,7 @@ function createOpenAICompatibleProvider(options) {
           prefix: options.requestFailedPrefix ?? 'OpenAI-compatible request failed',
           mapHttpError: options.mapHttpError,
           maxErrorBodyBytes: options.maxErrorBodyBytes,
+          timeoutMs,
         })
         if (error) {
           yield providerError(error, secrets)
