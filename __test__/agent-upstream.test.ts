@@ -378,7 +378,7 @@ describe("upstream options this package does not implement are refused", () => {
     expect(() => createAgent({ model, provider, retry: false, compaction: false } as any)).not.toThrow();
   });
 
-  it("session.run refuses each before any provider turn; custom loops and input/output guardrails too", async () => {
+  it("session.run refuses each before any provider turn; input/output guardrails too", async () => {
     let turns = 0;
     const provider = createMockProvider([providerDone()], { onRequest: () => void turns++ });
     const agent = createAgent({ model, provider });
@@ -386,7 +386,6 @@ describe("upstream options this package does not implement are refused", () => {
       await expect(agent.createSession().run("x", { [option]: {} } as any), option).rejects.toMatchObject({ code: "unsupported_agent_option", option });
       expect(doc, option).toContain(`| \`${option}\` | refused`);
     }
-    await expect(agent.createSession().run("x", { loop: { name: "custom", run: async () => undefined } } as any)).rejects.toMatchObject({ option: "loop" });
     await expect(agent.createSession().run("x", { guardrails: { input: [{ name: "g", check: () => ({ action: "allow" }) }] } } as any)).rejects.toMatchObject({ option: "guardrails.input" });
     expect(() => createAgent({ model, provider, guardrails: { output: [{}] } } as any)).toThrow(/guardrails.output/);
     expect(() => agent.createSession({ store: {} } as any)).toThrow(/option "store"/);

@@ -6,6 +6,7 @@
 const { toolList } = require('./agent-values.js')
 const { resolveOutputBudget } = require('./output-budget.js')
 const { resolveToolResultFold } = require('./tool-result-fold.js')
+const { isLoopStrategy, checkLoopStrategy } = require('./agent-loop.js')
 const { checkToolChoice } = require('./providers/request-options.js')
 
 const WHERE = 'see docs/agent.md "Upstream options"; use @arnilo/prism for it'
@@ -75,9 +76,8 @@ function refuseGuardrailStages(guardrails, where) {
 
 function refuseLoop(loop, where) {
   if (loop === undefined || loop === null || typeof loop !== 'object') return
-  if (!('strategy' in loop) && (typeof loop.run === 'function' || 'name' in loop)) {
-    throw unsupportedOption(where, 'loop', 'custom AgentLoopStrategy objects (use { strategy: "single-shot" | "generate-validate-revise" })')
-  }
+  // A custom strategy object (`{ name, run(ctx) }`, lib/agent-loop.js) is checked for its shape.
+  if (isLoopStrategy(loop)) return checkLoopStrategy(loop, where)
   if (loop.structuredOutputTiming !== undefined) {
     throw unsupportedOption(where, 'loop.structuredOutputTiming', 'structured output')
   }

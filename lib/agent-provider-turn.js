@@ -75,7 +75,8 @@ function rebuildMissing(r, deltas, calls) {
 }
 
 /**
- * Runs one provider attempt. Answers `{ calls }`, or `{ failure, observable }` when `retrying` and
+ * Runs one provider attempt. Answers `{ calls }` (with a custom loop strategy, the whole
+ * `{ content, calls, messageId?, started, usage? }`), or `{ failure, observable }` when `retrying` and
  * the attempt failed (the retry loop decides); anything else ends the run.
  */
 async function providerTurn(r, provider, request, tools, attempt, retrying) {
@@ -206,6 +207,14 @@ async function providerTurn(r, provider, request, tools, attempt, retrying) {
   if (failure !== undefined && retrying && !signal.aborted) return { failure, observable: started }
   if (failure !== undefined) r.finish('failed', 'error', failure)
   if (signal.aborted) r.finish('aborted', 'aborted', r.abortError())
+  if (r.loopOwnsTurns) {
+    // A custom loop strategy keeps the assistant message and emits message_finished and
+    // turn_finished itself (lib/agent-loop.js): the turn answers upstream's ProviderTurnResult.
+    const kept = coalesceContent(redaction !== undefined ? redaction.content : content)
+    const result = { content: kept, calls, started, usage }
+    if (messageId !== undefined) result.messageId = messageId
+    return result
+  }
   if (started) {
     // Adjacent streamed text (and a streamed thinking block) is kept as one part.
     const joined = coalesceContent(content)

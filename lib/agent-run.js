@@ -5,7 +5,7 @@
 // depth — becomes the result, the terminal events and the ledger's terminal row.
 const native = require('../binding.js')
 const { AgentRunError } = require('./errors.js')
-const { checkRunOptions } = require('./agent-options.js')
+const { checkRunOptions, unsupportedOption } = require('./agent-options.js')
 const { resolveRunLimits, RunLimitTracker, RunLimitError, buffersOutput } = require('./run-limits.js')
 const { resolveRetry } = require('./retry.js')
 const approval = require('./approval.js')
@@ -14,6 +14,7 @@ const { registerRedactorSecrets } = require('./stream-redaction.js')
 const { RunEnd, decode, json, limitsJson, toolList, textOf, inputMessages, createUsageTotal, mergeGuardrails } = require('./agent-values.js')
 const { wakeOnAbort } = require('./agent-provider-turn.js')
 const { turnLoop } = require('./agent-turn-loop.js')
+const { isLoopStrategy, loopStrategyOf, refuseDurableStrategy, runLoopStrategy } = require('./agent-loop.js')
 
 /**
  * Runs `input` on `session` (the session's internals, lib/agent.js). `api` is the package's
@@ -36,7 +37,10 @@ async function runAgent(api, session, input, options, runId) {
   const grant = decode(
     native.runResolveGrant(names.join('\0'), names.length, requested, resumeGrant === undefined ? undefined : JSON.stringify(resumeGrant)),
   )
-  const loop = { ...config.loop, ...options.loop }
+  // A custom strategy (`loop: { name, run }`, the run's over the agent's) replaces the built-in
+  // loop (lib/agent-loop.js); otherwise the run's loop options are laid over the agent's.
+  const strategy = loopStrategyOf(config, options)
+  const loop = strategy !== undefined ? {} : { ...(isLoopStrategy(config.loop) ? undefined : config.loop), ...options.loop }
   const limits = decode(
     native.runResolveLimits(limitsJson({ maxToolRounds: budget.maxToolRounds }), limitsJson({ ...loop, parser: typeof loop.parser, validator: typeof loop.validator, repairer: typeof loop.repairer })),
   )
@@ -50,6 +54,11 @@ async function runAgent(api, session, input, options, runId) {
   const resumed = options[approval.RESUME] // a resumed durable run (lib/approval.js)
   const messagesIn = resumed ? [] : inputMessages(input)
   const retry = resolveRetry(config.retry, options.retry) // lib/retry.js: turns that failed unobserved
+  if (strategy !== undefined) {
+    const runState = options.runState !== undefined ? options.runState : config.runState
+    const durableRun = (runState !== undefined && runState !== null && runState !== false) || options[approval.RESUME] !== undefined
+    refuseDurableStrategy(strategy, options, durableRun, { AgentRunStateError: approval.AgentRunStateError, unsupportedOption })
+  }
   const durable = approval.beginDurableRun({ config, options, sessionId, runId, tools: grant.indices.map((i) => registered[i]) })
 
   if (session.active) {
@@ -131,6 +140,8 @@ async function runAgent(api, session, input, options, runId) {
     registry: undefined,
     searchTool: undefined,
     lastAssistant: undefined,
+    loopOwnsTurns: false, // a custom loop strategy keeps messages and turn events itself (lib/agent-loop.js)
+    loopUsage: undefined, // what a custom strategy's run answered, when no provider turn counted usage
     rounds: 0,
     revisions: 0,
     attempts: 0,
@@ -148,7 +159,7 @@ async function runAgent(api, session, input, options, runId) {
   }
   const buildResult = (status, finishReason, error, extra) => {
     const content = r.lastAssistant ? r.lastAssistant.content : []
-    const result = { sessionId, runId, status, text: textOf(content), content, message: r.lastAssistant, usage: r.usageTotal.value(), finishReason, error }
+    const result = { sessionId, runId, status, text: textOf(content), content, message: r.lastAssistant, usage: r.usageTotal.value() ?? r.loopUsage, finishReason, error }
     if (status === 'failed' && tracker.breach !== undefined) result.limit = tracker.breach
     if (status === 'aborted') result.abortReason = String(signal.reason)
     if (r.artifactLoop) Object.assign(result, { revisions: r.revisions, toolRounds: r.rounds }, extra)
@@ -164,9 +175,12 @@ async function runAgent(api, session, input, options, runId) {
       const startRow = ledger !== undefined ? ledger.start() : undefined // queued before agent_started's row
       emit({ type: 'agent_started', sessionId, runId })
       if (startRow !== undefined) await startRow
-      for (const m of messagesIn) r.transcript.push(redactor ? redactWith(m, redactor) : m)
+      const history = strategy !== undefined ? r.transcript.slice() : undefined // before this run's input
+      const kept = messagesIn.map((m) => (redactor ? redactWith(m, redactor) : m))
+      for (const m of kept) r.transcript.push(m)
       const inputText = textOf(messagesIn.flatMap((m) => (Array.isArray(m.content) ? m.content : [])))
       // The loop answers how a succeeded run ended (thrown ends are failures and artifact results).
+      if (strategy !== undefined) throw await runLoopStrategy(r, provider, strategy, { input, inputMessages: kept, history, inputText })
       throw await turnLoop(r, provider, inputText)
     } catch (err) {
       if (err instanceof RunEnd) throw err

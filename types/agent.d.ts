@@ -11,6 +11,7 @@ import type {
   ToolCallContent,
   ToolDefinition,
   ToolRegistry,
+  ToolResult,
   ToolValidator,
 } from "./harness";
 import type { AgentIdentity, OwnershipScope, ToolEffectStore } from "./effects";
@@ -198,6 +199,94 @@ export interface ArtifactLoopOptions<A = unknown> {
 
 export type LoopOptions = SingleShotLoopOptions | ArtifactLoopOptions<any>;
 
+/** What a run's input may be: text, content blocks, a message or a list of messages. */
+export type AgentInput = string | ContentBlock[] | Message | Message[];
+
+/** What `ctx.generate` answers: one provider turn, as `@arnilo/prism`'s `ProviderTurnResult`. */
+export interface ProviderTurnResult {
+  /** The assistant content (text joined, redacted as it was let out when the run has a redactor). */
+  readonly content: readonly ContentBlock[];
+  /** The tool calls of the turn, provider-hosted ones included (`authority: "provider-hosted"`). */
+  readonly calls: readonly ToolCallContent[];
+  readonly messageId?: string;
+  /** Whether the provider started an assistant message (false: no output at all). */
+  readonly started: boolean;
+  /** The turn's usage, already counted against the run's limits and in the result's usage. */
+  readonly usage?: Usage;
+}
+
+/**
+ * What a custom loop strategy's `run(ctx)` gets (docs/agent.md "Custom loop strategies"). The
+ * strategy orchestrates turns; the run does the rest. What ends the run (a breach, an abort, a
+ * provider failure) is thrown from the ctx method as an Error (`RunLimitError` for a breach).
+ */
+export interface LoopContext {
+  readonly sessionId: string;
+  readonly runId: string;
+  readonly metadata: Readonly<Record<string, unknown>>;
+  /** The run's signal: aborted by `session.abort()`, the caller's signal or a breach. */
+  readonly signal: AbortSignal;
+  /** The request history: the session's messages before this run's input. The strategy pushes to it. */
+  readonly history: Message[];
+  /** The run's input as given to `session.run`. */
+  readonly input: AgentInput;
+  /** The run's input messages (redacted), already kept in the session's messages. */
+  readonly inputMessages: readonly Message[];
+  /** The run's `limits.maxToolRounds`. */
+  readonly maxToolRounds: number;
+  /** Always 1 for a custom strategy (`toolConcurrency` belongs to the single-shot options). */
+  readonly toolConcurrency: number;
+  /** Set it when a ceiling ends the run cleanly (e.g. `"turn_limit"`): `agent_finished` and the result carry it. */
+  finishReason?: AgentFinishReason;
+  /** Always undefined: durable runs do not take custom strategies here. */
+  readonly restoredLoopState?: undefined;
+  /**
+   * Charges a turn (`maxTurns`) and builds the request: the system instruction, `history` (folded by
+   * `toolResultFold`), `toolResults` as tool messages, then `nextInput` (`[]` = none). The run's tools
+   * (narrowing, disclosure), metadata, `toolChoice` and redactor apply. `turn` names the turn for
+   * folding and the provider events (default: the last `turn_started` the strategy emitted).
+   */
+  assemble(nextInput: AgentInput, toolResults?: readonly ToolResult[], turn?: number): Promise<ProviderRequest>;
+  /** Charges one tool round (`maxToolRounds`) when `calls` is not empty. */
+  chargeToolRound(calls: readonly ToolCallContent[]): void;
+  /**
+   * One provider turn with the run's retries, limits (attempts, bytes, tokens, cost), held output,
+   * `provider_turn_*` and `message_started` / `message_delta` events and usage rows. A request not from
+   * `assemble` is redacted here and charges its turn. The strategy keeps the assistant message
+   * (`history.push`, `appendMessage`) and emits `message_finished` / `turn_finished` itself.
+   */
+  generate(request: ProviderRequest): Promise<ProviderTurnResult>;
+  /** Dispatches one call through the run's dispatcher (validation, guardrails, policy, effects, budgets); charges `maxToolCalls`. */
+  dispatchToolCall(call: ToolCallContent): Promise<ToolResult>;
+  /** Whether the call's tool is `exclusive`. */
+  isToolCallExclusive(call: ToolCallContent): boolean;
+  /** Keeps `message` (redacted) in the session's messages: what `session.messages()` and the next run see. */
+  appendMessage(message: Message): Promise<void>;
+  /** Sends an event to the session's subscribers and the run ledger; a `turn_started` sets the current turn. */
+  emit(event: AgentEvent | { type: string; sessionId?: string; runId?: string; [key: string]: unknown }): void;
+}
+
+/**
+ * A custom loop strategy, as `@arnilo/prism`'s `AgentLoopStrategy`: `loop: { name, run }` on
+ * `createAgent` or `session.run` (the run's wins) replaces the built-in loop. `run` answers the
+ * usage to report when no provider turn reported any. A strategy is refused on durable runs
+ * (without `snapshot`/`restore`: `AgentLoopStateError` `ERR_PRISM_LOOP_NOT_DURABLE`).
+ */
+export interface AgentLoopStrategy {
+  readonly name: string;
+  readonly revision?: string;
+  run(ctx: LoopContext): Promise<Usage | undefined>;
+  snapshot?(): unknown;
+  restore?(snapshot: unknown): void;
+}
+
+/** A durable run and its loop strategy do not fit. */
+export declare class AgentLoopStateError extends Error {
+  constructor(code: "ERR_PRISM_LOOP_NOT_DURABLE" | "ERR_PRISM_LOOP_SNAPSHOT" | "ERR_PRISM_LOOP_REVISION", message: string, options?: { cause?: unknown });
+  readonly name: "AgentLoopStateError";
+  readonly code: "ERR_PRISM_LOOP_NOT_DURABLE" | "ERR_PRISM_LOOP_SNAPSHOT" | "ERR_PRISM_LOOP_REVISION";
+}
+
 /** `@arnilo/prism`'s run budget (docs/agent.md "The run budget"): safe integers from 1 to the hard cap. */
 export interface RunLimits {
   /** Provider turns: default 16, hard cap 64. */
@@ -234,6 +323,75 @@ export interface RunLimitBreach {
   currency?: string;
 }
 
+/** Every integer limit of a run, and `maxCost` when one is set: what `resolveRunLimits` answers. */
+export type ResolvedRunLimits = Readonly<Required<Omit<RunLimits, "maxCost">> & Pick<RunLimits, "maxCost">>;
+
+/** Upstream's defaults: 16 turns, 24 attempts, 8 rounds, 32 calls, 120 s, 8 MiB each way, 40 000 / 10 000 / 50 000 tokens. */
+export declare const DEFAULT_RUN_LIMITS: Readonly<Required<Omit<RunLimits, "maxCost">>>;
+/** The highest value each limit accepts. */
+export declare const HARD_RUN_LIMITS: Readonly<Required<Omit<RunLimits, "maxCost">>>;
+/** The highest `maxCost.amount` (10 000). */
+export declare const HARD_MAX_RUN_COST: number;
+
+/** A run went over one of its limits (`code` `ERR_PRISM_RUN_LIMIT`); `breach` says which. */
+export declare class RunLimitError extends Error {
+  constructor(breach: RunLimitBreach);
+  readonly name: "RunLimitError";
+  readonly code: "ERR_PRISM_RUN_LIMIT";
+  readonly breach: RunLimitBreach;
+}
+
+/** What a tracker has counted. */
+export interface RunLimitCounters {
+  turns: number;
+  providerAttempts: number;
+  toolRounds: number;
+  toolCalls: number;
+  wallTimeMs: number;
+  requestBytes: number;
+  responseBytes: number;
+  inputTokens: number;
+  outputTokens: number;
+  totalTokens: number;
+  cost: number;
+}
+
+export interface RunLimitTrackerOptions {
+  /** Called once, with the first breach. */
+  onExceeded?: (breach: RunLimitBreach) => void;
+  /** Counters to start from (a resumed run); each finite and non-negative, integers but `cost`. */
+  snapshot?: Partial<RunLimitCounters>;
+  /** The wall-clock deadline (ISO time) instead of now + `maxWallTimeMs`. */
+  deadlineAt?: string;
+}
+
+/**
+ * Counts a run against its limits. `charge` and `recordUsage` throw `RunLimitError` past a limit;
+ * the wall clock is a timer that reports its breach to `onExceeded` (call `dispose()` when done).
+ */
+export declare class RunLimitTracker {
+  constructor(limits: ResolvedRunLimits, options?: RunLimitTrackerOptions);
+  readonly limits: ResolvedRunLimits;
+  /** ISO time. */
+  readonly deadlineAt: string;
+  /** The first breach, once there is one. */
+  readonly breach: RunLimitBreach | undefined;
+  snapshot(): RunLimitCounters;
+  dispose(): void;
+  charge(limit: Exclude<RunLimitName, "maxCost">, delta?: number): void;
+  /** One provider turn's usage: tokens always, cost when `maxCost` is set (missing or other-currency cost breaches it). */
+  recordUsage(usage: Usage | undefined): void;
+}
+
+/**
+ * The agent's limits narrowed by the run's (a run can only lower an agent's limit), defaults for the
+ * rest. A value that is not a safe integer from 1 to its hard cap, a bad `maxCost`, or two
+ * `maxCost` currencies throw a TypeError (code `invalid_run_limits`, upstream's message).
+ */
+export declare function resolveRunLimits(agent?: RunLimits, run?: RunLimits): ResolvedRunLimits;
+/** `new RunLimitTracker(resolveRunLimits(undefined, limits), options)`. */
+export declare function createRunLimitTracker(limits: RunLimits | undefined, options?: RunLimitTrackerOptions): RunLimitTracker;
+
 /** This package's tool output budget (docs/agent.md): 64 bytes to 64 MiB. */
 export interface ToolOutputBudget {
   maxBytes: number;
@@ -247,8 +405,54 @@ export interface ToolResultFoldOptions {
   minBytes?: number;
   /** Default 512, from 1 to 4096. */
   maxSummaryBytes?: number;
-  summarize: (input: { sessionId: string; runId: string; turn: number; toolCallId: string; toolName: string; text: string }) => string | Promise<string>;
+  summarize: (input: ToolResultFoldInput) => string | Promise<string>;
 }
+
+/** What `summarize` is given: the result's text (its value or error as JSON, then its text blocks). */
+export interface ToolResultFoldInput {
+  readonly sessionId: string;
+  readonly runId: string;
+  /** The turn the result answered. */
+  readonly turn: number;
+  readonly toolCallId: string;
+  readonly toolName: string;
+  readonly text: string;
+}
+
+export interface ResolvedToolResultFoldOptions {
+  readonly minAgeTurns: number;
+  readonly minBytes: number;
+  readonly maxSummaryBytes: number;
+  readonly summarize: (input: ToolResultFoldInput) => string | Promise<string>;
+}
+
+export interface FoldToolResultsContext {
+  readonly sessionId: string;
+  readonly runId: string;
+  /** The turn of the request being built. */
+  readonly turn: number;
+  readonly signal?: AbortSignal;
+}
+
+export declare const DEFAULT_TOOL_RESULT_FOLD_MIN_AGE_TURNS: number;
+export declare const DEFAULT_TOOL_RESULT_FOLD_MIN_BYTES: number;
+export declare const DEFAULT_TOOL_RESULT_FOLD_MAX_SUMMARY_BYTES: number;
+export declare const HARD_TOOL_RESULT_FOLD_MAX_SUMMARY_BYTES: number;
+/** The message metadata key that stamps the turn a tool message answered. */
+export declare const TOOL_RESULT_FOLD_TURN_METADATA_KEY: "prismToolResultTurn";
+
+/**
+ * The run's options, else the agent's; undefined (folding off) without `summarize`. Out-of-range
+ * values throw a TypeError (code `invalid_tool_result_fold`).
+ */
+export declare function resolveToolResultFold(run?: ToolResultFoldOptions | false, agent?: ToolResultFoldOptions | false): ResolvedToolResultFoldOptions | undefined;
+/** The history as the provider sees it: tool results at least `minAgeTurns` old and `minBytes` long replaced by their summary. `history` is not changed. */
+export declare function foldToolResultHistory(history: readonly Message[], options: ResolvedToolResultFoldOptions, context: FoldToolResultsContext): Promise<readonly Message[]>;
+/** In-flight results folded the same way (their turn is the context's). */
+export declare function foldToolResults(results: readonly ToolResult[], options: ResolvedToolResultFoldOptions, context: FoldToolResultsContext): Promise<readonly ToolResult[]>;
+/** `Tool result <name> [<id>]: <summary>`: what a folded result's value becomes. */
+export declare function foldedToolResultHeader(toolName: string, toolCallId: string, summary: string): string;
+export declare function formatFoldedToolResult(summary: string): string;
 
 /**
  * `auto` (the model decides), `none` (no tool call), `required` (some tool), or one named tool,
@@ -287,7 +491,8 @@ export interface AgentConfig {
   toolNarrowing?: ToolNarrowing;
   /** Lets the model call granted tools hidden by narrowing (default false: `tool_denied`). */
   allowHiddenToolCalls?: boolean;
-  loop?: LoopOptions;
+  /** Loop options, or a custom strategy `{ name, run(ctx) }` (docs/agent.md "Custom loop strategies"). */
+  loop?: LoopOptions | AgentLoopStrategy;
   limits?: RunLimits;
   metadata?: Record<string, unknown>;
   /** Durable runs and approval pauses (types/approval.d.ts); run options win. */
@@ -314,7 +519,8 @@ export interface RunOptions {
   /** Replaces the agent's `validator` for this run; `false` turns validation off. */
   validate?: ToolValidator | false;
   toolResultFold?: ToolResultFoldOptions | false;
-  loop?: LoopOptions;
+  /** Loop options, or a custom strategy `{ name, run(ctx) }` (docs/agent.md "Custom loop strategies"). */
+  loop?: LoopOptions | AgentLoopStrategy;
   limits?: RunLimits;
   signal?: AbortSignal;
   metadata?: Record<string, unknown>;
