@@ -151,6 +151,33 @@ module.exports = {
     AGENT_RUN_LIMITS: Object.freeze(JSON.parse(native.runLimitsTable())),
   })
 }
+// Run limits, tool result folding and loop strategies, with `@arnilo/prism`'s names
+// (types/agent.d.ts; docs/agent.md "The run budget", "Tool result folding", "Custom loop strategies").
+{
+  const runLimits = require('./lib/run-limits.js')
+  const fold = require('./lib/tool-result-fold.js')
+  const loop = require('./lib/agent-loop.js')
+  Object.assign(module.exports, {
+    DEFAULT_RUN_LIMITS: runLimits.DEFAULT_RUN_LIMITS,
+    HARD_RUN_LIMITS: runLimits.HARD_RUN_LIMITS,
+    HARD_MAX_RUN_COST: runLimits.HARD_MAX_RUN_COST,
+    RunLimitError: runLimits.RunLimitError,
+    RunLimitTracker: runLimits.RunLimitTracker,
+    resolveRunLimits: runLimits.resolveRunLimits,
+    createRunLimitTracker: runLimits.createRunLimitTracker,
+    DEFAULT_TOOL_RESULT_FOLD_MIN_AGE_TURNS: fold.DEFAULT_TOOL_RESULT_FOLD_MIN_AGE_TURNS,
+    DEFAULT_TOOL_RESULT_FOLD_MIN_BYTES: fold.DEFAULT_TOOL_RESULT_FOLD_MIN_BYTES,
+    DEFAULT_TOOL_RESULT_FOLD_MAX_SUMMARY_BYTES: fold.DEFAULT_TOOL_RESULT_FOLD_MAX_SUMMARY_BYTES,
+    HARD_TOOL_RESULT_FOLD_MAX_SUMMARY_BYTES: fold.HARD_TOOL_RESULT_FOLD_MAX_SUMMARY_BYTES,
+    TOOL_RESULT_FOLD_TURN_METADATA_KEY: fold.TOOL_RESULT_FOLD_TURN_METADATA_KEY,
+    resolveToolResultFold: fold.resolveToolResultFold,
+    foldToolResultHistory: fold.foldToolResultHistory,
+    foldToolResults: fold.foldToolResults,
+    foldedToolResultHeader: fold.foldedToolResultHeader,
+    formatFoldedToolResult: fold.formatFoldedToolResult,
+    AgentLoopStateError: loop.AgentLoopStateError,
+  })
+}
 // End of the agent tool loop.
 
 // ----- Human approval and durable runs: runState, resumeAgentRun, checkpoint stores ------------

@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createAgent, createMockProvider, providerDone, providerTextDelta, providerToolCall, providerUsage, toolCallContent, type AgentEvent, type ToolDefinition } from "../index.mjs";
-// @ts-ignore -- the module's own tests; the lead exports its names from the package root.
-import { DEFAULT_RUN_LIMITS, HARD_RUN_LIMITS, RunLimitTracker, resolveRunLimits, RunLimitError } from "../lib/run-limits.js";
+import { DEFAULT_RUN_LIMITS, HARD_RUN_LIMITS, HARD_MAX_RUN_COST, RunLimitTracker, createRunLimitTracker, resolveRunLimits, RunLimitError } from "../index.mjs";
 
 const model = { provider: "mock", model: "demo" };
 const echo: ToolDefinition = { name: "a", parameters: { type: "object" }, execute: (_args, ctx) => ({ toolCallId: ctx.toolCallId, name: "a", value: 1 }) };
@@ -116,5 +115,26 @@ describe("run limits: each breach fails the run with result.limit and one run_li
     expect(() => t.recordUsage({ outputTokens: 1 })).toThrow(RunLimitError);
     expect(() => t.recordUsage({ inputTokens: -1 })).toThrow("Provider usage inputTokens must be a non-negative safe integer");
     t.dispose();
+  });
+  it("the package root exports upstream's run-limit names, the same from require and import", async () => {
+    const { createRequire } = await import("node:module");
+    const cjs = createRequire(import.meta.url)("../index.js");
+    for (const name of ["DEFAULT_RUN_LIMITS", "HARD_RUN_LIMITS", "HARD_MAX_RUN_COST", "RunLimitError", "RunLimitTracker", "resolveRunLimits", "createRunLimitTracker"]) {
+      expect(cjs[name], name).toBeDefined();
+    }
+    expect(cjs.RunLimitError).toBe(RunLimitError);
+    expect(HARD_MAX_RUN_COST).toBe(10_000);
+    expect(Object.isFrozen(DEFAULT_RUN_LIMITS) && Object.isFrozen(HARD_RUN_LIMITS)).toBe(true);
+    const breaches: unknown[] = [];
+    const t = createRunLimitTracker({ maxToolCalls: 2 }, { onExceeded: (b) => breaches.push(b) });
+    expect(t.limits).toMatchObject({ ...DEFAULT_RUN_LIMITS, maxToolCalls: 2 });
+    t.charge("maxToolCalls", 2);
+    const err = (() => { try { t.charge("maxToolCalls"); } catch (e) { return e; } })() as any;
+    expect(err).toBeInstanceOf(RunLimitError);
+    expect(err).toMatchObject({ name: "RunLimitError", code: "ERR_PRISM_RUN_LIMIT", breach: { limit: "maxToolCalls", maximum: 2, observed: 3 } });
+    expect(breaches).toEqual([{ limit: "maxToolCalls", maximum: 2, observed: 3 }]);
+    expect(t.breach).toEqual(breaches[0]);
+    t.dispose();
+    expect(() => createRunLimitTracker({ maxTurns: 65 })).toThrow(expect.objectContaining({ code: "invalid_run_limits" }));
   });
 });

@@ -4,8 +4,7 @@ import { createAgent, createMemoryRunLedger, createMockProvider, providerDone, p
 import { createOpenAICompatibleProvider } from "../providers/openai-compatible.mjs";
 // @ts-ignore -- the modules' own tests
 import { cutText } from "../lib/output-budget.js";
-// @ts-ignore
-import { resolveToolResultFold } from "../lib/tool-result-fold.js";
+import { resolveToolResultFold } from "../index.mjs";
 
 const model = { provider: "mock", model: "demo" };
 const call = (args: unknown, id = "c1", name = "t") => providerToolCall(toolCallContent(id, name, args as any));
