@@ -62,7 +62,16 @@ export interface ToolDefinition<Args extends JsonObject = JsonObject> {
   effect?: ToolEffectDeclaration | ToolEffectClassifier;
   /** Pause a durable run before this tool's side effect (`true`, or a predicate over the arguments); see types/approval.d.ts. */
   needsApproval?: boolean | ((args: Args, ctx: { toolCallId: string; toolName: string; sessionId: string; runId: string; metadata?: Record<string, unknown> }) => boolean | Promise<boolean>);
-  execute(args: Args, ctx: ToolExecutionContext): ToolResult | Promise<ToolResult>;
+  /**
+   * Runs the tool. It may return a `ToolResult` or any other value (a "bare" result), directly or
+   * in a promise. An object with any own key among `toolCallId`, `name`, `value`, `error` and
+   * `content` is taken as a `ToolResult`, and an empty or missing `toolCallId` / `name` is filled
+   * from the call. Anything else (a number, a string, an array, `null`, `undefined`, a domain
+   * object) becomes `{ toolCallId: <the call's id>, name: <the tool's name>, value: <what it
+   * returned> }`. So a result never goes to a provider with an empty `tool_call_id`. The agent loop
+   * and `dispatchToolCall` both do this.
+   */
+  execute(args: Args, ctx: ToolExecutionContext): unknown;
 }
 
 /** A tool call as a provider produced it. */
