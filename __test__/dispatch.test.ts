@@ -675,4 +675,22 @@ describe("dispatchToolCall: the binding forgets every dispatch, however it ends"
     expect(outcomes).toEqual(["resolved", "resolved", "resolved", "resolved", "rejected", "rejected", "rejected", "resolved"]);
     expect(binding.dispatchLive()).toBe(0);
   });
+
+  it("a dispatch id kept past its end finds nothing, not the dispatch that reused its slot", async () => {
+    const { createRequire } = await import("node:module");
+    const binding = createRequire(import.meta.url)("../binding.js");
+    const C = binding.dispatchCodes();
+    const plan = binding.dispatchPlan(undefined, undefined);
+    const begin = () => Math.floor(binding.dispatchBegin(plan, 0, 0, 0, 1, "echo", 0) / 128);
+    const stale = begin();
+    binding.dispatchEnd(stale);
+    const fresh = begin(); // the freed slot, under a new generation
+    expect(fresh).not.toBe(stale);
+    expect(binding.dispatchStep(stale, C.A_DONE)).toBe(C.K_RESOLVE); // nothing found: resolve
+    binding.dispatchEnd(stale); // and a stale end cannot forget the live dispatch
+    expect(binding.dispatchLive()).toBe(1);
+    expect(binding.dispatchStep(fresh, C.A_FOUND, 0)).not.toBe(C.K_RESOLVE); // the live one still steps
+    binding.dispatchEnd(fresh);
+    expect(binding.dispatchLive()).toBe(0);
+  });
 });

@@ -18,10 +18,13 @@ use prism_tools_core::dispatch::machine::{
     Answer, ArgumentsShape, Begun, CallFacts, Cause, Command, Dispatch, ErrorSpec, GuardAction,
     GuardDecision, GuardFacts, RecordStatus, Rejection, Setup, Terminal, ToolReturn, Validation,
 };
+use prism_tools_core::dispatch::slab::Slab;
 use prism_tools_core::effects::declaration::{parse_declaration, Idempotency};
 use prism_tools_core::error::{Code, Kind, PrismError};
 use prism_tools_core::filter::{Filter, FilterRule};
 use prism_tools_core::redact::Secrets;
+
+use crate::throw::Throw;
 
 /// What `createToolDispatcher` (or one `dispatchToolCall`) compiles once: the filter and secrets.
 pub struct Plan {
@@ -30,47 +33,14 @@ pub struct Plan {
 }
 
 thread_local! {
-    /// The dispatches in flight, by id: a number crosses to JS instead of an External, whose
-    /// finaliser cost more than the whole machine (bench/RESULTS.md).
-    static SESSIONS: std::cell::RefCell<Slab> = std::cell::RefCell::new(Slab::default());
-}
-
-#[derive(Default)]
-struct Slab {
-    slots: Vec<Option<Session>>,
-    free: Vec<u32>,
-}
-
-impl Slab {
-    fn insert(&mut self, s: Session) -> u32 {
-        match self.free.pop() {
-            Some(i) => {
-                self.slots[i as usize] = Some(s);
-                i
-            }
-            None => {
-                self.slots.push(Some(s));
-                (self.slots.len() - 1) as u32
-            }
-        }
-    }
-    fn remove(&mut self, id: u32) {
-        if let Some(slot) = self.slots.get_mut(id as usize) {
-            if slot.take().is_some() {
-                self.free.push(id);
-            }
-        }
-    }
+    /// The dispatches in flight, by generational id: a number crosses to JS instead of an
+    /// External, whose finaliser cost more than the whole machine (bench/RESULTS.md), and a stale
+    /// number finds nothing.
+    static SESSIONS: std::cell::RefCell<Slab<Session>> = std::cell::RefCell::new(Slab::default());
 }
 
 fn with_session<T>(id: u32, f: impl FnOnce(&mut Session) -> T) -> Option<T> {
-    SESSIONS.with(|s| {
-        s.borrow_mut()
-            .slots
-            .get_mut(id as usize)
-            .and_then(|x| x.as_mut())
-            .map(f)
-    })
+    SESSIONS.with(|s| s.borrow_mut().get_mut(id).map(f))
 }
 
 /// Commands are below this; `dispatchBegin` returns `id * COMMANDS + command`.
@@ -80,16 +50,6 @@ const COMMANDS: u32 = 128;
 pub struct Session {
     machine: Dispatch,
     last: Command,
-}
-
-fn throw(env: &Env, e: PrismError) -> napi::Error {
-    let code = Some(e.code.as_str());
-    let _ = match e.kind {
-        Kind::TypeError => env.throw_type_error(&e.message, code),
-        Kind::RangeError => env.throw_range_error(&e.message, code),
-        Kind::Error => env.throw_error(&e.message, code),
-    };
-    napi::Error::from_status(napi::Status::PendingException)
 }
 
 fn invalid_filter(message: String) -> PrismError {
@@ -169,9 +129,10 @@ pub fn dispatch_plan(
     filter: Unknown<'_>,
     secrets: Option<Vec<String>>,
 ) -> Result<External<Plan>> {
-    let filter = read_filter(filter)
-        .map_err(|e| throw(&env, e))?
-        .map(Rc::new);
+    let filter = match read_filter(filter) {
+        Ok(f) => f.map(Rc::new),
+        Err(e) => return e.throw(&env),
+    };
     let secrets = cached_secrets(secrets.unwrap_or_default());
     Ok(External::new(Plan { filter, secrets }))
 }
@@ -181,6 +142,7 @@ pub fn dispatch_plan(
 #[allow(clippy::too_many_arguments)]
 #[napi(js_name = "dispatchBegin")]
 pub fn dispatch_begin(
+    env: &Env,
     plan: &External<Plan>,
     flags: u32,
     input_guardrails: u32,
@@ -188,7 +150,7 @@ pub fn dispatch_begin(
     concurrency: u32,
     name: Option<String>,
     call: u32,
-) -> f64 {
+) -> Result<f64> {
     let setup = Setup {
         middleware: flags & F_MIDDLEWARE != 0,
         input_guardrails,
@@ -210,9 +172,16 @@ pub fn dispatch_begin(
     let mut machine = Dispatch::new(setup, call_facts(name, call));
     let last = machine.start();
     let code = code_of(&machine, &last);
-    let id = SESSIONS.with(|s| s.borrow_mut().insert(Session { machine, last }));
+    let Some(id) = SESSIONS.with(|s| s.borrow_mut().insert(Session { machine, last })) else {
+        return PrismError::new(
+            Kind::RangeError,
+            Code::Internal,
+            "dispatchToolCall: more than 1048576 dispatches in flight",
+        )
+        .throw(env);
+    };
     let code = forget_if_over(id, code);
-    id as f64 * COMMANDS as f64 + code as f64
+    Ok(id as f64 * COMMANDS as f64 + code as f64)
 }
 
 /// `dispatchEnd(id)`: forgets a dispatch that ended other than by resolving or rethrowing (a
@@ -225,7 +194,7 @@ pub fn dispatch_end(id: u32) {
 /// `dispatchLive()`: how many dispatches the binding holds (the tests check none is leaked).
 #[napi(js_name = "dispatchLive")]
 pub fn dispatch_live() -> u32 {
-    SESSIONS.with(|s| s.borrow().slots.iter().filter(|x| x.is_some()).count() as u32)
+    SESSIONS.with(|s| s.borrow().len() as u32)
 }
 
 fn call_facts(name: Option<String>, call: u32) -> CallFacts {
