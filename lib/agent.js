@@ -6,9 +6,10 @@
 // Provider events, transcript messages and agent events have `@arnilo/prism`'s shapes, so its
 // providers (their request serializers) and its hosts (their subscribers) work unchanged.
 //
-// This file makes agents and sessions; a run is lib/agent-run.js, its turns lib/agent-turn-loop.js,
-// one provider turn lib/agent-provider-turn.js, one round of calls lib/agent-tool-batch.js, the
-// artifact loop's step lib/agent-artifact-step.js.
+// This file makes agents and sessions; a run is lib/agent-run.js, its turns lib/agent-turn-loop.js
+// (a host's loop strategy: lib/agent-loop.js), their requests lib/agent-assemble.js, one provider
+// turn lib/agent-provider-turn.js, one round of calls lib/agent-tool-batch.js, the artifact loop's
+// step lib/agent-artifact-step.js.
 const { checkConfig, refuseUnsupported, SESSION_CONFIG_REFUSED } = require('./agent-options.js')
 const { createEventSubscriber } = require('./agent-subscriber.js')
 const approval = require('./approval.js')
