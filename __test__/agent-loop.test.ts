@@ -194,6 +194,7 @@ describe("custom loop strategies: limits, aborts and failures", () => {
     const { result, events } = await observe(session, () => session.run("x", { loop }));
     expect(result.result).toMatchObject({ status: "failed", limit: { limit: "maxTurns", maximum: 2, observed: 3 }, error: { code: "ERR_PRISM_RUN_LIMIT" } });
     expect(turns).toBe(2);
+    await new Promise((resolve) => setImmediate(resolve)); // the strategy's catch runs after the run's end
     expect(seen).toHaveLength(1);
     expect(seen[0]).toBeInstanceOf(RunLimitError);
     expect(events.filter((e) => e.type === "run_limit_exceeded")).toHaveLength(1);
@@ -239,6 +240,33 @@ describe("custom loop strategies: limits, aborts and failures", () => {
     const session = createAgent({ model, provider: createMockProvider([providerDone()]) }).createSession();
     const out = await session.run("x", { loop, signal: controller.signal }).catch((e: any) => e.result);
     expect(out).toMatchObject({ status: "aborted", finishReason: "aborted" });
+  });
+
+  it("a strategy stuck in its own code cannot hold the run past a breach; its ctx refuses to act after the end", async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let late: any;
+    const loop: AgentLoopStrategy = {
+      name: "stuck",
+      async run(ctx) {
+        await gate; // never released before the deadline
+        try {
+          await ctx.assemble(ctx.input);
+        } catch (err) {
+          late = err;
+        }
+        return undefined;
+      },
+    };
+    let turns = 0;
+    const session = createAgent({ model, provider: createMockProvider([providerDone()], { onRequest: () => void turns++ }) }).createSession();
+    const { result, events } = await observe(session, () => session.run("x", { loop, limits: { maxWallTimeMs: 20 } }));
+    expect(result.result).toMatchObject({ status: "failed", limit: { limit: "maxWallTimeMs", maximum: 20 } });
+    expect(events.filter((e) => e.type === "run_limit_exceeded")).toHaveLength(1);
+    release();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(late).toMatchObject({ code: "agent_run_ended", message: expect.stringContaining("ctx.assemble: the run") });
+    expect(turns).toBe(0);
   });
 
   it("a strategy's own throw fails the run with its error", async () => {

@@ -104,6 +104,8 @@ function loopInput(nextInput) {
   return inputMessages(nextInput)
 }
 
+const STOPPED = Symbol('stopped')
+
 function usageOf(value) {
   return value !== null && typeof value === 'object' && !Array.isArray(value) ? value : undefined
 }
@@ -130,6 +132,10 @@ async function runLoopStrategy(r, provider, strategy, run) {
     ends.set(shown, err)
     throw shown
   }
+  let ended = false // the run has ended: ctx methods refuse to act
+  const live = (where) => {
+    if (ended) throw Object.assign(new Error(`${where}: the run ${runId} has ended`), { code: 'agent_run_ended' })
+  }
   const turnTools = async () => current ?? (current = await selectTools(r, t, run.inputText))
   const history = run.history
 
@@ -146,6 +152,7 @@ async function runLoopStrategy(r, provider, strategy, run) {
     finishReason: undefined,
     restoredLoopState: undefined,
     async assemble(nextInput, toolResults, turn) {
+      live('ctx.assemble')
       try {
         if (signal.aborted) r.finish('aborted', 'aborted', r.abortError())
         if (turn !== undefined) {
@@ -169,6 +176,7 @@ async function runLoopStrategy(r, provider, strategy, run) {
       }
     },
     chargeToolRound(calls) {
+      live('ctx.chargeToolRound')
       if (!Array.isArray(calls)) throw invalid('ctx.chargeToolRound', 'calls must be an array of tool calls')
       if (calls.length === 0) return
       try {
@@ -179,6 +187,7 @@ async function runLoopStrategy(r, provider, strategy, run) {
       }
     },
     async generate(request) {
+      live('ctx.generate')
       try {
         if (request === null || typeof request !== 'object' || !Array.isArray(request.messages)) {
           throw invalid('ctx.generate', 'request must be a ProviderRequest from ctx.assemble (an object with messages)')
@@ -198,6 +207,7 @@ async function runLoopStrategy(r, provider, strategy, run) {
       }
     },
     async dispatchToolCall(call) {
+      live('ctx.dispatchToolCall')
       try {
         if (call === null || typeof call !== 'object') throw invalid('ctx.dispatchToolCall', 'call must be a tool call ({ id, name, arguments })')
         if (signal.aborted) r.finish('aborted', 'aborted', r.abortError())
@@ -218,12 +228,14 @@ async function runLoopStrategy(r, provider, strategy, run) {
       return tool !== undefined && tool.exclusive === true
     },
     async appendMessage(message) {
+      live('ctx.appendMessage')
       if (message === null || typeof message !== 'object' || typeof message.role !== 'string') {
         throw invalid('ctx.appendMessage', 'message must be a Message ({ role, content })')
       }
       r.transcript.push(r.redactor ? r.api.redactWith(message, r.redactor) : message)
     },
     emit(event) {
+      live('ctx.emit')
       if (event === null || typeof event !== 'object' || typeof event.type !== 'string') throw invalid('ctx.emit', 'event must be an AgentEvent ({ type, ... })')
       if (event.type === 'turn_started' && Number.isSafeInteger(event.turn) && event.turn > 0) r.turns = event.turn
       if (event.type === 'artifact_finished') artifactFinished = true
@@ -232,16 +244,29 @@ async function runLoopStrategy(r, provider, strategy, run) {
     },
   }
 
+  // The run ends when the strategy does, or at once when the run's signal aborts (a breach such as
+  // the wall clock, or the host): a strategy stuck in its own code cannot hold the run. Its ctx
+  // methods refuse to act after that.
   let usage
+  let stop
+  const stopped = new Promise((resolve) => {
+    stop = () => resolve(STOPPED)
+    if (signal.aborted) resolve(STOPPED)
+    else signal.addEventListener('abort', stop, { once: true })
+  })
+  const running = Promise.resolve().then(() => strategy.run(ctx))
   try {
-    usage = await strategy.run(ctx)
+    usage = await Promise.race([running, stopped])
   } catch (err) {
     const end = ends.get(err)
     throw end !== undefined ? end : err
   } finally {
+    ended = true
+    signal.removeEventListener('abort', stop)
+    running.catch(() => {}) // a strategy still running after the end settles unobserved
     r.lastAssistant = lastAssistant(history) ?? r.lastAssistant
   }
-  if (signal.aborted) r.finish('aborted', 'aborted', r.abortError())
+  if (usage === STOPPED || signal.aborted) r.finish('aborted', 'aborted', r.abortError())
   if (strategy.name === 'generate-validate-revise' && !artifactFinished) {
     const first = artifactFailure?.errors?.[0]
     const reason = artifactFailure?.metadata?.reason
