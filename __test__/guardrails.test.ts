@@ -96,6 +96,9 @@ describe("guardrails", () => {
       [{ evaluate: () => ({ action: "allow" }) } as never, "guardrail_invalid"],
       [{ name: "wrong-stage", stage: "tool_output", evaluate: () => ({ action: "allow" }) }, "guardrail_invalid"],
       [{ name: "garbage", evaluate: () => ({ action: "maybe" }) as never }, "guardrail_invalid_decision"],
+      // An action named like an Object.prototype member is no action either.
+      [{ name: "inherited", evaluate: () => ({ action: "constructor" }) as never }, "guardrail_invalid_decision"],
+      [{ name: "inherited2", evaluate: () => ({ action: "toString" }) as never }, "guardrail_invalid_decision"],
       [{ name: "nothing", evaluate: () => undefined as never }, "guardrail_invalid_decision"],
       [{ name: "throws", evaluate: () => { throw new Error("bug"); } }, "guardrail_failed"],
       [{ name: "rejects", evaluate: () => Promise.reject("bug") }, "guardrail_failed"],

@@ -105,8 +105,8 @@ module.exports = function bindDispatch(native, errors) {
     }
   }
 
-  const TYPE_INDEX = { undefined: 0, boolean: 2, number: 3, string: 4, symbol: 5, bigint: 6, function: 7 }
-  const typeIndex = (v) => (v === null ? 1 : Array.isArray(v) ? 8 : typeof v === 'object' ? 9 : TYPE_INDEX[typeof v])
+  const TYPE_INDEX = { undefined: C.T_UNDEFINED, boolean: C.T_BOOLEAN, number: C.T_NUMBER, string: C.T_STRING, symbol: C.T_SYMBOL, bigint: C.T_BIGINT, function: C.T_FUNCTION }
+  const typeIndex = (v) => (v === null ? C.T_NULL : Array.isArray(v) ? C.T_ARRAY : typeof v === 'object' ? C.T_OBJECT : TYPE_INDEX[typeof v])
   const text = (v) => (v === undefined || v === null ? '' : String(v))
 
   // A JSON object: a plain object of this realm or another (`node:vm`), not an array or instance.
@@ -535,7 +535,7 @@ module.exports = function bindDispatch(native, errors) {
     }
   }
 
-  const ACTIONS = { allow: 0, block: 1, tripwire: 2, interrupt: 3 }
+  const ACTIONS = { __proto__: null, allow: C.G_ALLOW, block: C.G_BLOCK, tripwire: C.G_TRIPWIRE, interrupt: C.G_INTERRUPT }
   const str = (v) => (typeof v === 'string' ? v : undefined)
 
   function guardAnswer(s, slot) {
@@ -607,8 +607,8 @@ module.exports = function bindDispatch(native, errors) {
     return true
   }
 
-  const STATUS = { claimed: 0, dispatched: 1, completed: 2, unknown: 3 }
-  const status = (r) => STATUS[r?.status] ?? 9
+  const STATUS = { __proto__: null, claimed: C.S_CLAIMED, dispatched: C.S_DISPATCHED, completed: C.S_COMPLETED, unknown: C.S_UNKNOWN }
+  const status = (r) => STATUS[r?.status] ?? C.S_OTHER
 
   function transition(st, d, extra) {
     const k = st.effectKey
@@ -1093,8 +1093,8 @@ module.exports = function bindDispatch(native, errors) {
     }
     if (h.ledger !== undefined) st.startedAt = isoNow()
     const begun = dispatchBegin(h.plan, flags, h.input ? h.input.length : 0, h.output ? h.output.length : 0, h.concurrency, name, callFlags)
-    const s = Math.floor(begun / 128)
-    return loop(h, st, s, begun % 128)
+    const s = Math.floor(begun / C.ID_STRIDE)
+    return loop(h, st, s, begun % C.ID_STRIDE)
   }
 
   function dispatchToolCall(options) {

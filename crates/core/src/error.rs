@@ -107,8 +107,9 @@ pub const APPROVAL_CODES: [&str; 9] = [
     "ERR_PRISM_DECISION_BINDING",
 ];
 
-/// Codes of a run's budget, as `@arnilo/prism` names them: `RunLimitError` (`lib/run-limits.js`).
-pub const RUN_CODES: [&str; 1] = ["ERR_PRISM_RUN_LIMIT"];
+/// Codes of a run's budget and loop, as `@arnilo/prism` names them: `RunLimitError`
+/// (`lib/run-limits.js`), and a custom loop strategy asked to run durably (`lib/agent-loop.js`).
+pub const RUN_CODES: [&str; 2] = ["ERR_PRISM_RUN_LIMIT", "ERR_PRISM_LOOP_NOT_DURABLE"];
 
 /// Which JS constructor the error is thrown as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

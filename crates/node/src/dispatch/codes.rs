@@ -93,6 +93,30 @@ pub const K_REJECT_THROWN: u32 = 35;
 pub const K_REJECT_GUARDRAIL: u32 = 36;
 pub const K_RELEASE_RETRYABLE: u32 = 37;
 
+/// The status of a record that is none of the four above.
+pub const S_OTHER: u32 = 9;
+
+/// `dispatchBegin` answers `id * ID_STRIDE + command`; commands are below it.
+pub const ID_STRIDE: u32 = 128;
+
+// Guardrail actions: the number of an `A_GUARD` answer.
+pub const G_ALLOW: u32 = 0;
+pub const G_BLOCK: u32 = 1;
+pub const G_TRIPWIRE: u32 = 2;
+pub const G_INTERRUPT: u32 = 3;
+
+// Value types: the number of an `A_INVALID_OTHER` answer (and of `A_RETURNED`, plus 2).
+pub const T_UNDEFINED: u32 = 0;
+pub const T_NULL: u32 = 1;
+pub const T_BOOLEAN: u32 = 2;
+pub const T_NUMBER: u32 = 3;
+pub const T_STRING: u32 = 4;
+pub const T_SYMBOL: u32 = 5;
+pub const T_BIGINT: u32 = 6;
+pub const T_FUNCTION: u32 = 7;
+pub const T_ARRAY: u32 = 8;
+pub const T_OBJECT: u32 = 9;
+
 // Error kinds in `dispatchDetail` of `SetError`.
 pub const E_PLAIN: u32 = 0;
 pub const E_NAMED: u32 = 1;
@@ -122,6 +146,22 @@ pub const ALL: &[(&str, u32)] = &[
     ("S_DISPATCHED", S_DISPATCHED),
     ("S_COMPLETED", S_COMPLETED),
     ("S_UNKNOWN", S_UNKNOWN),
+    ("S_OTHER", S_OTHER),
+    ("ID_STRIDE", ID_STRIDE),
+    ("G_ALLOW", G_ALLOW),
+    ("G_BLOCK", G_BLOCK),
+    ("G_TRIPWIRE", G_TRIPWIRE),
+    ("G_INTERRUPT", G_INTERRUPT),
+    ("T_UNDEFINED", T_UNDEFINED),
+    ("T_NULL", T_NULL),
+    ("T_BOOLEAN", T_BOOLEAN),
+    ("T_NUMBER", T_NUMBER),
+    ("T_STRING", T_STRING),
+    ("T_SYMBOL", T_SYMBOL),
+    ("T_BIGINT", T_BIGINT),
+    ("T_FUNCTION", T_FUNCTION),
+    ("T_ARRAY", T_ARRAY),
+    ("T_OBJECT", T_OBJECT),
     ("A_DONE", A_DONE),
     ("A_THREW", A_THREW),
     ("A_ABORTED", A_ABORTED),

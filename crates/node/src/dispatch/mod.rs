@@ -43,9 +43,6 @@ fn with_session<T>(id: u32, f: impl FnOnce(&mut Session) -> T) -> Option<T> {
     SESSIONS.with(|s| s.borrow_mut().get_mut(id).map(f))
 }
 
-/// Commands are below this; `dispatchBegin` returns `id * COMMANDS + command`.
-const COMMANDS: u32 = 128;
-
 /// One dispatch and the last command it gave.
 pub struct Session {
     machine: Dispatch,
@@ -181,7 +178,7 @@ pub fn dispatch_begin(
         .throw(env);
     };
     let code = forget_if_over(id, code);
-    Ok(id as f64 * COMMANDS as f64 + code as f64)
+    Ok(id as f64 * ID_STRIDE as f64 + code as f64)
 }
 
 /// `dispatchEnd(id)`: forgets a dispatch that ended other than by resolving or rethrowing (a
@@ -340,9 +337,9 @@ fn decode(
         A_GUARD_MALFORMED => Answer::GuardMalformed(facts()),
         A_GUARD => {
             let action = match n.map(|x| x as u32) {
-                Some(0) => GuardAction::Allow,
-                Some(1) => GuardAction::Block,
-                Some(3) => GuardAction::Interrupt,
+                Some(G_ALLOW) => GuardAction::Allow,
+                Some(G_BLOCK) => GuardAction::Block,
+                Some(G_INTERRUPT) => GuardAction::Interrupt,
                 _ => GuardAction::Tripwire,
             };
             Answer::Guard(
@@ -358,24 +355,20 @@ fn decode(
     }
 }
 
-/// Type names as messages use them, by the index `lib/dispatch.js` gives.
+/// Type names as messages use them, by the `T_*` code `lib/dispatch.js` gives.
 fn type_name(n: Option<f64>) -> &'static str {
-    const NAMES: [&str; 10] = [
-        "undefined",
-        "null",
-        "a boolean",
-        "a number",
-        "a string",
-        "a symbol",
-        "a bigint",
-        "a function",
-        "an array",
-        "an object",
-    ];
-    NAMES
-        .get(n.unwrap_or(0.0) as usize)
-        .copied()
-        .unwrap_or("an object")
+    match n.unwrap_or(0.0) as u32 {
+        T_UNDEFINED => "undefined",
+        T_NULL => "null",
+        T_BOOLEAN => "a boolean",
+        T_NUMBER => "a number",
+        T_STRING => "a string",
+        T_SYMBOL => "a symbol",
+        T_BIGINT => "a bigint",
+        T_FUNCTION => "a function",
+        T_ARRAY => "an array",
+        _ => "an object",
+    }
 }
 
 /// A command's code, with `K_GATED` added when the caller's signal gates it.
