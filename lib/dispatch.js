@@ -6,10 +6,12 @@
 // and hands each answer back as a small integer. Host values never cross.
 
 const { isPlainObjectProto } = require('./json-object.js')
-const { ownToolArgumentValidators, checkedArguments } = require('./validation.js')
+const { ownToolArgumentValidators } = require('./validation.js')
 const { registerRedactorSecrets, redactorSecrets } = require('./stream-redaction.js')
 const { toToolResult } = require('./tool-result-shape.js')
 const { forgetArgumentsText } = require('./arguments-text.js')
+const bindRecords = require('./dispatch-records.js')
+const bindGuardrails = require('./dispatch-guardrails.js')
 const { callStoreMethod, nativeStoreOf } = require('./effects.js')
 const { isoNow } = require('./clock.js')
 const { watchAbort, unwatchAbort } = require('./abort-watch.js')
@@ -51,10 +53,6 @@ module.exports = function bindDispatch(native, errors) {
     return e
   }
   const noop = () => {}
-  // The `progress` a tool gets when nobody observes it: tagged, so a tool whose progress costs
-  // something (the MCP bridge asks its server for notifications) can skip it.
-  const noProgress = () => {}
-  noProgress[Symbol.for('prism-tools-native.noProgress')] = true
   const swallow = (v) => {
     try {
       if (v !== null && typeof v === 'object' && typeof v.then === 'function') v.then(undefined, noop)
@@ -108,6 +106,7 @@ module.exports = function bindDispatch(native, errors) {
   const TYPE_INDEX = { undefined: C.T_UNDEFINED, boolean: C.T_BOOLEAN, number: C.T_NUMBER, string: C.T_STRING, symbol: C.T_SYMBOL, bigint: C.T_BIGINT, function: C.T_FUNCTION }
   const typeIndex = (v) => (v === null ? C.T_NULL : Array.isArray(v) ? C.T_ARRAY : typeof v === 'object' ? C.T_OBJECT : TYPE_INDEX[typeof v])
   const text = (v) => (v === undefined || v === null ? '' : String(v))
+  const str = (v) => (typeof v === 'string' ? v : undefined)
 
   // A JSON object: a plain object of this realm or another (`node:vm`), not an array or instance.
   function isJsonObject(v) {
@@ -251,346 +250,15 @@ module.exports = function bindDispatch(native, errors) {
     return h
   }
 
-  // ----- redaction ------------------------------------------------------------------------------
-
-  function redact(h, v) {
-    let out = v
-    if (h.nativeRedactor !== undefined) out = redactCopy(h, out)
-    if (h.hostRedactor !== undefined) {
-      try {
-        out = h.hostRedactor.redact(out)
-      } catch {
-        // A redactor that fails must not let the unredacted value through.
-        out = '[REDACTED]'
-      }
-    }
-    return out
-  }
-  const anyRedaction = (h) => h.nativeRedactor !== undefined || h.hostRedactor !== undefined
-  const hostRedact = (h, v) => (h.hostRedactor !== undefined ? redact({ hostRedactor: h.hostRedactor }, v) : v)
-  const errorInfo = (h, thrown) => hostRedact(h, native.errorToErrorInfo(thrown, h.secrets))
-
-  // ----- observers -------------------------------------------------------------------------------
-
-  function makeRow(h, st, status, finished) {
-    const args = st.safeArgs !== undefined && st.safeArgs !== null && typeof st.safeArgs === 'object' ? st.safeArgs : {}
-    const r = {
-      id: rowId(),
-      sessionId: st.ctx.sessionId,
-      runId: st.ctx.runId,
-      toolCallId: st.call.id,
-      name: st.call.name,
-      arguments: args,
-      status,
-      startedAt: st.startedAt,
-      redacted: h.redactor !== undefined,
-    }
-    const o = h.ownership
-    if (o !== undefined && typeof o === 'object') {
-      if (o.tenantId != null) r.tenantId = o.tenantId
-      if (o.accountId != null) r.accountId = o.accountId
-      if (o.userId != null) r.userId = o.userId
-    }
-    if (finished) {
-      r.finishedAt = isoNow()
-      if (finished.reason !== undefined) r.reason = finished.reason
-      r.result = st.result
-    }
-    return r
-  }
-
-  // Calls emit(event); a thenable to wait for, or undefined. Failures never matter.
-  function emit(h, event) {
-    if (typeof h.emit !== 'function') return undefined
-    try {
-      const v = h.emit(event)
-      return thenOf(v) ? v : undefined
-    } catch {
-      return undefined
-    }
-  }
-
-  function append(h, row) {
-    const ledger = h.ledger
-    let f
-    try {
-      f = ledger.appendToolCall
-    } catch {
-      return undefined
-    }
-    if (typeof f !== 'function') return undefined
-    try {
-      if (h.hostRedactor !== undefined) row = h.hostRedactor.redact(row)
-      const v = f.call(ledger, row)
-      return thenOf(v) ? v : undefined
-    } catch {
-      return undefined
-    }
-  }
-
-  const safeArgs = (h, st) => {
-    if (st.safeArgs !== undefined) return st.safeArgs
-    const sc = st.safeCall
-    // The redacted call already holds the redacted arguments (secrets alone redact both alike).
-    if (sc !== undefined && h.hostRedactor === undefined && sc !== null && typeof sc === 'object' && sc.arguments !== undefined) {
-      st.safeArgs = sc.arguments
-    } else {
-      // Without redaction, still a copy: a row must not hold the live arguments a tool may mutate.
-      const a = st.call.arguments ?? {}
-      st.safeArgs = anyRedaction(h) ? redact(h, a) : plainCopy(a)
-    }
-    return st.safeArgs
-  }
-  // The copy redactSecrets(v) makes without secrets, in JS for plain data (arrays, objects of this
-  // realm's Object.prototype, primitives); anything else — another prototype, a `__proto__` key,
-  // a cycle, the depth bound, a read that throws — goes to the native walk, which handles it.
-  const NOT_PLAIN = Symbol('not plain')
-  // Containers left to copy: a cycle or shared subtrees would otherwise copy (exponentially) down to
-  // the depth bound, and a large value is left to the native walk.
-  let copyBudget = 0
-  // While redacting: the secrets to look for, the native redactor, and string scans left.
-  let copyMatch
-  let copyRedactor
-  let copyScans = 0
-  function copyPlain(v, depth) {
-    if (typeof v === 'string' && copyMatch !== undefined) {
-      const held = holdsSecret(v)
-      return held === false ? v : held ? copyRedactor.redact(v) : NOT_PLAIN
-    }
-    if (v === null || typeof v !== 'object') return v
-    if (depth >= 32 || --copyBudget < 0) return NOT_PLAIN
-    if (Array.isArray(v)) {
-      const n = v.length
-      const out = new Array(n)
-      for (let i = 0; i < n; i++) {
-        const c = copyPlain(v[i], depth + 1)
-        if (c === NOT_PLAIN) return NOT_PLAIN
-        out[i] = c
-      }
-      return out
-    }
-    if (Object.getPrototypeOf(v) !== Object.prototype) return NOT_PLAIN
-    const out = {}
-    for (const k of Object.keys(v)) {
-      if (k === '__proto__' || (copyMatch !== undefined && holdsSecret(k) !== false)) return NOT_PLAIN
-      const x = v[k]
-      // As the native walk: a function is not data (and an own toJSON must not survive).
-      if (typeof x === 'function') continue
-      const c = copyPlain(x, depth + 1)
-      if (c === NOT_PLAIN) return NOT_PLAIN
-      out[k] = c
-    }
-    return out
-  }
-  function plainCopy(v) {
-    let c = NOT_PLAIN
-    try {
-      copyBudget = 4096
-      copyMatch = undefined
-      c = copyPlain(v, 0)
-    } catch {}
-    return c === NOT_PLAIN ? native.redactSecrets(v, undefined) : c
-  }
-  // The secret-redacted copy the native redactor makes, with the walk in JS for plain data: only a
-  // string holding a secret crosses to the native matcher (one call, the same replacement). A key
-  // holding a secret, or too many strings × secrets to look through, takes the native walk.
-  function redactCopy(h, v) {
-    if (typeof v === 'string') return h.nativeRedactor.redact(v)
-    let c = NOT_PLAIN
-    if (h.secretMatch !== undefined) {
-      try {
-        copyBudget = 4096
-        copyScans = 65536
-        copyMatch = h.secretMatch
-        copyRedactor = h.nativeRedactor
-        c = copyPlain(v, 0)
-      } catch {}
-      copyMatch = undefined
-      copyRedactor = undefined
-    }
-    return c === NOT_PLAIN ? h.nativeRedactor.redact(v) : c
-  }
-  function holdsSecret(text) {
-    copyScans -= copyMatch.length
-    if (copyScans < 0) return undefined
-    for (let i = 0; i < copyMatch.length; i++) if (text.includes(copyMatch[i])) return true
-    return false
-  }
-  const safeCall = (h, st) => {
-    if (st.safeCall === undefined) st.safeCall = anyRedaction(h) ? redact(h, st.call) : st.call
-    return st.safeCall
-  }
-
-  // The `progress(progress?, metadata?)` a tool receives.
-  function progressSink(h, st) {
-    const ctx = st.ctx
-    const observers = h.emit !== undefined || h.ledger !== undefined
-    if (!observers && typeof ctx.progress !== 'function') return noProgress
-    return (progress, metadata) => {
-      if (typeof ctx.progress === 'function') {
-        try {
-          ctx.progress(progress, metadata)
-        } catch {}
-      }
-      if (!observers) return
-      const p = anyRedaction(h) ? redact(h, progress) : progress
-      const m = anyRedaction(h) ? redact(h, metadata) : metadata
-      if (typeof h.emit === 'function') {
-        try {
-          swallow(h.emit({ type: 'tool_execution_progress', sessionId: ctx.sessionId, runId: ctx.runId, toolCallId: st.call.id, name: st.call.name, toolName: st.call.name, progress: p, metadata: m }))
-        } catch {}
-      }
-      if (h.ledger !== undefined && h.ledger !== null && typeof h.ledger === 'object' && typeof h.ledger.appendToolCall === 'function') {
-        try {
-          const row = makeRow(h, { ...st, safeArgs: safeArgs(h, st) }, 'started')
-          row.progress = p
-          row.progressMetadata = m
-          row.progressAt = isoNow()
-          swallow(h.ledger.appendToolCall(row))
-        } catch {}
-      }
-    }
-  }
-
-  function toolContext(h, st) {
-    const ctx = st.ctx
-    const toolCallId = st.call.id
-    const progress = progressSink(h, st)
-    // Properties first, then the caller's, then ours again: V8 keeps this shape on its fast path.
-    const out = { toolCallId, progress, ...ctx }
-    out.toolCallId = toolCallId
-    out.progress = progress
-    if (st.identity !== undefined && st.identity !== null) out.identity = st.identity
-    if (st.idempotencyKey !== undefined) out.idempotencyKey = st.idempotencyKey
-    else if (out.idempotencyKey !== undefined) delete out.idempotencyKey
-    if (st.checked !== undefined) checkedArguments.set(out, st.checked)
-    return out
-  }
-
-  // ----- the error a blocked or failed call carries ------------------------------------------------
-
-  function buildError(h, st, d) {
-    switch (d.kind) {
-      case C.E_PLAIN:
-        return hostRedact(h, { message: d.message })
-      case C.E_NAMED: {
-        const e = { name: d.name, message: d.message, code: d.code }
-        if (d.cause !== undefined) e.cause = d.cause
-        else if (d.causeThrown) e.cause = native.errorToErrorInfo(st.thrown, h.secrets).message
-        return hostRedact(h, e)
-      }
-      case C.E_THROWN:
-        return errorInfo(h, st.thrown)
-      case C.E_PROVIDER_ARGUMENTS: {
-        const a = st.call.argumentsError
-        return typeof a === 'object' ? redact(h, a) : native.errorToErrorInfo(a, h.secrets)
-      }
-      default:
-        return hostRedact(h, native.redactSecrets(st.thrown, h.secrets))
-    }
-  }
-
-  // ----- guardrails --------------------------------------------------------------------------------
-
-  function guardStart(h, st, d) {
-    const stage = d.stage
-    const list = stage === 'tool_input' ? h.input : h.output
-    let gs = st.guard
-    if (gs === undefined || gs.stage !== stage) {
-      const controller = new AbortController()
-      const caller = st.ctx.signal
-      const signal = caller ? AbortSignal.any([caller, controller.signal]) : controller.signal
-      gs = st.guard = { stage, controller, signal, slots: [], max: h.concurrency, record: undefined }
-    }
-    const g = list[d.index]
-    const slot = { state: 'value', value: undefined, g }
-    gs.slots[d.index] = slot
-    try {
-      const evaluate = g?.evaluate
-      const stageOk = g?.stage === undefined || g.stage === stage
-      if (typeof evaluate !== 'function' || typeof g.name !== 'string' || !stageOk) {
-        slot.state = 'invalid'
-        return
-      }
-      if (stage === 'tool_input') forgetArgumentsText(st.call.arguments)
-      const v = evaluate.call(g, {
-        stage,
-        value: stage === 'tool_input' ? st.call : st.result,
-        sessionId: text(st.ctx.sessionId),
-        runId: text(st.ctx.runId),
-        toolCallId: text(st.call.id),
-        toolName: st.name,
-        metadata: st.ctx.metadata,
-        signal: gs.signal,
-      })
-      slot.value = v
-      if (thenOf(v)) {
-        slot.state = 'pending'
-        // Not awaited yet: a rejection must not count as unhandled meanwhile.
-        if (gs.max > 1) swallow(v)
-      }
-    } catch (e) {
-      slot.state = 'threw'
-      slot.value = e
-    }
-  }
-
-  const ACTIONS = { __proto__: null, allow: C.G_ALLOW, block: C.G_BLOCK, tripwire: C.G_TRIPWIRE, interrupt: C.G_INTERRUPT }
-  const str = (v) => (typeof v === 'string' ? v : undefined)
-
-  function guardAnswer(s, slot) {
-    const g = slot.g
-    let name, pack, rule
-    try {
-      name = str(g?.name)
-      pack = str(g?.pack)
-      rule = str(g?.rule)
-    } catch {}
-    if (slot.state === 'invalid') return dispatchAnswer(s, C.A_GUARD_INVALID, undefined, undefined, undefined, name, pack, rule)
-    if (slot.state === 'threw') return dispatchStep(s, C.A_THREW)
-    const d = slot.value
-    try {
-      if (d === null || typeof d !== 'object') throw 0
-      const action = ACTIONS[d.action]
-      if (typeof d.action !== 'string' || action === undefined) throw 0
-      slot.metadata = d.metadata
-      const md = d.metadata !== undefined && d.metadata !== null ? 1 : 0
-      return dispatchAnswer(s, C.A_GUARD, action, md, str(d.reason), name, pack, rule)
-    } catch {
-      return dispatchAnswer(s, C.A_GUARD_MALFORMED, undefined, undefined, undefined, name, pack, rule)
-    }
-  }
-
-  // Metadata through JSON (what survives JSON.stringify), at most 16 KiB of it.
-  function normaliseMetadata(md) {
-    let t
-    try {
-      t = JSON.stringify(md)
-    } catch {
-      return undefined
-    }
-    if (typeof t !== 'string') return undefined
-    const bytes = Buffer.byteLength(t)
-    if (bytes > 16 * 1024) return { truncated: true, bytes }
-    return JSON.parse(t)
-  }
-
-  function guardRecord(h, st, d) {
-    const gs = st.guard
-    const slot = gs.slots[st.guardIndex]
-    const rec = { guardrail: d.guardrail, stage: d.stage, action: d.action }
-    if (d.reason !== undefined) rec.reason = d.reason
-    if (d.metadata) {
-      const n = normaliseMetadata(slot.metadata)
-      if (n !== undefined) rec.metadata = anyRedaction(h) ? redact(h, n) : n
-    }
-    gs.record = rec
-    if (typeof h.emit === 'function') {
-      try {
-        swallow(h.emit({ type: 'guardrail_decision', sessionId: text(st.ctx.sessionId), runId: text(st.ctx.runId), toolCallId: text(st.call.id), toolName: st.name, record: rec }))
-      } catch {}
-    }
-  }
+  const { redact, anyRedaction, hostRedact, errorInfo, makeRow, emit, append, safeArgs, safeCall, plainCopy, redactCopy, progressSink, toolContext, buildError } = bindRecords({
+    native,
+    C,
+    rowId,
+    swallow,
+    thenOf,
+    text,
+  })
+  const { guardStart, guardAnswer, guardRecord } = bindGuardrails({ C, dispatchAnswer, dispatchStep, swallow, thenOf, text, str, redact, anyRedaction, forgetArgumentsText })
 
   // ----- effects -----------------------------------------------------------------------------------
 

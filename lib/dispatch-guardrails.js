@@ -1,0 +1,107 @@
+'use strict'
+// Guardrails inside dispatch: starting each guardrail of a stage (up to its concurrency), reading
+// its decision for the machine, and the decision record and event the machine settles on. Bound
+// once per process by lib/dispatch.js (bindGuardrails).
+
+module.exports = function bindGuardrails({ C, dispatchAnswer, dispatchStep, swallow, thenOf, text, str, redact, anyRedaction, forgetArgumentsText }) {
+  function guardStart(h, st, d) {
+    const stage = d.stage
+    const list = stage === 'tool_input' ? h.input : h.output
+    let gs = st.guard
+    if (gs === undefined || gs.stage !== stage) {
+      const controller = new AbortController()
+      const caller = st.ctx.signal
+      const signal = caller ? AbortSignal.any([caller, controller.signal]) : controller.signal
+      gs = st.guard = { stage, controller, signal, slots: [], max: h.concurrency, record: undefined }
+    }
+    const g = list[d.index]
+    const slot = { state: 'value', value: undefined, g }
+    gs.slots[d.index] = slot
+    try {
+      const evaluate = g?.evaluate
+      const stageOk = g?.stage === undefined || g.stage === stage
+      if (typeof evaluate !== 'function' || typeof g.name !== 'string' || !stageOk) {
+        slot.state = 'invalid'
+        return
+      }
+      if (stage === 'tool_input') forgetArgumentsText(st.call.arguments)
+      const v = evaluate.call(g, {
+        stage,
+        value: stage === 'tool_input' ? st.call : st.result,
+        sessionId: text(st.ctx.sessionId),
+        runId: text(st.ctx.runId),
+        toolCallId: text(st.call.id),
+        toolName: st.name,
+        metadata: st.ctx.metadata,
+        signal: gs.signal,
+      })
+      slot.value = v
+      if (thenOf(v)) {
+        slot.state = 'pending'
+        // Not awaited yet: a rejection must not count as unhandled meanwhile.
+        if (gs.max > 1) swallow(v)
+      }
+    } catch (e) {
+      slot.state = 'threw'
+      slot.value = e
+    }
+  }
+
+  const ACTIONS = { __proto__: null, allow: C.G_ALLOW, block: C.G_BLOCK, tripwire: C.G_TRIPWIRE, interrupt: C.G_INTERRUPT }
+
+  function guardAnswer(s, slot) {
+    const g = slot.g
+    let name, pack, rule
+    try {
+      name = str(g?.name)
+      pack = str(g?.pack)
+      rule = str(g?.rule)
+    } catch {}
+    if (slot.state === 'invalid') return dispatchAnswer(s, C.A_GUARD_INVALID, undefined, undefined, undefined, name, pack, rule)
+    if (slot.state === 'threw') return dispatchStep(s, C.A_THREW)
+    const d = slot.value
+    try {
+      if (d === null || typeof d !== 'object') throw 0
+      const action = ACTIONS[d.action]
+      if (typeof d.action !== 'string' || action === undefined) throw 0
+      slot.metadata = d.metadata
+      const md = d.metadata !== undefined && d.metadata !== null ? 1 : 0
+      return dispatchAnswer(s, C.A_GUARD, action, md, str(d.reason), name, pack, rule)
+    } catch {
+      return dispatchAnswer(s, C.A_GUARD_MALFORMED, undefined, undefined, undefined, name, pack, rule)
+    }
+  }
+
+  // Metadata through JSON (what survives JSON.stringify), at most 16 KiB of it.
+  function normaliseMetadata(md) {
+    let t
+    try {
+      t = JSON.stringify(md)
+    } catch {
+      return undefined
+    }
+    if (typeof t !== 'string') return undefined
+    const bytes = Buffer.byteLength(t)
+    if (bytes > 16 * 1024) return { truncated: true, bytes }
+    return JSON.parse(t)
+  }
+
+  function guardRecord(h, st, d) {
+    const gs = st.guard
+    const slot = gs.slots[st.guardIndex]
+    const rec = { guardrail: d.guardrail, stage: d.stage, action: d.action }
+    if (d.reason !== undefined) rec.reason = d.reason
+    if (d.metadata) {
+      const n = normaliseMetadata(slot.metadata)
+      if (n !== undefined) rec.metadata = anyRedaction(h) ? redact(h, n) : n
+    }
+    gs.record = rec
+    if (typeof h.emit === 'function') {
+      try {
+        swallow(h.emit({ type: 'guardrail_decision', sessionId: text(st.ctx.sessionId), runId: text(st.ctx.runId), toolCallId: text(st.call.id), toolName: st.name, record: rec }))
+      } catch {}
+    }
+  }
+
+  return { guardStart, guardAnswer, guardRecord }
+}
