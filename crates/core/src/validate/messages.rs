@@ -275,6 +275,11 @@ pub fn instance_issues(
                 literal(err.instance())
             )
         }
+        // The `pattern` keyword (mod.rs) words its own messages.
+        ValidationErrorKind::Custom { message, .. } if message.starts_with("expected ") => {
+            format!("{message}, found {}", found())
+        }
+        ValidationErrorKind::Custom { message, .. } => message.clone(),
         other => clip(&format!("{} (keyword \"{}\")", err, other.keyword()), 300),
     };
     push(path, message);
@@ -287,6 +292,11 @@ pub fn schema_issue(err: &ValidationError<'_>) -> Issue {
             &format!("schema reference cannot be resolved: {e}"),
             300,
         ));
+    }
+    if let ValidationErrorKind::Custom { message, .. } = err.kind() {
+        if message.starts_with("schema keyword ") {
+            return Issue::schema(message.clone());
+        }
     }
     let location = err.instance_path().as_str();
     let mut segments: Vec<&str> = location.split('/').skip(1).collect();

@@ -13,6 +13,7 @@
 //! Every violation is an [`Issue`]; nothing here panics on input or fetches anything.
 
 pub mod bounds;
+pub mod ecma;
 pub mod expansion;
 pub mod limits;
 pub mod messages;
@@ -25,8 +26,9 @@ use std::num::NonZeroUsize;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
-use jsonschema::json::{Json, SerdeJson};
-use jsonschema::{Draft, Validator};
+use jsonschema::json::{Json, Node, SerdeJson};
+use jsonschema::paths::Location;
+use jsonschema::{Draft, Keyword, ValidationError, Validator};
 use lru::LruCache;
 use serde_json::Value;
 
@@ -100,25 +102,75 @@ pub fn draft_of(schema: &Value) -> Result<Draft, Issue> {
 /// The most backtracking steps one regular-expression match may take (`pattern`,
 /// `patternProperties`, `propertyNames`): past it the string is refused with a message naming
 /// the limit, so a catastrophic pattern costs milliseconds, not seconds.
-pub const MAX_REGEX_BACKTRACKS: usize = 100_000;
+pub const MAX_REGEX_BACKTRACKS: usize = ecma::MAX_REGEX_BACKTRACKS;
 
-/// The `regex` format: a string the `pattern` keyword itself would accept as a pattern (ECMAScript
-/// syntax, translated and compiled by the same engine with the same limits), so a value this format
-/// admits can never be refused, or hang, when used as a pattern.
+/// The `regex` format: a string `new RegExp(value, "u")` accepts and the `pattern` keyword runs
+/// (`ecma.rs`), so a value this format admits can never be refused, or hang, when used as a
+/// pattern.
 pub fn is_valid_regex_format(text: &str) -> bool {
-    if !jsonschema_regex::is_valid_ecma_regex(text) {
-        return false;
+    ecma::compile(text).is_ok()
+}
+
+/// `pattern` with its ECMAScript meaning (`ecma.rs`), bounded like every match.
+struct PatternKeyword {
+    source: String,
+    regex: ecma::EcmaRegex,
+}
+
+impl PatternKeyword {
+    fn verdict(&self, text: &str) -> Result<(), ValidationError<'static>> {
+        match self.regex.is_match(text) {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(ValidationError::custom(format!(
+                "expected a string matching the pattern {}",
+                messages::clip(&Value::String(self.source.clone()).to_string(), 60)
+            ))),
+            Err(ecma::LimitExceeded) => Err(ValidationError::custom(format!(
+                "the schema's pattern could not be evaluated on this string: it passed the regular-expression backtracking limit of {MAX_REGEX_BACKTRACKS} steps"
+            ))),
+        }
     }
-    let Ok(translated) = jsonschema_regex::to_rust_regex(text) else {
-        return false;
+}
+
+impl<'i, F: Json> Keyword<'i, F> for PatternKeyword {
+    fn validate(&self, instance: F::Node<'i>) -> Result<(), ValidationError<'i>> {
+        match instance.as_string() {
+            Some(text) => self.verdict(&text),
+            None => Ok(()),
+        }
+    }
+
+    fn is_valid(&self, instance: F::Node<'i>) -> bool {
+        instance
+            .as_string()
+            .is_none_or(|text| matches!(self.regex.is_match(&text), Ok(true)))
+    }
+}
+
+#[allow(clippy::type_complexity)]
+fn pattern_keyword<'a, F: Json>(
+    _: &'a serde_json::Map<String, Value>,
+    value: &'a Value,
+    path: Location,
+) -> Result<Box<dyn for<'i> Keyword<'i, F>>, ValidationError<'a>> {
+    let Value::String(source) = value else {
+        return Err(ValidationError::schema(format!(
+            "schema keyword \"pattern\" at #{} must be a string, found {}",
+            path.as_str(),
+            messages::summary(value)
+        )));
     };
-    catch_unwind(AssertUnwindSafe(|| {
-        fancy_regex::RegexBuilder::new(&translated)
-            .backtrack_limit(MAX_REGEX_BACKTRACKS)
-            .build()
-            .is_ok()
-    }))
-    .unwrap_or(false)
+    match ecma::compile(source) {
+        Ok(regex) => Ok(Box::new(PatternKeyword {
+            source: source.clone(),
+            regex,
+        })),
+        Err(why) => Err(ValidationError::schema(format!(
+            "schema keyword \"pattern\" at #{} has a pattern {} that is refused: {why}",
+            path.as_str(),
+            messages::clip(&value.to_string(), 80)
+        ))),
+    }
 }
 
 /// Bounds-checks and compiles one schema text.
@@ -154,6 +206,16 @@ pub fn compile(text: &str, limits: &Limits) -> Result<Compiled, Issue> {
         expansion::check_expansions(&schema, expansion::MAX_REF_EXPANSIONS)?;
     }
     let draft = draft_of(&schema)?;
+    if ecma::rewrite_pattern_properties(&mut schema)?
+        && facts
+            .refs
+            .iter()
+            .any(|(_, r)| r.contains("patternProperties"))
+    {
+        return Err(Issue::schema(
+            "schema $ref points into \"patternProperties\", whose patterns are rewritten for matching: move the subschema to $defs and reference it there".to_owned(),
+        ));
+    }
     let built = catch_unwind(AssertUnwindSafe(|| build::<SerdeJson>(&schema, draft)));
     match built {
         Ok(Ok(v)) => Ok(Compiled {
@@ -181,6 +243,7 @@ fn build<F: Json>(
             jsonschema::PatternOptions::fancy_regex().backtrack_limit(MAX_REGEX_BACKTRACKS),
         )
         .with_format("regex", is_valid_regex_format)
+        .with_keyword("pattern", pattern_keyword::<F>)
         .build(schema)
 }
 
@@ -208,6 +271,7 @@ impl Compiled {
     fn schema(&self, limits: &Limits) -> Option<Value> {
         let mut schema = bounds::parse_bounded(&self.source, limits.max_schema_depth).ok()?;
         bounds::numbers_as_js(&mut schema);
+        ecma::rewrite_pattern_properties(&mut schema).ok()?;
         Some(schema)
     }
 

@@ -248,3 +248,93 @@ fn schema_numbers_past_2_53_compare_as_the_doubles_js_holds() {
         .validate(Input::Text(e), Input::Text(r#"{"n":-5.76500000003e17}"#))
         .is_ok());
 }
+
+#[test]
+fn pattern_follows_ecmascript_with_the_u_flag() {
+    let s =
+        |p: &str| json!({"type": "object", "properties": {"s": {"type": "string", "pattern": p}}});
+    // Rust syntax is not ECMAScript: refused at compile, naming the keyword and where it sits.
+    let m = first_message(check(&s("(?i)abc"), &json!({"s": "ABC"})));
+    assert!(
+        m.starts_with("schema keyword \"pattern\" at #/properties/s/pattern has a pattern \"(?i)abc\" that is refused: it is not a valid ECMAScript regular expression with the u flag"),
+        "{m}"
+    );
+    // `\b` is ASCII: no boundary before a lone "é".
+    assert_eq!(
+        first_message(check(&s("\\bé"), &json!({"s": "é"}))),
+        "expected a string matching the pattern \"\\\\bé\", found string \"é\""
+    );
+    assert!(check(&s("^[^]$"), &json!({"s": "\n"})).is_ok());
+    assert!(check(&s("^(?<n>a)\\k<n>$"), &json!({"s": "aa"})).is_ok());
+    assert!(check(&s("^(?<n>a)\\k<n>$"), &json!({"s": "ab"})).is_err());
+    // propertyNames runs the same keyword.
+    let names = json!({"propertyNames": {"pattern": "^\\w+$"}});
+    assert!(check(&names, &json!({"é": 1})).is_err());
+    assert!(check(&names, &json!({"a_1": 1})).is_ok());
+    // The regex format accepts what `new RegExp(v, "u")` accepts and the keyword runs.
+    let f = json!({"properties": {"r": {"type": "string", "format": "regex"}}});
+    assert!(check(&f, &json!({"r": "[^]"})).is_ok());
+    assert!(check(&f, &json!({"r": "(?i)abc"})).is_err());
+}
+
+#[test]
+fn a_catastrophic_pattern_is_refused_at_the_step_limit_on_both_paths() {
+    let schema =
+        json!({"properties": {"s": {"type": "string", "pattern": "^(?:(?=a)a+)+$"}}}).to_string();
+    let args = json!({"s": format!("{}!", "a".repeat(5000))}).to_string();
+    let mut e = engine();
+    for _ in 0..3 {
+        let m = first_message(e.validate(Input::Text(&schema), Input::Text(&args)));
+        assert!(m.contains("backtracking limit of 100000 steps"), "{m}");
+    }
+}
+
+#[test]
+fn pattern_properties_match_with_the_ecmascript_meaning() {
+    let schema = json!({
+        "patternProperties": {"^\\d+$": {"type": "integer"}, "^x-": true},
+        "additionalProperties": false
+    });
+    assert!(check(&schema, &json!({"12": 1, "x-a": "s"})).is_ok());
+    // `\d` is ASCII: an Arabic-Indic digit is no digit, so the name is additional.
+    assert!(check(&schema, &json!({"٣": 1})).is_err());
+    let m = first_message(check(&schema, &json!({"12": "a"})));
+    assert!(m.contains("expected integer"), "{m}");
+    let eval =
+        json!({"allOf": [{"patternProperties": {"^\\w$": true}}], "unevaluatedProperties": false});
+    assert!(check(&eval, &json!({"a": 1})).is_ok());
+    assert!(check(&eval, &json!({"é": 1})).is_err());
+    let m = first_message(check(
+        &json!({"patternProperties": {"(a)\\1": true}}),
+        &json!({}),
+    ));
+    assert!(
+        m.starts_with("schema keyword \"patternProperties\" at #/patternProperties has a pattern"),
+        "{m}"
+    );
+    let m = first_message(check(
+        &json!({"patternProperties": {"(?i)a": true}}),
+        &json!({}),
+    ));
+    assert!(
+        m.contains("not a valid ECMAScript regular expression"),
+        "{m}"
+    );
+}
+
+#[test]
+fn idn_formats_are_asserted() {
+    let s = json!({"properties": {"h": {"format": "idn-hostname"}, "e": {"format": "idn-email"}}});
+    assert!(check(&s, &json!({"h": "münchen.de", "e": "jörg@münchen.de"})).is_ok());
+    for bad in [
+        json!({"h": ""}),
+        json!({"h": "-> $1.00 <--"}),
+        json!({"e": "nope"}),
+    ] {
+        let m = first_message(check(&s, &bad));
+        assert!(
+            m.contains("expected a string in format \"idn-"),
+            "{bad}: {m}"
+        );
+    }
+}
