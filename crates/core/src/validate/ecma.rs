@@ -294,7 +294,7 @@ impl<'a> Translator<'a> {
     fn atom(&mut self) -> Result<(), String> {
         let c = self.next()?;
         match c {
-            '.' => self.out.push_str(r"[^\n\r\x{2028}\x{2029}]"),
+            '.' => self.out.push_str(r"[^\n\r\u2028\u2029]"),
             '[' => self.class()?,
             '(' => {
                 if self.eat('?') {
@@ -605,8 +605,8 @@ fn class_text(parts: &[ClassPart], negated: bool) -> String {
     }
     match (body.is_empty(), negated) {
         // `[]` matches nothing, `[^]` any character.
-        (true, false) => r"[^\x{0}-\x{10FFFF}]".to_owned(),
-        (true, true) => r"[\x{0}-\x{10FFFF}]".to_owned(),
+        (true, false) => r"[^\u0000-\u{10FFFF}]".to_owned(),
+        (true, true) => r"[\u0000-\u{10FFFF}]".to_owned(),
         (false, false) => format!("[{body}]"),
         (false, true) => format!("[^{body}]"),
     }
@@ -644,44 +644,35 @@ fn word_boundary(inverted: bool) -> String {
     }
 }
 
-/// One code point as a literal: ASCII letters and digits as they are, punctuation that is
-/// syntax escaped, other printable characters as they are, the rest as `\x{…}`. A lone
-/// surrogate (from `\uD800`) can never occur in a Rust string: it matches nothing.
+/// One code point as a literal, written so that both ECMAScript (`u` flag) and Rust read it as
+/// that character (a rewritten `patternProperties` key must stay a valid ECMAScript pattern for the
+/// meta-schema): ASCII letters and digits as they are, syntax escaped with `\\`, `&`, `~` and `-`
+/// in a class as `\\u…` (Rust's set operators), other printable characters as they are, the rest
+/// as `\\u…`. A lone surrogate (from `\\uD800`) can never occur in a Rust string: it matches nothing.
 fn push_literal(out: &mut String, cp: u32, in_class: bool) {
     let Some(c) = char::from_u32(cp) else {
         if !in_class {
-            out.push_str(r"[^\x{0}-\x{10FFFF}]");
+            out.push_str(r"[^\u0000-\u{10FFFF}]");
         }
         return;
     };
+    let syntax = matches!(
+        c,
+        '\\' | '.' | '+' | '*' | '?' | '(' | ')' | '|' | '[' | ']' | '{' | '}' | '^' | '$' | '/'
+    );
     if c.is_ascii_alphanumeric() || c == '_' {
         out.push(c);
-    } else if matches!(
-        c,
-        '\\' | '.'
-            | '+'
-            | '*'
-            | '?'
-            | '('
-            | ')'
-            | '|'
-            | '['
-            | ']'
-            | '{'
-            | '}'
-            | '^'
-            | '$'
-            | '#'
-            | '&'
-            | '-'
-            | '~'
-    ) {
+    } else if syntax || (in_class && c == '-') {
         out.push('\\');
         out.push(c);
+    } else if in_class && matches!(c, '&' | '~') {
+        let _ = write!(out, "\\u{cp:04X}");
     } else if c.is_ascii_graphic() || (!c.is_ascii() && !c.is_control() && !c.is_whitespace()) {
         out.push(c);
+    } else if cp <= 0xffff {
+        let _ = write!(out, "\\u{cp:04X}");
     } else {
-        let _ = write!(out, "\\x{{{cp:X}}}");
+        let _ = write!(out, "\\u{{{cp:X}}}");
     }
 }
 
@@ -788,6 +779,11 @@ fn rewrite_keys(
                 "a back-reference or a construct that patternProperties cannot carry",
             )));
         }
+        if regress::Regex::with_flags(&translated, "u").is_err() {
+            return Err(refuse(unsupported(
+                "a back-reference or a construct that patternProperties cannot carry",
+            )));
+        }
         while out.contains_key(&translated) {
             translated.push_str("(?:)");
         }
@@ -829,6 +825,30 @@ mod tests {
         assert!(test(r"^a&&b~~c--d#e$", "a&&b~~c--d#e"));
         assert!(test(r"^[&&~~]+$", "&~"));
         assert!(test(r"^\cJ\0\x41$", "\n\0A"));
+    }
+
+    #[test]
+    fn translations_are_valid_ecmascript_too() {
+        for p in [
+            ".",
+            "[^]",
+            "[]",
+            "^[&~#-]+$",
+            "a&b~c#d-e",
+            "\\u0000\\t",
+            "\\u{1F600}",
+            "\\d\\W\\s",
+            "\\b",
+            "x/y",
+        ] {
+            let t = translate(p).unwrap();
+            assert!(regress::Regex::with_flags(&t, "u").is_ok(), "{p} -> {t}");
+            assert_eq!(
+                jsonschema_regex::to_rust_regex(&t).ok().as_deref(),
+                Some(t.as_str()),
+                "{p}"
+            );
+        }
     }
 
     #[test]
