@@ -1,4 +1,7 @@
 use super::*;
+use crate::filter::Filter;
+use crate::redact::Secrets;
+use std::rc::Rc;
 
 fn call(name: &str) -> CallFacts {
     CallFacts {

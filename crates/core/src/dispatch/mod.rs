@@ -6,5 +6,6 @@
 pub mod clock;
 pub mod guard;
 pub mod machine;
+pub mod protocol;
 pub mod reasons;
 pub mod slab;
