@@ -1,6 +1,8 @@
 'use strict'
 // Tool search, the JS half of the crossing (docs/search.md). The index lives in Rust; this file only
-// moves data across Node-API in bulk, because one Node-API call costs more than the work it carries:
+// moves data across Node-API in bulk, because one Node-API call costs more than the work it carries.
+// The protocol is "packed typed arrays": its layouts are written down once, in
+// crates/core/src/search/packed.rs (the Rust half); this file and that one change together.
 //
 // - createToolSearchIndex reads each tool's name, description and parameter names and descriptions
 //   here, in JS, and hands them over as a few strings (32 tools each) plus one Uint32Array of three
@@ -19,9 +21,9 @@ const INVALID_INPUT = 'invalid_tool_search_input'
 const INDEX_CAP = 'tool_search_index_cap'
 const LIMITS = native.toolSearchLimits()
 const MAX_TOOLS = LIMITS.maxIndexedTools
-const MAX_RANKING = 256 // entries of a host ranking read for fusion (as the native seam)
-const TEXT_UNITS = 16 * 1024 // JS-side cut; Rust cuts to 16 KB of UTF-8 on a character boundary
-const PARAMETERS = 64
+const MAX_RANKING = 256 // entries of a host ranking read for fusion (packed.rs MAX_FUSED_RANKING)
+const TEXT_UNITS = 16 * 1024 // packed.rs TEXT_UNITS; Rust cuts to 16 KB of UTF-8 on a character boundary
+const PARAMETERS = 64 // packed.rs INDEXED_PARAMETERS
 const kNames = Symbol('toolSearchNames') // document → the tool's name (a JS string)
 const kDocs = Symbol('toolSearchDocs') // name → document, made on the first fused search
 

@@ -5,7 +5,7 @@
 //! mixes and compares without following a pointer; longer tokens fall back to a map of strings.
 //! One lookup per token of every tool is most of a build.
 
-use super::index::FxMap;
+use super::hash::FxMap;
 
 /// Token → term id: the index keeps two (terms after stemming, and tokens as typed) for queries.
 #[derive(Default)]
@@ -68,6 +68,14 @@ impl TokenMap {
     #[inline]
     pub(crate) fn get_packed(&self, key: u128) -> Option<u32> {
         self.short.get(&key).copied()
+    }
+
+    /// The id of a raw token (`fold`: ASCII with capitals, lower-cased in the key) when it is at
+    /// most 16 bytes and present; `None` otherwise (a longer token is looked up by `get`).
+    #[inline]
+    pub(crate) fn get_raw(&self, raw: &str, fold: bool) -> Option<u32> {
+        let key = Self::pack(raw)?;
+        self.get_packed(if fold { Self::fold_ascii(key) } else { key })
     }
 
     #[inline]

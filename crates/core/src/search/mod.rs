@@ -4,7 +4,9 @@
 mod dictionary;
 pub mod format;
 pub mod fuse;
+mod hash;
 pub mod index;
+pub mod packed;
 pub mod select;
 pub mod stem;
 pub mod stopwords;

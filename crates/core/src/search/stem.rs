@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 
 use rust_stemmers::{Algorithm, Stemmer};
 
-use super::index::FxMap;
+use super::hash::FxMap;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Stem {
