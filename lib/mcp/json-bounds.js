@@ -5,6 +5,7 @@
 const { McpBridgeError } = require('./errors.js')
 const { isObjectPrototype } = require('../json-object.js')
 
+/** Bytes `JSON.stringify` writes for the string `s` (quotes included), without building the text. */
 function jsonStringBytes(s) {
   let n = 2
   for (let i = 0; i < s.length; i++) {
@@ -109,4 +110,4 @@ function truncateUtf8(s, maxBytes) {
   return s.slice(0, lo)
 }
 
-module.exports = { measureBoundedJson, truncateUtf8, utf8Bytes }
+module.exports = { measureBoundedJson, jsonStringBytes, truncateUtf8, utf8Bytes }

@@ -11,24 +11,7 @@
 //
 // The SDK (≥ 1.18) parses a non-Zod-4 schema through its `safeParse`; older releases call `parse`.
 const { checkedSchema } = require('./shape.js')
-
-/** Bytes `JSON.stringify` writes for the string `s` (quotes included), as json-bounds counts them. */
-function jsonStringBytes(s) {
-  let n = 2
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i)
-    if (c === 0x22 || c === 0x5c || c === 0x08 || c === 0x09 || c === 0x0a || c === 0x0c || c === 0x0d) n += 2
-    else if (c < 0x20) n += 6
-    else if (c < 0x80) n += 1
-    else if (c < 0x800) n += 2
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
-      n += 4
-      i++
-    } else if (c >= 0xd800 && c <= 0xdfff) n += 6
-    else n += 3
-  }
-  return n
-}
+const { jsonStringBytes } = require('./json-bounds.js')
 
 // `"content":` is 10 bytes, `"isError":` 10, `"type":"text"` 13, `,"text":` 8.
 const CONTENT_KEY = 10
