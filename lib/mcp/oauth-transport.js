@@ -9,26 +9,11 @@
 const sdk = require('./sdk.js')
 const { McpBridgeError } = require('./errors.js')
 const { createMcpClientAuth, McpOAuthError, resolveMcpOAuthLimits } = require('./auth.js')
-const { createBoundedMcpFetch, checkedEndpoint, allowedOriginSet } = require('./transport.js')
+const { createBoundedMcpFetch, checkedEndpoint, allowedOriginSet, boundResponse } = require('./transport.js')
 const { isAllowedHost, isLoopbackHostname } = require('./address.js')
 
 function oauthError(code, message, cause) {
   return new McpOAuthError(code, message, cause === undefined ? undefined : { cause })
-}
-
-function boundedBody(response, maxBytes) {
-  if (!response.body) return response
-  let seen = 0
-  const body = response.body.pipeThrough(
-    new TransformStream({
-      transform(chunk, controller) {
-        seen += chunk.byteLength
-        if (seen > maxBytes) controller.error(oauthError('ERR_PRISM_MCP_OAUTH_DISCOVERY', `OAuth discovery response exceeds ${maxBytes} bytes`))
-        else controller.enqueue(chunk)
-      },
-    }),
-  )
-  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers })
 }
 
 async function discoveryFetch(url, init, context) {
@@ -54,7 +39,8 @@ async function discoveryFetch(url, init, context) {
     } catch {}
     throw oauthError('ERR_PRISM_MCP_OAUTH_DISCOVERY', `OAuth discovery redirects are not allowed (status ${response.status})`)
   }
-  return boundedBody(response, context.limits.discoveryBytes)
+  const maxBytes = context.limits.discoveryBytes
+  return boundResponse(response, maxBytes, () => oauthError('ERR_PRISM_MCP_OAUTH_DISCOVERY', `OAuth discovery response exceeds ${maxBytes} bytes`))
 }
 
 /**

@@ -46,8 +46,11 @@ function checkUrl(url, origins, config) {
   if (!isAllowedHost(url, config.allowLoopbackHttp === true)) throw transportError('MCP HTTP URL is not public')
 }
 
-/** A response whose body errors once it passes `maxBytes`. */
-function boundResponse(response, maxBytes) {
+/**
+ * A response whose body errors, with `overflow()`, once it passes `maxBytes` (default: the
+ * transport's `MCP HTTP response exceeds …` error).
+ */
+function boundResponse(response, maxBytes, overflow = () => transportError(`MCP HTTP response exceeds ${maxBytes} bytes`)) {
   if (!response.body) return response
   let seen = 0
   const bounded = response.body.pipeThrough(
@@ -55,7 +58,7 @@ function boundResponse(response, maxBytes) {
       transform(chunk, controller) {
         seen += chunk.byteLength
         if (seen > maxBytes) {
-          controller.error(transportError(`MCP HTTP response exceeds ${maxBytes} bytes`))
+          controller.error(overflow())
           return
         }
         controller.enqueue(chunk)
@@ -133,4 +136,4 @@ function createMcpTransport(config) {
   }
 }
 
-module.exports = { createMcpTransport, createBoundedMcpFetch, checkedEndpoint, allowedOriginSet, isLoopbackHostname }
+module.exports = { createMcpTransport, createBoundedMcpFetch, boundResponse, checkedEndpoint, allowedOriginSet, isLoopbackHostname }
