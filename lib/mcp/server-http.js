@@ -19,6 +19,22 @@ function httpError(status, message, code) {
   return Response.json({ error }, { status, headers: { 'cache-control': 'no-store' } })
 }
 
+/** All of `reader` as one buffer, or undefined (the reader cancelled) once it passes `maxBytes`. */
+async function readAtMost(reader, maxBytes) {
+  const chunks = []
+  let size = 0
+  for (;;) {
+    const next = await reader.read()
+    if (next.done) return Buffer.concat(chunks, size)
+    size += next.value.byteLength
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => undefined)
+      return undefined
+    }
+    chunks.push(next.value)
+  }
+}
+
 /** The POST body as JSON: `application/json`, at most `maxBytes`, valid UTF-8. */
 async function readBoundedJson(request, maxBytes, signal) {
   const type = request.headers.get('content-type')?.split(';', 1)[0]?.trim().toLowerCase()
@@ -27,29 +43,20 @@ async function readBoundedJson(request, maxBytes, signal) {
   if (Number.isFinite(declared) && declared > maxBytes) throw new McpHttpError(413, 'MCP request body too large')
   const reader = request.body?.getReader()
   if (!reader) throw new McpHttpError(400, 'MCP request body is required')
-  const chunks = []
-  let size = 0
   const abort = () => void reader.cancel(signal.reason).catch(() => undefined)
   if (signal.aborted) abort()
   else signal.addEventListener('abort', abort, { once: true })
+  let body
   try {
-    for (;;) {
-      const next = await reader.read()
-      if (next.done) break
-      size += next.value.byteLength
-      if (size > maxBytes) {
-        await reader.cancel().catch(() => undefined)
-        throw new McpHttpError(413, 'MCP request body too large')
-      }
-      chunks.push(next.value)
-    }
+    body = await readAtMost(reader, maxBytes)
   } finally {
     signal.removeEventListener('abort', abort)
     reader.releaseLock()
   }
+  if (body === undefined) throw new McpHttpError(413, 'MCP request body too large')
   if (signal.aborted) throw new McpHttpError(408, 'MCP request timed out')
   try {
-    return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks, size)))
+    return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(body))
   } catch {
     throw new McpHttpError(400, 'Invalid MCP JSON body')
   }
@@ -74,23 +81,14 @@ async function boundResponse(response, maxBytes, onClose = () => undefined) {
   const reader = response.body.getReader()
   const init = { status: response.status, statusText: response.statusText, headers: response.headers }
   if (!(response.headers.get('content-type') ?? '').includes('text/event-stream')) {
-    const chunks = []
-    let size = 0
+    let body
     try {
-      for (;;) {
-        const next = await reader.read()
-        if (next.done) break
-        size += next.value.byteLength
-        if (size > maxBytes) {
-          await reader.cancel().catch(() => undefined)
-          return httpError(507, 'MCP response too large', 'ERR_PRISM_MCP_RESPONSE_LIMIT')
-        }
-        chunks.push(next.value)
-      }
+      body = await readAtMost(reader, maxBytes)
     } finally {
       close()
     }
-    return new Response(Buffer.concat(chunks, size), init)
+    if (body === undefined) return httpError(507, 'MCP response too large', 'ERR_PRISM_MCP_RESPONSE_LIMIT')
+    return new Response(body, init)
   }
   let size = 0
   const relay = new ReadableStream({
