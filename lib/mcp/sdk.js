@@ -25,6 +25,8 @@ function loadSdk(subpath) {
 
 module.exports = {
   client: () => loadSdk('client/index.js'),
+  server: () => loadSdk('server/mcp.js'),
+  webStandardStreamableHttp: () => loadSdk('server/webStandardStreamableHttp.js'),
   stdio: () => loadSdk('client/stdio.js'),
   streamableHttp: () => loadSdk('client/streamableHttp.js'),
   types: () => loadSdk('types.js'),

@@ -58,30 +58,8 @@ function validCapabilityId(value) {
   return typeof value === 'string' && value.length > 0 && value.length <= 128 && /^[A-Za-z0-9][A-Za-z0-9._:-]*$/.test(value)
 }
 
-const sdkCache = new Map()
-
-/** A module of the optional peer `@modelcontextprotocol/sdk`, loaded on first use. */
-function loadServerSdk(subpath) {
-  let mod = sdkCache.get(subpath)
-  if (mod) return mod
-  try {
-    mod = require(`@modelcontextprotocol/sdk/${subpath}`)
-  } catch (error) {
-    if (error && error.code === 'MODULE_NOT_FOUND' && String(error.message).includes('@modelcontextprotocol/sdk')) {
-      throw serverError(
-        'prism-tools-native/mcp needs the optional peer dependency @modelcontextprotocol/sdk: npm install @modelcontextprotocol/sdk',
-        'ERR_PRISM_MCP_SDK_MISSING',
-        error,
-      )
-    }
-    throw error
-  }
-  sdkCache.set(subpath, mod)
-  return mod
-}
-
 function errorMessage(error) {
   return error instanceof Error ? error.message : String(error)
 }
 
-module.exports = { SERVER_LIMITS, SCHEMA_BOUNDS, serverError, bounded, validCapabilityId, loadServerSdk, errorMessage }
+module.exports = { SERVER_LIMITS, SCHEMA_BOUNDS, serverError, bounded, validCapabilityId, errorMessage }

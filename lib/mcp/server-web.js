@@ -5,7 +5,8 @@
 // principal that opened it (`resolveIdentity`). With a server factory each session gets its own server
 // and transport, at most `maxSessions` at once; an idle session may be evicted to make room.
 const { randomUUID } = require('node:crypto')
-const { SERVER_LIMITS: L, serverError, bounded, validCapabilityId, loadServerSdk } = require('./server-limits.js')
+const { SERVER_LIMITS: L, serverError, bounded, validCapabilityId } = require('./server-limits.js')
+const sdk = require('./sdk.js')
 const { linkedController } = require('./server-call.js')
 const http = require('./server-http.js')
 
@@ -26,7 +27,7 @@ function isInitialize(body) {
 }
 
 async function createPrismMcpWebHandler(server, options = {}) {
-  const { WebStandardStreamableHTTPServerTransport } = loadServerSdk('server/webStandardStreamableHttp.js')
+  const { WebStandardStreamableHTTPServerTransport } = sdk.webStandardStreamableHttp()
   const isFactory = typeof server === 'function'
   const createServer = isFactory ? server : () => server
   const maxRequestBytes = bounded(options.maxRequestBytes, L.DEFAULT_MAX_HTTP_REQUEST_BYTES, L.HARD_MAX_HTTP_REQUEST_BYTES, 'maxRequestBytes')

@@ -7,7 +7,8 @@
 const native = require('../../index.js')
 const { listedTool, listTools, toCallToolResult, boundedProtocolResult } = require('./server-tools.js')
 const { createCallRunner, authorizeOrThrow, progressSender, jsonObject } = require('./server-call.js')
-const { SERVER_LIMITS: L, serverError, bounded, validCapabilityId, loadServerSdk } = require('./server-limits.js')
+const { SERVER_LIMITS: L, serverError, bounded, validCapabilityId } = require('./server-limits.js')
+const sdk = require('./sdk.js')
 const { utf8Bytes } = require('./json-bounds.js')
 const { version: PACKAGE_VERSION } = require('../../package.json')
 
@@ -69,8 +70,8 @@ function createPrismMcpServer(options) {
   if (typeof options.authorize !== 'function') {
     throw serverError('createPrismMcpServer needs authorize(input): every call is authorized by the host', 'ERR_PRISM_MCP_OPTIONS')
   }
-  const { McpServer } = loadServerSdk('server/mcp.js')
-  const types = loadServerSdk('types.js')
+  const { McpServer } = sdk.server()
+  const types = sdk.types()
   const registry = servedRegistry(options)
   const filter = options.filter
   const commands = options.commands ?? []
