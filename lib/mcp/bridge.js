@@ -574,12 +574,12 @@ async function closeState(state) {
   } catch {}
 }
 
-function createFacade(state) {
-  return {
-    get tools() {
-      if (state.status === 'closed') throw new McpBridgeClosedError()
-      return state.tools
-    },
+/**
+ * A connection's facade: the live view of its state every facade shares (`state`, `error`,
+ * `rejectedTools`, `pid`, `serverId`, `client`), then `own`'s properties, getters kept as getters.
+ */
+function connectionFacade(state, own) {
+  const facade = {
     get state() {
       return state.status
     },
@@ -599,13 +599,23 @@ function createFacade(state) {
     get client() {
       return state.client
     },
+  }
+  return Object.defineProperties(facade, Object.getOwnPropertyDescriptors(own))
+}
+
+function createFacade(state) {
+  return connectionFacade(state, {
+    get tools() {
+      if (state.status === 'closed') throw new McpBridgeClosedError()
+      return state.tools
+    },
     ...(state.mcpApps ? { apps: apps.createMcpAppsFacade(state, (remoteName, args, ctx) => callAppTool(state, remoteName, args, ctx)) } : {}),
     refresh: (options) => {
       if (state.status === 'disconnected') return Promise.reject(bridgeError(`MCP server ${state.serverId} disconnected: ${state.error}`, 'ERR_PRISM_MCP_DISCONNECTED'))
       return refreshTools(state, options && options.signal)
     },
     close: () => closeState(state),
-  }
+  })
 }
 
 /** An MCP Apps call by remote name: the app-only or model-visible definition the last listing made. */
@@ -699,5 +709,6 @@ module.exports = {
   createState,
   startBridge,
   closeState,
+  connectionFacade,
   CLIENT_INFO,
 }

@@ -5,7 +5,7 @@ const sdk = require('./sdk.js')
 const L = require('./limits.js')
 const { McpBridgeError, McpUnsupportedCapabilityError, McpBridgeClosedError } = require('./errors.js')
 const { measureBoundedJson } = require('./json-bounds.js')
-const { connectClient, createState, startBridge, closeState } = require('./bridge.js')
+const { connectClient, createState, startBridge, closeState, connectionFacade } = require('./bridge.js')
 const { checkedSchema } = require('./shape.js')
 
 function bounded(value, maxBytes, label) {
@@ -59,27 +59,9 @@ async function attachMcpCapabilities(client, transport, options) {
     throw new McpBridgeError(`MCP ${method} exceeds ${limits.maxPages} pages`, { code: 'ERR_PRISM_MCP_LIMIT' })
   }
   if (!bridge) hookOnlyClose(state)
-  return {
+  return connectionFacade(state, {
     get tools() {
       return bridge ? bridge.tools : []
-    },
-    get state() {
-      return state.status
-    },
-    get error() {
-      return state.error
-    },
-    get rejectedTools() {
-      return state.rejectedTools
-    },
-    get pid() {
-      return typeof transport?.pid === 'number' ? transport.pid : undefined
-    },
-    get serverId() {
-      return state.serverId
-    },
-    get client() {
-      return client
     },
     serverVersion: client.getServerVersion(),
     serverCapabilities: capabilities,
@@ -99,7 +81,7 @@ async function attachMcpCapabilities(client, transport, options) {
       const params = args === undefined ? { name } : { name, arguments: args }
       return bounded(await client.request({ method: 'prompts/get', params }, checkedSchema(types.GetPromptResultSchema, 'MCP prompts/get result'), requestOptions(o?.signal)), limits.maxBytes, 'MCP prompt result')
     },
-  }
+  })
 }
 
 function hookOnlyClose(state) {
