@@ -34,7 +34,9 @@ function checkedAuthorization(decision) {
   return decision
 }
 
-async function authorizeCall(authorize, input) {
+/** The host's `authorize` for one capability use (the request's auth info and session), false when refused or thrown. */
+async function authorizeCall(authorize, kind, name, args, extra, signal) {
+  const input = { kind, name, arguments: args, authInfo: extra.authInfo, sessionId: extra.sessionId, signal }
   try {
     return checkedAuthorization(await authorize(input)) || false
   } catch {
@@ -109,14 +111,7 @@ function createCallRunner({ authorize, redactor, maxConcurrentCalls, callTimeout
     let timeout
     const execution = (async () => {
       const ids = callIds(extra)
-      const authorization = await authorizeCall(authorize, {
-        kind,
-        name,
-        arguments: args,
-        authInfo: extra.authInfo,
-        sessionId: extra.sessionId,
-        signal: linked.signal,
-      })
+      const authorization = await authorizeCall(authorize, kind, name, args, extra, linked.signal)
       if (!authorization) return mcpError('Forbidden', FORBIDDEN, maxResultBytes)
       linked.signal.throwIfAborted()
       return execute(args, authorization, linked.signal, ids, extra)
@@ -148,14 +143,7 @@ function createCallRunner({ authorize, redactor, maxConcurrentCalls, callTimeout
 
 /** Authorization of a resource read or a prompt; throws upstream's `ERR_PRISM_MCP_FORBIDDEN: Forbidden`. */
 async function authorizeOrThrow(authorize, kind, name, args, extra) {
-  const authorization = await authorizeCall(authorize, {
-    kind,
-    name,
-    arguments: args,
-    authInfo: extra.authInfo,
-    sessionId: extra.sessionId,
-    signal: extra.signal,
-  })
+  const authorization = await authorizeCall(authorize, kind, name, args, extra, extra.signal)
   if (!authorization) throw serverError(`${FORBIDDEN}: Forbidden`, FORBIDDEN)
   return authorization
 }
