@@ -4,21 +4,9 @@
 // of prism-tools-native (and @arnilo/prism). Framework-free: it throws an Error naming the first
 // broken rule. Every key it uses is fresh, so it can run repeatedly against one durable store.
 const { randomUUID } = require('node:crypto')
+const { conformanceChecks } = require('./store-conformance.js')
 
-function fail(message) {
-  throw new Error(`CheckpointStore conformance: ${message}`)
-}
-
-async function expectConflict(run, message) {
-  let error
-  try {
-    await run()
-  } catch (e) {
-    error = e
-  }
-  if (error === undefined) fail(message)
-  if (error.code !== 'ERR_PRISM_CHECKPOINT_CONFLICT') fail(`${message} (expected ERR_PRISM_CHECKPOINT_CONFLICT, got ${String(error && error.code)})`)
-}
+const { fail, expectConflict } = conformanceChecks('CheckpointStore', 'ERR_PRISM_CHECKPOINT_CONFLICT')
 
 /** Resolves when the store keeps the CheckpointStore contract; rejects naming the first broken rule. */
 async function assertCheckpointStoreConforms(storeOrFactory, options = {}) {

@@ -3,6 +3,7 @@
 // contract of prism-tools-native (and @arnilo/prism). Framework-free: it throws an Error naming the first
 // broken rule. Every key it uses is fresh, so it can run repeatedly against one durable store.
 const { randomUUID } = require('node:crypto')
+const { conformanceChecks } = require('./store-conformance.js')
 
 function testIdentity() {
   return {
@@ -14,22 +15,7 @@ function testIdentity() {
   }
 }
 
-function fail(message) {
-  throw new Error(`ToolEffectStore conformance: ${message}`)
-}
-
-async function expectConflict(run, message) {
-  let error
-  try {
-    await run()
-  } catch (e) {
-    error = e
-  }
-  if (error === undefined) fail(message)
-  if (error && error.code !== 'ERR_PRISM_TOOL_EFFECT_CONFLICT') {
-    fail(`${message} (expected ERR_PRISM_TOOL_EFFECT_CONFLICT, got ${String(error && error.code)})`)
-  }
-}
+const { fail, expectConflict } = conformanceChecks('ToolEffectStore', 'ERR_PRISM_TOOL_EFFECT_CONFLICT')
 
 async function expectRefused(run, message) {
   try {
