@@ -189,6 +189,25 @@ describe("hostile pieces", () => {
     expect(callsOf(out)).toEqual([]);
   });
 
+  it("OpenAI-compatible: a null or non-object choice, or choices that are not an array, are skipped (found by fuzz/js/openai-stream)", async () => {
+    const raw = (data: object) => `data: ${JSON.stringify(data)}\n\n`;
+    server = await startServer([
+      {
+        chunks: [
+          raw({ choices: [null] }),
+          raw({ choices: { 0: { delta: { content: "x" } } } }),
+          raw({ choices: [7, { delta: { content: "ok" } }] }),
+          chunk({}, "stop"),
+          DONE,
+        ],
+      },
+    ]);
+    const out = await collect(createOpenAICompatibleProvider({ baseUrl: server.url }));
+    expect(out.filter((e) => e.type === "error")).toEqual([]);
+    expect(out.filter((e) => e.type === "content_delta").map((e: any) => e.content.text)).toEqual(["ok"]);
+    expect(out.at(-1)).toMatchObject({ type: "done" });
+  });
+
   it("Anthropic: an input_json_delta outside any tool_use block fails the turn, never joins another call", async () => {
     server = await startServer([
       anthropicReply([

@@ -127,7 +127,7 @@ async function* openAIChatEvents(body, options = {}) {
       // Some servers repeat usage on several chunks; the last one is the total, reported once at the end.
       usage = mapped
     }
-    for (const choice of (chunk && chunk.choices) ?? []) {
+    for (const choice of Array.isArray(chunk && chunk.choices) ? chunk.choices.filter((c) => c !== null && typeof c === 'object') : []) {
       if (choice.finish_reason) finishReason = choice.finish_reason
       const delta = choice.delta ?? {}
       if (typeof delta.content === 'string' && delta.content) yield providerTextDelta(delta.content)
