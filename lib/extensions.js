@@ -6,7 +6,7 @@
 
 const { PermissionDeniedError } = require('./errors.js')
 const { createContributionRegistries, authMethodKey } = require('./contributions.js')
-const { createMiddlewareRegistry, extensionError, codedError, describeType } = require('./middleware.js')
+const { createMiddlewareRegistry, checkedErrorOptions, extensionError, codedError, describeType } = require('./middleware.js')
 
 const CODE_INVALID_ARG = 'ERR_INVALID_ARG_TYPE'
 const CODE_EXTENSION_REJECTED = 'ERR_PRISM_EXTENSION_REJECTED'
@@ -84,21 +84,11 @@ function unwind(undo) {
 }
 
 function createExtensionKernel(options) {
-  if (options !== undefined && (options === null || typeof options !== 'object')) {
-    throw codedError(TypeError, `Extension kernel options must be an object, got ${describeType(options)}`, CODE_INVALID_ARG)
-  }
-  const opts = options ?? {}
-  const errorPolicy = opts.errorPolicy ?? 'event'
-  if (errorPolicy !== 'event' && errorPolicy !== 'throw') {
-    throw codedError(TypeError, 'errorPolicy must be "event" or "throw"', CODE_INVALID_ARG)
-  }
-  if (opts.onError !== undefined && typeof opts.onError !== 'function') {
-    throw codedError(TypeError, `onError must be a function, got ${describeType(opts.onError)}`, CODE_INVALID_ARG)
-  }
+  const { opts, errorPolicy, onError } = checkedErrorOptions(options, 'Extension kernel')
   const secrets = opts.secrets
   const registries = opts.registries ?? createContributionRegistries()
   const events = createExtensionEventBus({ errorPolicy, secrets })
-  if (opts.onError !== undefined) events.on('extension_error', opts.onError)
+  if (onError !== undefined) events.on('extension_error', onError)
   const middleware = opts.middleware ?? createMiddlewareRegistry({ errorPolicy, secrets, onError: events.emit })
 
   const createApi = (name, track) => ({

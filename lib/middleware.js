@@ -91,9 +91,13 @@ class Step {
   }
 }
 
-function createMiddlewareRegistry(options) {
+/**
+ * The options of a middleware registry or an extension kernel (`what` names it in errors): an object or
+ * undefined, `errorPolicy` 'event' (default) or 'throw', `onError` a function when given.
+ */
+function checkedErrorOptions(options, what) {
   if (options !== undefined && (options === null || typeof options !== 'object')) {
-    throw codedError(TypeError, `Middleware registry options must be an object, got ${describeType(options)}`, CODE_INVALID_ARG)
+    throw codedError(TypeError, `${what} options must be an object, got ${describeType(options)}`, CODE_INVALID_ARG)
   }
   const opts = options ?? {}
   const errorPolicy = opts.errorPolicy ?? 'event'
@@ -104,6 +108,11 @@ function createMiddlewareRegistry(options) {
   if (onError !== undefined && typeof onError !== 'function') {
     throw codedError(TypeError, `onError must be a function, got ${describeType(onError)}`, CODE_INVALID_ARG)
   }
+  return { opts, errorPolicy, onError }
+}
+
+function createMiddlewareRegistry(options) {
+  const { opts, errorPolicy, onError } = checkedErrorOptions(options, 'Middleware registry')
   const secrets = opts.secrets
   if (secrets != null && (typeof secrets === 'string' || typeof secrets[Symbol.iterator] !== 'function')) {
     throw codedError(TypeError, 'secrets must be an array of strings', CODE_INVALID_ARG)
@@ -234,4 +243,4 @@ function createMiddlewareRegistry(options) {
   return registry
 }
 
-module.exports = { createMiddlewareRegistry, errorInfo, extensionError, isThenable, codedError, describeType }
+module.exports = { createMiddlewareRegistry, checkedErrorOptions, errorInfo, extensionError, isThenable, codedError, describeType }
