@@ -20,24 +20,29 @@ function errorOptions(options) {
   return options !== null && typeof options === 'object' && 'cause' in options ? { cause: options.cause } : undefined
 }
 
+/**
+ * What a policy denial (`PermissionDeniedError`, `TrustDeniedError`) is built from: `(message, options)`,
+ * or upstream's `(request, decision)` — then the message is the decision's `reason`, else `describe(request)`.
+ */
+function denial(message, options, fallback, describe) {
+  if (isRequest(message)) {
+    const decision = options !== null && typeof options === 'object' ? options : {}
+    return { message: typeof decision.reason === 'string' ? decision.reason : describe(message), options: undefined, request: message, decision }
+  }
+  return { message: message === undefined ? fallback : String(message), options: errorOptions(options), request: undefined, decision: undefined }
+}
+
 class PermissionDeniedError extends Error {
   /**
    * @param {string | object} message the message, or a `PermissionRequest` (then `options` is the decision)
    * @param {{ cause?: unknown, record?: unknown, reason?: string } | undefined} options
    */
   constructor(message, options) {
-    if (isRequest(message)) {
-      const request = message
-      const decision = options !== null && typeof options === 'object' ? options : {}
-      super(
-        typeof decision.reason === 'string'
-          ? decision.reason
-          : `Permission denied for ${request.kind}:${request.target}:${request.action}`,
-      )
-      this.request = request
-      this.decision = decision
-    } else {
-      super(message === undefined ? 'Permission denied' : String(message), errorOptions(options))
+    const d = denial(message, options, 'Permission denied', (request) => `Permission denied for ${request.kind}:${request.target}:${request.action}`)
+    super(d.message, d.options)
+    if (d.request) {
+      this.request = d.request
+      this.decision = d.decision
     }
     this.name = 'PermissionDeniedError'
     this.code = 'ERR_PRISM_PERMISSION_DENIED'
@@ -50,14 +55,11 @@ class TrustDeniedError extends Error {
    * @param {{ cause?: unknown, record?: unknown, reason?: string } | undefined} options
    */
   constructor(message, options) {
-    if (isRequest(message)) {
-      const request = message
-      const decision = options !== null && typeof options === 'object' ? options : {}
-      super(typeof decision.reason === 'string' ? decision.reason : `Untrusted ${request.kind}: ${request.target}`)
-      this.request = request
-      this.decision = decision
-    } else {
-      super(message === undefined ? 'Untrusted' : String(message), errorOptions(options))
+    const d = denial(message, options, 'Untrusted', (request) => `Untrusted ${request.kind}: ${request.target}`)
+    super(d.message, d.options)
+    if (d.request) {
+      this.request = d.request
+      this.decision = d.decision
     }
     this.name = 'TrustDeniedError'
     this.code = 'ERR_PRISM_UNTRUSTED'
