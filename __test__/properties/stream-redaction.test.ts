@@ -95,6 +95,20 @@ describe("createStreamRedactor", () => {
     expect(s.push("x")).toBe("[REDACTED]dx");
   });
 
+  // Found by fuzz/js/stream-redaction (docs/fuzzing.md). Known open: the native matcher reads text as
+  // UTF-8, so `redactSecrets` turns a lone surrogate into U+FFFD when it redacts something and keeps it
+  // when it does not; and the stream lets out a piece ending in the first half of a pair. Pinned with
+  // `it.fails` so the suite stays green: once redaction keeps every code unit it does not replace,
+  // this fails and becomes a plain `it`.
+  it.fails("a delta that splits a surrogate pair, or a lone surrogate, joins to the whole text redacted at once", () => {
+    const split = streamed(["ab"], ["x\ud83d", "\ude00ab"]);
+    expect(split.join("")).toBe(redactSecrets("x\ud83d\ude00ab", ["ab"]));
+    expect(split.join("")).toBe("x\ud83d\ude00[REDACTED]");
+    const lone = streamed(["ab"], ["\ud83da", "b"]);
+    expect(lone.join("")).toBe(redactSecrets("\ud83dab", ["ab"]));
+    expect(lone.join("")).toBe("\ud83d[REDACTED]");
+  });
+
   it("with an opaque redactor holds everything and redacts the whole text at the end", () => {
     const s = createStreamRedactor({ redact: (t) => t.replaceAll("secret", "#") });
     expect(s.push("a sec")).toBe("");
