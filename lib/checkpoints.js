@@ -85,13 +85,23 @@ function createMemoryCheckpointStore(options = {}) {
   const records = new Map() // namespace \0 key -> record; Map order = least recently saved first
   const id = (input) => `${input.namespace}\0${input.key}`
   const copy = (record) => JSON.parse(JSON.stringify(record))
+  // The record at the input's key, when there is one and the input's ownership matches it.
+  const stored = (input) => {
+    const record = records.get(id(input))
+    if (record && !sameOwner(input, record)) throw new CheckpointConflictError('Checkpoint ownership mismatch')
+    return record
+  }
+  const lookup = (input) => {
+    throwIfAborted(input && input.signal)
+    requireKey(input)
+    return stored(input)
+  }
   return {
     async saveCheckpoint(input) {
       throwIfAborted(input && input.signal)
       requireKey(input)
       if (!Number.isSafeInteger(input.version) || input.version < 1) throw new CheckpointConflictError('Checkpoint version must be a positive safe integer')
-      const existing = records.get(id(input))
-      if (existing && !sameOwner(input, existing)) throw new CheckpointConflictError('Checkpoint ownership mismatch')
+      const existing = stored(input)
       const current = existing ? existing.version : 0
       if (input.expectedVersion !== undefined && input.expectedVersion !== current) {
         throw new CheckpointConflictError(`Checkpoint compare-and-swap failed (expected ${input.expectedVersion}, current ${current})`)
@@ -117,12 +127,8 @@ function createMemoryCheckpointStore(options = {}) {
       return copy(record)
     },
     async loadCheckpoint(input) {
-      throwIfAborted(input && input.signal)
-      requireKey(input)
-      const record = records.get(id(input))
-      if (!record) return null
-      if (!sameOwner(input, record)) throw new CheckpointConflictError('Checkpoint ownership mismatch')
-      return copy(record)
+      const record = lookup(input)
+      return record ? copy(record) : null
     },
     async listCheckpoints(query = {}) {
       throwIfAborted(query.signal)
@@ -145,12 +151,7 @@ function createMemoryCheckpointStore(options = {}) {
       return next < items.length ? { items: page, nextCursor: String(next) } : { items: page }
     },
     async deleteCheckpoint(input) {
-      throwIfAborted(input && input.signal)
-      requireKey(input)
-      const record = records.get(id(input))
-      if (!record) return false
-      if (!sameOwner(input, record)) throw new CheckpointConflictError('Checkpoint ownership mismatch')
-      return records.delete(id(input))
+      return lookup(input) ? records.delete(id(input)) : false
     },
   }
 }
