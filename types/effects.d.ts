@@ -209,6 +209,11 @@ export interface ToolEffectCleanupInput {
 /** A value or a Promise of it: a host store may answer either way. */
 export type MaybePromise<T> = T | Promise<T>;
 
+/** `S` with every method answering a Promise of what it answers in `S` (a refusal is then a rejection). */
+export type Promised<S> = {
+  [K in keyof S]: S[K] extends (...args: infer A) => infer R ? (...args: A) => Promise<Awaited<R>> : S[K];
+};
+
 /**
  * Durable claim / compare-and-swap store for recoverable tool effects. Every transition checks the exact
  * owner, key and arguments hash, the claim token and `expectedVersion`, and refuses anything else with
@@ -235,20 +240,7 @@ export interface ToolEffectStore {
  * (`ERR_PRISM_TOOL_EFFECT_CONFLICT`, …) is a rejection. They are own properties of the store, so
  * `{ ...store, begin(input) { … } }` keeps the others. Dispatch calls them without a promise per step.
  */
-export interface NativeToolEffectStore extends ToolEffectStore {
-  get(input: ToolEffectKey): Promise<ToolEffectRecord | undefined>;
-  begin(input: ToolEffectBeginInput): Promise<ToolEffectBeginResult>;
-  markDispatched(input: ToolEffectTransition): Promise<ToolEffectRecord>;
-  complete(input: ToolEffectTransition & { readonly result?: ToolEffectResult; readonly resultRef?: string }): Promise<ToolEffectRecord>;
-  fail(
-    input: ToolEffectTransition & {
-      readonly status: "failed_retryable" | "failed_terminal";
-      readonly failure: ToolEffectFailure;
-    },
-  ): Promise<ToolEffectRecord>;
-  markUnknown(input: ToolEffectTransition & { readonly failure?: ToolEffectFailure }): Promise<ToolEffectRecord>;
-  resolveUnknown(input: ToolEffectResolveInput): Promise<ToolEffectRecord>;
-  cleanup(input: ToolEffectCleanupInput): Promise<{ readonly deleted: number }>;
+export interface NativeToolEffectStore extends Promised<ToolEffectStore> {
   /** Closes the SQLite file (later calls reject); a no-op for the memory store. */
   close(): void;
 }

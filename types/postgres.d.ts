@@ -1,16 +1,5 @@
 // PostgreSQL tool effect store, run ledger and checkpoint store (`prism-tools-native/postgres`, docs/postgres.md).
-import type {
-  ToolEffectBeginInput,
-  ToolEffectBeginResult,
-  ToolEffectCleanupInput,
-  ToolEffectKey,
-  ToolEffectRecord,
-  ToolEffectResolveInput,
-  ToolEffectResult,
-  ToolEffectStore,
-  ToolEffectTransition,
-  ToolEffectFailure,
-} from "./effects";
+import type { Promised, ToolEffectStore } from "./effects";
 import type { CheckpointStore } from "./approval";
 import type { RunLedger, RunLedgerObject, RunLedgerRecordKind, ToolCallRecord } from "./ledger";
 
@@ -52,17 +41,7 @@ export interface PostgresToolEffectStoreOptions extends PostgresConnectionOption
  * database reject with an `Error` whose `code` is `ERR_PRISM_TOOL_EFFECT_STORE` and whose message names the
  * cause; contract refusals are `ToolEffectError` / `IdentityError` as with every store.
  */
-export interface PostgresToolEffectStore extends ToolEffectStore {
-  get(input: ToolEffectKey): Promise<ToolEffectRecord | undefined>;
-  begin(input: ToolEffectBeginInput): Promise<ToolEffectBeginResult>;
-  markDispatched(input: ToolEffectTransition): Promise<ToolEffectRecord>;
-  complete(input: ToolEffectTransition & { readonly result?: ToolEffectResult; readonly resultRef?: string }): Promise<ToolEffectRecord>;
-  fail(
-    input: ToolEffectTransition & { readonly status: "failed_retryable" | "failed_terminal"; readonly failure: ToolEffectFailure },
-  ): Promise<ToolEffectRecord>;
-  markUnknown(input: ToolEffectTransition & { readonly failure?: ToolEffectFailure }): Promise<ToolEffectRecord>;
-  resolveUnknown(input: ToolEffectResolveInput): Promise<ToolEffectRecord>;
-  cleanup(input: ToolEffectCleanupInput): Promise<{ readonly deleted: number }>;
+export interface PostgresToolEffectStore extends Promised<ToolEffectStore> {
   /** Resolves once connected and migrated; rejects with the connection or migration failure. */
   ready(): Promise<void>;
   /** Closes the connections; later calls reject with `ERR_PRISM_TOOL_EFFECT_STORE`. */
