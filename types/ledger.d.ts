@@ -27,9 +27,16 @@ export interface ToolCallRecord extends OwnershipScope {
   readonly metadata?: Readonly<Record<string, unknown>>;
 }
 
-// The run-level records below are type aliases (with OwnershipScope's fields inline), not
+// The run-level records below are type aliases (OwnershipScope's fields as `RunRowOwnership`), not
 // interfaces: a ledger whose methods take them is still a `RunLedger`, whose `appendRun`,
 // `appendEvent` and `appendUsage` take any `RunLedgerObject`.
+
+/** `OwnershipScope`'s fields as a type alias, which (unlike the interface) a `RunLedgerObject` accepts. */
+export type RunRowOwnership = {
+  readonly tenantId?: string;
+  readonly accountId?: string;
+  readonly userId?: string;
+};
 
 /** A run's status in its ledger rows: `running` when it starts, then how it ended. */
 export type RunStatus = "queued" | "running" | "suspended" | "denied" | "succeeded" | "failed" | "aborted";
@@ -39,10 +46,7 @@ export type RunStatus = "queued" | "running" | "suspended" | "denied" | "succeed
  * `status: "running"` when a run starts and one with its end status, `finishedAt`, `abortReason` (an
  * aborted signal's reason) and `error` (a failed or aborted run) when it ends.
  */
-export type RunRecord = {
-  readonly tenantId?: string;
-  readonly accountId?: string;
-  readonly userId?: string;
+export type RunRecord = RunRowOwnership & {
   readonly id: string;
   readonly sessionId: string;
   readonly branchId?: string;
@@ -58,10 +62,7 @@ export type RunRecord = {
 };
 
 /** One agent event of a run, appended through `appendEvent`; `redacted` when the run has a redactor. */
-export type AgentEventRecord = {
-  readonly tenantId?: string;
-  readonly accountId?: string;
-  readonly userId?: string;
+export type AgentEventRecord = RunRowOwnership & {
   readonly id: string;
   readonly sessionId: string;
   readonly runId?: string;
@@ -78,10 +79,7 @@ export type AgentEventRecord = {
 export type UsageScope = "provider_turn" | "run_total";
 
 /** A usage row, appended through `appendUsage`. */
-export type UsageRecord = {
-  readonly tenantId?: string;
-  readonly accountId?: string;
-  readonly userId?: string;
+export type UsageRecord = RunRowOwnership & {
   readonly id: string;
   readonly sessionId: string;
   readonly runId?: string;
