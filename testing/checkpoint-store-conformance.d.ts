@@ -1,4 +1,5 @@
 import type { CheckpointStore } from "../types/approval";
+import type { StoreUnderTest } from "./store-conformance";
 
 export interface CheckpointStoreConformanceOptions {
   /** Namespace of the keys (default `prism.conformance`); each run uses fresh keys and a fresh tenant. */
@@ -12,12 +13,9 @@ export interface CheckpointStoreConformanceOptions {
  * and delete. Rejects with an `Error` naming the first broken rule.
  */
 export declare function assertCheckpointStoreConforms(
-  store: CheckpointStore | Promise<CheckpointStore> | (() => CheckpointStore | Promise<CheckpointStore>),
+  store: StoreUnderTest<CheckpointStore>,
   options?: CheckpointStoreConformanceOptions,
 ): Promise<void>;
 
 /** The same kit under `@arnilo/prism`'s naming. */
-export declare function runCheckpointStoreConformance(
-  store: CheckpointStore | Promise<CheckpointStore> | (() => CheckpointStore | Promise<CheckpointStore>),
-  options?: CheckpointStoreConformanceOptions,
-): Promise<void>;
+export declare const runCheckpointStoreConformance: typeof assertCheckpointStoreConforms;

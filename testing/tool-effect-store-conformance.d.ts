@@ -1,4 +1,5 @@
 import type { AgentIdentity, OwnershipScope, ToolEffectStore } from "../types/effects";
+import type { StoreUnderTest } from "./store-conformance";
 
 export interface ToolEffectStoreConformanceOptions {
   /** Identity every key uses (default: a fixed verified service identity, tenant `tenant-conformance`). */
@@ -16,12 +17,9 @@ export interface ToolEffectStoreConformanceOptions {
  * with an `Error` naming the first broken rule.
  */
 export declare function assertToolEffectStoreConforms(
-  store: ToolEffectStore | Promise<ToolEffectStore> | (() => ToolEffectStore | Promise<ToolEffectStore>),
+  store: StoreUnderTest<ToolEffectStore>,
   options?: ToolEffectStoreConformanceOptions,
 ): Promise<void>;
 
 /** The same kit under `@arnilo/prism`'s other name. */
-export declare function runToolEffectStoreConformance(
-  store: ToolEffectStore | Promise<ToolEffectStore> | (() => ToolEffectStore | Promise<ToolEffectStore>),
-  options?: ToolEffectStoreConformanceOptions,
-): Promise<void>;
+export declare const runToolEffectStoreConformance: typeof assertToolEffectStoreConforms;
