@@ -32,6 +32,16 @@ function denial(message, options, fallback, describe) {
   return { message: message === undefined ? fallback : String(message), options: errorOptions(options), request: undefined, decision: undefined }
 }
 
+/** The constructed denial's own fields: upstream's `request` and `decision` when given, then `name` and `code`. */
+function setDenial(error, d, name, code) {
+  if (d.request) {
+    error.request = d.request
+    error.decision = d.decision
+  }
+  error.name = name
+  error.code = code
+}
+
 class PermissionDeniedError extends Error {
   /**
    * @param {string | object} message the message, or a `PermissionRequest` (then `options` is the decision)
@@ -40,12 +50,7 @@ class PermissionDeniedError extends Error {
   constructor(message, options) {
     const d = denial(message, options, 'Permission denied', (request) => `Permission denied for ${request.kind}:${request.target}:${request.action}`)
     super(d.message, d.options)
-    if (d.request) {
-      this.request = d.request
-      this.decision = d.decision
-    }
-    this.name = 'PermissionDeniedError'
-    this.code = 'ERR_PRISM_PERMISSION_DENIED'
+    setDenial(this, d, 'PermissionDeniedError', 'ERR_PRISM_PERMISSION_DENIED')
   }
 }
 
@@ -57,12 +62,7 @@ class TrustDeniedError extends Error {
   constructor(message, options) {
     const d = denial(message, options, 'Untrusted', (request) => `Untrusted ${request.kind}: ${request.target}`)
     super(d.message, d.options)
-    if (d.request) {
-      this.request = d.request
-      this.decision = d.decision
-    }
-    this.name = 'TrustDeniedError'
-    this.code = 'ERR_PRISM_UNTRUSTED'
+    setDenial(this, d, 'TrustDeniedError', 'ERR_PRISM_UNTRUSTED')
   }
 }
 
