@@ -128,17 +128,23 @@ export interface ToolEffectFailure {
   readonly reference?: string;
 }
 
-/** One stored effect (at most 128 KiB serialised). */
-export interface ToolEffectRecord {
-  readonly tenantId: string;
-  readonly accountId?: string;
-  readonly userId?: string;
+/** The fields that name one effect: on every `ToolEffectKey` and every stored `ToolEffectRecord`. */
+export interface ToolEffectIds {
+  /** The derived key (`deriveToolEffectKey`); at most 96 bytes. */
   readonly key: string;
   readonly sessionId: string;
   readonly runId: string;
   readonly toolCallId: string;
   readonly toolName: string;
+  /** 64 lower-case hex characters (`toolEffectArgumentsHash`). */
   readonly argumentsHash: string;
+}
+
+/** One stored effect (at most 128 KiB serialised). */
+export interface ToolEffectRecord extends ToolEffectIds {
+  readonly tenantId: string;
+  readonly accountId?: string;
+  readonly userId?: string;
   readonly status: ToolEffectStatus;
   /** 1 for the first claim; +1 each time a `failed_retryable` record is claimed again. */
   readonly attempt: number;
@@ -157,17 +163,9 @@ export interface ToolEffectRecord {
 }
 
 /** Identifies one effect. `ownership` must equal the identity's tenant / account / user exactly. */
-export interface ToolEffectKey {
+export interface ToolEffectKey extends ToolEffectIds {
   readonly identity: AgentIdentity;
   readonly ownership: OwnershipScope;
-  /** The derived key (`deriveToolEffectKey`); at most 96 bytes. */
-  readonly key: string;
-  readonly sessionId: string;
-  readonly runId: string;
-  readonly toolCallId: string;
-  readonly toolName: string;
-  /** 64 lower-case hex characters (`toolEffectArgumentsHash`). */
-  readonly argumentsHash: string;
   readonly signal?: AbortSignal;
 }
 
