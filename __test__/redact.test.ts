@@ -129,3 +129,50 @@ describe('function-valued properties and redaction', () => {
     expect(JSON.stringify(events)).not.toContain(secret)
   })
 })
+
+describe("dispatchToolCall: model-chosen call ids and tool names", () => {
+  const SECRET = "sk-live-0123456789abcdef";
+  const holds = (v: unknown) => JSON.stringify(v).includes(SECRET);
+
+  for (const how of ["secrets", "createSecretRedactor", "a host redactor"] as const) {
+    it(`never lets a secret in a call id or a tool name into events, rows or the result (${how})`, async () => {
+      const { createToolRegistry, dispatchToolCall, createMemoryRunLedger } = await import("../index.js");
+      const redaction =
+        how === "secrets"
+          ? { secrets: [SECRET] }
+          : how === "createSecretRedactor"
+            ? { redactor: createSecretRedactor([SECRET]) }
+            : { redactor: { redact: (v: unknown) => JSON.parse(JSON.stringify(v).split(SECRET).join("[REDACTED]")) } };
+      const registry = createToolRegistry([
+        { name: `pay_${SECRET}`, execute: (_a: unknown, c: { toolCallId: string }) => ({ toolCallId: c.toolCallId, name: `pay_${SECRET}`, value: 1 }) },
+        { name: "progress", execute: (_a: unknown, c: { toolCallId: string; progress?: (p: number) => void }) => (c.progress?.(0.5), { toolCallId: c.toolCallId, name: "progress", value: 1 }) },
+      ]);
+      const events: unknown[] = [];
+      const ledger = createMemoryRunLedger();
+      const results = [];
+      for (const [id, name] of [
+        [`call_${SECRET}`, `unknown_${SECRET}`], // blocked: unknown tool
+        [`call_${SECRET}`, `pay_${SECRET}`], // finished: a tool whose own name holds the secret
+        [`call_${SECRET}`, "progress"], // progress events
+      ]) {
+        results.push(
+          await dispatchToolCall({
+            call: { type: "tool_call", id, name, arguments: {} },
+            registry,
+            context: { sessionId: "s", runId: "r", toolCallId: id },
+            emit: (e: unknown) => void events.push(e),
+            ledger,
+            ...redaction,
+          }),
+        );
+      }
+      expect(results[0].error?.message).toMatch(/^Unknown tool: /);
+      expect(events.length).toBeGreaterThan(4);
+      for (const e of events) expect(holds(e), JSON.stringify(e)).toBe(false);
+      const rows = ledger.list();
+      expect(rows.length).toBeGreaterThan(4);
+      for (const row of rows) expect(holds(row), JSON.stringify(row)).toBe(false);
+      for (const r of results) expect(holds(r), JSON.stringify(r)).toBe(false);
+    });
+  }
+});

@@ -3,7 +3,7 @@
 // its decision for the machine, and the decision record and event the machine settles on. Bound
 // once per process by lib/dispatch.js (bindGuardrails).
 
-module.exports = function bindGuardrails({ C, dispatchAnswer, dispatchStep, swallow, thenOf, text, str, redact, anyRedaction, forgetArgumentsText }) {
+module.exports = function bindGuardrails({ C, dispatchAnswer, dispatchStep, swallow, thenOf, text, str, redact, anyRedaction, safeIds, forgetArgumentsText }) {
   function guardStart(h, st, d) {
     const stage = d.stage
     const list = stage === 'tool_input' ? h.input : h.output
@@ -98,7 +98,7 @@ module.exports = function bindGuardrails({ C, dispatchAnswer, dispatchStep, swal
     gs.record = rec
     if (typeof h.emit === 'function') {
       try {
-        swallow(h.emit({ type: 'guardrail_decision', sessionId: text(st.ctx.sessionId), runId: text(st.ctx.runId), toolCallId: text(st.call.id), toolName: st.name, record: rec }))
+        swallow(h.emit({ type: 'guardrail_decision', sessionId: text(st.ctx.sessionId), runId: text(st.ctx.runId), toolCallId: text(safeIds(h, st)[0]), toolName: text(safeIds(h, st)[1]), record: rec }))
       } catch {}
     }
   }

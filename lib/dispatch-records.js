@@ -37,8 +37,8 @@ module.exports = function bindRecords({ native, C, rowId, swallow, thenOf, text 
       id: rowId(),
       sessionId: st.ctx.sessionId,
       runId: st.ctx.runId,
-      toolCallId: st.call.id,
-      name: st.call.name,
+      toolCallId: safeIds(h, st)[0],
+      name: safeIds(h, st)[1],
       arguments: args,
       status,
       startedAt: st.startedAt,
@@ -175,6 +175,15 @@ module.exports = function bindRecords({ native, C, rowId, swallow, thenOf, text 
     for (let i = 0; i < copyMatch.length; i++) if (text.includes(copyMatch[i])) return true
     return false
   }
+  // The call's id and name as they may leave the dispatch (events, rows, a blocked result): a
+  // model-chosen id or name may hold a secret, so with redaction on they are redacted, once a call.
+  const safeIds = (h, st) => {
+    if (st.safeIds === undefined) {
+      const { id, name } = st.call
+      st.safeIds = anyRedaction(h) ? [typeof id === 'string' ? redact(h, id) : id, typeof name === 'string' ? redact(h, name) : name] : [id, name]
+    }
+    return st.safeIds
+  }
   const safeCall = (h, st) => {
     if (st.safeCall === undefined) st.safeCall = anyRedaction(h) ? redact(h, st.call) : st.call
     return st.safeCall
@@ -196,7 +205,8 @@ module.exports = function bindRecords({ native, C, rowId, swallow, thenOf, text 
       const m = anyRedaction(h) ? redact(h, metadata) : metadata
       if (typeof h.emit === 'function') {
         try {
-          swallow(h.emit({ type: 'tool_execution_progress', sessionId: ctx.sessionId, runId: ctx.runId, toolCallId: st.call.id, name: st.call.name, toolName: st.call.name, progress: p, metadata: m }))
+          const [id, name] = safeIds(h, st)
+          swallow(h.emit({ type: 'tool_execution_progress', sessionId: ctx.sessionId, runId: ctx.runId, toolCallId: id, name, toolName: name, progress: p, metadata: m }))
         } catch {}
       }
       if (h.ledger !== undefined && h.ledger !== null && typeof h.ledger === 'object' && typeof h.ledger.appendToolCall === 'function') {
@@ -249,5 +259,5 @@ module.exports = function bindRecords({ native, C, rowId, swallow, thenOf, text 
     }
   }
 
-  return { redact, anyRedaction, hostRedact, errorInfo, makeRow, emit, append, safeArgs, safeCall, plainCopy, redactCopy, progressSink, toolContext, buildError }
+  return { redact, anyRedaction, hostRedact, errorInfo, makeRow, emit, append, safeArgs, safeCall, safeIds, plainCopy, redactCopy, progressSink, toolContext, buildError }
 }

@@ -250,7 +250,7 @@ module.exports = function bindDispatch(native, errors) {
     return h
   }
 
-  const { redact, anyRedaction, hostRedact, errorInfo, makeRow, emit, append, safeArgs, safeCall, plainCopy, redactCopy, progressSink, toolContext, buildError } = bindRecords({
+  const { redact, anyRedaction, hostRedact, errorInfo, makeRow, emit, append, safeArgs, safeCall, safeIds, plainCopy, redactCopy, progressSink, toolContext, buildError } = bindRecords({
     native,
     C,
     rowId,
@@ -258,7 +258,7 @@ module.exports = function bindDispatch(native, errors) {
     thenOf,
     text,
   })
-  const { guardStart, guardAnswer, guardRecord } = bindGuardrails({ C, dispatchAnswer, dispatchStep, swallow, thenOf, text, str, redact, anyRedaction, forgetArgumentsText })
+  const { guardStart, guardAnswer, guardRecord } = bindGuardrails({ C, dispatchAnswer, dispatchStep, swallow, thenOf, text, str, redact, anyRedaction, safeIds, forgetArgumentsText })
 
   // ----- effects -----------------------------------------------------------------------------------
 
@@ -369,7 +369,7 @@ module.exports = function bindDispatch(native, errors) {
         case C.K_CALL_MIDDLEWARE: {
           if (v !== undefined && v !== null) st.call = v
           forgetArgumentsText(st.call?.arguments)
-          st.safeArgs = st.safeCall = undefined
+          st.safeArgs = st.safeCall = st.safeIds = undefined
           const [name, flags] = callFacts(st.call)
           st.name = name
           return dispatchAnswer(s, C.A_CALL, flags, undefined, name)
@@ -550,7 +550,7 @@ module.exports = function bindDispatch(native, errors) {
           throw e
         }
         case C.K_SET_ERROR:
-          st.result = { toolCallId: st.call.id, name: st.call.name, error: buildError(h, st, dispatchDetail(s)) }
+          st.result = { toolCallId: safeIds(h, st)[0], name: safeIds(h, st)[1], error: buildError(h, st, dispatchDetail(s)) }
           k = dispatchStep(s, C.A_DONE)
           continue
         case C.K_EFFECT_DECLARATION: {
@@ -643,7 +643,7 @@ module.exports = function bindDispatch(native, errors) {
         // An emit or a ledger append that never settles holds its call only until the call is
         // aborted: then the call goes on to its terminal row (the hook's promise is left to itself).
         case C.K_EMIT_STARTED: {
-          const p = emit(h, { type: 'tool_execution_started', sessionId: st.ctx.sessionId, runId: st.ctx.runId, toolName: st.call.name, call: safeCall(h, st) })
+          const p = emit(h, { type: 'tool_execution_started', sessionId: st.ctx.sessionId, runId: st.ctx.runId, toolName: safeIds(h, st)[1], call: safeCall(h, st) })
           if (p) await settle(p, st.ctx.signal)
           k = dispatchStep(s, C.A_DONE)
           continue
@@ -660,10 +660,11 @@ module.exports = function bindDispatch(native, errors) {
         case C.K_EMIT_FINISHED + 2: {
           const ms = performance.now() - st.t0
           const r = st.result
+          const [id, name] = safeIds(h, st)
           let ev
-          if (k === C.K_EMIT_FINISHED) ev = { type: 'tool_execution_finished', sessionId: st.ctx.sessionId, runId: st.ctx.runId, toolName: st.call.name, result: r, metadata: { durationMs: ms, status: 'finished' } }
-          else if (k === C.K_EMIT_FINISHED + 1) ev = { type: 'tool_execution_error', sessionId: st.ctx.sessionId, runId: st.ctx.runId, toolName: st.call.name, call: safeCall(h, st), error: r.error, metadata: { durationMs: ms, status: 'error' } }
-          else ev = { type: 'tool_execution_blocked', sessionId: st.ctx.sessionId, runId: st.ctx.runId, toolCallId: st.call.id, name: st.call.name, toolName: st.call.name, reason: dispatchDetail(s).reason, error: r.error, metadata: { durationMs: ms, status: 'blocked' } }
+          if (k === C.K_EMIT_FINISHED) ev = { type: 'tool_execution_finished', sessionId: st.ctx.sessionId, runId: st.ctx.runId, toolName: name, result: r, metadata: { durationMs: ms, status: 'finished' } }
+          else if (k === C.K_EMIT_FINISHED + 1) ev = { type: 'tool_execution_error', sessionId: st.ctx.sessionId, runId: st.ctx.runId, toolName: name, call: safeCall(h, st), error: r.error, metadata: { durationMs: ms, status: 'error' } }
+          else ev = { type: 'tool_execution_blocked', sessionId: st.ctx.sessionId, runId: st.ctx.runId, toolCallId: id, name, toolName: name, reason: dispatchDetail(s).reason, error: r.error, metadata: { durationMs: ms, status: 'blocked' } }
           const p = emit(h, ev)
           if (p) await settle(p, st.ctx.signal)
           k = dispatchStep(s, C.A_DONE)
@@ -750,6 +751,7 @@ module.exports = function bindDispatch(native, errors) {
       thrown: undefined,
       safeArgs: undefined,
       safeCall: undefined,
+      safeIds: undefined,
       idempotencyKey: undefined,
       effectKey: undefined,
       effectRecord: undefined,
