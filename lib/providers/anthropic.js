@@ -230,35 +230,31 @@ function createAnthropicMessagesProvider(options = {}) {
         // The session id, as upstream's provider sends it, so the API's logs can be joined with ours.
         const sessionId = request.options && request.options.sessionId
         if (typeof sessionId === 'string' && sessionId !== '') headers['x-client-request-id'] = sessionId
-        const { response, error } = await http.postWithRetry({
-          fetchImpl: options.fetch ?? fetch,
-          url: `${baseUrl}/messages`,
-          headers,
-          body: JSON.stringify(body),
-          signal,
-          // Under an agent with `retry`, the agent retries the turn: one attempt here.
-          retry: request[AGENT_RETRIES] ? false : options.retry,
-          secrets,
-          prefix: 'Anthropic request failed',
-          mapHttpError: options.mapHttpError,
-          maxErrorBodyBytes: options.maxErrorBodyBytes,
-          timeoutMs,
-        })
-        if (error) {
-          yield providerError(error, secrets)
-          return
-        }
-        if (!response.body) {
-          yield providerError(new Error('Anthropic response had no body'), secrets)
-          return
-        }
-        yield* anthropicMessagesEvents(response.body, {
-          signal,
-          secrets,
-          maxResponseBytes: options.maxResponseBytes,
-          maxEventBytes: options.maxEventBytes,
-          maxArgumentBytes: options.maxArgumentBytes,
-        })
+        yield* http.postAndStream(
+          {
+            fetchImpl: options.fetch ?? fetch,
+            url: `${baseUrl}/messages`,
+            headers,
+            body: JSON.stringify(body),
+            signal,
+            // Under an agent with `retry`, the agent retries the turn: one attempt here.
+            retry: request[AGENT_RETRIES] ? false : options.retry,
+            secrets,
+            prefix: 'Anthropic request failed',
+            mapHttpError: options.mapHttpError,
+            maxErrorBodyBytes: options.maxErrorBodyBytes,
+            timeoutMs,
+          },
+          'Anthropic response had no body',
+          (stream) =>
+            anthropicMessagesEvents(stream, {
+              signal,
+              secrets,
+              maxResponseBytes: options.maxResponseBytes,
+              maxEventBytes: options.maxEventBytes,
+              maxArgumentBytes: options.maxArgumentBytes,
+            }),
+        )
       } catch (err) {
         yield providerError(err, secrets)
       }

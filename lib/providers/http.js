@@ -4,6 +4,7 @@
 // bounds the response size and ends when the caller's signal aborts, even on a stream that stalls.
 const { createParser } = require('eventsource-parser')
 const { ProviderTransportError } = require('../errors.js')
+const { providerError } = require('../provider.js')
 // One classification for the agent's retry and the providers' own: lib/retry.js.
 const { isRetryableHttpStatus, parseRetryAfterMs } = require('../retry.js')
 const { transportFailure, urlWithoutUserinfo } = require('./wire-errors.js')
@@ -232,8 +233,26 @@ function requestHeaders(request) {
   return out
 }
 
+/**
+ * The end of every provider's `stream()`: post with retry, then the events of the response body;
+ * a failed post or a response without a body is one provider error event (redacted).
+ */
+async function* postAndStream(post, noBodyMessage, events) {
+  const { response, error } = await postWithRetry(post)
+  if (error) {
+    yield providerError(error, post.secrets)
+    return
+  }
+  if (!response.body) {
+    yield providerError(new Error(noBodyMessage), post.secrets)
+    return
+  }
+  yield* events(response.body)
+}
+
 module.exports = {
   DEFAULT_MAX_RESPONSE_BYTES,
+  postAndStream,
   DEFAULT_MAX_EVENT_BYTES,
   resolveApiKey,
   redact,

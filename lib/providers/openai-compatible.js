@@ -204,37 +204,33 @@ function createOpenAICompatibleProvider(options) {
         }
         if (apiKey && authStyle === 'bearer') headers.authorization = `Bearer ${apiKey}`
         if (apiKey && authStyle === 'api-key') headers['api-key'] = apiKey
-        const { response, error } = await http.postWithRetry({
-          fetchImpl: options.fetch ?? fetch,
-          url,
-          headers,
-          body: JSON.stringify(buildOpenAIChatBody(request, options)),
-          signal,
-          // Under an agent with `retry`, the agent retries the turn: one attempt here.
-          retry: request[AGENT_RETRIES] ? false : options.retry,
-          secrets,
-          prefix: options.requestFailedPrefix ?? 'OpenAI-compatible request failed',
-          mapHttpError: options.mapHttpError,
-          maxErrorBodyBytes: options.maxErrorBodyBytes,
-          timeoutMs,
-        })
-        if (error) {
-          yield providerError(error, secrets)
-          return
-        }
-        if (!response.body) {
-          yield providerError(new Error('OpenAI-compatible response had no body'), secrets)
-          return
-        }
-        yield* openAIChatEvents(response.body, {
-          signal,
-          secrets,
-          strictCompletion: options.strictCompletion,
-          mapUsage: options.mapUsage,
-          maxResponseBytes: options.maxResponseBytes,
-          maxEventBytes: options.maxEventBytes,
-          maxArgumentBytes: options.maxArgumentBytes,
-        })
+        yield* http.postAndStream(
+          {
+            fetchImpl: options.fetch ?? fetch,
+            url,
+            headers,
+            body: JSON.stringify(buildOpenAIChatBody(request, options)),
+            signal,
+            // Under an agent with `retry`, the agent retries the turn: one attempt here.
+            retry: request[AGENT_RETRIES] ? false : options.retry,
+            secrets,
+            prefix: options.requestFailedPrefix ?? 'OpenAI-compatible request failed',
+            mapHttpError: options.mapHttpError,
+            maxErrorBodyBytes: options.maxErrorBodyBytes,
+            timeoutMs,
+          },
+          'OpenAI-compatible response had no body',
+          (stream) =>
+            openAIChatEvents(stream, {
+              signal,
+              secrets,
+              strictCompletion: options.strictCompletion,
+              mapUsage: options.mapUsage,
+              maxResponseBytes: options.maxResponseBytes,
+              maxEventBytes: options.maxEventBytes,
+              maxArgumentBytes: options.maxArgumentBytes,
+            }),
+        )
       } catch (err) {
         yield providerError(err, secrets)
       }
