@@ -310,3 +310,24 @@ describe("tool definitions for OpenAI", () => {
     expect(dropped.some((d: any) => d.keyword === "(depth)")).toBe(true);
   });
 });
+
+describe("an apiKey that never resolves", () => {
+  for (const which of ["openai-compatible", "anthropic"] as const) {
+    it(`does not hold a direct generate() past its signal (${which})`, async () => {
+      const { createAnthropicMessagesProvider } = await import("../providers/anthropic.mjs");
+      const apiKey = () => new Promise<string>(() => {}); // a key vault that never answers
+      const provider =
+        which === "anthropic"
+          ? createAnthropicMessagesProvider({ baseUrl: "http://127.0.0.1:9", apiKey })
+          : createOpenAICompatibleProvider({ baseUrl: "http://127.0.0.1:9", apiKey });
+      const controller = new AbortController();
+      const events: ProviderEvent[] = [];
+      const run = (async () => {
+        for await (const e of provider.generate({ model: { provider: "p", model: "m" }, messages: [{ role: "user", content: [{ type: "text", text: "hi" }] }], signal: controller.signal } as never)) events.push(e);
+      })();
+      setTimeout(() => controller.abort(), 20);
+      await run; // ends: before the fix, this never settled
+      expect(events.at(-1), JSON.stringify(events)).toMatchObject({ type: "error", error: { code: "aborted" } });
+    });
+  }
+});

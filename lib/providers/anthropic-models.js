@@ -88,7 +88,7 @@ async function listAnthropicModels(options = {}) {
   if (options === null || typeof options !== 'object') throw new TypeError('listAnthropicModels: options must be an object')
   const what = 'Anthropic model discovery failed'
   const baseUrl = checkEndpointUrl('listAnthropicModels', 'baseUrl', options.baseUrl ?? ANTHROPIC_DEFAULT_BASE_URL).replace(/\/+$/, '')
-  const apiKey = await http.resolveApiKey(options.apiKey)
+  const apiKey = await http.resolveApiKey(options.apiKey, options.signal)
   const secrets = apiKey ? [apiKey] : []
   const headers = { ...(options.headers ?? {}), 'anthropic-version': ANTHROPIC_API_VERSION }
   if (apiKey) headers['x-api-key'] = apiKey

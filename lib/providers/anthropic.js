@@ -216,7 +216,7 @@ function createAnthropicMessagesProvider(options = {}) {
       const secrets = []
       try {
         const body = anthropicMessagesBody(request, { cache: options.cache, cacheRetention: options.cacheRetention })
-        const apiKey = await http.resolveApiKey(options.apiKey)
+        const apiKey = await http.resolveApiKey(options.apiKey, signal)
         if (apiKey) secrets.push(apiKey)
         const headers = {
           ...http.requestHeaders(request),

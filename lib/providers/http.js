@@ -5,6 +5,7 @@
 const { createParser } = require('eventsource-parser')
 const { ProviderTransportError } = require('../errors.js')
 const { providerError } = require('../provider.js')
+const { watchAbort, unwatchAbort } = require('../abort-watch.js')
 // One classification for the agent's retry and the providers' own: lib/retry.js.
 const { isRetryableHttpStatus, parseRetryAfterMs } = require('../retry.js')
 const { transportFailure, urlWithoutUserinfo } = require('./wire-errors.js')
@@ -14,9 +15,13 @@ const DEFAULT_MAX_EVENT_BYTES = 262_144
 const DEFAULT_MAX_ERROR_BODY_BYTES = 65_536
 const DEFAULT_RETRY = { maxAttempts: 3, initialDelayMs: 500, maxDelayMs: 30_000 }
 
-async function resolveApiKey(source) {
+/**
+ * The API key: a string, or a function or promise giving one. A key source that never settles
+ * cannot hold a request past its signal: the wait ends with the abort.
+ */
+async function resolveApiKey(source, signal) {
   if (source === undefined || source === null) return undefined
-  const value = typeof source === 'function' ? await source() : await source
+  const value = await untilAborted(typeof source === 'function' ? source() : source, signal)
   if (value === undefined || value === null || value === '') return undefined
   if (typeof value !== 'string') throw new TypeError('apiKey must be a string or a function returning one')
   return value
@@ -30,6 +35,29 @@ function redact(text, secrets) {
     for (const form of new Set([secret, encodeURIComponent(secret)])) out = out.split(form).join('[REDACTED]')
   }
   return out
+}
+
+/** `p`, or a rejection with the `aborted` transport error as soon as `signal` aborts. */
+function untilAborted(p, signal) {
+  if (!signal) return p
+  if (signal.aborted) {
+    Promise.resolve(p).catch(() => {})
+    return Promise.reject(abortError(signal))
+  }
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(abortError(signal))
+    watchAbort(signal, onAbort)
+    Promise.resolve(p).then(
+      (v) => {
+        unwatchAbort(signal, onAbort)
+        resolve(v)
+      },
+      (e) => {
+        unwatchAbort(signal, onAbort)
+        reject(e)
+      },
+    )
+  })
 }
 
 function abortError(signal) {

@@ -189,7 +189,7 @@ function createOpenAICompatibleProvider(options) {
       if (signal && signal.aborted) throw signal.reason ?? http.abortError(signal)
       const secrets = []
       try {
-        const apiKey = await http.resolveApiKey(options.apiKey)
+        const apiKey = await http.resolveApiKey(options.apiKey, signal)
         if (apiKey) secrets.push(apiKey)
         const url =
           typeof options.chatCompletionsUrl === 'function'
