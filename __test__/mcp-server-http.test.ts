@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { createPrismMcpServer, createPrismMcpWebHandler } from "../mcp/index.mjs";
+import { createPrismMcpServer, createPrismMcpWebHandler, relayStatelessBody } from "../mcp/index.mjs";
 import { SECRET } from "./helpers/mcp-server-tools.mjs";
 import { startServedRegistry } from "./helpers/mcp-server-http.mjs";
 
@@ -200,5 +200,67 @@ describe("a registry served over Streamable HTTP", () => {
     const challenged = await post(served.url, init(), { authorization: "" });
     expect(challenged.status).toBe(401);
     expect(challenged.headers.get("www-authenticate")).toBe(`Bearer resource_metadata="${served.origin}/.well-known/oauth-protected-resource"`);
+  });
+});
+
+describe("relayStatelessBody", () => {
+  const enc = new TextEncoder();
+
+  it("relays the chunks in order and closes once when the body ends", async () => {
+    let closed = 0;
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(enc.encode("data: one\n\n"));
+        controller.enqueue(enc.encode("data: two\n\n"));
+        controller.close();
+      },
+    });
+    const relayed = relayStatelessBody(body, () => void closed++);
+    expect(closed).toBe(0);
+    expect(await relayed!.text()).toBe("data: one\n\ndata: two\n\n");
+    expect(closed).toBe(1);
+  });
+
+  it("cancels the source and closes once when the reader cancels a pending stream", async () => {
+    let closed = 0;
+    let cancelled: unknown;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (!cancelled) controller.enqueue(enc.encode("data: first\n\n"));
+        return new Promise(() => undefined); // never ends, like a long-lived event stream
+      },
+      cancel(reason) {
+        cancelled = reason;
+      },
+    });
+    const reader = relayStatelessBody(body, () => void closed++)!.body!.getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe("data: first\n\n");
+    await reader.cancel("client left");
+    await reader.cancel("again");
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(closed).toBe(1);
+    expect(cancelled).toBe("client left");
+  });
+
+  it("closes once when the source fails, and at once for a null body", async () => {
+    let closed = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        controller.error(new Error("source broke"));
+      },
+    });
+    await expect(relayStatelessBody(body, () => void closed++)!.text()).rejects.toThrow(/source broke/);
+    expect(closed).toBe(1);
+    expect(relayStatelessBody(null, () => void closed++)).toBeNull();
+    expect(closed).toBe(2);
+  });
+
+  it("refuses a body that is not a stream and a missing onClose, with a code", () => {
+    let closed = 0;
+    expect(() => relayStatelessBody("text" as any, () => void closed++)).toThrow(
+      expect.objectContaining({ code: "ERR_PRISM_MCP_OPTIONS", message: "relayStatelessBody needs a ReadableStream body or null" }),
+    );
+    expect(closed).toBe(1);
+    expect(() => relayStatelessBody(null, undefined as any)).toThrow(expect.objectContaining({ code: "ERR_PRISM_MCP_OPTIONS" }));
   });
 });

@@ -69,5 +69,5 @@ export const { createMcpCapabilityClient, mcpElicitationDecision, mcpElicitation
 // OAuth for remote servers (lib/mcp/auth.js, lib/mcp/oauth-transport.js).
 export const { createMcpClientAuth, createMcpOAuthFetch, createMcpOAuthTransport, McpOAuthError, packageName } = cjs
 // The served side (lib/mcp/server*.js).
-export const { createPrismMcpServer, createPrismMcpWebHandler, createPrismMcpNodeHandler, DEFAULT_MAX_SESSIONS, HARD_MAX_SESSIONS } = cjs
+export const { createPrismMcpServer, createPrismMcpWebHandler, createPrismMcpNodeHandler, relayStatelessBody, DEFAULT_MAX_SESSIONS, HARD_MAX_SESSIONS } = cjs
 export default cjs

@@ -714,5 +714,10 @@ export declare function createPrismMcpNodeHandler(
   handler: (request: Request) => Promise<Response>,
   options?: { baseUrl?: string },
 ): (req: import("node:http").IncomingMessage, res: import("node:http").ServerResponse) => Promise<void>;
+/**
+ * A stateless answer's body relayed chunk by chunk: `onClose` runs exactly once, when the body ends, fails
+ * or its reader cancels (the source is cancelled too). A null body closes at once and gives null.
+ */
+export declare function relayStatelessBody(body: ReadableStream<Uint8Array> | null, onClose: () => void): Response | null;
 export declare const DEFAULT_MAX_SESSIONS: 32;
 export declare const HARD_MAX_SESSIONS: 512;

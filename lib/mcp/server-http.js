@@ -123,6 +123,56 @@ async function boundResponse(response, maxBytes, onClose = () => undefined) {
   return new Response(relay, init)
 }
 
+/**
+ * A stateless answer's body relayed chunk by chunk, as upstream's `relayStatelessBody`: `onClose` runs
+ * exactly once, when the body ends, fails or the reader cancels (the source is cancelled too). A null body
+ * closes at once and gives null.
+ * @param {ReadableStream<Uint8Array> | null} body
+ * @param {() => void} onClose
+ * @returns {Response | null}
+ */
+function relayStatelessBody(body, onClose) {
+  if (typeof onClose !== 'function') throw serverError('relayStatelessBody needs an onClose function', 'ERR_PRISM_MCP_OPTIONS')
+  let closed = false
+  const close = () => {
+    if (closed) return
+    closed = true
+    onClose()
+  }
+  if (body === null || body === undefined) {
+    close()
+    return null
+  }
+  if (typeof body.getReader !== 'function') {
+    close()
+    throw serverError('relayStatelessBody needs a ReadableStream body or null', 'ERR_PRISM_MCP_OPTIONS')
+  }
+  const reader = body.getReader()
+  const relay = new ReadableStream({
+    async pull(controller) {
+      let next
+      try {
+        next = await reader.read()
+      } catch (error) {
+        close()
+        controller.error(error)
+        return
+      }
+      if (next.done) {
+        controller.close()
+        close()
+        return
+      }
+      controller.enqueue(next.value)
+    },
+    cancel(reason) {
+      void reader.cancel(reason).catch(() => undefined)
+      close()
+    },
+  })
+  return new Response(relay)
+}
+
 function isLoopbackHostname(hostname) {
   const host = hostname.replace(/^\[|\]$/g, '').toLowerCase()
   return host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host)
@@ -242,6 +292,7 @@ module.exports = {
   httpError,
   readBoundedJson,
   boundResponse,
+  relayStatelessBody,
   normalizeProtectedResource,
   protectedResourceMetadata,
   unauthorized,
