@@ -10,6 +10,7 @@ export const {
   connectMcpCapabilities,
   attachMcpCapabilities,
   createMcpTransport,
+  createSecureMcpFetch,
   formatMcpToolName,
   formatProviderSafeMcpToolName,
   isProviderSafeToolName,

@@ -22,6 +22,15 @@ export interface McpStdioTransport {
   readonly maxMessageBytes?: number;
 }
 
+/** One DNS answer, as `dns.lookup` gives it. */
+export interface McpHostAddress {
+  readonly address: string;
+  readonly family: 4 | 6;
+}
+
+/** A hostname resolver (upstream's `MediaHostnameResolver`). */
+export type McpHostnameResolver = (hostname: string, signal: AbortSignal) => Promise<readonly McpHostAddress[]>;
+
 /** A server reached over Streamable HTTP. */
 export interface McpStreamableHttpTransport {
   readonly type: "streamable-http";
@@ -39,7 +48,17 @@ export interface McpStreamableHttpTransport {
   /** Headers (e.g. `Authorization`) and other fetch options for every request. */
   readonly requestInit?: RequestInit;
   readonly sessionId?: string;
-  /** The fetch to use (default `globalThis.fetch`); origin, redirect and size checks still apply. */
+  /**
+   * Resolves a hostname for a request (default: `dns.lookup` with every answer). Called once per request;
+   * every answer must be public (a loopback name with `allowLoopbackHttp`: loopback), else the request is
+   * refused ("MCP hostname resolved to a private or non-public address"); the connection goes to the first
+   * answer only, so a later DNS answer cannot redirect it. 1..32 answers.
+   */
+  readonly resolveHostname?: McpHostnameResolver;
+  /**
+   * The fetch to use instead of the DNS-pinned one (not upstream's); origin, redirect and size checks still
+   * apply, but DNS answers are then this fetch's to check.
+   */
   readonly fetch?: typeof globalThis.fetch;
   /** OAuth for this server (see `createMcpOAuthTransport`); the transport then carries and refreshes a bearer token. */
   readonly auth?: McpClientAuthOptions;
@@ -451,6 +470,13 @@ export declare function mcpToolEffect(
 ): { effect: ToolEffectDeclaration; exclusive: boolean };
 
 export declare function createMcpTransport(config: McpTransportConfig): unknown;
+/**
+ * The fetch of every Streamable HTTP request of `config`'s endpoint: allow-listed origin, the endpoint's
+ * origin only, public hosts (loopback with `allowLoopbackHttp`), the hostname resolved once per request and
+ * the connection pinned to the checked answer, no redirects, the body bounded by `maxResponseBytes`.
+ * Errors are `McpBridgeError`s with code `ERR_PRISM_MCP_TRANSPORT`.
+ */
+export declare function createSecureMcpFetch(config: McpStreamableHttpTransport): typeof globalThis.fetch;
 
 /** Upstream's names: `${prefix}${remoteName}`, e.g. `mcp:fs:read_file`. */
 export declare function formatMcpToolName(prefix: string, remoteName: string): string;

@@ -3,7 +3,8 @@
 // loopback, private, link-local (cloud metadata at 169.254.169.254), shared, documentation, multicast or
 // reserved address, or a local name (`localhost`, `*.local`, `metadata.google.internal`, …) is "not
 // public" and refused unless loopback is explicitly enabled (`allowLoopbackHttp: true`), which admits
-// loopback only. Checked on the URL: a public name that resolves to a private address is not caught here.
+// loopback only. Checked on the URL here; the answers a name resolves to are checked (and the connection
+// pinned to them) by lib/mcp/pinned-fetch.js.
 const { isIP } = require('node:net')
 
 function normalizeHostname(value) {

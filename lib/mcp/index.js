@@ -6,7 +6,7 @@ const names = require('./names.js')
 const content = require('./content.js')
 const errors = require('./errors.js')
 const limits = require('./limits.js')
-const { createMcpTransport } = require('./transport.js')
+const { createMcpTransport, createSecureMcpFetch } = require('./transport.js')
 const { measureBoundedJson } = require('./json-bounds.js')
 const elicitation = require('./elicitation.js')
 const { createMcpCapabilityClient } = require('./client-capabilities.js')
@@ -30,6 +30,7 @@ module.exports = {
   MAX_MCP_ELICITATION_SCHEMA_BYTES: elicitation.MAX_MCP_ELICITATION_SCHEMA_BYTES,
   packageName: 'prism-tools-native/mcp',
   createMcpTransport,
+  createSecureMcpFetch,
   createMcpOAuthTransport: oauthTransport.createMcpOAuthTransport,
   createMcpOAuthFetch: oauthTransport.createMcpOAuthFetch,
   createMcpClientAuth: auth.createMcpClientAuth,

@@ -5,11 +5,13 @@
 // discovery, token, registration and revocation endpoints — is a discovery request: https (http only
 // for loopback with `allowLoopbackHttp`), a public host unless loopback is enabled, no credentials or
 // fragment in the URL, no redirects, a GET never carries an `Authorization` header, the body bounded by
-// `discoveryBytes` and the whole request by `handshakeTimeoutMs`.
+// `discoveryBytes` and the whole request by `handshakeTimeoutMs`; its hostname resolved once and pinned as
+// the MCP requests' are (lib/mcp/pinned-fetch.js) unless the host gave its own `fetch`.
 const sdk = require('./sdk.js')
 const { McpBridgeError } = require('./errors.js')
 const { createMcpClientAuth, McpOAuthError, resolveMcpOAuthLimits } = require('./auth.js')
-const { createBoundedMcpFetch, checkedEndpoint, allowedOriginSet, boundResponse } = require('./transport.js')
+const { createSecureMcpFetch, checkedEndpoint, allowedOriginSet, checkedResolver, boundResponse } = require('./transport.js')
+const { createPinnedFetch } = require('./pinned-fetch.js')
 const { isAllowedHost, isLoopbackHostname } = require('./address.js')
 
 function oauthError(code, message, cause) {
@@ -49,9 +51,18 @@ async function discoveryFetch(url, init, context) {
  */
 function createMcpOAuthFetch(config, limits = resolveMcpOAuthLimits(config && config.auth && config.auth.limits)) {
   const origins = allowedOriginSet(config)
-  const secure = createBoundedMcpFetch(config)
-  const base = typeof config.fetch === 'function' ? config.fetch : typeof config.auth?.fetch === 'function' ? config.auth.fetch : globalThis.fetch
-  const context = { allowLoopback: config.allowLoopbackHttp === true, limits, fetch: base }
+  const secure = createSecureMcpFetch(config)
+  const allowLoopback = config.allowLoopbackHttp === true
+  // A host fetch connects itself; otherwise discovery requests are DNS-pinned like the MCP requests.
+  const custom = typeof config.fetch === 'function' ? config.fetch : typeof config.auth?.fetch === 'function' ? config.auth.fetch : undefined
+  const base =
+    custom ??
+    createPinnedFetch({
+      resolver: checkedResolver(config),
+      allowLoopback,
+      fail: (message, cause) => new McpBridgeError(message, { cause, code: 'ERR_PRISM_MCP_TRANSPORT' }),
+    })
+  const context = { allowLoopback, limits, fetch: base }
   return async (input, init) => {
     const url = new URL(input instanceof URL ? input.href : typeof input === 'string' ? input : input.url)
     if (origins.has(url.origin)) return secure(url, init)

@@ -1,7 +1,7 @@
 'use strict'
 // Transports from plain configuration: stdio (a spawned server, killed on close) and Streamable HTTP
-// (exact allow-listed origins, public hosts unless loopback is enabled, plaintext only for loopback, no
-// redirects, every response bounded).
+// (exact allow-listed origins, public hosts unless loopback is enabled, DNS answers checked and pinned,
+// plaintext only for loopback, no redirects, every response bounded).
 const sdk = require('./sdk.js')
 const { McpBridgeError } = require('./errors.js')
 const L = require('./limits.js')
@@ -48,9 +48,15 @@ function checkUrl(url, origins, config) {
 
 /**
  * A response whose body errors, with `overflow()`, once it passes `maxBytes` (default: the
- * transport's `MCP HTTP response exceeds …` error).
+ * transport's `MCP HTTP response exceeds …` error). A declared `content-length` over the bound is
+ * refused at once (the body is cancelled and `overflow()` thrown).
  */
 function boundResponse(response, maxBytes, overflow = () => transportError(`MCP HTTP response exceeds ${maxBytes} bytes`)) {
+  const declared = Number(response.headers.get('content-length') ?? Number.NaN)
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    void Promise.resolve(response.body?.cancel()).catch(() => undefined)
+    throw overflow()
+  }
   if (!response.body) return response
   let seen = 0
   const bounded = response.body.pipeThrough(
@@ -68,15 +74,39 @@ function boundResponse(response, maxBytes, overflow = () => transportError(`MCP 
   return new Response(bounded, { status: response.status, statusText: response.statusText, headers: response.headers })
 }
 
-/** The fetch every Streamable HTTP request goes through: origin check, no redirects, bounded body. */
-function createBoundedMcpFetch(config) {
+function checkedResolver(config) {
+  const resolver = config.resolveHostname
+  if (resolver !== undefined && typeof resolver !== 'function') throw transportError('resolveHostname must be a function')
+  return resolver
+}
+
+/**
+ * The fetch every Streamable HTTP request goes through, as upstream's `createSecureMcpFetch`: the URL
+ * checked as the endpoint is (allow-listed origin, public host, loopback-only plaintext), the endpoint's
+ * origin only, no `Host` override, the hostname resolved once per request and every answer checked before
+ * the connect, which goes to the checked address only (lib/mcp/pinned-fetch.js); no redirects; the body
+ * bounded by `maxResponseBytes`. With a host `fetch` (this package's option) that fetch connects: the URL
+ * checks, redirects and bound still apply, DNS answers are the host fetch's to check.
+ * @param {import('../../types/mcp').McpStreamableHttpTransport} config
+ */
+function createSecureMcpFetch(config) {
+  if (config === null || typeof config !== 'object') throw transportError('MCP transport config must be an object')
+  const endpoint = checkedEndpoint(config)
   const origins = allowedOriginSet(config)
   const maxBytes = L.validateMcpLimit('maxResponseBytes', config.maxResponseBytes ?? L.DEFAULT_MAX_HTTP_RESPONSE_BYTES, L.HARD_MAX_HTTP_RESPONSE_BYTES)
-  const base = typeof config.fetch === 'function' ? config.fetch : globalThis.fetch
+  const resolver = checkedResolver(config)
+  const allowLoopback = config.allowLoopbackHttp === true
+  const base =
+    typeof config.fetch === 'function'
+      ? config.fetch
+      : require('./pinned-fetch.js').createPinnedFetch({ resolver, allowLoopback, fail: transportError })
   return async (input, init) => {
     const url = new URL(input instanceof URL ? input.href : typeof input === 'string' ? input : input.url)
     checkUrl(url, origins, config)
-    const response = await base(url, { ...init, redirect: 'manual' })
+    if (url.origin !== endpoint.origin) throw transportError(`MCP HTTP request origin ${url.origin} does not match configured endpoint`)
+    const headers = new Headers(init && init.headers)
+    if (headers.has('host')) throw transportError('MCP HTTP requests must not override Host')
+    const response = await base(url, { ...init, headers, redirect: 'manual' })
     if (response.status >= 300 && response.status < 400) {
       try {
         await response.body?.cancel()
@@ -126,7 +156,7 @@ function createMcpTransport(config) {
       return new StreamableHTTPClientTransport(url, {
         requestInit: config.requestInit,
         sessionId: config.sessionId,
-        fetch: createBoundedMcpFetch(config),
+        fetch: createSecureMcpFetch(config),
         // A broken stream is reported at once instead of being retried behind a pending call.
         reconnectionOptions: { initialReconnectionDelay: 100, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 2, maxRetries: 0 },
       })
@@ -136,4 +166,4 @@ function createMcpTransport(config) {
   }
 }
 
-module.exports = { createMcpTransport, createBoundedMcpFetch, boundResponse, checkedEndpoint, allowedOriginSet, isLoopbackHostname }
+module.exports = { createMcpTransport, createSecureMcpFetch, boundResponse, checkedEndpoint, allowedOriginSet, checkedResolver, transportError, isLoopbackHostname }
