@@ -21,6 +21,8 @@ module.exports = function bindDispatch(native, errors) {
   // the command loop was an inline-cache miss.
   const C = Object.freeze({ ...native.dispatchCodes() })
   const { dispatchBegin, dispatchStep, dispatchAnswer, dispatchDetail, dispatchEnd, dispatchPlan, dispatchSecrets, dispatchRowBlock } = native
+  // Whether the addon reads a dispatch's identity once for its effect steps (dispatchIdentity).
+  const LEAN_EFFECTS = typeof native.dispatchIdentity === 'function'
   // Ledger row ids, `tcr_<ms>_<pid>_<counter>` (time and pid in base 36, taken when a block is
   // reserved; the counter in decimal), from blocks of the process-wide counter
   // (crates/core/src/dispatch/clock.rs): no Node-API crossing per row, no id handed out twice, and no base-36
@@ -465,6 +467,8 @@ module.exports = function bindDispatch(native, errors) {
         return () => get.call(r, st.name)
       }
       case C.K_CHECK_IDENTITY:
+        // With an effect store the identity is read once, here: its snapshot serves the key and the claim.
+        if (h.effectStore !== undefined && LEAN_EFFECTS) return () => void (st.effectRead = native.dispatchIdentity(st.identity, h.ownership))
         return () => native.assertDispatchIdentity(st.identity, h.ownership)
       case C.K_CHECK_TRUST:
       case C.K_CHECK_PERMISSION: {
@@ -488,7 +492,9 @@ module.exports = function bindDispatch(native, errors) {
           // A built-in store reads the key once and hands back the claim for the transitions below.
           const f = h.effectStore.begin
           const ns = nativeStoreOf(f)
-          return ns !== undefined ? ns.claim(st.effectKey) : storeCall(h, 'begin', st.effectKey, f)
+          if (ns === undefined) return storeCall(h, 'begin', st.effectKey, f)
+          if (st.effectRead !== undefined) return ns.claimDispatch(st.effectRead, st.effectKey.signal)
+          return LEAN_EFFECTS ? storeCall(h, 'begin', st.effectKey, f) : ns.claim(st.effectKey)
         }
       case C.K_MARK_DISPATCHED: {
         const d = dispatchDetail(s)
@@ -588,9 +594,16 @@ module.exports = function bindDispatch(native, errors) {
             if (id.accountId != null) ownership.accountId = id.accountId
             if (id.userId != null) ownership.userId = id.userId
             const key = { identity: id, ownership, sessionId: text(st.ctx.sessionId), runId: text(st.ctx.runId), toolCallId: text(st.call.id), toolName: st.name }
-            key.argumentsHash = native.toolEffectArgumentsHash(st.call.arguments)
-            const derived = native.deriveToolEffectKey(key)
-            key.key = derived
+            if (st.effectRead !== undefined) {
+              // The snapshot's key: the key then the 64 hex digits of the arguments hash.
+              const kh = native.dispatchEffectKey(st.effectRead, key.sessionId, key.runId, key.toolCallId, key.toolName, st.call.arguments)
+              key.argumentsHash = kh.slice(-64)
+              key.key = kh.slice(0, -64)
+            } else {
+              key.argumentsHash = native.toolEffectArgumentsHash(st.call.arguments)
+              key.key = native.deriveToolEffectKey(key)
+            }
+            const derived = key.key
             key.signal = st.ctx.signal
             st.effectKey = key
             st.idempotencyKey = derived
@@ -756,6 +769,7 @@ module.exports = function bindDispatch(native, errors) {
       effectKey: undefined,
       effectRecord: undefined,
       effectClaim: undefined,
+      effectRead: undefined,
       guard: undefined,
       checked: undefined,
       t0: h.emit !== undefined ? performance.now() : 0, // for events' durationMs only

@@ -201,19 +201,27 @@ function readOptions(target, schema, who) {
   }
 }
 
+// The most any store may keep of one result (`maxResultBytes`), as in the built-in stores.
+const MAX_RESULT_BYTES_CEILING = 16 * 1024 * 1024
+
 /**
  * A `ToolEffectStore` on PostgreSQL: `createPostgresToolEffectStore(pool, schema)` (upstream's shape: the
  * store connects with the pool's settings), `createPostgresToolEffectStore(connectionString, schema?)` or
  * `createPostgresToolEffectStore({ connectionString, schema?, maxConnections?, connectTimeoutMs?,
- * statementTimeoutMs?, now? })`. Every method returns a promise.
+ * statementTimeoutMs?, maxResultBytes?, now? })`. Every method returns a promise. A result larger than
+ * `maxResultBytes` (default 64 KiB, at most 16 MiB) completes its record with `resultOmitted`.
  */
 function createPostgresToolEffectStore(target, schemaArg, extra) {
   const options = readOptions(target, schemaArg, 'createPostgresToolEffectStore')
   const schema = checkSchema(options.schema ?? 'prism', 'createPostgresToolEffectStore')
   const now = isObject(target) && typeof target.now === 'function' ? target.now : isObject(extra) ? extra.now : undefined
+  const maxResultBytes = isObject(target) ? target.maxResultBytes : isObject(extra) ? extra.maxResultBytes : undefined
+  if (maxResultBytes !== undefined && (!Number.isInteger(maxResultBytes) || maxResultBytes < 1 || maxResultBytes > MAX_RESULT_BYTES_CEILING)) {
+    throw new RangeError(`createPostgresToolEffectStore: maxResultBytes must be an integer from 1 to ${MAX_RESULT_BYTES_CEILING}`)
+  }
   let handle
   let closed = false
-  const opening = native.openPostgresToolEffectStore({ ...options, schema }).then(
+  const opening = native.openPostgresToolEffectStore({ ...options, schema, maxResultBytes }).then(
     (h) => (handle = h),
     (e) => Promise.reject(classify(e)),
   )

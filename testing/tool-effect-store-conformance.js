@@ -110,10 +110,27 @@ async function assertToolEffectStoreConforms(storeOrFactory, options = {}) {
   const afterDispatch = await store.begin(a)
   if (afterDispatch.outcome !== 'existing' || afterDispatch.record.status !== 'dispatched') fail('begin must never re-claim a dispatched effect')
   await expectRefused(() => store.complete({ ...claim(a, dispatched), result: { ...result(a), toolCallId: 'another-call' } }), 'complete must refuse a result of another call')
-  await expectRefused(
-    () => store.complete({ ...claim(a, dispatched), result: { ...result(a), value: 'x'.repeat(2 * 1024 * 1024) } }),
-    'complete must refuse a result larger than 1 MiB',
-  )
+  // A result larger than the store keeps is refused (ERR_PRISM_TOOL_EFFECT_LIMIT, as @arnilo/prism's stores
+  // do) or completes the record without the value (this package's stores: `resultOmitted`, its size and
+  // SHA-256); either way the record is never left half-made, and a completed one is never claimed again.
+  const big = key('big')
+  const bigBegun = await store.begin(big)
+  const bigDispatched = await store.markDispatched(claim(big, bigBegun.record))
+  let bigDone
+  try {
+    bigDone = await store.complete({ ...claim(big, bigDispatched), result: { ...result(big), value: 'x'.repeat(2 * 1024 * 1024) } })
+  } catch (e) {
+    if (e?.code !== 'ERR_PRISM_TOOL_EFFECT_LIMIT') fail('complete of a result larger than the store keeps must refuse it with ERR_PRISM_TOOL_EFFECT_LIMIT or complete without it')
+    const after = await store.get(big)
+    if (after?.status !== 'dispatched' || after.version !== bigDispatched.version) fail('a refused complete must leave the record as it was')
+  }
+  if (bigDone !== undefined) {
+    if (bigDone.status !== 'completed' || bigDone.result !== undefined || !(bigDone.resultOmitted?.bytes > 2 * 1024 * 1024) || typeof bigDone.resultOmitted?.sha256 !== 'string') {
+      fail('a store that completes a result larger than it keeps must leave the value out and record resultOmitted { bytes, sha256 }')
+    }
+    const again = await store.begin(big)
+    if (again.outcome !== 'existing' || again.record.status !== 'completed') fail('begin must never re-claim an effect completed without its value')
+  }
   const completed = await store.complete({ ...claim(a, dispatched), result: result(a) })
   if (completed.status !== 'completed' || completed.version !== dispatched.version + 1) fail('complete must move dispatched to completed and bump the version')
   if (!completed.result || completed.result.toolCallId !== a.toolCallId || completed.result.value?.ok !== true) fail('complete must keep the bounded result')

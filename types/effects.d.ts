@@ -140,7 +140,13 @@ export interface ToolEffectIds {
   readonly argumentsHash: string;
 }
 
-/** One stored effect (at most 128 KiB serialised). */
+/** What a record keeps of a result larger than its store keeps. */
+export interface ToolEffectResultDigest {
+  readonly bytes: number;
+  readonly sha256: string;
+}
+
+/** One stored effect (at most 128 KiB serialised, or `maxResultBytes` + 64 KiB when that is larger). */
 export interface ToolEffectRecord extends ToolEffectIds {
   readonly tenantId: string;
   readonly accountId?: string;
@@ -155,6 +161,13 @@ export interface ToolEffectRecord extends ToolEffectIds {
   readonly result?: ToolEffectResult;
   /** At most 1 KiB. */
   readonly resultRef?: string;
+  /**
+   * Set instead of `result` when the completed result was larger than the store keeps
+   * (`maxResultBytes`, default 64 KiB): its `JSON.stringify` size in bytes and SHA-256 (hex). The call
+   * that completed it returned its value; a retry of the key is refused with
+   * `ERR_PRISM_TOOL_EFFECT_COMPLETED` and never runs the tool again.
+   */
+  readonly resultOmitted?: ToolEffectResultDigest;
   readonly failure?: ToolEffectFailure;
   readonly createdAt: string;
   readonly updatedAt: string;
@@ -246,6 +259,11 @@ export interface NativeToolEffectStore extends Promised<ToolEffectStore> {
 export interface MemoryToolEffectStoreOptions {
   /** Clock in epoch milliseconds (default `Date.now`), e.g. to test lease expiry. */
   readonly now?: () => number;
+  /**
+   * The largest result kept (bytes of its `JSON.stringify` text; 1 – 16 777 216, default 65 536). A
+   * larger one completes its record with `resultOmitted` instead of the value.
+   */
+  readonly maxResultBytes?: number;
 }
 
 export interface SqliteToolEffectStoreOptions extends MemoryToolEffectStoreOptions {

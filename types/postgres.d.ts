@@ -34,6 +34,11 @@ export interface PostgresToolEffectStoreOptions extends PostgresConnectionOption
   readonly maxConnections?: number;
   /** Replaces the clock (epoch ms), e.g. to test lease expiry. */
   readonly now?: () => number;
+  /**
+   * The largest result kept (bytes of its `JSON.stringify` text; 1 – 16 777 216, default 65 536). A
+   * larger one completes its record with `resultOmitted` instead of the value.
+   */
+  readonly maxResultBytes?: number;
 }
 
 /**

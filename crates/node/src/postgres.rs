@@ -26,6 +26,9 @@ pub struct PostgresStoreOptions {
     pub max_connections: Option<u32>,
     pub connect_timeout_ms: Option<u32>,
     pub statement_timeout_ms: Option<u32>,
+    /// The largest result kept (default 64 KiB, at most 16 MiB); a larger one completes its record
+    /// with `resultOmitted: { bytes, sha256 }` instead of the value.
+    pub max_result_bytes: Option<u32>,
 }
 
 /// A rejection: a real `Error` whose `code` (and `reason`, for identity refusals) the facade reads.
@@ -49,6 +52,7 @@ fn reject(env: &Env, e: &StoreError) -> Error {
 /// Opens the pool and runs the migrations off the JS thread.
 pub struct OpenTask {
     options: PostgresOptions,
+    max_result_bytes: usize,
 }
 
 impl Task for OpenTask {
@@ -56,7 +60,9 @@ impl Task for OpenTask {
     type JsValue = PostgresToolEffectStoreHandle;
 
     fn compute(&mut self) -> Result<Self::Output> {
-        Ok(PostgresStorage::open(&self.options).map(|s| Arc::new(EffectStore::new(s))))
+        let max = self.max_result_bytes;
+        Ok(PostgresStorage::open(&self.options)
+            .map(|s| Arc::new(EffectStore::with_max_result_bytes(s, max))))
     }
 
     fn resolve(&mut self, env: Env, output: Self::Output) -> Result<Self::JsValue> {
@@ -71,6 +77,11 @@ impl Task for OpenTask {
 #[napi(js_name = "openPostgresToolEffectStore")]
 pub fn open_postgres_tool_effect_store(options: PostgresStoreOptions) -> AsyncTask<OpenTask> {
     AsyncTask::new(OpenTask {
+        max_result_bytes: options
+            .max_result_bytes
+            .map_or(prism_tools_core::effects::store::MAX_RESULT_BYTES, |n| {
+                n as usize
+            }),
         options: PostgresOptions::from_host(
             options.connection_string,
             options.schema,
@@ -127,7 +138,7 @@ fn run(
         }
         "resolveUnknown" => {
             let r: Resolution = wire::resolution(obj);
-            Ok(store.resolve_unknown(&key, &r, now, &parse)?.to_json())
+            Ok(store.resolve_unknown(&key, r, now, &parse)?.to_json())
         }
         "cleanup" => {
             let ownership = wire::ownership(obj.get("ownership"));
@@ -143,7 +154,7 @@ fn run(
         }
         other => match wire::transition(other, obj) {
             Some(to) => Ok(store
-                .transition(&key, &wire::claim(obj), &to, now, &parse)?
+                .transition(&key, &wire::claim(obj), to, now, &parse)?
                 .to_json()),
             None => Err(StoreError::Effect(EffectError::limit(
                 "unknown tool effect store method",

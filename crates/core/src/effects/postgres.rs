@@ -13,7 +13,7 @@ use postgres::error::SqlState;
 use postgres::{Client, Config, NoTls, Row, Statement};
 
 use super::error::StoreError;
-use super::record::{EffectRecord, Failure, Status};
+use super::record::{EffectRecord, Failure, ResultDigest, Status};
 use super::store::{Owner, RecordStorage, Update};
 
 /// A pooled connection with its component's statements prepared once, when it was opened: each
@@ -258,7 +258,10 @@ const MIGRATIONS: &[&str] = &["CREATE TABLE {schema}.prism_tool_effects (
   updated_at bigint NOT NULL,
   expires_at bigint
 );
-CREATE INDEX prism_tool_effects_cleanup ON {schema}.prism_tool_effects (tenant_id, status, updated_at)"];
+CREATE INDEX prism_tool_effects_cleanup ON {schema}.prism_tool_effects (tenant_id, status, updated_at)",
+    // A result larger than the store keeps: its size and SHA-256 instead of the value.
+    "ALTER TABLE {schema}.prism_tool_effects ADD COLUMN IF NOT EXISTS result_omitted_bytes bigint,
+       ADD COLUMN IF NOT EXISTS result_omitted_sha256 text"];
 
 /// Effect records in a PostgreSQL table (`<schema>.prism_tool_effects`).
 pub struct PostgresStorage {
@@ -289,18 +292,22 @@ impl PostgresStorage {
             format!(
                 "SELECT tenant_id, account_id, user_id, effect_key, session_id, run_id, tool_call_id, tool_name,
                    arguments_hash, status, attempt, version, claim_token, result, result_ref, failure_code,
-                   failure_reference, created_at, updated_at, expires_at FROM {t} WHERE id = $1"
+                   failure_reference, created_at, updated_at, expires_at, result_omitted_bytes,
+                   result_omitted_sha256 FROM {t} WHERE id = $1"
             ),
             format!(
                 "INSERT INTO {t} (id, tenant_id, account_id, user_id, effect_key, session_id, run_id, tool_call_id,
                    tool_name, arguments_hash, status, attempt, version, claim_token, result, result_ref,
-                   failure_code, failure_reference, created_at, updated_at, expires_at)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)
+                   failure_code, failure_reference, created_at, updated_at, expires_at, result_omitted_bytes,
+                   result_omitted_sha256)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21,
+                   $22, $23)
                  ON CONFLICT (id) DO UPDATE SET status = EXCLUDED.status, attempt = EXCLUDED.attempt,
                    version = EXCLUDED.version, claim_token = EXCLUDED.claim_token, result = EXCLUDED.result,
                    result_ref = EXCLUDED.result_ref, failure_code = EXCLUDED.failure_code,
                    failure_reference = EXCLUDED.failure_reference, updated_at = EXCLUDED.updated_at,
-                   expires_at = EXCLUDED.expires_at
+                   expires_at = EXCLUDED.expires_at, result_omitted_bytes = EXCLUDED.result_omitted_bytes,
+                   result_omitted_sha256 = EXCLUDED.result_omitted_sha256
                  WHERE {t}.tenant_id = EXCLUDED.tenant_id"
             ),
             format!(
@@ -344,6 +351,8 @@ fn from_row(row: &Row) -> Result<EffectRecord, StoreError> {
     let failure_reference: Option<String> = row.get(16);
     let attempt: i32 = row.get(10);
     let version: i64 = row.get(11);
+    let omitted_bytes: Option<i64> = row.get(20);
+    let omitted_sha256: Option<String> = row.get(21);
     Ok(EffectRecord {
         tenant_id: row.get(0),
         account_id: row.get(1),
@@ -360,6 +369,12 @@ fn from_row(row: &Row) -> Result<EffectRecord, StoreError> {
         claim_token: row.get(12),
         result: row.get(13),
         result_ref: row.get(14),
+        result_omitted: omitted_bytes
+            .zip(omitted_sha256)
+            .map(|(bytes, sha256)| ResultDigest {
+                bytes: bytes.max(0) as u64,
+                sha256,
+            }),
         failure: failure_code.map(|code| Failure {
             code,
             reference: failure_reference,
@@ -407,13 +422,13 @@ pub fn in_locked_row<R>(
 impl RecordStorage for PostgresStorage {
     fn read(&self, id: &str) -> Result<Option<EffectRecord>, StoreError> {
         // Reads take the lock too (inside a transaction): a read never sees a half-decided transition.
-        self.update(id, |current| Ok((None, current)))
+        self.update(id, |current| Ok(super::store::Step::read(current.cloned())))
     }
 
     fn update<R>(
         &self,
         id: &str,
-        f: impl FnOnce(Option<EffectRecord>) -> Update<R>,
+        f: impl FnOnce(Option<&mut EffectRecord>) -> Update<R>,
     ) -> Result<R, StoreError> {
         let mut conn = self.conn()?;
         let Prepared {
@@ -423,13 +438,20 @@ impl RecordStorage for PostgresStorage {
             },
         } = &mut *conn;
         in_locked_row(client, lock, read, &[&id], |mut tx, row| {
-            let current = row.as_ref().map(from_row).transpose()?;
-            let (write, out) = f(current)?; // an Err drops `tx`, which rolls back
+            let mut current = row.as_ref().map(from_row).transpose()?;
+            let step = f(current.as_mut())?; // an Err drops `tx`, which rolls back
+            let write = match (&step.insert, step.dirty) {
+                (Some(r), _) => Some(r),
+                (None, true) => current.as_ref(),
+                (None, false) => None,
+            };
             if let Some(r) = write {
                 let version = r.version as i64;
                 let attempt = r.attempt as i32;
                 let failure_code = r.failure.as_ref().map(|f| f.code.as_str());
                 let failure_reference = r.failure.as_ref().and_then(|f| f.reference.as_deref());
+                let omitted_bytes = r.result_omitted.as_ref().map(|d| d.bytes as i64);
+                let omitted_sha256 = r.result_omitted.as_ref().map(|d| d.sha256.as_str());
                 let written = tx
                     .execute(
                         &*upsert,
@@ -455,6 +477,8 @@ impl RecordStorage for PostgresStorage {
                             &r.created_at,
                             &r.updated_at,
                             &r.expires_at,
+                            &omitted_bytes,
+                            &omitted_sha256,
                         ],
                     )
                     .map_err(|e| storage_error("write", &e))?;
@@ -465,7 +489,7 @@ impl RecordStorage for PostgresStorage {
                 }
             }
             tx.commit().map_err(|e| storage_error("commit", &e))?;
-            Ok(out)
+            Ok(step.out)
         })
         .map_err(|(what, e)| storage_error(what, &e))?
     }

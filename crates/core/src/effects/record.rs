@@ -49,6 +49,15 @@ pub struct Failure {
     pub reference: Option<String>,
 }
 
+/// What a completed record keeps of a result larger than its store keeps (`resultOmitted`): the
+/// result's `JSON.stringify` byte length and its SHA-256 (hex), so an operator can tell which value
+/// the call returned without the store holding it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResultDigest {
+    pub bytes: u64,
+    pub sha256: String,
+}
+
 /// One effect record. Times are epoch milliseconds; `result` is the stored `ToolResult` as JSON text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EffectRecord {
@@ -67,6 +76,8 @@ pub struct EffectRecord {
     pub claim_token: Option<String>,
     pub result: Option<String>,
     pub result_ref: Option<String>,
+    /// Set instead of `result` when the result was larger than the store keeps.
+    pub result_omitted: Option<ResultDigest>,
     pub failure: Option<Failure>,
     pub created_at: i64,
     pub updated_at: i64,
@@ -76,6 +87,35 @@ pub struct EffectRecord {
 impl EffectRecord {
     /// The record as `ToolEffectRecord` JSON (absent optional fields are left out).
     pub fn to_json(&self) -> String {
+        self.to_json_with(true)
+    }
+
+    /// An upper bound of `to_json().len()`, computed without writing it: every string at its worst
+    /// escaping (6 bytes per byte) plus the field names, numbers and timestamps.
+    pub fn json_len_bound(&self) -> usize {
+        let opt = |s: &Option<String>| s.as_ref().map_or(0, String::len);
+        let texts = self.tenant_id.len()
+            + opt(&self.account_id)
+            + opt(&self.user_id)
+            + self.key.len()
+            + self.session_id.len()
+            + self.run_id.len()
+            + self.tool_call_id.len()
+            + self.tool_name.len()
+            + self.arguments_hash.len()
+            + opt(&self.claim_token)
+            + opt(&self.result_ref)
+            + self.result_omitted.as_ref().map_or(0, |d| d.sha256.len())
+            + self
+                .failure
+                .as_ref()
+                .map_or(0, |f| f.code.len() + opt(&f.reference));
+        texts * 6 + opt(&self.result) + 1024
+    }
+
+    /// The record as JSON, with or without its claim token (a caller that did not acquire the claim
+    /// never sees it).
+    pub fn to_json_with(&self, claim_token: bool) -> String {
         let mut o = String::with_capacity(512 + self.result.as_ref().map_or(0, String::len));
         let field = |o: &mut String, name: &str, value: &str| {
             o.push_str(",\"");
@@ -102,7 +142,7 @@ impl EffectRecord {
             ",\"attempt\":{},\"version\":{}",
             self.attempt, self.version
         ));
-        if let Some(t) = &self.claim_token {
+        if let Some(t) = self.claim_token.as_ref().filter(|_| claim_token) {
             field(&mut o, "claimToken", t);
         }
         if let Some(r) = &self.result {
@@ -111,6 +151,14 @@ impl EffectRecord {
         }
         if let Some(r) = &self.result_ref {
             field(&mut o, "resultRef", r);
+        }
+        if let Some(d) = &self.result_omitted {
+            o.push_str(&format!(
+                ",\"resultOmitted\":{{\"bytes\":{},\"sha256\":",
+                d.bytes
+            ));
+            write_json_string(&d.sha256, &mut o);
+            o.push('}');
         }
         if let Some(f) = &self.failure {
             o.push_str(",\"failure\":{\"code\":");

@@ -7,7 +7,7 @@
 //! `NORMAL` survives a killed process only.
 
 use super::error::StoreError;
-use super::record::{EffectRecord, Failure, Status};
+use super::record::{EffectRecord, Failure, ResultDigest, Status};
 use super::store::{Owner, RecordStorage, Update};
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension, Row, TransactionBehavior};
 use std::sync::{Mutex, MutexGuard};
@@ -88,19 +88,48 @@ CREATE TABLE IF NOT EXISTS prism_tool_effects (
   failure_reference TEXT,
   created_at INTEGER NOT NULL,
   updated_at INTEGER NOT NULL,
-  expires_at INTEGER
+  expires_at INTEGER,
+  result_omitted_bytes INTEGER,
+  result_omitted_sha256 TEXT
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS prism_tool_effects_cleanup ON prism_tool_effects (tenant_id, status, updated_at);
 ";
 
+/// Columns added after the first release, for files made before them (checked and added in one
+/// write transaction, so processes opening one file together add each once).
+const ADDED_COLUMNS: &[(&str, &str)] = &[
+    ("result_omitted_bytes", "INTEGER"),
+    ("result_omitted_sha256", "TEXT"),
+];
+
+fn add_missing_columns(conn: &mut Connection) -> Result<(), StoreError> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let present: Vec<String> = {
+        let mut stmt = tx.prepare("SELECT name FROM pragma_table_info('prism_tool_effects')")?;
+        let names = stmt.query_map([], |r| r.get::<_, String>(0))?;
+        names.collect::<rusqlite::Result<_>>()?
+    };
+    for (name, ty) in ADDED_COLUMNS {
+        if !present.iter().any(|p| p == name) {
+            tx.execute_batch(&format!(
+                "ALTER TABLE prism_tool_effects ADD COLUMN {name} {ty}"
+            ))?;
+        }
+    }
+    tx.commit()?;
+    Ok(())
+}
+
 const SELECT: &str = "SELECT tenant_id, account_id, user_id, effect_key, session_id, run_id, tool_call_id, tool_name,
   arguments_hash, status, attempt, version, claim_token, result, result_ref, failure_code, failure_reference,
-  created_at, updated_at, expires_at FROM prism_tool_effects WHERE id = ?1";
+  created_at, updated_at, expires_at, result_omitted_bytes, result_omitted_sha256
+  FROM prism_tool_effects WHERE id = ?1";
 
 const UPSERT: &str = "INSERT OR REPLACE INTO prism_tool_effects (id, tenant_id, account_id, user_id, effect_key,
   session_id, run_id, tool_call_id, tool_name, arguments_hash, status, attempt, version, claim_token, result,
-  result_ref, failure_code, failure_reference, created_at, updated_at, expires_at)
-  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)";
+  result_ref, failure_code, failure_reference, created_at, updated_at, expires_at, result_omitted_bytes,
+  result_omitted_sha256)
+  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23)";
 
 fn from_row(row: &Row<'_>) -> rusqlite::Result<Result<EffectRecord, StoreError>> {
     let status: String = row.get(9)?;
@@ -111,6 +140,8 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<Result<EffectRecord, StoreError>>
     };
     let failure_code: Option<String> = row.get(15)?;
     let failure_reference: Option<String> = row.get(16)?;
+    let omitted_bytes: Option<i64> = row.get(20)?;
+    let omitted_sha256: Option<String> = row.get(21)?;
     Ok(Ok(EffectRecord {
         tenant_id: row.get(0)?,
         account_id: row.get(1)?,
@@ -127,6 +158,12 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<Result<EffectRecord, StoreError>>
         claim_token: row.get(12)?,
         result: row.get(13)?,
         result_ref: row.get(14)?,
+        result_omitted: omitted_bytes
+            .zip(omitted_sha256)
+            .map(|(bytes, sha256)| ResultDigest {
+                bytes: bytes.max(0) as u64,
+                sha256,
+            }),
         failure: failure_code.map(|code| Failure {
             code,
             reference: failure_reference,
@@ -169,6 +206,8 @@ fn write_with(conn: &Connection, id: &str, r: &EffectRecord) -> Result<(), Store
         r.created_at,
         r.updated_at,
         r.expires_at,
+        r.result_omitted.as_ref().map(|d| d.bytes as i64),
+        r.result_omitted.as_ref().map(|d| d.sha256.as_str()),
     ])?;
     Ok(())
 }
@@ -180,8 +219,9 @@ pub struct SqliteStorage {
 
 impl SqliteStorage {
     pub fn open(path: &str, options: &SqliteOptions) -> Result<Self, StoreError> {
-        let conn = open_connection(path, options)?;
+        let mut conn = open_connection(path, options)?;
         conn.execute_batch(SCHEMA)?;
+        add_missing_columns(&mut conn)?;
         Ok(Self {
             conn: Mutex::new(Some(conn)),
         })
@@ -206,18 +246,20 @@ impl RecordStorage for SqliteStorage {
     fn update<R>(
         &self,
         id: &str,
-        f: impl FnOnce(Option<EffectRecord>) -> Update<R>,
+        f: impl FnOnce(Option<&mut EffectRecord>) -> Update<R>,
     ) -> Result<R, StoreError> {
         let mut guard = self.lock();
         let conn = guard.as_mut().ok_or_else(closed)?;
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let current = read_with(&tx, id)?;
-        let (write, out) = f(current)?; // an Err drops `tx`, which rolls back
-        if let Some(record) = write {
-            write_with(&tx, id, &record)?;
+        let mut current = read_with(&tx, id)?;
+        let step = f(current.as_mut())?; // an Err drops `tx`, which rolls back
+        if let Some(record) = &step.insert {
+            write_with(&tx, id, record)?;
+        } else if let (true, Some(record)) = (step.dirty, &current) {
+            write_with(&tx, id, record)?;
         }
         tx.commit()?;
-        Ok(out)
+        Ok(step.out)
     }
 
     fn cleanup(&self, owner: &Owner, before: i64, limit: u32) -> Result<u32, StoreError> {

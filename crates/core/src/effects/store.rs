@@ -15,7 +15,7 @@
 
 use super::error::{EffectError, EffectErrorCode, StoreError};
 use super::identity::{check_matches_ownership, Field, IdentityView, OwnershipView};
-use super::record::{EffectRecord, Failure, Status};
+use super::record::{EffectRecord, Failure, ResultDigest, Status};
 use std::collections::HashMap;
 use std::sync::Mutex;
 
@@ -28,9 +28,14 @@ pub const HARD_CLEANUP_LIMIT: u32 = 500;
 pub const MAX_EFFECT_KEY_BYTES: usize = 96;
 pub const MAX_TOOL_NAME_BYTES: usize = 512;
 pub const MAX_IDENTIFIER_BYTES: usize = 512;
+/// The largest result a store keeps by default; a larger one completes its record without the value
+/// (`resultOmitted`). `maxResultBytes` raises it up to [`HARD_MAX_RESULT_BYTES`].
 pub const MAX_RESULT_BYTES: usize = 64 * 1024;
+pub const HARD_MAX_RESULT_BYTES: usize = 16 * 1024 * 1024;
 pub const MAX_REFERENCE_BYTES: usize = 1024;
 pub const MAX_FAILURE_CODE_BYTES: usize = 128;
+/// The largest record with the default result limit; a store that keeps larger results allows
+/// its result limit plus the same 64 KiB for everything else.
 pub const MAX_RECORD_BYTES: usize = 128 * 1024;
 /// Failure code of a record whose lease ran out.
 pub const EXPIRED_CODE: &str = "ERR_PRISM_TOOL_EFFECT_EXPIRED";
@@ -97,17 +102,46 @@ impl BeginOutcome {
     }
 }
 
-/// Outcome of the atomic primitive's function: what to write (if anything) and what to return.
-pub type Update<R> = Result<(Option<EffectRecord>, R), StoreError>;
+/// What the atomic primitive's function asks for: a record to insert where there was none, or
+/// (`dirty`) that the record it was lent, changed in place, be written back; and what to return.
+pub struct Step<R> {
+    pub insert: Option<EffectRecord>,
+    pub dirty: bool,
+    pub out: R,
+}
 
-/// A place records live in. `update` must run `f` and the write it asks for as one atomic step with
+impl<R> Step<R> {
+    /// Nothing to write.
+    pub fn read(out: R) -> Self {
+        Self {
+            insert: None,
+            dirty: false,
+            out,
+        }
+    }
+    /// The lent record was changed in place.
+    pub fn changed(out: R) -> Self {
+        Self {
+            insert: None,
+            dirty: true,
+            out,
+        }
+    }
+}
+
+/// Outcome of the atomic primitive's function.
+pub type Update<R> = Result<Step<R>, StoreError>;
+
+/// A place records live in. `update` lends `f` the current record (mutable, so a transition edits it
+/// in place instead of copying it) and must run `f` and the write it asks for as one atomic step with
 /// respect to every other `update` on the same storage, in this process and in others sharing it.
+/// `f` changes the record only once it has decided to succeed, so an `Err` leaves storage as it was.
 pub trait RecordStorage: Send + Sync {
     fn read(&self, id: &str) -> Result<Option<EffectRecord>, StoreError>;
     fn update<R>(
         &self,
         id: &str,
-        f: impl FnOnce(Option<EffectRecord>) -> Update<R>,
+        f: impl FnOnce(Option<&mut EffectRecord>) -> Update<R>,
     ) -> Result<R, StoreError>;
     /// Deletes up to `limit` terminal records of exactly this ownership updated before `before`.
     fn cleanup(&self, owner: &Owner, before: i64, limit: u32) -> Result<u32, StoreError>;
@@ -159,6 +193,12 @@ pub fn validate_key(
     parse: &dyn Fn(&str) -> Option<i64>,
 ) -> Result<ValidKey, StoreError> {
     check_matches_ownership(&input.identity, &input.ownership, now, parse)?;
+    key_fields(input)
+}
+
+/// The key's fields bounded and its ownership equal to the identity's, without the identity's
+/// activity check (which depends on the time and is repeated at every transition).
+pub fn key_fields(input: &KeyInput) -> Result<ValidKey, StoreError> {
     let owner = owner_of(&input.ownership)?;
     let id = &input.identity;
     if Some(owner.tenant_id.as_str()) != id.tenant_id.text()
@@ -235,26 +275,24 @@ fn check_matches(record: &EffectRecord, k: &ValidKey) -> Result<(), StoreError> 
     Ok(())
 }
 
-/// Applies lease expiry. Returns the record as it reads at `now` and whether that differs from storage.
-pub fn expire(record: EffectRecord, now: i64) -> (EffectRecord, bool) {
+/// Applies lease expiry in place: a `pending` record whose lease ran out becomes `failed_retryable`,
+/// a `dispatched` one `unknown`. Returns whether the record changed.
+pub fn expire(record: &mut EffectRecord, now: i64) -> bool {
     let status = match (record.status, record.expires_at) {
         (Status::Pending, Some(e)) if e <= now => Status::FailedRetryable,
         (Status::Dispatched, Some(e)) if e <= now => Status::Unknown,
-        _ => return (record, false),
+        _ => return false,
     };
-    let expired = EffectRecord {
-        status,
-        version: record.version + 1,
-        claim_token: None,
-        expires_at: None,
-        failure: Some(Failure {
-            code: EXPIRED_CODE.to_owned(),
-            reference: None,
-        }),
-        updated_at: now,
-        ..record
-    };
-    (expired, true)
+    record.status = status;
+    record.version += 1;
+    record.claim_token = None;
+    record.expires_at = None;
+    record.failure = Some(Failure {
+        code: EXPIRED_CODE.to_owned(),
+        reference: None,
+    });
+    record.updated_at = now;
+    true
 }
 
 fn safe_int(
@@ -271,11 +309,11 @@ fn safe_int(
     }
 }
 
-fn require_claim(
-    record: Option<EffectRecord>,
+fn require_claim<'r>(
+    record: Option<&'r mut EffectRecord>,
     claim: &Claim,
     statuses: &[Status],
-) -> Result<EffectRecord, StoreError> {
+) -> Result<&'r mut EffectRecord, StoreError> {
     let Some(record) = record else {
         return Err(EffectError::conflict().into());
     };
@@ -297,47 +335,120 @@ fn validate_failure(f: &FailureInput) -> Result<Failure, EffectError> {
     })
 }
 
-fn validate_result(result: &ResultInput, k: &ValidKey) -> Result<Option<String>, EffectError> {
+/// A result as a record keeps it: its text, or (larger than the store keeps) its digest.
+#[derive(Debug, Default)]
+pub struct StoredResult {
+    pub text: Option<String>,
+    pub omitted: Option<ResultDigest>,
+}
+
+/// The two fields of a `ToolResult` a store checks; everything else is skipped unread.
+#[derive(serde::Deserialize)]
+struct ResultHead {
+    #[serde(rename = "toolCallId", default)]
+    tool_call_id: Option<serde_json::Value>,
+    #[serde(default)]
+    name: Option<serde_json::Value>,
+}
+
+/// Checks a result: JSON, and a `ToolResult` of this call (same `toolCallId` and `name`). One larger
+/// than `max_bytes` is not kept: the record holds its size and SHA-256 instead (`resultOmitted`).
+pub fn validate_result(
+    result: ResultInput,
+    k: &ValidKey,
+    max_bytes: usize,
+) -> Result<StoredResult, EffectError> {
     let text = match result {
-        None => return Ok(None),
+        None => return Ok(StoredResult::default()),
         Some(Err(())) => return Err(EffectError::limit("tool result must be JSON serializable")),
         Some(Ok(t)) => t,
     };
-    if text.len() > MAX_RESULT_BYTES {
-        return Err(EffectError::limit("tool result exceeds limits"));
-    }
-    let value: serde_json::Value = serde_json::from_str(text)
-        .map_err(|_| EffectError::limit("tool result must be JSON serializable"))?;
-    let same = value.get("toolCallId").and_then(|v| v.as_str()) == Some(k.tool_call_id.as_str())
-        && value.get("name").and_then(|v| v.as_str()) == Some(k.tool_name.as_str());
+    let same = match serde_json::from_str::<ResultHead>(&text) {
+        Ok(head) => {
+            head.tool_call_id.as_ref().and_then(|v| v.as_str()) == Some(k.tool_call_id.as_str())
+                && head.name.as_ref().and_then(|v| v.as_str()) == Some(k.tool_name.as_str())
+        }
+        // Not an object of that shape (an array, a string, a field of another type): JSON that is
+        // not this call's result, or not JSON at all.
+        Err(_) => {
+            serde_json::from_str::<serde::de::IgnoredAny>(&text)
+                .map_err(|_| EffectError::limit("tool result must be JSON serializable"))?;
+            false
+        }
+    };
     if !same {
         return Err(EffectError::conflict());
     }
-    Ok(Some(text.clone()))
+    if text.len() > max_bytes {
+        return Ok(StoredResult {
+            text: None,
+            omitted: Some(ResultDigest {
+                bytes: text.len() as u64,
+                sha256: super::canonical::sha256_hex(&text),
+            }),
+        });
+    }
+    Ok(StoredResult {
+        text: Some(text),
+        omitted: None,
+    })
 }
 
-fn check_size(record: &EffectRecord) -> Result<(), EffectError> {
-    if record.to_json().len() > MAX_RECORD_BYTES {
+fn check_size(record: &EffectRecord, max: usize) -> Result<(), EffectError> {
+    if record.json_len_bound() > max && record.to_json().len() > max {
         return Err(EffectError::limit("tool effect record exceeds limits"));
     }
     Ok(())
 }
 
-fn new_claim_token() -> Result<String, StoreError> {
+/// Random bytes from the OS, taken 4 KiB at a time: one `getrandom` call serves 256 claim tokens
+/// (a call per token was most of a claim's cost). Each byte is used once; the pool belongs to the
+/// process that filled it (a forked child refills its own before using any).
+struct RandomPool {
+    bytes: [u8; 4096],
+    used: usize,
+    pid: u32,
+}
+
+static RANDOM: Mutex<RandomPool> = Mutex::new(RandomPool {
+    bytes: [0; 4096],
+    used: 4096,
+    pid: 0,
+});
+
+fn random_16() -> Result<[u8; 16], StoreError> {
+    let mut pool = RANDOM.lock().unwrap_or_else(|e| e.into_inner());
+    let pid = std::process::id();
+    if pool.used + 16 > pool.bytes.len() || pool.pid != pid {
+        getrandom::fill(&mut pool.bytes)
+            .map_err(|e| StoreError::Storage(format!("tool effect store failed: {e}")))?;
+        pool.used = 0;
+        pool.pid = pid;
+    }
     let mut b = [0u8; 16];
-    getrandom::fill(&mut b)
-        .map_err(|e| StoreError::Storage(format!("tool effect store failed: {e}")))?;
+    let at = pool.used;
+    b.copy_from_slice(&pool.bytes[at..at + 16]);
+    // Wipe what was handed out, so the pool never holds a token already in use.
+    pool.bytes[at..at + 16].fill(0);
+    pool.used += 16;
+    Ok(b)
+}
+
+/// A fresh claim token: a random (version 4) UUID.
+fn new_claim_token() -> Result<String, StoreError> {
+    let mut b = random_16()?;
     b[6] = (b[6] & 0x0f) | 0x40;
     b[8] = (b[8] & 0x3f) | 0x80;
-    let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
-    Ok(format!(
-        "{}-{}-{}-{}-{}",
-        &hex[0..8],
-        &hex[8..12],
-        &hex[12..16],
-        &hex[16..20],
-        &hex[20..32]
-    ))
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(36);
+    for (i, x) in b.iter().enumerate() {
+        if matches!(i, 4 | 6 | 8 | 10) {
+            out.push('-');
+        }
+        out.push(HEX[(x >> 4) as usize] as char);
+        out.push(HEX[(x & 15) as usize] as char);
+    }
+    Ok(out)
 }
 
 /// The end state of a claimed transition.
@@ -367,16 +478,135 @@ pub struct Resolution {
     pub failure: Option<FailureInput>,
 }
 
+/// The validated payload of a transition, applied to a record in place.
+struct Change {
+    status: Status,
+    result: StoredResult,
+    result_ref: Option<String>,
+    failure: Option<Failure>,
+}
+
+impl Change {
+    /// A bound on the bytes this change adds to the record's JSON.
+    fn json_len_bound(&self) -> usize {
+        let opt = |s: &Option<String>| s.as_ref().map_or(0, String::len);
+        self.result.text.as_ref().map_or(0, String::len)
+            + 6 * (opt(&self.result_ref)
+                + self
+                    .failure
+                    .as_ref()
+                    .map_or(0, |f| f.code.len() + opt(&f.reference)))
+            + 256
+    }
+
+    /// Applies the change: new status and version; completed, failed and unknown records drop their
+    /// claim; a new result, reference or failure replaces the old one.
+    fn apply(self, record: &mut EffectRecord, now: i64) {
+        record.status = self.status;
+        record.version += 1;
+        if self.status != Status::Dispatched {
+            record.claim_token = None;
+            record.expires_at = None;
+        }
+        if let Some(t) = self.result.text {
+            record.result = Some(t);
+            record.result_omitted = None;
+        }
+        if let Some(d) = self.result.omitted {
+            record.result = None;
+            record.result_omitted = Some(d);
+        }
+        if let Some(r) = self.result_ref {
+            record.result_ref = Some(r);
+        }
+        if let Some(f) = self.failure {
+            record.failure = Some(f);
+        }
+        record.updated_at = now;
+    }
+
+    /// Checks the record's size after the change before making it: by a bound when that suffices, else
+    /// on a copy (only a record near the limit pays for it).
+    fn check_size(&self, record: &EffectRecord, max: usize, now: i64) -> Result<(), EffectError> {
+        if record.json_len_bound() + self.json_len_bound() <= max {
+            return Ok(());
+        }
+        let mut probe = record.clone();
+        Change {
+            status: self.status,
+            result: StoredResult {
+                text: self.result.text.clone(),
+                omitted: self.result.omitted.clone(),
+            },
+            result_ref: self.result_ref.clone(),
+            failure: self.failure.clone(),
+        }
+        .apply(&mut probe, now);
+        check_size(&probe, max)
+    }
+}
+
 /// A `ToolEffectStore` over some storage.
 pub struct EffectStore<S: RecordStorage> {
     pub storage: S,
+    max_result_bytes: usize,
+    max_record_bytes: usize,
 }
 
 type Parse<'a> = &'a dyn Fn(&str) -> Option<i64>;
 
+/// The fresh `pending` record of a claim (a new key, or a new attempt of a retryable one).
+fn fresh_record(
+    k: &ValidKey,
+    token: String,
+    attempt: u32,
+    version: u64,
+    created_at: i64,
+    now: i64,
+    ttl: i64,
+) -> EffectRecord {
+    EffectRecord {
+        tenant_id: k.tenant_id.clone(),
+        account_id: k.account_id.clone(),
+        user_id: k.user_id.clone(),
+        key: k.key.clone(),
+        session_id: k.session_id.clone(),
+        run_id: k.run_id.clone(),
+        tool_call_id: k.tool_call_id.clone(),
+        tool_name: k.tool_name.clone(),
+        arguments_hash: k.arguments_hash.clone(),
+        status: Status::Pending,
+        attempt,
+        version,
+        claim_token: Some(token),
+        result: None,
+        result_ref: None,
+        result_omitted: None,
+        failure: None,
+        created_at,
+        updated_at: now,
+        expires_at: Some(now + ttl),
+    }
+}
+
 impl<S: RecordStorage> EffectStore<S> {
     pub fn new(storage: S) -> Self {
-        Self { storage }
+        Self::with_max_result_bytes(storage, MAX_RESULT_BYTES)
+    }
+
+    /// A store that keeps results up to `max_result_bytes` (at most [`HARD_MAX_RESULT_BYTES`]); larger
+    /// ones complete their record with `resultOmitted` instead of the value.
+    pub fn with_max_result_bytes(storage: S, max_result_bytes: usize) -> Self {
+        let max_result_bytes = max_result_bytes.min(HARD_MAX_RESULT_BYTES);
+        Self {
+            storage,
+            max_result_bytes,
+            max_record_bytes: MAX_RECORD_BYTES.max(max_result_bytes + 64 * 1024),
+        }
+    }
+
+    pub fn max_result_bytes(&self) -> usize {
+        self.max_result_bytes
     }
 
     /// `get`: the record as it reads now (lease expiry applied and persisted), or `None`.
@@ -387,21 +617,24 @@ impl<S: RecordStorage> EffectStore<S> {
         parse: Parse,
     ) -> Result<Option<EffectRecord>, StoreError> {
         let k = validate_key(input, now, parse)?;
-        let Some(found) = self.storage.read(&k.storage_id)? else {
+        let Some(mut found) = self.storage.read(&k.storage_id)? else {
             return Ok(None);
         };
         check_matches(&found, &k)?;
-        let (_, changed) = expire(found.clone(), now);
-        if !changed {
+        if !expire(&mut found, now) {
             return Ok(Some(found));
         }
         self.storage.update(&k.storage_id, |current| {
             let Some(current) = current else {
-                return Ok((None, None));
+                return Ok(Step::read(None));
             };
-            check_matches(&current, &k)?;
-            let (view, changed) = expire(current, now);
-            Ok((changed.then(|| view.clone()), Some(view)))
+            check_matches(current, &k)?;
+            let changed = expire(current, now);
+            Ok(Step {
+                insert: None,
+                dirty: changed,
+                out: Some(current.clone()),
+            })
         })
     }
 
@@ -416,6 +649,25 @@ impl<S: RecordStorage> EffectStore<S> {
         parse: Parse,
     ) -> Result<(BeginOutcome, EffectRecord), StoreError> {
         let k = validate_key(input, now, parse)?;
+        self.begin_valid(&k, claim_ttl_ms, max_attempts, now, |outcome, r| {
+            let shown = match outcome {
+                BeginOutcome::Acquired => r.clone(),
+                BeginOutcome::Existing => r.without_claim_token(),
+            };
+            (outcome, shown)
+        })
+    }
+
+    /// `begin` on a validated key (whose identity the caller checked at `now`); `out` makes the answer
+    /// from the record as stored (an `existing` answer must not show its claim token).
+    pub fn begin_valid<R>(
+        &self,
+        k: &ValidKey,
+        claim_ttl_ms: Option<f64>,
+        max_attempts: Option<f64>,
+        now: i64,
+        out: impl FnOnce(BeginOutcome, &EffectRecord) -> R,
+    ) -> Result<R, StoreError> {
         let ttl = safe_int(
             claim_ttl_ms,
             DEFAULT_CLAIM_TTL_MS,
@@ -431,42 +683,37 @@ impl<S: RecordStorage> EffectStore<S> {
             "effect attempts exceed limits",
         )? as u32;
         let token = new_claim_token()?;
+        // A fresh record holds only the key's fields (each bounded, see `validate_key`) and a token:
+        // far below every record limit, so it needs no size check.
         self.storage.update(&k.storage_id, |current| {
-            let fresh = |attempt: u32, previous: Option<&EffectRecord>| EffectRecord {
-                tenant_id: k.tenant_id.clone(),
-                account_id: k.account_id.clone(),
-                user_id: k.user_id.clone(),
-                key: k.key.clone(),
-                session_id: k.session_id.clone(),
-                run_id: k.run_id.clone(),
-                tool_call_id: k.tool_call_id.clone(),
-                tool_name: k.tool_name.clone(),
-                arguments_hash: k.arguments_hash.clone(),
-                status: Status::Pending,
-                attempt,
-                version: previous.map_or(0, |p| p.version) + 1,
-                claim_token: Some(token.clone()),
-                result: None,
-                result_ref: None,
-                failure: None,
-                created_at: previous.map_or(now, |p| p.created_at),
-                updated_at: now,
-                expires_at: Some(now + ttl),
-            };
             let Some(current) = current else {
-                let record = fresh(1, None);
-                check_size(&record)?;
-                return Ok((Some(record.clone()), (BeginOutcome::Acquired, record)));
+                let record = fresh_record(k, token, 1, 1, now, now, ttl);
+                let out = out(BeginOutcome::Acquired, &record);
+                return Ok(Step {
+                    insert: Some(record),
+                    dirty: false,
+                    out,
+                });
             };
-            check_matches(&current, &k)?;
-            let (view, changed) = expire(current, now);
-            if view.status == Status::FailedRetryable && view.attempt < attempts {
-                let record = fresh(view.attempt + 1, Some(&view));
-                check_size(&record)?;
-                return Ok((Some(record.clone()), (BeginOutcome::Acquired, record)));
+            check_matches(current, k)?;
+            let changed = expire(current, now);
+            if current.status == Status::FailedRetryable && current.attempt < attempts {
+                *current = fresh_record(
+                    k,
+                    token,
+                    current.attempt + 1,
+                    current.version + 1,
+                    current.created_at,
+                    now,
+                    ttl,
+                );
+                return Ok(Step::changed(out(BeginOutcome::Acquired, current)));
             }
-            let shown = view.without_claim_token();
-            Ok((changed.then_some(view), (BeginOutcome::Existing, shown)))
+            Ok(Step {
+                insert: None,
+                dirty: changed,
+                out: out(BeginOutcome::Existing, current),
+            })
         })
     }
 
@@ -475,26 +722,47 @@ impl<S: RecordStorage> EffectStore<S> {
         &self,
         input: &KeyInput,
         claim: &Claim,
-        to: &Transition,
+        to: Transition,
         now: i64,
         parse: Parse,
     ) -> Result<EffectRecord, StoreError> {
         let k = validate_key(input, now, parse)?;
+        self.transition_valid(&k, claim, to, now, EffectRecord::clone)
+    }
+
+    /// A claimed transition on a validated key (whose identity the caller checked at `now`); `out`
+    /// makes the answer from the record as stored, which is changed in place (no copy of it is made).
+    pub fn transition_valid<R>(
+        &self,
+        k: &ValidKey,
+        claim: &Claim,
+        to: Transition,
+        now: i64,
+        out: impl FnOnce(&EffectRecord) -> R,
+    ) -> Result<R, StoreError> {
         // Validate the payload before touching storage.
-        let (from, status, result, result_ref, failure): (
-            &[Status],
-            Status,
-            Option<String>,
-            Option<String>,
-            Option<Failure>,
-        ) = match to {
-            Transition::Dispatched => (&[Status::Pending], Status::Dispatched, None, None, None),
+        let (from, change): (&[Status], Change) = match to {
+            Transition::Dispatched => (
+                &[Status::Pending],
+                Change {
+                    status: Status::Dispatched,
+                    result: StoredResult::default(),
+                    result_ref: None,
+                    failure: None,
+                },
+            ),
             Transition::Complete { result, result_ref } => (
                 &[Status::Dispatched],
-                Status::Completed,
-                validate_result(result, &k)?,
-                optional_text(result_ref, MAX_REFERENCE_BYTES, "effect reference")?,
-                None,
+                Change {
+                    status: Status::Completed,
+                    result: validate_result(result, k, self.max_result_bytes)?,
+                    result_ref: optional_text(
+                        &result_ref,
+                        MAX_REFERENCE_BYTES,
+                        "effect reference",
+                    )?,
+                    failure: None,
+                },
             ),
             Transition::Fail { status, failure } => {
                 let status = match status.text().and_then(Status::parse) {
@@ -502,7 +770,7 @@ impl<S: RecordStorage> EffectStore<S> {
                     _ => return Err(EffectError::limit("effect failure status is invalid").into()),
                 };
                 let failure = match failure {
-                    Some(f) => validate_failure(f)?,
+                    Some(f) => validate_failure(&f)?,
                     None => {
                         return Err(EffectError::limit(
                             "effect failure code is required and bounded",
@@ -512,47 +780,40 @@ impl<S: RecordStorage> EffectStore<S> {
                 };
                 (
                     &[Status::Pending, Status::Dispatched],
-                    status,
-                    None,
-                    None,
-                    Some(failure),
+                    Change {
+                        status,
+                        result: StoredResult::default(),
+                        result_ref: None,
+                        failure: Some(failure),
+                    },
                 )
             }
             Transition::Unknown { failure } => (
                 &[Status::Dispatched],
-                Status::Unknown,
-                None,
-                None,
-                failure.as_ref().map(validate_failure).transpose()?,
+                Change {
+                    status: Status::Unknown,
+                    result: StoredResult::default(),
+                    result_ref: None,
+                    failure: failure.as_ref().map(validate_failure).transpose()?,
+                },
             ),
         };
+        let max = self.max_record_bytes;
         self.storage.update(&k.storage_id, |current| {
+            // Lease expiry is applied first (as any read applies it); a refused transition may leave
+            // it applied.
             let current = match current {
                 Some(c) => {
-                    check_matches(&c, &k)?;
-                    Some(expire(c, now).0)
+                    check_matches(c, k)?;
+                    expire(c, now);
+                    Some(c)
                 }
                 None => None,
             };
             let record = require_claim(current, claim, from)?;
-            let keeps_claim = status == Status::Dispatched;
-            let next = EffectRecord {
-                status,
-                version: record.version + 1,
-                claim_token: if keeps_claim {
-                    record.claim_token.clone()
-                } else {
-                    None
-                },
-                expires_at: if keeps_claim { record.expires_at } else { None },
-                result: result.or_else(|| record.result.clone()),
-                result_ref: result_ref.or_else(|| record.result_ref.clone()),
-                failure: failure.or_else(|| record.failure.clone()),
-                updated_at: now,
-                ..record
-            };
-            check_size(&next)?;
-            Ok((Some(next.clone()), next))
+            change.check_size(record, max, now)?;
+            change.apply(record, now);
+            Ok(Step::changed(out(record)))
         })
     }
 
@@ -560,7 +821,7 @@ impl<S: RecordStorage> EffectStore<S> {
     pub fn resolve_unknown(
         &self,
         input: &KeyInput,
-        r: &Resolution,
+        r: Resolution,
         now: i64,
         parse: Parse,
     ) -> Result<EffectRecord, StoreError> {
@@ -569,32 +830,26 @@ impl<S: RecordStorage> EffectStore<S> {
             Some(s @ (Status::Completed | Status::FailedRetryable | Status::FailedTerminal)) => s,
             _ => return Err(EffectError::limit("effect resolution status is invalid").into()),
         };
-        let result = validate_result(&r.result, &k)?;
-        let result_ref = optional_text(&r.result_ref, MAX_REFERENCE_BYTES, "effect reference")?;
-        let failure = r.failure.as_ref().map(validate_failure).transpose()?;
+        let change = Change {
+            status,
+            result: validate_result(r.result, &k, self.max_result_bytes)?,
+            result_ref: optional_text(&r.result_ref, MAX_REFERENCE_BYTES, "effect reference")?,
+            failure: r.failure.as_ref().map(validate_failure).transpose()?,
+        };
+        let expected_version = r.expected_version;
+        let max = self.max_record_bytes;
         self.storage.update(&k.storage_id, |current| {
-            let Some(current) = current else {
+            let Some(record) = current else {
                 return Err(EffectError::conflict().into());
             };
-            check_matches(&current, &k)?;
-            let (record, _) = expire(current, now);
-            if record.status != Status::Unknown || r.expected_version != Some(record.version as f64)
-            {
+            check_matches(record, &k)?;
+            expire(record, now);
+            if record.status != Status::Unknown || expected_version != Some(record.version as f64) {
                 return Err(EffectError::conflict().into());
             }
-            let next = EffectRecord {
-                status,
-                version: record.version + 1,
-                claim_token: None,
-                expires_at: None,
-                result: result.or_else(|| record.result.clone()),
-                result_ref: result_ref.or_else(|| record.result_ref.clone()),
-                failure: failure.or_else(|| record.failure.clone()),
-                updated_at: now,
-                ..record
-            };
-            check_size(&next)?;
-            Ok((Some(next.clone()), next))
+            change.check_size(record, max, now)?;
+            change.apply(record, now);
+            Ok(Step::changed(record.clone()))
         })
     }
 
@@ -623,39 +878,53 @@ impl<S: RecordStorage> EffectStore<S> {
     }
 }
 
-/// In-process storage: a map behind a mutex.
+/// In-process storage: a map behind a mutex. Records are boxed so the table stays small (a slot is a
+/// key and a pointer) and grows by moving pointers, not records.
 #[derive(Default)]
 pub struct MemoryStorage {
-    records: Mutex<HashMap<String, EffectRecord>>,
+    records: Mutex<HashMap<Box<str>, Box<EffectRecord>>>,
 }
 
 impl MemoryStorage {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, EffectRecord>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Box<str>, Box<EffectRecord>>> {
         self.records.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// How many records the store holds.
+    pub fn len(&self) -> usize {
+        self.lock().len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 }
 
 impl RecordStorage for MemoryStorage {
     fn read(&self, id: &str) -> Result<Option<EffectRecord>, StoreError> {
-        Ok(self.lock().get(id).cloned())
+        Ok(self.lock().get(id).map(|r| EffectRecord::clone(r)))
     }
 
     fn update<R>(
         &self,
         id: &str,
-        f: impl FnOnce(Option<EffectRecord>) -> Update<R>,
+        f: impl FnOnce(Option<&mut EffectRecord>) -> Update<R>,
     ) -> Result<R, StoreError> {
         let mut map = self.lock();
-        let (write, out) = f(map.get(id).cloned())?;
-        if let Some(record) = write {
-            map.insert(id.to_owned(), record);
+        if let Some(record) = map.get_mut(id) {
+            // Changed in place: `dirty` needs no write.
+            return Ok(f(Some(record))?.out);
         }
-        Ok(out)
+        let step = f(None)?;
+        if let Some(record) = step.insert {
+            map.insert(id.into(), Box::new(record));
+        }
+        Ok(step.out)
     }
 
     fn cleanup(&self, owner: &Owner, before: i64, limit: u32) -> Result<u32, StoreError> {
         let mut map = self.lock();
-        let doomed: Vec<String> = map
+        let doomed: Vec<Box<str>> = map
             .iter()
             .filter(|(_, r)| {
                 r.status.is_terminal()

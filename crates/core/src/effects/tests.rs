@@ -70,7 +70,7 @@ fn lifecycle<S: RecordStorage>(store: EffectStore<S>) {
     assert_eq!(
         code(
             store
-                .transition(&k, &wrong, &Transition::Dispatched, NOW, p)
+                .transition(&k, &wrong, Transition::Dispatched, NOW, p)
                 .unwrap_err()
         ),
         EffectErrorCode::Conflict
@@ -82,7 +82,7 @@ fn lifecycle<S: RecordStorage>(store: EffectStore<S>) {
     assert_eq!(
         code(
             store
-                .transition(&k, &stale, &Transition::Dispatched, NOW, p)
+                .transition(&k, &stale, Transition::Dispatched, NOW, p)
                 .unwrap_err()
         ),
         EffectErrorCode::Conflict
@@ -94,14 +94,14 @@ fn lifecycle<S: RecordStorage>(store: EffectStore<S>) {
     assert_eq!(
         code(
             store
-                .transition(&k, &claim(&pending), &complete, NOW, p)
+                .transition(&k, &claim(&pending), complete.clone(), NOW, p)
                 .unwrap_err()
         ),
         EffectErrorCode::Conflict
     );
 
     let dispatched = store
-        .transition(&k, &claim(&pending), &Transition::Dispatched, NOW + 1, p)
+        .transition(&k, &claim(&pending), Transition::Dispatched, NOW + 1, p)
         .unwrap();
     assert_eq!(
         (dispatched.status, dispatched.version),
@@ -110,12 +110,12 @@ fn lifecycle<S: RecordStorage>(store: EffectStore<S>) {
     assert_eq!(
         code(
             store
-                .transition(&k, &claim(&pending), &Transition::Dispatched, NOW, p)
+                .transition(&k, &claim(&pending), Transition::Dispatched, NOW, p)
                 .unwrap_err()
         ),
         EffectErrorCode::Conflict
     );
-    // A result for another call is a conflict; an oversized one a limit.
+    // A result for another call is a conflict.
     let foreign = Transition::Complete {
         result: result("other"),
         result_ref: Field::Absent,
@@ -123,28 +123,13 @@ fn lifecycle<S: RecordStorage>(store: EffectStore<S>) {
     assert_eq!(
         code(
             store
-                .transition(&k, &claim(&dispatched), &foreign, NOW, p)
+                .transition(&k, &claim(&dispatched), foreign, NOW, p)
                 .unwrap_err()
         ),
         EffectErrorCode::Conflict
     );
-    let big = Transition::Complete {
-        result: Some(Ok(format!(
-            r#"{{"toolCallId":"c1","name":"pay","value":"{}"}}"#,
-            "x".repeat(70_000)
-        ))),
-        result_ref: Field::Absent,
-    };
-    assert_eq!(
-        code(
-            store
-                .transition(&k, &claim(&dispatched), &big, NOW, p)
-                .unwrap_err()
-        ),
-        EffectErrorCode::Limit
-    );
     let done = store
-        .transition(&k, &claim(&dispatched), &complete, NOW + 2, p)
+        .transition(&k, &claim(&dispatched), complete.clone(), NOW + 2, p)
         .unwrap();
     assert_eq!(
         (done.status, done.version, done.claim_token.is_none()),
@@ -162,7 +147,7 @@ fn lifecycle<S: RecordStorage>(store: EffectStore<S>) {
     let k2 = key("c2");
     let (_, p2) = store.begin(&k2, Some(1000.0), None, NOW, p).unwrap();
     let d2 = store
-        .transition(&k2, &claim(&p2), &Transition::Dispatched, NOW, p)
+        .transition(&k2, &claim(&p2), Transition::Dispatched, NOW, p)
         .unwrap();
     let unknown = Transition::Unknown {
         failure: Some(FailureInput {
@@ -171,7 +156,7 @@ fn lifecycle<S: RecordStorage>(store: EffectStore<S>) {
         }),
     };
     let u2 = store
-        .transition(&k2, &claim(&d2), &unknown, NOW, p)
+        .transition(&k2, &claim(&d2), unknown.clone(), NOW, p)
         .unwrap();
     assert_eq!(
         (u2.status, u2.claim_token.as_deref()),
@@ -190,19 +175,17 @@ fn lifecycle<S: RecordStorage>(store: EffectStore<S>) {
     assert_eq!(
         code(
             store
-                .resolve_unknown(&k2, &res(u2.version - 1), NOW, p)
+                .resolve_unknown(&k2, res(u2.version - 1), NOW, p)
                 .unwrap_err()
         ),
         EffectErrorCode::Conflict
     );
-    let resolved = store
-        .resolve_unknown(&k2, &res(u2.version), NOW, p)
-        .unwrap();
+    let resolved = store.resolve_unknown(&k2, res(u2.version), NOW, p).unwrap();
     assert_eq!(resolved.status, Status::FailedTerminal);
     assert_eq!(
         code(
             store
-                .resolve_unknown(&k2, &res(resolved.version), NOW, p)
+                .resolve_unknown(&k2, res(resolved.version), NOW, p)
                 .unwrap_err()
         ),
         EffectErrorCode::Conflict
@@ -223,7 +206,7 @@ fn lifecycle<S: RecordStorage>(store: EffectStore<S>) {
     assert_eq!(
         code(
             store
-                .transition(&k3, &claim(&p3), &Transition::Dispatched, NOW + 10, p)
+                .transition(&k3, &claim(&p3), Transition::Dispatched, NOW + 10, p)
                 .unwrap_err()
         ),
         EffectErrorCode::Conflict
@@ -236,7 +219,7 @@ fn lifecycle<S: RecordStorage>(store: EffectStore<S>) {
         (BeginOutcome::Acquired, 2, 3)
     );
     let d3 = store
-        .transition(&k3, &claim(&retry), &Transition::Dispatched, NOW + 12, p)
+        .transition(&k3, &claim(&retry), Transition::Dispatched, NOW + 12, p)
         .unwrap();
     let (outcome, after) = store
         .begin(&k3, Some(10.0), Some(2.0), NOW + 100, p)
@@ -248,7 +231,7 @@ fn lifecycle<S: RecordStorage>(store: EffectStore<S>) {
     assert_eq!(
         code(
             store
-                .transition(&k3, &claim(&d3), &Transition::Dispatched, NOW + 100, p)
+                .transition(&k3, &claim(&d3), Transition::Dispatched, NOW + 100, p)
                 .unwrap_err()
         ),
         EffectErrorCode::Conflict
@@ -264,7 +247,9 @@ fn lifecycle<S: RecordStorage>(store: EffectStore<S>) {
             reference: Field::Absent,
         }),
     };
-    store.transition(&k4, &claim(&p4), &fail, NOW, p).unwrap();
+    store
+        .transition(&k4, &claim(&p4), fail.clone(), NOW, p)
+        .unwrap();
     assert_eq!(
         store.begin(&k4, None, Some(1.0), NOW, p).unwrap().0,
         BeginOutcome::Existing
@@ -407,4 +392,188 @@ fn exactly_one_of_many_connections_claims_a_key() {
         assert_eq!(winners, 1, "trial {trial}");
     }
     let _ = std::fs::remove_dir_all(std::path::Path::new(&path).parent().unwrap());
+}
+
+/// A result larger than the store keeps completes the record without the value: its size and SHA-256
+/// stand in for it, and a retry of the key finds the completed record (never a new claim).
+fn large_result_completes<S: RecordStorage>(store: EffectStore<S>) {
+    let p = &parse_iso_strict;
+    let k = key("big");
+    let (_, pending) = store.begin(&k, None, None, NOW, p).unwrap();
+    let dispatched = store
+        .transition(&k, &claim(&pending), Transition::Dispatched, NOW, p)
+        .unwrap();
+    let text = format!(
+        r#"{{"toolCallId":"big","name":"pay","value":"{}"}}"#,
+        "x".repeat(70_000)
+    );
+    let big = Transition::Complete {
+        result: Some(Ok(text.clone())),
+        result_ref: Field::Text("blob://big".into()),
+    };
+    let done = store
+        .transition(&k, &claim(&dispatched), big, NOW + 1, p)
+        .unwrap();
+    assert_eq!(done.status, Status::Completed);
+    assert!(done.result.is_none());
+    let digest = done.result_omitted.clone().unwrap();
+    assert_eq!(digest.bytes, text.len() as u64);
+    assert_eq!(digest.sha256, super::canonical::sha256_hex(&text));
+    assert_eq!(done.result_ref.as_deref(), Some("blob://big"));
+    let json = done.to_json();
+    assert!(json.contains(&format!(
+        r#""resultOmitted":{{"bytes":{},"sha256":"{}"}}"#,
+        text.len(),
+        digest.sha256
+    )));
+    assert!(json.len() < 2048, "the record stays small: {}", json.len());
+    let (outcome, replay) = store.begin(&k, None, None, NOW + 2, p).unwrap();
+    assert_eq!(
+        (outcome, replay.status, replay.result_omitted),
+        (BeginOutcome::Existing, Status::Completed, Some(digest))
+    );
+    assert_eq!(store.get(&k, NOW + 3, p).unwrap().unwrap(), done);
+
+    // A large result of another call is still a conflict, and a non-JSON one a limit.
+    let k2 = key("big2");
+    let (_, p2) = store.begin(&k2, None, None, NOW, p).unwrap();
+    let d2 = store
+        .transition(&k2, &claim(&p2), Transition::Dispatched, NOW, p)
+        .unwrap();
+    let foreign = Transition::Complete {
+        result: Some(Ok(format!(
+            r#"{{"toolCallId":"other","name":"pay","value":"{}"}}"#,
+            "x".repeat(70_000)
+        ))),
+        result_ref: Field::Absent,
+    };
+    assert_eq!(
+        code(
+            store
+                .transition(&k2, &claim(&d2), foreign, NOW, p)
+                .unwrap_err()
+        ),
+        EffectErrorCode::Conflict
+    );
+    let broken = Transition::Complete {
+        result: Some(Ok("{\"toolCallId\":".into())),
+        result_ref: Field::Absent,
+    };
+    assert_eq!(
+        code(
+            store
+                .transition(&k2, &claim(&d2), broken, NOW, p)
+                .unwrap_err()
+        ),
+        EffectErrorCode::Limit
+    );
+    for not_a_result in ["[1,2]", "\"big2\"", r#"{"toolCallId":7,"name":"pay"}"#] {
+        let t = Transition::Complete {
+            result: Some(Ok(not_a_result.into())),
+            result_ref: Field::Absent,
+        };
+        assert_eq!(
+            code(store.transition(&k2, &claim(&d2), t, NOW, p).unwrap_err()),
+            EffectErrorCode::Conflict,
+            "{not_a_result}"
+        );
+    }
+}
+
+#[test]
+fn memory_store_completes_a_result_larger_than_it_keeps() {
+    large_result_completes(EffectStore::new(MemoryStorage::default()));
+}
+
+#[test]
+fn sqlite_store_completes_a_result_larger_than_it_keeps() {
+    let path = temp_db("large");
+    large_result_completes(EffectStore::new(
+        SqliteStorage::open(&path, &SqliteOptions::default()).unwrap(),
+    ));
+    let _ = std::fs::remove_dir_all(std::path::Path::new(&path).parent().unwrap());
+}
+
+#[test]
+fn a_store_may_keep_larger_results() {
+    let p = &parse_iso_strict;
+    let store = EffectStore::with_max_result_bytes(MemoryStorage::default(), 1024 * 1024);
+    assert_eq!(store.max_result_bytes(), 1024 * 1024);
+    let k = key("kept");
+    let (_, pending) = store.begin(&k, None, None, NOW, p).unwrap();
+    let d = store
+        .transition(&k, &claim(&pending), Transition::Dispatched, NOW, p)
+        .unwrap();
+    let text = format!(
+        r#"{{"toolCallId":"kept","name":"pay","value":"{}"}}"#,
+        "y".repeat(500_000)
+    );
+    let done = store
+        .transition(
+            &k,
+            &claim(&d),
+            Transition::Complete {
+                result: Some(Ok(text.clone())),
+                result_ref: Field::Absent,
+            },
+            NOW,
+            p,
+        )
+        .unwrap();
+    assert_eq!(done.result.as_deref(), Some(text.as_str()));
+    assert!(done.result_omitted.is_none());
+    // The hard ceiling holds whatever is asked.
+    let capped = EffectStore::with_max_result_bytes(MemoryStorage::default(), usize::MAX);
+    assert_eq!(capped.max_result_bytes(), HARD_MAX_RESULT_BYTES);
+}
+
+#[test]
+fn a_sqlite_file_from_before_result_digests_gains_their_columns() {
+    let path = temp_db("migrate");
+    {
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        conn.execute_batch(
+            "CREATE TABLE prism_tool_effects (
+              id TEXT PRIMARY KEY NOT NULL, tenant_id TEXT NOT NULL, account_id TEXT, user_id TEXT,
+              effect_key TEXT NOT NULL, session_id TEXT NOT NULL, run_id TEXT NOT NULL,
+              tool_call_id TEXT NOT NULL, tool_name TEXT NOT NULL, arguments_hash TEXT NOT NULL,
+              status TEXT NOT NULL, attempt INTEGER NOT NULL, version INTEGER NOT NULL, claim_token TEXT,
+              result TEXT, result_ref TEXT, failure_code TEXT, failure_reference TEXT,
+              created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, expires_at INTEGER
+            ) WITHOUT ROWID;",
+        )
+        .unwrap();
+    }
+    large_result_completes(EffectStore::new(
+        SqliteStorage::open(&path, &SqliteOptions::default()).unwrap(),
+    ));
+    // Opening it again finds the columns there.
+    SqliteStorage::open(&path, &SqliteOptions::default()).unwrap();
+    let _ = std::fs::remove_dir_all(std::path::Path::new(&path).parent().unwrap());
+}
+
+#[test]
+fn claim_tokens_are_distinct_version_4_uuids() {
+    let store = EffectStore::new(MemoryStorage::default());
+    let p = &parse_iso_strict;
+    let mut seen = std::collections::HashSet::new();
+    // More than one pool's worth (256 tokens per refill).
+    for i in 0..1000 {
+        let (_, r) = store
+            .begin(&key(&format!("t{i}")), None, None, NOW, p)
+            .unwrap();
+        let t = r.claim_token.unwrap();
+        assert_eq!(t.len(), 36);
+        let parts: Vec<&str> = t.split('-').collect();
+        assert_eq!(
+            parts.iter().map(|x| x.len()).collect::<Vec<_>>(),
+            [8, 4, 4, 4, 12]
+        );
+        assert!(parts[2].starts_with('4'), "{t}");
+        assert!(matches!(&parts[3][..1], "8" | "9" | "a" | "b"), "{t}");
+        assert!(t
+            .bytes()
+            .all(|c| c == b'-' || c.is_ascii_hexdigit() && !c.is_ascii_uppercase()));
+        assert!(seen.insert(t));
+    }
 }

@@ -1,0 +1,234 @@
+//! Dispatch's lean effect path: the identity is read from JS once per dispatch (at its identity
+//! check), the key is derived and validated once (at its key step), and the built-in stores' claim
+//! and transitions work from what was read, with no second read of the key or the identity. The
+//! identity is still checked for activity (expiry, revocation) at every transition, from the snapshot.
+//!
+//! JS holds the snapshot as an External (`DispatchEffect`) for the dispatch's life:
+//! `dispatchIdentity` makes it, `dispatchEffectKey` completes it, a built-in store's
+//! `claimDispatch` and `advanceClaim` use it.
+
+use super::canonical::canonical_of;
+use super::errors::{effect_result, throw_store_error};
+use super::js::{host_parse, Js};
+use super::read::{check_abort, read_identity, read_ownership};
+use super::store::{lean_transition, with_store, Backend, NativeToolEffectStore};
+use napi::bindgen_prelude::*;
+use napi::sys;
+use napi_derive::napi;
+use prism_tools_core::effects::canonical::{self, KeyMaterial};
+use prism_tools_core::effects::error::{EffectError, StoreError};
+use prism_tools_core::effects::identity::{self, Field, IdentityView, OwnershipView};
+use prism_tools_core::effects::record::EffectRecord;
+use prism_tools_core::effects::store::{key_fields, BeginOutcome, Claim, KeyInput, ValidKey};
+use prism_tools_core::effects::time::now_ms;
+
+/// One dispatch's effect identity: the identity as read at the identity check, and the key once
+/// derived (or why it is not a valid store key, reported when a store is asked to claim it).
+pub struct DispatchEffect {
+    identity: IdentityView,
+    key: Option<std::result::Result<ValidKey, StoreError>>,
+}
+
+/// Dispatch's identity check, reading the identity once: `assertIdentityActive(identity)` then,
+/// when `ownership` is given, `assertIdentityMatchesOwnership(identity, ownership)` (`null` is an
+/// ownership, an empty one). Returns the snapshot the dispatch's effect steps use.
+#[napi(js_name = "dispatchIdentity")]
+pub fn dispatch_identity(
+    env: Env,
+    identity: Unknown,
+    ownership: Unknown,
+) -> Result<External<DispatchEffect>> {
+    let js = Js(env.raw());
+    let now = now_ms();
+    let parse = host_parse(js);
+    let id = read_identity(js, identity.raw())?;
+    let mut outcome = identity::check_active(&id, now, &parse);
+    if outcome.is_ok() && js.type_of(ownership.raw())? != sys::ValueType::napi_undefined {
+        let own = read_ownership(js, ownership.raw())?;
+        outcome = identity::check_matches_ownership(&id, &own, now, &parse);
+    }
+    outcome.map_err(|f| throw_store_error(js, &StoreError::Identity(f)))?;
+    Ok(External::new(DispatchEffect {
+        identity: id,
+        key: None,
+    }))
+}
+
+/// The ownership a dispatch's key carries: the identity's own tenant, account and user.
+fn ownership_of(id: &IdentityView) -> OwnershipView {
+    OwnershipView {
+        tenant_id: id.tenant_id.clone(),
+        account_id: id.account_id.clone(),
+        user_id: id.user_id.clone(),
+    }
+}
+
+/// A key field as dispatch hands it: text, else invalid.
+fn text_of(js: Js, v: sys::napi_value) -> Result<Field> {
+    Ok(match js.field_of(v)? {
+        Field::Text(s) => Field::Text(s),
+        _ => Field::Invalid,
+    })
+}
+
+/// Dispatch's key step on the snapshot: hashes `args` (canonical JSON), derives the key as
+/// `deriveToolEffectKey` does from the identity's ownership and principal, and keeps both in the
+/// snapshot. Returns the key followed by the 64 hex digits of the arguments hash, in one string.
+#[napi(js_name = "dispatchEffectKey")]
+pub fn dispatch_effect_key(
+    env: Env,
+    effect: &mut External<DispatchEffect>,
+    session_id: Unknown,
+    run_id: Unknown,
+    tool_call_id: Unknown,
+    tool_name: Unknown,
+    args: Unknown,
+) -> Result<String> {
+    let js = Js(env.raw());
+    let arguments_hash = canonical::sha256_hex(&canonical_of(js, args.raw())?);
+    let session_id = text_of(js, session_id.raw())?;
+    let run_id = text_of(js, run_id.raw())?;
+    let tool_call_id = text_of(js, tool_call_id.raw())?;
+    let tool_name = text_of(js, tool_name.raw())?;
+    let id = &effect.identity;
+    let principal = id.principal.as_ref().and_then(|p| p.id.text());
+    let (Some(tenant), Some(principal), Some(s), Some(r), Some(c), Some(n)) = (
+        id.tenant_id.text(),
+        principal,
+        session_id.text(),
+        run_id.text(),
+        tool_call_id.text(),
+        tool_name.text(),
+    ) else {
+        return effect_result(
+            js,
+            Err(EffectError::limit("tool effect key input is invalid")),
+        );
+    };
+    let key = canonical::derive_key(&KeyMaterial {
+        tenant_id: tenant,
+        account_id: id.account_id.text(),
+        user_id: id.user_id.text(),
+        principal_id: principal,
+        session_id: s,
+        run_id: r,
+        tool_call_id: c,
+        tool_name: n,
+        arguments_hash: &arguments_hash,
+    });
+    let mut input = KeyInput {
+        identity: std::mem::take(&mut effect.identity),
+        ownership: OwnershipView::default(),
+        key: Field::Text(key.clone()),
+        session_id,
+        run_id,
+        tool_call_id,
+        tool_name,
+        arguments_hash: Field::Text(arguments_hash.clone()),
+    };
+    input.ownership = ownership_of(&input.identity);
+    effect.key = Some(key_fields(&input));
+    effect.identity = input.identity;
+    Ok(key + &arguments_hash)
+}
+
+/// The snapshot's key, or the error a store reports for it; the identity checked active at `now`.
+fn checked_key(
+    effect: &DispatchEffect,
+    js: Js,
+    now: i64,
+) -> std::result::Result<&ValidKey, StoreError> {
+    let key = match &effect.key {
+        Some(Ok(k)) => k,
+        Some(Err(e)) => return Err(e.clone()),
+        None => return Err(EffectError::limit("tool effect key input is invalid").into()),
+    };
+    identity::check_active(&effect.identity, now, &host_parse(js))?;
+    Ok(key)
+}
+
+/// What `claimDispatch` found: the claim taken, or the record another claimant left.
+enum Claimed {
+    Acquired { version: u64, token: String },
+    Existing(String),
+}
+
+#[napi]
+impl NativeToolEffectStore {
+    /// `begin` for dispatch on the snapshot made by `dispatchIdentity` and `dispatchEffectKey`:
+    /// when the claim is acquired the answer is `{ outcome: "acquired", version, claimToken, claim }`
+    /// where `claim` is the snapshot, for [`Self::advance_claim`]; any other outcome answers like
+    /// `begin`, with the record (without its claim token). `signal` is the dispatch's abort signal.
+    #[napi]
+    pub fn claim_dispatch<'a>(
+        &self,
+        env: &'a Env,
+        effect: Unknown<'a>,
+        signal: Unknown<'a>,
+    ) -> Result<Unknown<'a>> {
+        let js = Js(env.raw());
+        check_abort(js, signal.raw())?;
+        // SAFETY: `effect` is an argument of this callback, so its handle is live for the call.
+        let snapshot: &External<DispatchEffect> =
+            unsafe { FromNapiRef::from_napi_ref(env.raw(), effect.raw())? };
+        let now = self.now(env)?;
+        let run = || -> std::result::Result<Claimed, StoreError> {
+            let k = checked_key(snapshot, js, now)?;
+            with_store!(&self.backend, s => s.begin_valid(k, None, None, now, |outcome, r: &EffectRecord| {
+                match (outcome, &r.claim_token) {
+                    (BeginOutcome::Acquired, Some(token)) => Claimed::Acquired {
+                        version: r.version,
+                        token: token.clone(),
+                    },
+                    _ => Claimed::Existing(r.to_json_with(false)),
+                }
+            }))
+        };
+        match run().map_err(|e| throw_store_error(js, &e))? {
+            Claimed::Acquired { version, token } => {
+                let mut out = Object::new(env)?;
+                out.set_named_property("outcome", "acquired")?;
+                out.set_named_property("version", version as f64)?;
+                out.set_named_property("claimToken", token)?;
+                out.set_named_property("claim", effect)?;
+                Ok(out.to_unknown())
+            }
+            Claimed::Existing(record) => {
+                let text = format!("{{\"outcome\":\"existing\",\"record\":{record}}}");
+                js.unknown(env, js.json_parse(&text)?)
+            }
+        }
+    }
+
+    /// `markDispatched` (`complete: false`) or `complete` for dispatch on a claim made by
+    /// [`Self::claim_dispatch`], answered with the new version alone. `signal` is the dispatch's
+    /// abort signal, checked first as every store method checks its input's. `result` is the
+    /// result's JSON text, `unserializable` when the result had none.
+    #[napi]
+    #[allow(clippy::too_many_arguments)]
+    pub fn advance_claim(
+        &self,
+        env: &Env,
+        effect: &External<DispatchEffect>,
+        claim_token: String,
+        expected_version: f64,
+        complete: bool,
+        result: Option<String>,
+        unserializable: bool,
+        signal: Unknown,
+    ) -> Result<f64> {
+        let js = Js(env.raw());
+        check_abort(js, signal.raw())?;
+        let claim = Claim {
+            claim_token: Field::Text(claim_token),
+            expected_version: Some(expected_version),
+        };
+        let to = lean_transition(complete, result, unserializable, Field::Absent);
+        let now = self.now(env)?;
+        let run = || -> std::result::Result<f64, StoreError> {
+            let k = checked_key(effect, js, now)?;
+            with_store!(&self.backend, s => s.transition_valid(k, &claim, to, now, |r| r.version as f64))
+        };
+        run().map_err(|e| throw_store_error(js, &e))
+    }
+}

@@ -1,0 +1,411 @@
+//! The built-in `ToolEffectStore`s (memory and SQLite) as JS objects.
+
+use super::errors::throw_store_error;
+use super::js::{host_parse, Js};
+use super::read::{check_signal, read_claim, read_failure, read_key, read_ownership, read_result};
+use crate::throw::Throw;
+use napi::bindgen_prelude::*;
+use napi::sys;
+use napi_derive::napi;
+use prism_tools_core::effects::error::StoreError;
+use prism_tools_core::effects::identity::Field;
+use prism_tools_core::effects::record::EffectRecord;
+use prism_tools_core::effects::sqlite::{SqliteOptions, SqliteStorage};
+use prism_tools_core::effects::store::{
+    validate_key, BeginOutcome, Claim, EffectStore, KeyInput, MemoryStorage, Resolution,
+    Transition, HARD_MAX_RESULT_BYTES, MAX_RESULT_BYTES,
+};
+use prism_tools_core::effects::time::now_ms;
+use std::ptr;
+
+pub enum Backend {
+    Memory(EffectStore<MemoryStorage>),
+    Sqlite(EffectStore<SqliteStorage>),
+}
+
+/// Runs `$body` with `$s` bound to the backend's store, whichever it is.
+macro_rules! with_store {
+    ($backend:expr, $s:ident => $body:expr) => {
+        match $backend {
+            Backend::Memory($s) => $body,
+            Backend::Sqlite($s) => $body,
+        }
+    };
+}
+
+/// The transition of dispatch's lean `markDispatched` (`complete: false`) or `complete`: the result
+/// as its JSON text, `unserializable` when it had none.
+pub(crate) fn lean_transition(
+    complete: bool,
+    result: Option<String>,
+    unserializable: bool,
+    result_ref: Field,
+) -> Transition {
+    if !complete {
+        return Transition::Dispatched;
+    }
+    Transition::Complete {
+        result: if unserializable {
+            Some(Err(()))
+        } else {
+            result.map(Ok)
+        },
+        result_ref,
+    }
+}
+
+/// A built-in `ToolEffectStore` (memory or SQLite). Every method answers synchronously with a plain value
+/// (no Promise, no event-loop turn) and throws synchronously; `await store.method(...)` works as for any
+/// store. Errors: `ToolEffectError` (contract refusals), `IdentityError` (the key's identity is inactive or
+/// does not own the key), `Error` with code `ERR_PRISM_TOOL_EFFECT_STORE` (storage failure).
+#[napi]
+pub struct NativeToolEffectStore {
+    pub(crate) backend: Backend,
+    now: Option<FunctionRef<(), f64>>,
+}
+
+pub(crate) use with_store;
+
+fn read_now_option(options: Option<&Unknown>) -> Result<Option<FunctionRef<(), f64>>> {
+    let Some(o) = options else { return Ok(None) };
+    if o.get_type()? != ValueType::Object {
+        return Ok(None);
+    }
+    let obj = Object::from_unknown(*o)?;
+    match obj.get::<Unknown>("now")? {
+        Some(f) if f.get_type()? == ValueType::Function => {
+            let f = Function::<(), f64>::from_unknown(f)?;
+            Ok(Some(f.create_ref()?))
+        }
+        Some(f) if f.get_type()? != ValueType::Undefined => Err(Error::new(
+            Status::InvalidArg,
+            "options.now must be a function returning epoch milliseconds",
+        )),
+        _ => Ok(None),
+    }
+}
+
+/// `maxResultBytes`: the largest result a store keeps (default 64 KiB, at most 16 MiB). A larger
+/// one completes its record with `resultOmitted: { bytes, sha256 }` instead of the value.
+pub(crate) fn read_max_result_bytes(js: Js, options: sys::napi_value) -> Result<usize> {
+    match js.number(options, c"maxResultBytes")? {
+        None => Ok(MAX_RESULT_BYTES),
+        Some(n) if n.fract() == 0.0 && n >= 1.0 && n <= HARD_MAX_RESULT_BYTES as f64 => {
+            Ok(n as usize)
+        }
+        Some(_) => Err(Error::new(
+            Status::InvalidArg,
+            format!("maxResultBytes must be an integer from 1 to {HARD_MAX_RESULT_BYTES}"),
+        )),
+    }
+}
+
+impl NativeToolEffectStore {
+    /// The store's clock: the system's, or `options.now`. Called before any store state is borrowed,
+    /// so a clock that re-enters the store finds it as any other caller would.
+    pub(crate) fn now(&self, env: &Env) -> Result<i64> {
+        match &self.now {
+            None => Ok(now_ms()),
+            Some(f) => {
+                let t = f.borrow_back(env)?.call(())?;
+                if t.is_finite() {
+                    Ok(t as i64)
+                } else {
+                    Err(Error::new(
+                        Status::InvalidArg,
+                        "options.now must return finite epoch milliseconds",
+                    ))
+                }
+            }
+        }
+    }
+
+    fn record<'a>(env: &'a Env, js: Js, r: &str) -> Result<Unknown<'a>> {
+        js.unknown(env, js.json_parse(r)?)
+    }
+
+    /// Reads `begin`'s input (signal, key, options) and runs it; `out` makes the answer from the
+    /// record as stored.
+    fn run_begin<R>(
+        &self,
+        env: &Env,
+        js: Js,
+        v: sys::napi_value,
+        out: impl FnOnce(BeginOutcome, &EffectRecord) -> R,
+    ) -> Result<R> {
+        check_signal(js, v)?;
+        let key = read_key(js, v)?;
+        let ttl = js.number(v, c"claimTtlMs")?;
+        let attempts = js.number(v, c"maxAttempts")?;
+        let now = self.now(env)?;
+        let parse = host_parse(js);
+        let run = || -> std::result::Result<R, StoreError> {
+            let k = validate_key(&key, now, &parse)?;
+            with_store!(&self.backend, s => s.begin_valid(&k, ttl, attempts, now, out))
+        };
+        run().map_err(|e| throw_store_error(js, &e))
+    }
+
+    /// Runs a claimed transition; `out` makes the answer from the record as stored.
+    fn run_transition<R>(
+        &self,
+        env: &Env,
+        js: Js,
+        key: &KeyInput,
+        claim: &Claim,
+        to: Transition,
+        out: impl FnOnce(&EffectRecord) -> R,
+    ) -> Result<R> {
+        let now = self.now(env)?;
+        let parse = host_parse(js);
+        let run = || -> std::result::Result<R, StoreError> {
+            let k = validate_key(key, now, &parse)?;
+            with_store!(&self.backend, s => s.transition_valid(&k, claim, to, now, out))
+        };
+        run().map_err(|e| throw_store_error(js, &e))
+    }
+
+    fn transition<'a>(
+        &self,
+        env: &'a Env,
+        input: Unknown<'a>,
+        to: impl FnOnce(Js, sys::napi_value) -> Result<Transition>,
+    ) -> Result<Unknown<'a>> {
+        let js = Js(env.raw());
+        let v = input.raw();
+        check_signal(js, v)?;
+        let key = read_key(js, v)?;
+        let claim = read_claim(js, v)?;
+        let to = to(js, v)?;
+        let text = self.run_transition(env, js, &key, &claim, to, EffectRecord::to_json)?;
+        Self::record(env, js, &text)
+    }
+}
+
+#[napi]
+impl NativeToolEffectStore {
+    /// `get(key)`: the record (lease expiry applied) or `undefined`.
+    #[napi]
+    pub fn get<'a>(&self, env: &'a Env, input: Unknown<'a>) -> Result<Unknown<'a>> {
+        let js = Js(env.raw());
+        check_signal(js, input.raw())?;
+        let key = read_key(js, input.raw())?;
+        let now = self.now(env)?;
+        let parse = host_parse(js);
+        match with_store!(&self.backend, s => s.get(&key, now, &parse)) {
+            Ok(Some(r)) => Self::record(env, js, &r.to_json()),
+            Ok(None) => js.unknown(env, js.undefined()?),
+            Err(e) => Err(throw_store_error(js, &e)),
+        }
+    }
+
+    /// `begin(key & { claimTtlMs?, maxAttempts? })` → `{ outcome: "acquired" | "existing", record }`.
+    #[napi]
+    pub fn begin<'a>(&self, env: &'a Env, input: Unknown<'a>) -> Result<Unknown<'a>> {
+        let js = Js(env.raw());
+        let text = self.run_begin(env, js, input.raw(), |outcome, record| {
+            format!(
+                "{{\"outcome\":\"{}\",\"record\":{}}}",
+                outcome.as_str(),
+                record.to_json_with(outcome == BeginOutcome::Acquired)
+            )
+        })?;
+        Self::record(env, js, &text)
+    }
+
+    /// `markDispatched` (`complete: false`) or `complete` for dispatch, answered with the new version
+    /// alone: dispatch needs nothing else, and making the record a JS object was most of the call.
+    /// `result` is the result's JSON text (`JSON.stringify` in `lib/dispatch.js`, the same text the
+    /// object method reads), `unserializable` when the result had none.
+    #[napi]
+    pub fn advance(
+        &self,
+        env: &Env,
+        input: Unknown,
+        complete: bool,
+        result: Option<String>,
+        unserializable: bool,
+    ) -> Result<f64> {
+        let js = Js(env.raw());
+        let v = input.raw();
+        check_signal(js, v)?;
+        let key = read_key(js, v)?;
+        let claim = read_claim(js, v)?;
+        let result_ref = if complete {
+            js.field(v, c"resultRef")?
+        } else {
+            Field::Absent
+        };
+        let to = lean_transition(complete, result, unserializable, result_ref);
+        self.run_transition(env, js, &key, &claim, to, |r| r.version as f64)
+    }
+
+    /// `markDispatched(key & { claimToken, expectedVersion })`: pending → dispatched.
+    #[napi]
+    pub fn mark_dispatched<'a>(&self, env: &'a Env, input: Unknown<'a>) -> Result<Unknown<'a>> {
+        self.transition(env, input, |_, _| Ok(Transition::Dispatched))
+    }
+
+    /// `complete(transition & { result?, resultRef? })`: dispatched → completed. A result larger than
+    /// the store keeps completes the record with `resultOmitted: { bytes, sha256 }` in its place.
+    #[napi]
+    pub fn complete<'a>(&self, env: &'a Env, input: Unknown<'a>) -> Result<Unknown<'a>> {
+        self.transition(env, input, |js, v| {
+            Ok(Transition::Complete {
+                result: read_result(js, v)?,
+                result_ref: js.field(v, c"resultRef")?,
+            })
+        })
+    }
+
+    /// `fail(transition & { status: "failed_retryable" | "failed_terminal", failure })`.
+    #[napi]
+    pub fn fail<'a>(&self, env: &'a Env, input: Unknown<'a>) -> Result<Unknown<'a>> {
+        self.transition(env, input, |js, v| {
+            Ok(Transition::Fail {
+                status: js.field(v, c"status")?,
+                failure: read_failure(js, v)?,
+            })
+        })
+    }
+
+    /// `markUnknown(transition & { failure? })`: dispatched → unknown.
+    #[napi]
+    pub fn mark_unknown<'a>(&self, env: &'a Env, input: Unknown<'a>) -> Result<Unknown<'a>> {
+        self.transition(env, input, |js, v| {
+            Ok(Transition::Unknown {
+                failure: read_failure(js, v)?,
+            })
+        })
+    }
+
+    /// `resolveUnknown(key & { expectedVersion, status, result?, resultRef?, failure? })`.
+    #[napi]
+    pub fn resolve_unknown<'a>(&self, env: &'a Env, input: Unknown<'a>) -> Result<Unknown<'a>> {
+        let js = Js(env.raw());
+        let v = input.raw();
+        check_signal(js, v)?;
+        let key = read_key(js, v)?;
+        let resolution = Resolution {
+            expected_version: js.number(v, c"expectedVersion")?,
+            status: js.field(v, c"status")?,
+            result: read_result(js, v)?,
+            result_ref: js.field(v, c"resultRef")?,
+            failure: read_failure(js, v)?,
+        };
+        let now = self.now(env)?;
+        let parse = host_parse(js);
+        match with_store!(&self.backend, s => s.resolve_unknown(&key, resolution, now, &parse)) {
+            Ok(r) => Self::record(env, js, &r.to_json()),
+            Err(e) => Err(throw_store_error(js, &e)),
+        }
+    }
+
+    /// `cleanup({ ownership, before, limit?, signal? })` → `{ deleted }`.
+    #[napi]
+    pub fn cleanup<'a>(&self, env: &'a Env, input: Unknown<'a>) -> Result<Unknown<'a>> {
+        let js = Js(env.raw());
+        let v = input.raw();
+        check_signal(js, v)?;
+        let ownership = read_ownership(js, js.prop(v, c"ownership")?)?;
+        let before = js.field(v, c"before")?;
+        let limit = js.number(v, c"limit")?;
+        let parse = host_parse(js);
+        match with_store!(&self.backend, s => s.cleanup(&ownership, &before, limit, &parse)) {
+            Ok(n) => js.unknown(env, js.json_parse(&format!("{{\"deleted\":{n}}}"))?),
+            Err(e) => Err(throw_store_error(js, &e)),
+        }
+    }
+
+    /// The largest result this store keeps (`maxResultBytes`); a larger one completes its record
+    /// with `resultOmitted` instead of the value.
+    #[napi(getter)]
+    pub fn max_result_bytes(&self) -> f64 {
+        with_store!(&self.backend, s => s.max_result_bytes()) as f64
+    }
+
+    /// Closes the SQLite file (later calls throw); a no-op for the memory store.
+    #[napi]
+    pub fn close(&self) {
+        if let Backend::Sqlite(s) = &self.backend {
+            prism_tools_core::effects::store::RecordStorage::close(&s.storage);
+        }
+    }
+}
+
+/// `createMemoryToolEffectStore({ now?, maxResultBytes? })`: the in-process reference store.
+#[napi(js_name = "createMemoryToolEffectStore")]
+pub fn create_memory_tool_effect_store(
+    env: Env,
+    options: Option<Unknown>,
+) -> Result<NativeToolEffectStore> {
+    let js = Js(env.raw());
+    let max = read_max_result_bytes(js, options.as_ref().map_or(ptr::null_mut(), |o| o.raw()))?;
+    Ok(NativeToolEffectStore {
+        backend: Backend::Memory(EffectStore::with_max_result_bytes(
+            MemoryStorage::default(),
+            max,
+        )),
+        now: read_now_option(options.as_ref())?,
+    })
+}
+
+pub(crate) fn read_sqlite_options(
+    js: Js,
+    v: sys::napi_value,
+    default_full: bool,
+) -> Result<SqliteOptions> {
+    let mut o = SqliteOptions {
+        synchronous_full: default_full,
+        ..Default::default()
+    };
+    if let Some(ms) = js.number(v, c"busyTimeoutMs")? {
+        if !(ms.fract() == 0.0 && (0.0..=600_000.0).contains(&ms)) {
+            return Err(Error::new(
+                Status::InvalidArg,
+                "busyTimeoutMs must be an integer from 0 to 600000",
+            ));
+        }
+        o.busy_timeout_ms = ms as u32;
+    }
+    match js.field(v, c"synchronous")? {
+        Field::Absent => {}
+        Field::Text(s) if s == "full" => o.synchronous_full = true,
+        Field::Text(s) if s == "normal" => o.synchronous_full = false,
+        _ => {
+            return Err(Error::new(
+                Status::InvalidArg,
+                "synchronous must be \"full\" or \"normal\"",
+            ))
+        }
+    }
+    Ok(o)
+}
+
+/// `createSqliteToolEffectStore(path, { now?, busyTimeoutMs? = 5000, synchronous? = "full",
+/// maxResultBytes? = 65536 })`.
+#[napi(js_name = "createSqliteToolEffectStore")]
+pub fn create_sqlite_tool_effect_store(
+    env: Env,
+    path: String,
+    options: Option<Unknown>,
+) -> Result<NativeToolEffectStore> {
+    let js = Js(env.raw());
+    // SQLite gives "" and ":memory:" each connection a private database: two stores "sharing" one
+    // would each claim the same effect. A store must name a file (or use the memory store).
+    if path.is_empty() || path == ":memory:" || path.starts_with("file::memory:") {
+        return prism_tools_core::error::PrismError::invalid_option(format!(
+            "createSqliteToolEffectStore: {:?} opens a private in-memory database that no other store or process shares, so a claim there stops no one; pass a file path, or use createMemoryToolEffectStore() for one process",
+            path
+        ))
+        .throw(&env);
+    }
+    let raw_options = options.as_ref().map_or(ptr::null_mut(), |o| o.raw());
+    let opts = read_sqlite_options(js, raw_options, true)?;
+    let max = read_max_result_bytes(js, raw_options)?;
+    let storage = SqliteStorage::open(&path, &opts).map_err(|e| throw_store_error(js, &e))?;
+    Ok(NativeToolEffectStore {
+        backend: Backend::Sqlite(EffectStore::with_max_result_bytes(storage, max)),
+        now: read_now_option(options.as_ref())?,
+    })
+}
