@@ -166,12 +166,13 @@ process.on('warning', (warning) => {
 
 console.log(`Node ${process.version}, ${os.cpus().length} cores, checkout ${root}`)
 if (!only || only === 'stdio') await measure('stdio', stdioConnection)
-// Over HTTP, also the bridge on its own transport (connectMcpTools: origin check and a byte bound on
-// every response body), on a second session to the same server.
+// Over HTTP, also the bridge on its own transport (connectMcpTools: origin check, DNS-pinned node:http
+// requests in a keep-alive agent of its own, no redirects, a byte bound on every response body), on a
+// second session to the same server.
 async function ownTransport(config, closers) {
   const own = await connectMcpTools({ serverId: 'everything', transport: config, allow: ['echo'] })
   closers.push(() => own.close())
-  return { 'connectMcpTools tool.execute (own session, bounded fetch)': (i) => own.tools[0].execute({ message: `m${i}` }, { sessionId: 's', runId: 'r', toolCallId: `c${i}` }) }
+  return { 'connectMcpTools tool.execute (own session, DNS-pinned fetch)': (i) => own.tools[0].execute({ message: `m${i}` }, { sessionId: 's', runId: 'r', toolCallId: `c${i}` }) }
 }
 
 if (!only || only === 'http') await measure('Streamable HTTP', httpConnection, ownTransport)
