@@ -33,41 +33,48 @@ function isPlainObjectProto(value) {
   return proto === null || isObjectPrototype(proto)
 }
 
-// Containers whose own properties were all enumerable data properties when last read in full.
-const dataOnly = new WeakSet()
+// The property scan of a walk over one arguments value: a walk over the very value a full walk
+// last passed skips it (a host's constant arguments pay it once), any other walk scans. One strong
+// reference, not a WeakSet: an ephemeron per fresh object cost about a microsecond of GC each.
+let lastScannedRoot
+let scanning = true
+
+/** Starts a walk over `root` (what decides whether its containers' properties are scanned). */
+function walkFrom(root) {
+  scanning = root !== lastScannedRoot
+}
+
+/** The walk over `root` found it plain: a later walk over the same value need not scan again. */
+function walkPassed(root) {
+  if (scanning) lastScannedRoot = root
+}
 
 /**
  * Why an object or array is not plain JSON data, or undefined when it is: the one answer every
- * reader of host arguments gives (validation's walks, its JSON text, dispatch's argument check), so
- * that what validation judges is what `execute` receives. Refused: a Proxy (its traps can answer the
- * validator one thing and the tool another), a `toJSON` method, own or inherited (JSON text would
- * hold what it returns, the tool gets the object), a class instance, and an accessor or
- * non-enumerable own property (a getter can answer differently on each read; JSON text omits a
+ * reader of host arguments gives (validation's walks and its JSON text), so that what validation
+ * judges is what `execute` receives. Refused: a Proxy (its traps can answer the validator one
+ * thing and the tool another), a `toJSON` method, own or inherited (JSON text would hold what it
+ * returns, the tool gets the object), a class instance, and an accessor or non-enumerable own
+ * property of an object (a getter can answer differently on each read; JSON text omits a
  * non-enumerable property the tool can still read). Nothing of the value runs: no getter, no trap.
  *
- * The property scan is done once per object: objects reused across calls (a host's constant
- * arguments) pay it once. A property of an already-read object later redefined as an accessor is
- * not noticed; arguments from provider JSON text are always plain.
+ * The property scan is skipped when the same arguments value is walked again after a walk that
+ * passed it: a property of it redefined as an accessor in between is not noticed. An array's
+ * elements are read as JSON text reads them (an accessor on an index is not looked for).
  */
 function plainContainerProblem(v) {
-  const array = Array.isArray(v)
-  // Read in full before (so no Proxy: one never enters the set): only what can change on the same
-  // object without a property scan is checked again.
-  if (dataOnly.has(v)) {
-    if (!array && !isPlainObjectProto(v)) return instanceKind(v)
-    return typeof v.toJSON === 'function' ? toJsonKind(array) : undefined
-  }
   if (isProxy(v)) return 'a Proxy'
+  const array = Array.isArray(v)
   if (!array && !isPlainObjectProto(v)) return instanceKind(v)
   if (typeof v.toJSON === 'function') return toJsonKind(array)
+  if (array || !scanning) return undefined
   const names = Object.getOwnPropertyNames(v)
   for (let i = 0; i < names.length; i++) {
     const name = names[i]
     const d = Object.getOwnPropertyDescriptor(v, name)
     if (d.get !== undefined || d.set !== undefined) return `an object with an accessor property (${JSON.stringify(name)})`
-    if (!d.enumerable && !(array && name === 'length')) return `an object with a non-enumerable property (${JSON.stringify(name)})`
+    if (!d.enumerable) return `an object with a non-enumerable property (${JSON.stringify(name)})`
   }
-  dataOnly.add(v)
   return undefined
 }
 
@@ -80,4 +87,4 @@ function instanceKind(v) {
   return typeof name === 'string' && name !== '' ? `an instance of ${name}` : 'an object with a custom prototype'
 }
 
-module.exports = { isObjectPrototype, isPlainObjectProto, plainContainerProblem }
+module.exports = { isObjectPrototype, isPlainObjectProto, plainContainerProblem, walkFrom, walkPassed }

@@ -6,7 +6,7 @@
 // Anything else answers `false`, and the caller validates the JSON text in Rust as before, which
 // decides and words every refusal. A `true` here must never contradict Rust's verdict on the
 // same value's JSON text; __test__/validation-plan.test.ts checks that differentially.
-const { plainContainerProblem } = require('./json-object.js')
+const { plainContainerProblem, walkFrom, walkPassed } = require('./json-object.js')
 
 const T_NULL = 1
 const T_BOOLEAN = 2
@@ -199,7 +199,10 @@ function acceptorOf(planText) {
     // Arguments are an object; a getter that throws or a proxy trap is the text path's to word.
     if (typeof value !== 'object' || value === null || Array.isArray(value)) return false
     try {
-      return root(value, 0)
+      walkFrom(value)
+      const ok = root(value, 0)
+      if (ok) walkPassed(value)
+      return ok
     } catch {
       return false
     }

@@ -3,7 +3,7 @@
 // cheaply), and the closures hosts call. Every check, limit and message lives in Rust.
 const native = require('../binding.js')
 const { argumentsTextOf } = require('./arguments-text.js')
-const { plainContainerProblem } = require('./json-object.js')
+const { plainContainerProblem, walkFrom, walkPassed } = require('./json-object.js')
 const { acceptorOf } = require('./validation-plan.js')
 
 // JSON text cannot carry a Map, a class instance, NaN, a function…, and must not carry what a
@@ -65,7 +65,12 @@ function toJsonText(value) {
   if (value === undefined) return JSON.stringify(tag('undefined'))
   try {
     // A replacer makes JSON.stringify ~2.5× slower; plain values (nearly all) skip it.
-    return surelyPlain(value, 0) ? JSON.stringify(value) : JSON.stringify(value, replacer)
+    walkFrom(value)
+    if (surelyPlain(value, 0)) {
+      walkPassed(value)
+      return JSON.stringify(value)
+    }
+    return JSON.stringify(value, replacer)
   } catch (error) {
     const isError = typeof error === 'object' && error !== null
     return {
