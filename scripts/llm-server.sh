@@ -11,6 +11,11 @@
 # CMake and Ninja come from PyPI through the build's own requirements). llama.cpp's native CPU detection
 # (GGML_NATIVE) enables AMX on machines that have it and the server then dies with a general protection
 # fault: the build targets AVX2/FMA/F16C/BMI2 explicitly instead, without AVX-512 or AMX.
+#
+# The GGUF carries no chat template (llama-cpp-python would fall back to Llama 2's format), so the server
+# uses Gemma's own turn format (`--chat_format gemma`). A forced tool (`tool_choice` naming a function)
+# is generated under a grammar made from the tool's parameters schema and streamed as `tool_calls`.
+# PRISM_LLM_THREADS (default 1) sets llama.cpp's threads; PRISM_LLM_PYTHON the Python that builds the venv.
 set -euo pipefail
 
 LLAMA_CPP_PYTHON_VERSION=0.3.36
@@ -182,6 +187,7 @@ start)
   # One thread by default: on a small machine shared with other jobs, llama.cpp's threads spin at each
   # barrier while the other waits for a core (measured 1.5 s a token with two threads, 0.1 s with one).
   threads=${PRISM_LLM_THREADS:-1}
+  [[ $threads =~ ^[1-9][0-9]{0,2}$ ]] || die "PRISM_LLM_THREADS must be a thread count (1-999), not \"$threads\""
   : >"$state/server.log"
   # Its own session (setsid), so `stop` ends the server and nothing else.
   setsid "$venv/bin/python" -m llama_cpp.server --model "$model" --model_alias "$MODEL_ALIAS" \
