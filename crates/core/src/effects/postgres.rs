@@ -14,7 +14,7 @@ use postgres::{Client, Config, NoTls, Row, Statement};
 
 use super::error::StoreError;
 use super::record::{EffectRecord, Failure, ResultDigest, Status};
-use super::store::{Owner, RecordStorage, Update};
+use super::store::{Owner, RecordStorage, Update, ValidKey};
 
 /// A pooled connection with its component's statements prepared once, when it was opened: each
 /// operation then costs one round trip per statement instead of two.
@@ -420,16 +420,17 @@ pub fn in_locked_row<R>(
 }
 
 impl RecordStorage for PostgresStorage {
-    fn read(&self, id: &str) -> Result<Option<EffectRecord>, StoreError> {
+    fn read(&self, k: &ValidKey) -> Result<Option<EffectRecord>, StoreError> {
         // Reads take the lock too (inside a transaction): a read never sees a half-decided transition.
-        self.update(id, |current| Ok(super::store::Step::read(current.cloned())))
+        self.update(k, |current| Ok(super::store::Step::read(current.cloned())))
     }
 
     fn update<R>(
         &self,
-        id: &str,
+        k: &ValidKey,
         f: impl FnOnce(Option<&mut EffectRecord>) -> Update<R>,
     ) -> Result<R, StoreError> {
+        let id = k.storage_id.as_str();
         let mut conn = self.conn()?;
         let Prepared {
             client,

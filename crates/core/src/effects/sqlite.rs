@@ -8,7 +8,7 @@
 
 use super::error::StoreError;
 use super::record::{EffectRecord, Failure, ResultDigest, Status};
-use super::store::{Owner, RecordStorage, Update};
+use super::store::{Owner, RecordStorage, Update, ValidKey};
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension, Row, TransactionBehavior};
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
@@ -237,17 +237,18 @@ fn closed() -> StoreError {
 }
 
 impl RecordStorage for SqliteStorage {
-    fn read(&self, id: &str) -> Result<Option<EffectRecord>, StoreError> {
+    fn read(&self, k: &ValidKey) -> Result<Option<EffectRecord>, StoreError> {
         let guard = self.lock();
         let conn = guard.as_ref().ok_or_else(closed)?;
-        read_with(conn, id)
+        read_with(conn, &k.storage_id)
     }
 
     fn update<R>(
         &self,
-        id: &str,
+        k: &ValidKey,
         f: impl FnOnce(Option<&mut EffectRecord>) -> Update<R>,
     ) -> Result<R, StoreError> {
+        let id = k.storage_id.as_str();
         let mut guard = self.lock();
         let conn = guard.as_mut().ok_or_else(closed)?;
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;

@@ -16,6 +16,7 @@
 use super::error::{EffectError, EffectErrorCode, StoreError};
 use super::identity::{check_matches_ownership, Field, IdentityView, OwnershipView};
 use super::record::{EffectRecord, Failure, ResultDigest, Status};
+use sha2::Digest;
 use std::collections::HashMap;
 use std::sync::Mutex;
 
@@ -56,7 +57,10 @@ pub struct KeyInput {
 /// A key whose identity, ownership and fields passed validation.
 #[derive(Debug, Clone)]
 pub struct ValidKey {
+    /// The record's identity in storage: tenant, account, user, principal and key as a JSON array.
     pub storage_id: String,
+    /// SHA-256 of `storage_id`: the memory store's map key (32 bytes in the table, no allocation).
+    pub storage_digest: [u8; 32],
     pub tenant_id: String,
     pub account_id: Option<String>,
     pub user_id: Option<String>,
@@ -137,10 +141,10 @@ pub type Update<R> = Result<Step<R>, StoreError>;
 /// respect to every other `update` on the same storage, in this process and in others sharing it.
 /// `f` changes the record only once it has decided to succeed, so an `Err` leaves storage as it was.
 pub trait RecordStorage: Send + Sync {
-    fn read(&self, id: &str) -> Result<Option<EffectRecord>, StoreError>;
+    fn read(&self, k: &ValidKey) -> Result<Option<EffectRecord>, StoreError>;
     fn update<R>(
         &self,
-        id: &str,
+        k: &ValidKey,
         f: impl FnOnce(Option<&mut EffectRecord>) -> Update<R>,
     ) -> Result<R, StoreError>;
     /// Deletes up to `limit` terminal records of exactly this ownership updated before `before`.
@@ -245,8 +249,10 @@ pub fn key_fields(input: &KeyInput) -> Result<ValidKey, StoreError> {
         super::canonical::write_json_string(part, &mut storage_id);
     }
     storage_id.push(']');
+    let storage_digest = sha2::Sha256::digest(storage_id.as_bytes()).into();
     Ok(ValidKey {
         storage_id,
+        storage_digest,
         tenant_id: owner.tenant_id,
         account_id: owner.account_id,
         user_id: owner.user_id,
@@ -617,14 +623,14 @@ impl<S: RecordStorage> EffectStore<S> {
         parse: Parse,
     ) -> Result<Option<EffectRecord>, StoreError> {
         let k = validate_key(input, now, parse)?;
-        let Some(mut found) = self.storage.read(&k.storage_id)? else {
+        let Some(mut found) = self.storage.read(&k)? else {
             return Ok(None);
         };
         check_matches(&found, &k)?;
         if !expire(&mut found, now) {
             return Ok(Some(found));
         }
-        self.storage.update(&k.storage_id, |current| {
+        self.storage.update(&k, |current| {
             let Some(current) = current else {
                 return Ok(Step::read(None));
             };
@@ -685,7 +691,7 @@ impl<S: RecordStorage> EffectStore<S> {
         let token = new_claim_token()?;
         // A fresh record holds only the key's fields (each bounded, see `validate_key`) and a token:
         // far below every record limit, so it needs no size check.
-        self.storage.update(&k.storage_id, |current| {
+        self.storage.update(k, |current| {
             let Some(current) = current else {
                 let record = fresh_record(k, token, 1, 1, now, now, ttl);
                 let out = out(BeginOutcome::Acquired, &record);
@@ -799,7 +805,7 @@ impl<S: RecordStorage> EffectStore<S> {
             ),
         };
         let max = self.max_record_bytes;
-        self.storage.update(&k.storage_id, |current| {
+        self.storage.update(k, |current| {
             // Lease expiry is applied first (as any read applies it); a refused transition may leave
             // it applied.
             let current = match current {
@@ -838,7 +844,7 @@ impl<S: RecordStorage> EffectStore<S> {
         };
         let expected_version = r.expected_version;
         let max = self.max_record_bytes;
-        self.storage.update(&k.storage_id, |current| {
+        self.storage.update(&k, |current| {
             let Some(record) = current else {
                 return Err(EffectError::conflict().into());
             };
@@ -878,15 +884,16 @@ impl<S: RecordStorage> EffectStore<S> {
     }
 }
 
-/// In-process storage: a map behind a mutex. Records are boxed so the table stays small (a slot is a
-/// key and a pointer) and grows by moving pointers, not records.
+/// In-process storage: a map behind a mutex, keyed by the SHA-256 of the storage id. Records are
+/// boxed so the table stays small (a slot is 32 bytes and a pointer) and grows by moving pointers,
+/// not records.
 #[derive(Default)]
 pub struct MemoryStorage {
-    records: Mutex<HashMap<Box<str>, Box<EffectRecord>>>,
+    records: Mutex<HashMap<[u8; 32], Box<EffectRecord>>>,
 }
 
 impl MemoryStorage {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Box<str>, Box<EffectRecord>>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<[u8; 32], Box<EffectRecord>>> {
         self.records.lock().unwrap_or_else(|e| e.into_inner())
     }
 
@@ -901,30 +908,33 @@ impl MemoryStorage {
 }
 
 impl RecordStorage for MemoryStorage {
-    fn read(&self, id: &str) -> Result<Option<EffectRecord>, StoreError> {
-        Ok(self.lock().get(id).map(|r| EffectRecord::clone(r)))
+    fn read(&self, k: &ValidKey) -> Result<Option<EffectRecord>, StoreError> {
+        Ok(self
+            .lock()
+            .get(&k.storage_digest)
+            .map(|r| EffectRecord::clone(r)))
     }
 
     fn update<R>(
         &self,
-        id: &str,
+        k: &ValidKey,
         f: impl FnOnce(Option<&mut EffectRecord>) -> Update<R>,
     ) -> Result<R, StoreError> {
         let mut map = self.lock();
-        if let Some(record) = map.get_mut(id) {
+        if let Some(record) = map.get_mut(&k.storage_digest) {
             // Changed in place: `dirty` needs no write.
             return Ok(f(Some(record))?.out);
         }
         let step = f(None)?;
         if let Some(record) = step.insert {
-            map.insert(id.into(), Box::new(record));
+            map.insert(k.storage_digest, Box::new(record));
         }
         Ok(step.out)
     }
 
     fn cleanup(&self, owner: &Owner, before: i64, limit: u32) -> Result<u32, StoreError> {
         let mut map = self.lock();
-        let doomed: Vec<Box<str>> = map
+        let doomed: Vec<[u8; 32]> = map
             .iter()
             .filter(|(_, r)| {
                 r.status.is_terminal()
@@ -934,7 +944,7 @@ impl RecordStorage for MemoryStorage {
                     && r.user_id == owner.user_id
             })
             .take(limit as usize)
-            .map(|(id, _)| id.clone())
+            .map(|(id, _)| *id)
             .collect();
         for id in &doomed {
             map.remove(id);

@@ -20,13 +20,35 @@ use prism_tools_core::effects::error::{EffectError, StoreError};
 use prism_tools_core::effects::identity::{self, Field, IdentityView, OwnershipView};
 use prism_tools_core::effects::record::EffectRecord;
 use prism_tools_core::effects::store::{key_fields, BeginOutcome, Claim, KeyInput, ValidKey};
-use prism_tools_core::effects::time::now_ms;
+use prism_tools_core::effects::time::{now_ms, parse_iso_strict};
 
 /// One dispatch's effect identity: the identity as read at the identity check, and the key once
-/// derived (or why it is not a valid store key, reported when a store is asked to claim it).
-pub struct DispatchEffect {
+/// derived (or why it is not a valid store key, reported when a store is asked to claim it). Boxed
+/// and dropped as soon as the dispatch is done with it, so what waits for the garbage collector is
+/// a pointer.
+pub struct DispatchEffect(Option<Box<Snapshot>>);
+
+struct Snapshot {
     identity: IdentityView,
+    /// The identity's timestamps that only `Date.parse` reads, parsed when the snapshot was made, so
+    /// a later check runs no JS while the snapshot is borrowed.
+    dates: Vec<(String, i64)>,
     key: Option<std::result::Result<ValidKey, StoreError>>,
+}
+
+impl DispatchEffect {
+    /// Frees what the snapshot holds once the dispatch is done with it (its claim completed, or
+    /// another claimant's record found): the External itself lives until the garbage collector takes
+    /// it, which sees none of this memory and may not run for thousands of dispatches.
+    fn release(&mut self) {
+        self.0 = None;
+    }
+
+    fn get(&self) -> std::result::Result<&Snapshot, StoreError> {
+        self.0.as_deref().ok_or_else(|| {
+            EffectError::limit("tool effect dispatch snapshot was already used").into()
+        })
+    }
 }
 
 /// Dispatch's identity check, reading the identity once: `assertIdentityActive(identity)` then,
@@ -48,10 +70,17 @@ pub fn dispatch_identity(
         outcome = identity::check_matches_ownership(&id, &own, now, &parse);
     }
     outcome.map_err(|f| throw_store_error(js, &StoreError::Identity(f)))?;
-    Ok(External::new(DispatchEffect {
+    let dates = [&id.issued_at, &id.expires_at, &id.revoked_at]
+        .into_iter()
+        .filter_map(|f| f.text())
+        .filter(|t| parse_iso_strict(t).is_none())
+        .filter_map(|t| js.date_parse(t).map(|ms| (t.to_owned(), ms)))
+        .collect();
+    Ok(External::new(DispatchEffect(Some(Box::new(Snapshot {
         identity: id,
+        dates,
         key: None,
-    }))
+    })))))
 }
 
 /// The ownership a dispatch's key carries: the identity's own tenant, account and user.
@@ -90,6 +119,14 @@ pub fn dispatch_effect_key(
     let run_id = text_of(js, run_id.raw())?;
     let tool_call_id = text_of(js, tool_call_id.raw())?;
     let tool_name = text_of(js, tool_name.raw())?;
+    let Some(effect) = effect.0.as_deref_mut() else {
+        return effect_result(
+            js,
+            Err(EffectError::limit(
+                "tool effect dispatch snapshot was already used",
+            )),
+        );
+    };
     let id = &effect.identity;
     let principal = id.principal.as_ref().and_then(|p| p.id.text());
     let (Some(tenant), Some(principal), Some(s), Some(r), Some(c), Some(n)) = (
@@ -133,18 +170,32 @@ pub fn dispatch_effect_key(
 }
 
 /// The snapshot's key, or the error a store reports for it; the identity checked active at `now`.
-fn checked_key(
-    effect: &DispatchEffect,
-    js: Js,
-    now: i64,
-) -> std::result::Result<&ValidKey, StoreError> {
+fn checked_key(effect: &DispatchEffect, now: i64) -> std::result::Result<&ValidKey, StoreError> {
+    let effect = effect.get()?;
     let key = match &effect.key {
         Some(Ok(k)) => k,
         Some(Err(e)) => return Err(e.clone()),
         None => return Err(EffectError::limit("tool effect key input is invalid").into()),
     };
-    identity::check_active(&effect.identity, now, &host_parse(js))?;
+    let parse = |t: &str| {
+        parse_iso_strict(t).or_else(|| {
+            effect
+                .dates
+                .iter()
+                .find_map(|(text, ms)| (text == t).then_some(*ms))
+        })
+    };
+    identity::check_active(&effect.identity, now, &parse)?;
     Ok(key)
+}
+
+/// The snapshot behind `effect`, borrowed for the rest of a call that runs no JS while it holds it
+/// (only Rust code and Node-API calls that run none).
+fn snapshot_of<'a>(env: &Env, effect: &Unknown<'a>) -> Result<&'a mut External<DispatchEffect>> {
+    // SAFETY: `effect` is an argument of the running callback, so its handle is live for the call;
+    // napi-rs checks that it is an External made for `DispatchEffect`. The borrow is exclusive: the
+    // callers take it after their last call into JS and hold it only while Rust code runs.
+    unsafe { FromNapiMutRef::from_napi_mut_ref(env.raw(), effect.raw()) }
 }
 
 /// What `claimDispatch` found: the claim taken, or the record another claimant left.
@@ -168,12 +219,11 @@ impl NativeToolEffectStore {
     ) -> Result<Unknown<'a>> {
         let js = Js(env.raw());
         check_abort(js, signal.raw())?;
-        // SAFETY: `effect` is an argument of this callback, so its handle is live for the call.
-        let snapshot: &External<DispatchEffect> =
-            unsafe { FromNapiRef::from_napi_ref(env.raw(), effect.raw())? };
+        // The clock first: it may run JS, which must find no payload borrowed.
         let now = self.now(env)?;
+        let snapshot = snapshot_of(env, &effect)?;
         let run = || -> std::result::Result<Claimed, StoreError> {
-            let k = checked_key(snapshot, js, now)?;
+            let k = checked_key(&*snapshot, now)?;
             with_store!(&self.backend, s => s.begin_valid(k, None, None, now, |outcome, r: &EffectRecord| {
                 match (outcome, &r.claim_token) {
                     (BeginOutcome::Acquired, Some(token)) => Claimed::Acquired {
@@ -184,7 +234,11 @@ impl NativeToolEffectStore {
                 }
             }))
         };
-        match run().map_err(|e| throw_store_error(js, &e))? {
+        let claimed = run();
+        if !matches!(claimed, Ok(Claimed::Acquired { .. })) {
+            snapshot.release();
+        }
+        match claimed.map_err(|e| throw_store_error(js, &e))? {
             Claimed::Acquired { version, token } => {
                 let mut out = Object::new(env)?;
                 out.set_named_property("outcome", "acquired")?;
@@ -209,7 +263,7 @@ impl NativeToolEffectStore {
     pub fn advance_claim(
         &self,
         env: &Env,
-        effect: &External<DispatchEffect>,
+        effect: Unknown,
         claim_token: String,
         expected_version: f64,
         complete: bool,
@@ -224,11 +278,19 @@ impl NativeToolEffectStore {
             expected_version: Some(expected_version),
         };
         let to = lean_transition(complete, result, unserializable, Field::Absent);
+        // The clock first: it may run JS, which must find no payload borrowed.
         let now = self.now(env)?;
+        let effect = snapshot_of(env, &effect)?;
         let run = || -> std::result::Result<f64, StoreError> {
-            let k = checked_key(effect, js, now)?;
+            let k = checked_key(effect, now)?;
             with_store!(&self.backend, s => s.transition_valid(k, &claim, to, now, |r| r.version as f64))
         };
-        run().map_err(|e| throw_store_error(js, &e))
+        let out = run();
+        if complete || out.is_err() {
+            // Completed, or refused (dispatch then settles the claim through the store's own methods):
+            // the snapshot is not used again.
+            effect.release();
+        }
+        out.map_err(|e| throw_store_error(js, &e))
     }
 }
