@@ -196,6 +196,7 @@ module.exports = {
     APPROVAL_LIMITS: approval.APPROVAL_LIMITS,
     createMemoryCheckpointStore: approval.createMemoryCheckpointStore,
     createSqliteCheckpointStore: approval.createSqliteCheckpointStore,
+    createAgentRunLifecycle: require('./lib/agent-lifecycle.js').createAgentRunLifecycle,
   })
 }
 // End of human approval and durable runs.

@@ -137,6 +137,7 @@ export const {
   APPROVAL_LIMITS,
   createMemoryCheckpointStore,
   createSqliteCheckpointStore,
+  createAgentRunLifecycle,
   // End of human approval and durable runs.
 } = cjs
 export default cjs

@@ -541,4 +541,5 @@ module.exports = {
   resumeAgentRun,
   resumeAgentRunStream,
   agentFingerprint: (agent, definitionRevision) => fingerprintOf(agent.config, definitionRevision),
+  publicState,
 }

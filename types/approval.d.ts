@@ -174,7 +174,62 @@ export interface AgentRunRef {
 /** Resumes a suspended durable run; invalid input changes nothing (no write, no tool call, no event). */
 export declare function resumeAgentRun(agent: Agent, ref: AgentRunRef, resume: AgentRunResume, options: AgentRunResumeOptions): Promise<AgentRunResult>;
 /** The same resume as the resumed run's events. */
-export declare function resumeAgentRunStream(agent: Agent, ref: AgentRunRef, resume: AgentRunResume, options: AgentRunResumeOptions & SubscribeOptions): AsyncGenerator<AgentEvent | { type: "agent_suspended" | "agent_denied"; sessionId: string; runId: string; interruption?: AgentRunInterruption; version: number }>;
+export declare function resumeAgentRunStream(agent: Agent, ref: AgentRunRef, resume: AgentRunResume, options: AgentRunResumeOptions & SubscribeOptions): AsyncGenerator<AgentRunResumeEvent>;
+/** `lifecycle.status`'s answer: the run's public state and its checkpoint version. */
+export interface AgentRunStatusResult {
+  state: AgentRunState;
+  version: number;
+}
+
+/** What `resolveAgent` answers for a stored run's agent id. */
+export interface AgentRunLifecycleAgent {
+  readonly agent: Agent;
+  /** Current host-authored revision; it must match the stored revision. */
+  readonly definitionRevision: string;
+}
+
+export interface AgentRunLifecycleOptions {
+  readonly checkpoints: CheckpointStore;
+  /** The agent of a stored run (called by `resume` / `resumeStream` after the run is loaded for its owner). */
+  readonly resolveAgent: (input: {
+    readonly agentId: string;
+    readonly ownership?: OwnershipScope;
+    readonly signal?: AbortSignal;
+  }) => AgentRunLifecycleAgent | Promise<AgentRunLifecycleAgent>;
+  /** Written with every checkpoint save of a resume; a save below the stored token is refused. A non-negative safe integer. */
+  readonly fencingToken?: number;
+}
+
+export interface AgentRunLifecycleRequest {
+  /** The caller's authorized owner: only the run's owner reads its status or resumes it. */
+  readonly ownership?: OwnershipScope;
+  readonly signal?: AbortSignal;
+  /** Adapter-selected capability; stored runs for another agent are refused like missing ones. */
+  readonly agentId?: string;
+  /** Skill session state: not supported by this package (`true` throws `unsupported_agent_option`). */
+  readonly persistSessionState?: false;
+  /** Skill session state: not supported by this package (`true` throws `unsupported_agent_option`). */
+  readonly includeSkillBodies?: false;
+}
+
+/** Bounded live-event options for a durable lifecycle resume. */
+export interface AgentRunLifecycleStreamRequest extends AgentRunLifecycleRequest, SubscribeOptions {}
+
+export interface AgentRunLifecycle {
+  status(ref: AgentRunRef, options?: AgentRunLifecycleRequest): Promise<AgentRunStatusResult>;
+  resume(ref: AgentRunRef, resume: AgentRunResume, options?: AgentRunLifecycleRequest): Promise<AgentRunResult>;
+  resumeStream(ref: AgentRunRef, resume: AgentRunResume, options?: AgentRunLifecycleStreamRequest): AsyncGenerator<AgentRunResumeEvent>;
+}
+
+/** One event of `resumeAgentRunStream` / `lifecycle.resumeStream`. */
+export type AgentRunResumeEvent = AgentEvent | { type: "agent_suspended" | "agent_denied"; sessionId: string; runId: string; interruption?: AgentRunInterruption; version: number };
+
+/**
+ * Host capability for durable agent status and resume (upstream's `createAgentRunLifecycle`): adapters
+ * such as the MCP server's `agent.<id>.status` / `agent.<id>.resume` tools supply authorized ownership only.
+ * A bad option throws TypeError with `code: "ERR_PRISM_INVALID_OPTION"`.
+ */
+export declare function createAgentRunLifecycle(options: AgentRunLifecycleOptions): AgentRunLifecycle;
 /** The fingerprint a checkpoint of this agent under this revision records. */
 export declare function agentFingerprint(agent: Agent, definitionRevision: string): string;
 
