@@ -197,7 +197,8 @@ start)
   echo "$pid" >"$state/pid"
   echo "$port" >"$state/port"
   url="http://127.0.0.1:$port/v1"
-  for _ in $(seq 1 240); do
+  deadline=$((SECONDS + 180))
+  while [ "$SECONDS" -lt "$deadline" ]; do
     kill -0 "$pid" 2>/dev/null || { tail -n 40 "$state/server.log" >&2; rm -f "$state/pid"; die "the server exited while starting (log: $state/server.log)"; }
     answers "$url" && { say "serving $MODEL_ALIAS at $url (pid $pid, log $state/server.log)"; echo "$url"; exit 0; }
     sleep 0.5
@@ -205,7 +206,7 @@ start)
   tail -n 40 "$state/server.log" >&2
   kill "$pid" 2>/dev/null || true
   rm -f "$state/pid"
-  die "the server did not answer at $url within 120 s (log: $state/server.log)"
+  die "the server did not answer at $url within 180 s (log: $state/server.log)"
   ;;
 stop)
   pid=$(running_pid) || { rm -f "$state/pid"; exit 0; }
