@@ -205,6 +205,18 @@ describe.each(stores)("%s store", (_name, make) => {
     store.close();
   });
 
+  it("refuses a NUL in an identifier with a limit error that says so (one answer in every store)", async () => {
+    const store = make();
+    const nul = { ...identity, tenantId: "ten\u0000ant" };
+    const base = { identity: nul, ownership: { tenantId: "ten\u0000ant" }, sessionId: "session", runId: "run", toolCallId: "nul", toolName: "charge", argumentsHash: toolEffectArgumentsHash({}) };
+    const err = await Promise.resolve(store.begin({ ...base, key: deriveToolEffectKey(base) })).then(() => undefined, (e) => e);
+    expect(err).toMatchObject({ name: "ToolEffectError", code: "ERR_PRISM_TOOL_EFFECT_LIMIT", message: "ownership must not contain NUL (U+0000)" });
+    const sessionNul = { ...key("nul2"), sessionId: "se\u0000ssion" };
+    const err2 = await Promise.resolve(store.begin(sessionNul)).then(() => undefined, (e) => e);
+    expect(err2).toMatchObject({ code: "ERR_PRISM_TOOL_EFFECT_LIMIT", message: "session id must not contain NUL (U+0000)" });
+    store.close();
+  });
+
   it("returns promises, rejects refusals, and keeps its methods through a spread", async () => {
     const store = make();
     const pending = store.begin(key("sync"));

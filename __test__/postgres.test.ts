@@ -75,6 +75,13 @@ describe("dispatch through the PostgreSQL store", () => {
     await store.close();
   });
 
+  it("refuses a NUL in an identifier as the memory and SQLite stores do, not as an unknown outcome", async () => {
+    const store = createPostgresToolEffectStore(url, freshSchema("nul"));
+    const err = await Promise.resolve(store.begin({ ...keyOf("nul"), sessionId: "se\u0000ssion" })).then(() => undefined, (e) => e);
+    expect(err).toMatchObject({ name: "ToolEffectError", code: "ERR_PRISM_TOOL_EFFECT_LIMIT", message: "session id must not contain NUL (U+0000)" });
+    await store.close();
+  });
+
   it("keeps the replayed result's key order and numbers exactly", async () => {
     const store = createPostgresToolEffectStore(url, freshSchema("exact"));
     const k = keyOf("exact");

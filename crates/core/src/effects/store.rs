@@ -162,6 +162,11 @@ pub struct Owner {
 
 fn bounded_text(f: &Field, max: usize, label: &str) -> Result<String, EffectError> {
     match f.text() {
+        // Refused in every store alike: PostgreSQL's text cannot hold NUL, and a store must not
+        // answer one way for memory and another (an unknown outcome) for PostgreSQL.
+        Some(s) if s.contains('\0') => Err(EffectError::limit(format!(
+            "{label} must not contain NUL (U+0000)"
+        ))),
         Some(s) if !s.trim().is_empty() && s.len() <= max => Ok(s.to_owned()),
         _ => Err(EffectError::limit(format!(
             "{label} is required and bounded"
