@@ -33,10 +33,20 @@ export function startPostgres(offset = 0): PostgresServer {
   if (root) mkdirSync(root, { recursive: true });
   const parent = mkdtempSync(root ? join(root, "private-") : join(tmpdir(), "prism-pg-"));
   const dataDir = join(parent, "data");
-  const p = String(port(offset));
+  let p = String(port(offset));
   const run = (cmd: string) =>
     execFileSync("bash", [script, cmd, dataDir, p], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
-  const url = run("start");
+  // A port another server holds (another run's, left behind) is not this test's failure: the next.
+  let url = "";
+  for (let attempt = 0; ; attempt++) {
+    try {
+      url = run("start");
+      break;
+    } catch (e) {
+      if (attempt >= 4 || !/Address already in use/.test(String((e as { stderr?: unknown }).stderr ?? e))) throw e;
+      p = String(port(offset + 1 + attempt * 97));
+    }
+  }
   // The runner's teardown stops it (it lives in the run's folder); this is for runs without one.
   process.once("exit", () => {
     try {
@@ -66,11 +76,18 @@ function provided(key: "prismPostgresUrl" | "prismPostgresRoot"): string | undef
   }
 }
 
-/** The shared server: `PRISM_TEST_POSTGRES_URL`, else the run's, else a private one started now. */
+let fallback: PostgresServer | undefined;
+/**
+ * The shared server: `PRISM_TEST_POSTGRES_URL`, else the run's, else one private server for this
+ * process, started on first use (a file whose name does not say "postgres" gets no run server).
+ */
 export function postgresUrl(): string {
   const given = process.env.PRISM_TEST_POSTGRES_URL;
   if (given) return given;
-  return provided("prismPostgresUrl") ?? startPostgres().url;
+  const shared = provided("prismPostgresUrl");
+  if (shared) return shared;
+  fallback ??= startPostgres();
+  return fallback.url;
 }
 
 let n = 0;
