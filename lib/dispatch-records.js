@@ -180,9 +180,21 @@ module.exports = function bindRecords({ native, C, rowId, swallow, thenOf, text 
   const safeIds = (h, st) => {
     if (st.safeIds === undefined) {
       const { id, name } = st.call
-      st.safeIds = anyRedaction(h) ? [typeof id === 'string' ? redact(h, id) : id, typeof name === 'string' ? redact(h, name) : name] : [id, name]
+      st.safeIds = anyRedaction(h) ? [safeText(h, id), safeText(h, name)] : [id, name]
     }
     return st.safeIds
+  }
+  // A string as it may leave the dispatch. With only known secrets (no host redactor), one that
+  // holds none is returned as is without a crossing; anything else goes through `redact`.
+  function safeText(h, v) {
+    if (typeof v !== 'string') return v
+    const secrets = h.secretMatch
+    if (h.hostRedactor === undefined && secrets !== undefined) {
+      let held = false
+      for (let i = 0; i < secrets.length && !held; i++) held = v.includes(secrets[i])
+      if (!held) return v
+    }
+    return redact(h, v)
   }
   const safeCall = (h, st) => {
     if (st.safeCall === undefined) st.safeCall = anyRedaction(h) ? redact(h, st.call) : st.call
