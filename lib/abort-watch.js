@@ -88,9 +88,45 @@ function unwatchAbort(signal, waiter) {
   if (watch !== undefined) watch.waiters.delete(waiter)
 }
 
+/**
+ * `p`'s outcome, or `aborted()`'s as soon as `signal` aborts: its value, or what it throws as the
+ * rejection. Without a signal, `p` itself. On an already-aborted signal the answer is `aborted()`'s at
+ * once, and `p` is no longer awaited: its later rejection never surfaces as an unhandled rejection.
+ * The wait is an entry on the signal's one shared listener, not a listener of its own.
+ */
+function raceAbort(p, signal, aborted) {
+  if (!signal) return p
+  if (signal.aborted) {
+    try {
+      Promise.resolve(p).catch(() => {})
+    } catch {}
+    return new Promise((resolve) => resolve(aborted()))
+  }
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      try {
+        resolve(aborted())
+      } catch (e) {
+        reject(e)
+      }
+    }
+    watchAbort(signal, onAbort)
+    Promise.resolve(p).then(
+      (v) => {
+        unwatchAbort(signal, onAbort)
+        resolve(v)
+      },
+      (e) => {
+        unwatchAbort(signal, onAbort)
+        reject(e)
+      },
+    )
+  })
+}
+
 /** How many signals hold a shared listener (for tests). */
 function watchedSignalCount() {
   return attached.size
 }
 
-module.exports = { watchAbort, unwatchAbort, watchedSignalCount }
+module.exports = { watchAbort, unwatchAbort, raceAbort, watchedSignalCount }

@@ -14,7 +14,7 @@ const bindRecords = require('./dispatch-records.js')
 const bindGuardrails = require('./dispatch-guardrails.js')
 const { callStoreMethod, nativeStoreOf } = require('./effects.js')
 const { isoNow } = require('./clock.js')
-const { watchAbort, unwatchAbort } = require('./abort-watch.js')
+const { raceAbort: raceAbortWith } = require('./abort-watch.js')
 
 module.exports = function bindDispatch(native, errors) {
   // A copy with fast properties: the object napi builds (82 keys) is a dictionary, so each `C.K_…` in
@@ -70,31 +70,9 @@ module.exports = function bindDispatch(native, errors) {
   }
 
   const ABORTED = Symbol('aborted')
-  function raceAbort(p, signal) {
-    if (!signal) return p
-    if (signal.aborted) {
-      // Not awaited any more: a later rejection of `p` must not surface as an unhandled rejection.
-      try {
-        Promise.resolve(p).catch(() => {})
-      } catch {}
-      return Promise.resolve(ABORTED)
-    }
-    // The signal's one shared listener (lib/abort-watch.js), not one per wait.
-    return new Promise((resolve, reject) => {
-      const onAbort = () => resolve(ABORTED)
-      watchAbort(signal, onAbort)
-      Promise.resolve(p).then(
-        (v) => {
-          unwatchAbort(signal, onAbort)
-          resolve(v)
-        },
-        (e) => {
-          unwatchAbort(signal, onAbort)
-          reject(e)
-        },
-      )
-    })
-  }
+  const toAborted = () => ABORTED
+  // ABORTED once the signal aborts; the wait is on the signal's one shared listener (lib/abort-watch.js).
+  const raceAbort = (p, signal) => raceAbortWith(p, signal, toAborted)
 
   const codeOf = (e) => {
     try {

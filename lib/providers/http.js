@@ -5,7 +5,7 @@
 const { createParser } = require('eventsource-parser')
 const { ProviderTransportError } = require('../errors.js')
 const { providerError } = require('../provider.js')
-const { watchAbort, unwatchAbort } = require('../abort-watch.js')
+const { raceAbort } = require('../abort-watch.js')
 // One classification for the agent's retry and the providers' own: lib/retry.js.
 const { isRetryableHttpStatus, parseRetryAfterMs } = require('../retry.js')
 const { transportFailure, urlWithoutUserinfo } = require('./wire-errors.js')
@@ -39,24 +39,8 @@ function redact(text, secrets) {
 
 /** `p`, or a rejection with the `aborted` transport error as soon as `signal` aborts. */
 function untilAborted(p, signal) {
-  if (!signal) return p
-  if (signal.aborted) {
-    Promise.resolve(p).catch(() => {})
-    return Promise.reject(abortError(signal))
-  }
-  return new Promise((resolve, reject) => {
-    const onAbort = () => reject(abortError(signal))
-    watchAbort(signal, onAbort)
-    Promise.resolve(p).then(
-      (v) => {
-        unwatchAbort(signal, onAbort)
-        resolve(v)
-      },
-      (e) => {
-        unwatchAbort(signal, onAbort)
-        reject(e)
-      },
-    )
+  return raceAbort(p, signal, () => {
+    throw abortError(signal)
   })
 }
 
