@@ -68,12 +68,7 @@ async function readBoundedJson(request, maxBytes, signal) {
  * once, when the body has been consumed, cut or cancelled (or at once without a body).
  */
 async function boundResponse(response, maxBytes, onClose = () => undefined) {
-  let closed = false
-  const close = () => {
-    if (closed) return
-    closed = true
-    onClose()
-  }
+  const close = once(onClose)
   if (!response.body) {
     close()
     return response
@@ -90,8 +85,49 @@ async function boundResponse(response, maxBytes, onClose = () => undefined) {
     if (body === undefined) return httpError(507, 'MCP response too large', 'ERR_PRISM_MCP_RESPONSE_LIMIT')
     return new Response(body, init)
   }
+  return new Response(relayReader(reader, close, maxBytes), init)
+}
+
+/**
+ * A stateless answer's body relayed chunk by chunk, as upstream's `relayStatelessBody`: `onClose` runs
+ * exactly once, when the body ends, fails or the reader cancels (the source is cancelled too). A null body
+ * closes at once and gives null.
+ * @param {ReadableStream<Uint8Array> | null} body
+ * @param {() => void} onClose
+ * @returns {Response | null}
+ */
+function relayStatelessBody(body, onClose) {
+  if (typeof onClose !== 'function') throw serverError('relayStatelessBody needs an onClose function', 'ERR_PRISM_MCP_OPTIONS')
+  const close = once(onClose)
+  if (body === null || body === undefined) {
+    close()
+    return null
+  }
+  if (typeof body.getReader !== 'function') {
+    close()
+    throw serverError('relayStatelessBody needs a ReadableStream body or null', 'ERR_PRISM_MCP_OPTIONS')
+  }
+  return new Response(relayReader(body.getReader(), close))
+}
+
+/** `fn`, to be run at most once however often it is called. */
+function once(fn) {
+  let done = false
+  return () => {
+    if (done) return
+    done = true
+    fn()
+  }
+}
+
+/**
+ * `reader`'s chunks as a new stream. `close` runs when the source ends or fails, when the stream is cut
+ * (past `maxBytes` it errors, `ERR_PRISM_MCP_RESPONSE_LIMIT`, and the source is cancelled) and when the
+ * consumer cancels (the source is cancelled too).
+ */
+function relayReader(reader, close, maxBytes = Infinity) {
   let size = 0
-  const relay = new ReadableStream({
+  return new ReadableStream({
     async pull(controller) {
       let next
       try {
@@ -102,8 +138,8 @@ async function boundResponse(response, maxBytes, onClose = () => undefined) {
         return
       }
       if (next.done) {
-        close()
         controller.close()
+        close()
         return
       }
       size += next.value.byteLength
@@ -120,57 +156,6 @@ async function boundResponse(response, maxBytes, onClose = () => undefined) {
       close()
     },
   })
-  return new Response(relay, init)
-}
-
-/**
- * A stateless answer's body relayed chunk by chunk, as upstream's `relayStatelessBody`: `onClose` runs
- * exactly once, when the body ends, fails or the reader cancels (the source is cancelled too). A null body
- * closes at once and gives null.
- * @param {ReadableStream<Uint8Array> | null} body
- * @param {() => void} onClose
- * @returns {Response | null}
- */
-function relayStatelessBody(body, onClose) {
-  if (typeof onClose !== 'function') throw serverError('relayStatelessBody needs an onClose function', 'ERR_PRISM_MCP_OPTIONS')
-  let closed = false
-  const close = () => {
-    if (closed) return
-    closed = true
-    onClose()
-  }
-  if (body === null || body === undefined) {
-    close()
-    return null
-  }
-  if (typeof body.getReader !== 'function') {
-    close()
-    throw serverError('relayStatelessBody needs a ReadableStream body or null', 'ERR_PRISM_MCP_OPTIONS')
-  }
-  const reader = body.getReader()
-  const relay = new ReadableStream({
-    async pull(controller) {
-      let next
-      try {
-        next = await reader.read()
-      } catch (error) {
-        close()
-        controller.error(error)
-        return
-      }
-      if (next.done) {
-        controller.close()
-        close()
-        return
-      }
-      controller.enqueue(next.value)
-    },
-    cancel(reason) {
-      void reader.cancel(reason).catch(() => undefined)
-      close()
-    },
-  })
-  return new Response(relay)
 }
 
 function isLoopbackHostname(hostname) {
