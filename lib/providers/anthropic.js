@@ -5,7 +5,6 @@ const { providerTextDelta, providerToolCall, providerToolCallDelta, providerUsag
 const { toolCallFromArgumentsText } = require('../arguments-text.js')
 const { toAnthropicTools } = require('./tools.js')
 const { ProviderTransportError } = require('../errors.js')
-const { AGENT_RETRIES } = require('../retry.js')
 const http = require('./http.js')
 const { createAnthropicToolBlockAssembler, anthropicArgumentsText } = require('./tool-call-assembly.js')
 const { parseEventJson, checkEndpointUrl } = require('./wire-errors.js')
@@ -206,60 +205,22 @@ function createAnthropicMessagesProvider(options = {}) {
   if (options.baseUrl !== undefined) checkEndpointUrl('createAnthropicMessagesProvider', 'baseUrl', options.baseUrl)
   const baseUrl = (options.baseUrl ?? ANTHROPIC_DEFAULT_BASE_URL).replace(/\/+$/, '')
   const timeoutMs = http.checkTimeoutMs('createAnthropicMessagesProvider', options.timeoutMs)
-  return {
-    id,
-    async *generate(request) {
-      const signal = request.signal
-      // An already-aborted signal rejects the stream (as upstream does); an abort mid-stream ends it
-      // with an `aborted` error event.
-      if (signal && signal.aborted) throw signal.reason ?? http.abortError(signal)
-      const secrets = []
-      try {
-        const body = anthropicMessagesBody(request, { cache: options.cache, cacheRetention: options.cacheRetention })
-        const apiKey = await http.resolveApiKey(options.apiKey, signal)
-        if (apiKey) secrets.push(apiKey)
-        const headers = {
-          ...http.requestHeaders(request),
-          ...(options.extraHeaders ? options.extraHeaders(request) : undefined),
-          'content-type': 'application/json',
-          accept: 'text/event-stream',
-          'anthropic-version': ANTHROPIC_API_VERSION,
-        }
-        if (options.userAgent) headers['user-agent'] = options.userAgent
-        if (apiKey) headers['x-api-key'] = apiKey
-        // The session id, as upstream's provider sends it, so the API's logs can be joined with ours.
-        const sessionId = request.options && request.options.sessionId
-        if (typeof sessionId === 'string' && sessionId !== '') headers['x-client-request-id'] = sessionId
-        yield* http.postAndStream(
-          {
-            fetchImpl: options.fetch ?? fetch,
-            url: `${baseUrl}/messages`,
-            headers,
-            body: JSON.stringify(body),
-            signal,
-            // Under an agent with `retry`, the agent retries the turn: one attempt here.
-            retry: request[AGENT_RETRIES] ? false : options.retry,
-            secrets,
-            prefix: 'Anthropic request failed',
-            mapHttpError: options.mapHttpError,
-            maxErrorBodyBytes: options.maxErrorBodyBytes,
-            timeoutMs,
-          },
-          'Anthropic response had no body',
-          (stream) =>
-            anthropicMessagesEvents(stream, {
-              signal,
-              secrets,
-              maxResponseBytes: options.maxResponseBytes,
-              maxEventBytes: options.maxEventBytes,
-              maxArgumentBytes: options.maxArgumentBytes,
-            }),
-        )
-      } catch (err) {
-        yield providerError(err, secrets)
-      }
+  return http.createStreamingProvider(id, options, timeoutMs, {
+    body: (request) => anthropicMessagesBody(request, { cache: options.cache, cacheRetention: options.cacheRetention }),
+    url: () => `${baseUrl}/messages`,
+    headers(request, apiKey) {
+      const headers = { 'anthropic-version': ANTHROPIC_API_VERSION }
+      if (options.userAgent) headers['user-agent'] = options.userAgent
+      if (apiKey) headers['x-api-key'] = apiKey
+      // The session id, as upstream's provider sends it, so the API's logs can be joined with ours.
+      const sessionId = request.options && request.options.sessionId
+      if (typeof sessionId === 'string' && sessionId !== '') headers['x-client-request-id'] = sessionId
+      return headers
     },
-  }
+    prefix: 'Anthropic request failed',
+    noBodyMessage: 'Anthropic response had no body',
+    events: anthropicMessagesEvents,
+  })
 }
 
 module.exports = { createAnthropicMessagesProvider, anthropicMessagesEvents, anthropicMessagesBody, ANTHROPIC_API_VERSION, ANTHROPIC_DEFAULT_BASE_URL }

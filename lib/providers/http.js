@@ -7,7 +7,7 @@ const { ProviderTransportError } = require('../errors.js')
 const { providerError } = require('../provider.js')
 const { raceAbort } = require('../abort-watch.js')
 // One classification for the agent's retry and the providers' own: lib/retry.js.
-const { isRetryableHttpStatus, parseRetryAfterMs } = require('../retry.js')
+const { isRetryableHttpStatus, parseRetryAfterMs, AGENT_RETRIES } = require('../retry.js')
 const { transportFailure, urlWithoutUserinfo } = require('./wire-errors.js')
 
 const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024
@@ -246,25 +246,73 @@ function requestHeaders(request) {
 }
 
 /**
- * The end of every provider's `stream()`: post with retry, then the events of the response body;
- * a failed post or a response without a body is one provider error event (redacted).
+ * An AIProvider over one streaming HTTP endpoint: the part every wire shares. An already-aborted signal
+ * rejects the stream (as upstream does); an abort mid-stream ends it with an `aborted` error event. Per
+ * request the body is built, then the API key resolved (a secret every error text is redacted of); the
+ * POST retries on its own unless an agent retries the turn; a failed post, a response without a body
+ * or any throw is one provider error event.
+ * `wire`: `body(request)` the JSON body; `url(request)` the endpoint; `headers(request, apiKey)` the
+ * wire's own headers, after the common ones; `events(body, readOptions)` the answer's events; `prefix`
+ * and `noBodyMessage` for its errors. `timeoutMs` was checked when the provider was created.
  */
-async function* postAndStream(post, noBodyMessage, events) {
-  const { response, error } = await postWithRetry(post)
-  if (error) {
-    yield providerError(error, post.secrets)
-    return
+function createStreamingProvider(id, options, timeoutMs, wire) {
+  return {
+    id,
+    async *generate(request) {
+      const signal = request.signal
+      if (signal && signal.aborted) throw signal.reason ?? abortError(signal)
+      const secrets = []
+      try {
+        const body = wire.body(request)
+        const apiKey = await resolveApiKey(options.apiKey, signal)
+        if (apiKey) secrets.push(apiKey)
+        const url = wire.url(request)
+        const headers = {
+          ...requestHeaders(request),
+          ...(options.extraHeaders ? options.extraHeaders(request) : undefined),
+          'content-type': 'application/json',
+          accept: 'text/event-stream',
+          ...wire.headers(request, apiKey),
+        }
+        const { response, error } = await postWithRetry({
+          fetchImpl: options.fetch ?? fetch,
+          url,
+          headers,
+          body: JSON.stringify(body),
+          signal,
+          // Under an agent with `retry`, the agent retries the turn: one attempt here.
+          retry: request[AGENT_RETRIES] ? false : options.retry,
+          secrets,
+          prefix: wire.prefix,
+          mapHttpError: options.mapHttpError,
+          maxErrorBodyBytes: options.maxErrorBodyBytes,
+          timeoutMs,
+        })
+        if (error) {
+          yield providerError(error, secrets)
+          return
+        }
+        if (!response.body) {
+          yield providerError(new Error(wire.noBodyMessage), secrets)
+          return
+        }
+        yield* wire.events(response.body, {
+          signal,
+          secrets,
+          maxResponseBytes: options.maxResponseBytes,
+          maxEventBytes: options.maxEventBytes,
+          maxArgumentBytes: options.maxArgumentBytes,
+        })
+      } catch (err) {
+        yield providerError(err, secrets)
+      }
+    },
   }
-  if (!response.body) {
-    yield providerError(new Error(noBodyMessage), post.secrets)
-    return
-  }
-  yield* events(response.body)
 }
 
 module.exports = {
   DEFAULT_MAX_RESPONSE_BYTES,
-  postAndStream,
+  createStreamingProvider,
   DEFAULT_MAX_EVENT_BYTES,
   resolveApiKey,
   redact,

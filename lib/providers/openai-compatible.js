@@ -6,7 +6,6 @@ const { providerTextDelta, providerToolCall, providerToolCallDelta, providerUsag
 const { toolCallFromArgumentsText } = require('../arguments-text.js')
 const { ProviderTransportError } = require('../errors.js')
 const { serializeOpenAITool } = require('./tools.js')
-const { AGENT_RETRIES } = require('../retry.js')
 const http = require('./http.js')
 const { createChatToolCallAssembler } = require('./tool-call-assembly.js')
 const { parseEventJson, checkEndpointUrl } = require('./wire-errors.js')
@@ -180,62 +179,23 @@ function createOpenAICompatibleProvider(options) {
   }
   const id = options.id ?? 'openai-compatible'
   const timeoutMs = http.checkTimeoutMs('createOpenAICompatibleProvider', options.timeoutMs)
-  return {
-    id,
-    async *generate(request) {
-      const signal = request.signal
-      // An already-aborted signal rejects the stream (as upstream does); an abort mid-stream ends it
-      // with an `aborted` error event.
-      if (signal && signal.aborted) throw signal.reason ?? http.abortError(signal)
-      const secrets = []
-      try {
-        const apiKey = await http.resolveApiKey(options.apiKey, signal)
-        if (apiKey) secrets.push(apiKey)
-        const url =
-          typeof options.chatCompletionsUrl === 'function'
-            ? options.chatCompletionsUrl(request)
-            : options.chatCompletionsUrl ?? `${options.baseUrl.replace(/\/+$/, '')}/chat/completions`
-        if (typeof options.chatCompletionsUrl === 'function') checkEndpointUrl('createOpenAICompatibleProvider', 'chatCompletionsUrl(request)', url)
-        const headers = {
-          ...http.requestHeaders(request),
-          ...(options.extraHeaders ? options.extraHeaders(request) : undefined),
-          'content-type': 'application/json',
-          accept: 'text/event-stream',
-        }
-        if (apiKey && authStyle === 'bearer') headers.authorization = `Bearer ${apiKey}`
-        if (apiKey && authStyle === 'api-key') headers['api-key'] = apiKey
-        yield* http.postAndStream(
-          {
-            fetchImpl: options.fetch ?? fetch,
-            url,
-            headers,
-            body: JSON.stringify(buildOpenAIChatBody(request, options)),
-            signal,
-            // Under an agent with `retry`, the agent retries the turn: one attempt here.
-            retry: request[AGENT_RETRIES] ? false : options.retry,
-            secrets,
-            prefix: options.requestFailedPrefix ?? 'OpenAI-compatible request failed',
-            mapHttpError: options.mapHttpError,
-            maxErrorBodyBytes: options.maxErrorBodyBytes,
-            timeoutMs,
-          },
-          'OpenAI-compatible response had no body',
-          (stream) =>
-            openAIChatEvents(stream, {
-              signal,
-              secrets,
-              strictCompletion: options.strictCompletion,
-              mapUsage: options.mapUsage,
-              maxResponseBytes: options.maxResponseBytes,
-              maxEventBytes: options.maxEventBytes,
-              maxArgumentBytes: options.maxArgumentBytes,
-            }),
-        )
-      } catch (err) {
-        yield providerError(err, secrets)
-      }
+  return http.createStreamingProvider(id, options, timeoutMs, {
+    body: (request) => buildOpenAIChatBody(request, options),
+    url(request) {
+      if (typeof options.chatCompletionsUrl !== 'function') return options.chatCompletionsUrl ?? `${options.baseUrl.replace(/\/+$/, '')}/chat/completions`
+      const url = options.chatCompletionsUrl(request)
+      checkEndpointUrl('createOpenAICompatibleProvider', 'chatCompletionsUrl(request)', url)
+      return url
     },
-  }
+    headers(request, apiKey) {
+      if (apiKey && authStyle === 'bearer') return { authorization: `Bearer ${apiKey}` }
+      if (apiKey && authStyle === 'api-key') return { 'api-key': apiKey }
+      return undefined
+    },
+    prefix: options.requestFailedPrefix ?? 'OpenAI-compatible request failed',
+    noBodyMessage: 'OpenAI-compatible response had no body',
+    events: (body, read) => openAIChatEvents(body, { ...read, strictCompletion: options.strictCompletion, mapUsage: options.mapUsage }),
+  })
 }
 
 module.exports = { createOpenAICompatibleProvider, openAIChatEvents, buildOpenAIChatBody, serializeOpenAIChatMessage, mapOpenAIChatUsage }
