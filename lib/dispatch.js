@@ -337,6 +337,29 @@ module.exports = function bindDispatch(native, errors) {
     }
   }
 
+  // The lifecycle event (`emit`) or ledger row (`append`) of command `k`: the hook's thenable, or undefined.
+  function report(h, st, s, k) {
+    if (k === C.K_EMIT_STARTED) {
+      return emit(h, { type: 'tool_execution_started', sessionId: st.ctx.sessionId, runId: st.ctx.runId, toolName: safeIds(h, st)[1], call: safeCall(h, st) })
+    }
+    if (k === C.K_APPEND_STARTED) {
+      safeArgs(h, st)
+      return append(h, makeRow(h, st, 'started'))
+    }
+    if (k === C.K_APPEND_FINISHED || k === C.K_APPEND_FINISHED + 1 || k === C.K_APPEND_FINISHED + 2) {
+      safeArgs(h, st)
+      const status = k === C.K_APPEND_FINISHED ? 'finished' : k === C.K_APPEND_FINISHED + 1 ? 'error' : 'blocked'
+      const reason = status === 'blocked' ? dispatchDetail(s).reason : undefined
+      return append(h, makeRow(h, st, status, { reason }))
+    }
+    const ms = performance.now() - st.t0
+    const r = st.result
+    const [id, name] = safeIds(h, st)
+    if (k === C.K_EMIT_FINISHED) return emit(h, { type: 'tool_execution_finished', sessionId: st.ctx.sessionId, runId: st.ctx.runId, toolName: name, result: r, metadata: { durationMs: ms, status: 'finished' } })
+    if (k === C.K_EMIT_FINISHED + 1) return emit(h, { type: 'tool_execution_error', sessionId: st.ctx.sessionId, runId: st.ctx.runId, toolName: name, call: safeCall(h, st), error: r.error, metadata: { durationMs: ms, status: 'error' } })
+    return emit(h, { type: 'tool_execution_blocked', sessionId: st.ctx.sessionId, runId: st.ctx.runId, toolCallId: id, name, toolName: name, reason: dispatchDetail(s).reason, error: r.error, metadata: { durationMs: ms, status: 'blocked' } })
+  }
+
   // Answers the command `k` with the outcome of a host callback.
   function answerFor(h, st, s, k, kind, v) {
     if (kind === 3) return dispatchStep(s, C.A_ABORTED)
@@ -633,41 +656,15 @@ module.exports = function bindDispatch(native, errors) {
           continue
         // An emit or a ledger append that never settles holds its call only until the call is
         // aborted: then the call goes on to its terminal row (the hook's promise is left to itself).
-        case C.K_EMIT_STARTED: {
-          const p = emit(h, { type: 'tool_execution_started', sessionId: st.ctx.sessionId, runId: st.ctx.runId, toolName: safeIds(h, st)[1], call: safeCall(h, st) })
-          if (p) await settle(p, st.ctx.signal)
-          k = dispatchStep(s, C.A_DONE)
-          continue
-        }
-        case C.K_APPEND_STARTED: {
-          safeArgs(h, st)
-          const p = append(h, makeRow(h, st, 'started'))
-          if (p) await settle(p, st.ctx.signal)
-          k = dispatchStep(s, C.A_DONE)
-          continue
-        }
+        case C.K_EMIT_STARTED:
+        case C.K_APPEND_STARTED:
         case C.K_EMIT_FINISHED:
         case C.K_EMIT_FINISHED + 1:
-        case C.K_EMIT_FINISHED + 2: {
-          const ms = performance.now() - st.t0
-          const r = st.result
-          const [id, name] = safeIds(h, st)
-          let ev
-          if (k === C.K_EMIT_FINISHED) ev = { type: 'tool_execution_finished', sessionId: st.ctx.sessionId, runId: st.ctx.runId, toolName: name, result: r, metadata: { durationMs: ms, status: 'finished' } }
-          else if (k === C.K_EMIT_FINISHED + 1) ev = { type: 'tool_execution_error', sessionId: st.ctx.sessionId, runId: st.ctx.runId, toolName: name, call: safeCall(h, st), error: r.error, metadata: { durationMs: ms, status: 'error' } }
-          else ev = { type: 'tool_execution_blocked', sessionId: st.ctx.sessionId, runId: st.ctx.runId, toolCallId: id, name, toolName: name, reason: dispatchDetail(s).reason, error: r.error, metadata: { durationMs: ms, status: 'blocked' } }
-          const p = emit(h, ev)
-          if (p) await settle(p, st.ctx.signal)
-          k = dispatchStep(s, C.A_DONE)
-          continue
-        }
+        case C.K_EMIT_FINISHED + 2:
         case C.K_APPEND_FINISHED:
         case C.K_APPEND_FINISHED + 1:
         case C.K_APPEND_FINISHED + 2: {
-          safeArgs(h, st)
-          const status = k === C.K_APPEND_FINISHED ? 'finished' : k === C.K_APPEND_FINISHED + 1 ? 'error' : 'blocked'
-          const reason = status === 'blocked' ? dispatchDetail(s).reason : undefined
-          const p = append(h, makeRow(h, st, status, { reason }))
+          const p = report(h, st, s, k)
           if (p) await settle(p, st.ctx.signal)
           k = dispatchStep(s, C.A_DONE)
           continue
