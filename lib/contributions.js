@@ -23,37 +23,50 @@ function optionsOf(options, factory) {
   return options
 }
 
-// The methods of one registry over `byKey`, as closures (they keep working detached or spread).
-function contributionMethods(label, strict) {
+/**
+ * A Map in first registration order with the errors every registry gives: `Duplicate <label>: <shown>`
+ * when `strict`, `Unknown <label>: <shown>`. `shown` is how a message names the key (the key itself
+ * unless told).
+ */
+function keyedMap(label, strict) {
   const byKey = new Map()
   return {
-    register(key, contribution) {
-      if (typeof key !== 'string') {
-        throw codedError(TypeError, `A ${label} contribution name must be a string`, CODE_INVALID_ARG)
-      }
-      if (contribution === null || (typeof contribution !== 'object' && typeof contribution !== 'function')) {
-        throw codedError(TypeError, `The ${label} contribution "${key}" must be an object`, CODE_INVALID_ARG)
-      }
-      if (strict && byKey.has(key)) throw codedError(Error, `Duplicate ${label}: ${key}`, CODE_DUPLICATE)
-      byKey.set(key, contribution)
+    byKey,
+    add(key, value, shown = key) {
+      if (strict && byKey.has(key)) throw codedError(Error, `Duplicate ${label}: ${shown}`, CODE_DUPLICATE)
+      byKey.set(key, value)
     },
-    unregister(key) {
-      return byKey.delete(key)
-    },
-    get(key) {
-      return byKey.get(key)
-    },
-    resolve(key) {
-      if (typeof key !== 'string') {
-        throw codedError(TypeError, `A ${label} contribution name must be a string`, CODE_INVALID_ARG)
-      }
-      const contribution = byKey.get(key)
-      if (contribution === undefined) throw codedError(Error, `Unknown ${label}: ${key}`, CODE_UNKNOWN)
-      return contribution
+    resolve(key, shown = key) {
+      const value = byKey.get(key)
+      if (value === undefined) throw codedError(Error, `Unknown ${label}: ${shown}`, CODE_UNKNOWN)
+      return value
     },
     list() {
       return [...byKey.values()]
     },
+  }
+}
+
+function contributionName(label, key) {
+  if (typeof key !== 'string') throw codedError(TypeError, `A ${label} contribution name must be a string`, CODE_INVALID_ARG)
+  return key
+}
+
+// The methods of one registry, as closures (they keep working detached or spread).
+function contributionMethods(label, strict) {
+  const map = keyedMap(label, strict)
+  return {
+    register(key, contribution) {
+      contributionName(label, key)
+      if (contribution === null || (typeof contribution !== 'object' && typeof contribution !== 'function')) {
+        throw codedError(TypeError, `The ${label} contribution "${key}" must be an object`, CODE_INVALID_ARG)
+      }
+      map.add(key, contribution)
+    },
+    unregister: (key) => map.byKey.delete(key),
+    get: (key) => map.byKey.get(key),
+    resolve: (key) => map.resolve(contributionName(label, key)),
+    list: map.list,
   }
 }
 
@@ -91,60 +104,33 @@ function objectWith(value, what, key) {
 
 /** Providers by `id`; `resolve` takes an id or a model `{ provider }`. */
 function createProviderRegistry(strict) {
-  const byId = new Map()
+  const map = keyedMap('provider', strict)
   return {
     register(provider) {
-      const id = objectWith(provider, 'provider', 'id')
-      if (strict && byId.has(id)) throw codedError(Error, `Duplicate provider: ${id}`, CODE_DUPLICATE)
-      byId.set(id, provider)
+      map.add(objectWith(provider, 'provider', 'id'), provider)
     },
-    unregister(id) {
-      return byId.delete(id)
-    },
-    get(id) {
-      return byId.get(id)
-    },
-    resolve(model) {
-      const id = typeof model === 'string' ? model : model?.provider
-      const provider = byId.get(id)
-      if (provider === undefined) throw codedError(Error, `Unknown provider: ${id}`, CODE_UNKNOWN)
-      return provider
-    },
-    list() {
-      return [...byId.values()]
-    },
+    unregister: (id) => map.byKey.delete(id),
+    get: (id) => map.byKey.get(id),
+    resolve: (model) => map.resolve(typeof model === 'string' ? model : model?.provider),
+    list: map.list,
   }
 }
 
 /** Model configurations by `(provider, model)`. */
 function createModelRegistry(strict) {
-  const byId = new Map()
+  const map = keyedMap('model', strict)
   const key = (provider, model) => `${provider}\0${model}`
   return {
     register(model) {
       if (model === null || typeof model !== 'object' || typeof model.provider !== 'string' || typeof model.model !== 'string') {
         throw codedError(TypeError, 'A model must be an object with string provider and model', CODE_INVALID_ARG)
       }
-      const id = key(model.provider, model.model)
-      if (strict && byId.has(id)) {
-        throw codedError(Error, `Duplicate model: ${model.provider}/${model.model}`, CODE_DUPLICATE)
-      }
-      byId.set(id, model)
+      map.add(key(model.provider, model.model), model, `${model.provider}/${model.model}`)
     },
-    unregister(provider, model) {
-      return byId.delete(key(provider, model))
-    },
-    get(provider, model) {
-      return byId.get(key(provider, model))
-    },
-    resolve(provider, model) {
-      const config = byId.get(key(provider, model))
-      if (config === undefined) throw codedError(Error, `Unknown model: ${provider}/${model}`, CODE_UNKNOWN)
-      return config
-    },
-    list() {
-      return [...byId.values()]
-    },
+    unregister: (provider, model) => map.byKey.delete(key(provider, model)),
+    get: (provider, model) => map.byKey.get(key(provider, model)),
+    resolve: (provider, model) => map.resolve(key(provider, model), `${provider}/${model}`),
+    list: map.list,
   }
 }
 
