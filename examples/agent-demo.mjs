@@ -17,6 +17,7 @@ import {
   toolCallContent,
 } from '../index.mjs'
 import { createOpenAICompatibleProvider } from '../providers/openai-compatible.mjs'
+import { printLedgerRows, printToolCalls } from './demo-tables.mjs'
 
 const definitions = JSON.parse(readFileSync(new URL('./github-mcp-tools.json', import.meta.url), 'utf8'))
 
@@ -87,9 +88,6 @@ const watching = (async () => {
 const result = await session.run('Review pull request 42 in octo/hello-world')
 await watching
 
-const pad = (s, n) => String(s).padEnd(n).slice(0, n)
-const line = (cols, widths) => cols.map((c, i) => pad(c, widths[i])).join(' | ')
-
 console.log(`\n${tools.length} tools registered; search disclosure, topK 6, toolConcurrency 3\n`)
 console.log('Turns and the tools disclosed to the provider')
 for (const t of turns) {
@@ -98,29 +96,13 @@ for (const t of turns) {
 }
 
 console.log("\nTool calls, in transcript order (disclosure describes tools; it grants nothing and hides nothing:\nthe grant and the turn's narrowing decide what may run)")
-const w = [8, 20, 17, 62]
-console.log('  ' + line(['call', 'tool', 'outcome', 'detail'], w))
-console.log('  ' + w.map((n) => '-'.repeat(n)).join('-+-'))
-for (const m of session.messages()) {
-  if (m.role !== 'tool') continue
-  const r = m.content[0]
-  const blocked = events.find((e) => e.type === 'tool_execution_blocked' && e.toolCallId === r.toolCallId)
-  const outcome = blocked ? blocked.reason : r.error ? 'error' : 'ok'
-  const detail = r.error ? r.error.message : r.name === 'search_tools' ? `activated: ${r.result.names.join(', ')}` : JSON.stringify(r.result.args)
-  console.log('  ' + line([r.toolCallId, r.name, outcome, detail], w))
-}
+printToolCalls(session.messages(), events, [8, 20, 17, 62], (r) => (r.name === 'search_tools' ? `activated: ${r.result.names.join(', ')}` : JSON.stringify(r.result.args)))
 
 console.log('\nOrder the parallel calls finished in (turn 3):')
 console.log('  ' + events.filter((e) => e.type === 'tool_execution_finished' && ['call_3', 'call_4', 'call_5'].includes(e.result.toolCallId)).map((e) => e.result.toolCallId).join(' → '))
 
 console.log('\nLedger rows')
-const lw = [8, 20, 9, 20]
-console.log('  ' + line(['call', 'tool', 'status', 'reason / result'], lw))
-console.log('  ' + lw.map((n) => '-'.repeat(n)).join('-+-'))
-for (const row of ledger.list()) {
-  const extra = row.reason ?? (row.result ? (row.result.error ? row.result.error.code ?? 'error' : 'value') : 'arguments')
-  console.log('  ' + line([row.toolCallId, row.toolName ?? row.name, row.status, extra], lw))
-}
+printLedgerRows(ledger.list(), [8, 20, 9, 20])
 
 console.log(`\nResult: ${result.status} (${result.finishReason}) after ${turns.length} turns; usage ${JSON.stringify(result.usage)}`)
 console.log(`Answer: ${result.text}\n`)

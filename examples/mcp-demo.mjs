@@ -20,6 +20,7 @@ import {
   toolCallContent,
 } from '../index.mjs'
 import { connectMcpTools, formatProviderSafeMcpToolName } from '../mcp/index.mjs'
+import { printLedgerRows, printToolCalls } from './demo-tables.mjs'
 
 const folder = realpathSync(mkdtempSync(join(tmpdir(), 'prism-mcp-demo-')))
 writeFileSync(join(folder, 'notes.txt'), 'Ship the MCP bridge.\nBenchmark it against the SDK client.\n')
@@ -80,38 +81,20 @@ for await (const event of session.stream('Summarise my notes into summary.md')) 
 const finish = events.at(-1)
 const answer = session.messages().findLast((m) => m.role === 'assistant')
 
-const pad = (s, n) => String(s).padEnd(n).slice(0, n)
-const line = (cols, widths) => cols.map((c, i) => pad(c, widths[i])).join(' | ')
-
 console.log(`\nMCP filesystem server (pid ${pid}) in ${folder}`)
 console.log(`${bridge.tools.length} tools bridged: ${bridge.tools.map((t) => t.name).join(', ')}\n`)
 console.log('Turns and the tools disclosed to the provider')
 for (const t of turns) console.log(`  turn ${t.turn}: ${t.tools.length} tools: ${t.tools.join(', ')}`)
 
 console.log('\nTool calls, in transcript order')
-const w = [8, 22, 12, 60]
-console.log('  ' + line(['call', 'tool', 'outcome', 'detail'], w))
-console.log('  ' + w.map((n) => '-'.repeat(n)).join('-+-'))
-for (const m of session.messages()) {
-  if (m.role !== 'tool') continue
-  // A tool message holds { type: 'tool_result', toolCallId, name, result } (or `error`).
-  const r = m.content[0]
-  const blocked = events.find((e) => e.type === 'tool_execution_blocked' && e.toolCallId === r.toolCallId)
-  const outcome = blocked ? blocked.reason : r.error ? 'error' : 'ok'
+printToolCalls(session.messages(), events, [8, 22, 12, 60], (r) => {
   const out = r.result
-  const text = Array.isArray(out?.content) ? out.content.map((c) => c.text ?? '').join(' ') : JSON.stringify(out ?? '')
-  const detail = r.error ? r.error.message : r.name === 'search_tools' ? `activated: ${out.names.join(', ')}` : text.replace(/\s+/g, ' ')
-  console.log('  ' + line([r.toolCallId, r.name, outcome, detail], w))
-}
+  if (r.name === 'search_tools') return `activated: ${out.names.join(', ')}`
+  return (Array.isArray(out?.content) ? out.content.map((c) => c.text ?? '').join(' ') : JSON.stringify(out ?? '')).replace(/\s+/g, ' ')
+})
 
 console.log('\nLedger rows')
-const lw = [8, 22, 9, 24]
-console.log('  ' + line(['call', 'tool', 'status', 'reason / result'], lw))
-console.log('  ' + lw.map((n) => '-'.repeat(n)).join('-+-'))
-for (const row of ledger.list()) {
-  const extra = row.reason ?? (row.result ? (row.result.error ? row.result.error.code ?? 'error' : row.result.metadata?.trust ?? 'value') : 'arguments')
-  console.log('  ' + line([row.toolCallId, row.toolName ?? row.name, row.status, extra], lw))
-}
+printLedgerRows(ledger.list(), [8, 22, 9, 24])
 
 console.log(`\nsummary.md now holds:\n${readFileSync(join(folder, 'summary.md'), 'utf8').replace(/^/gm, '  ')}`)
 console.log(`notes.txt unchanged: ${readFileSync(join(folder, 'notes.txt'), 'utf8').startsWith('Ship the MCP bridge.')}`)

@@ -76,6 +76,7 @@ sed -e "s#'../index.mjs'#'prism-tools-native'#" \
     -e "s#'../providers/openai-compatible.mjs'#'prism-tools-native/providers/openai-compatible'#" \
     "$root/examples/agent-demo.mjs" >"$app/agent-demo.mjs"
 cp "$root/examples/github-mcp-tools.json" "$app/"
+cp "$root/examples/demo-tables.mjs" "$app/"
 if grep -q "'\.\./" "$app/agent-demo.mjs"; then echo "pack-proof: the demo still imports from the repository" >&2; exit 1; fi
 # The tools the proof runs with: the versions the repository's lockfile installed.
 ver() { node -p "require('$root/node_modules/$1/package.json').version"; }
