@@ -1,29 +1,11 @@
 'use strict'
-// The two Error subclasses of the effects module (the language requires these in JS; the native addon
-// receives the classes once so that errors raised in Rust are instances of them), and the built-in
-// stores' JS face. No decisions live here.
+// The built-in stores' JS face: the memory store's methods call its native store directly (dispatch
+// too, without a promise per step); the SQLite store's operations run on the thread pool through
+// `poolStoreFace`. The error classes live in effect-errors.js. No decisions live here.
 const native = require('../binding.js')
 
-/** A refusal of the tool-effect contract. `code` is one of the five `ERR_PRISM_TOOL_EFFECT_*` codes. */
-class ToolEffectError extends Error {
-  constructor(code, message) {
-    super(message)
-    this.code = code
-    this.name = 'ToolEffectError'
-  }
-}
-
-/** An identity that is not active or does not own what it claims. `code` is `ERR_PRISM_IDENTITY`. */
-class IdentityError extends Error {
-  constructor(message, reason) {
-    super(message)
-    this.code = 'ERR_PRISM_IDENTITY'
-    this.reason = reason
-    this.name = 'IdentityError'
-  }
-}
-
-native.__registerToolEffectErrors(ToolEffectError, IdentityError)
+const { ToolEffectError, IdentityError } = require('./effect-errors.js')
+const { poolStoreFace } = require('./effect-store-wire.js')
 
 const STORE_METHODS = ['get', 'begin', 'markDispatched', 'complete', 'fail', 'markUnknown', 'resolveUnknown', 'cleanup']
 // Each method of a built-in store → [native store, native method], for dispatch to call directly.
@@ -53,7 +35,7 @@ function storeFace(nativeStore) {
     nativeStores.set(method, nativeStore)
     store[m] = method
   }
-  /** Closes the SQLite file (later calls reject); a no-op for the memory store. */
+  /** A no-op: the memory store holds no file or connection. */
   store.close = () => nativeStore.close()
   return store
 }
@@ -68,6 +50,15 @@ function callStoreMethod(store, f, arg) {
 const nativeStoreOf = (f) => nativeStores.get(f)
 
 const createMemoryToolEffectStore = (options) => storeFace(native.createMemoryToolEffectStore(options))
-const createSqliteToolEffectStore = (path, options) => storeFace(native.createSqliteToolEffectStore(path, options))
+/**
+ * `createSqliteToolEffectStore(path, { now?, busyTimeoutMs?, synchronous?, maxResultBytes? })`: the file
+ * is opened here, once; every operation is a transaction run on libuv's thread pool, so a commit's
+ * fsync never holds the JS thread. `close()` closes the file (later calls reject).
+ */
+function createSqliteToolEffectStore(path, options) {
+  const handle = native.createSqliteToolEffectStore(path, options)
+  const now = typeof options === 'object' && options !== null && typeof options.now === 'function' ? options.now : undefined
+  return poolStoreFace(handle, now)
+}
 
 module.exports = { ToolEffectError, IdentityError, createMemoryToolEffectStore, createSqliteToolEffectStore, callStoreMethod, nativeStoreOf }

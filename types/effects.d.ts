@@ -252,8 +252,20 @@ export interface ToolEffectStore {
  * `{ ...store, begin(input) { … } }` keeps the others. Dispatch calls them without a promise per step.
  */
 export interface NativeToolEffectStore extends Promised<ToolEffectStore> {
-  /** Closes the SQLite file (later calls reject); a no-op for the memory store. */
+  /** A no-op: the memory store holds no file or connection. */
   close(): void;
+}
+
+/**
+ * The SQLite store. Its methods keep the same contract; each operation is one transaction run on
+ * libuv's thread pool, so a commit waiting for its fsync (`synchronous: "full"`) never holds the JS
+ * thread. The file is opened by `createSqliteToolEffectStore` itself (an unusable path throws there).
+ */
+export interface SqliteToolEffectStore extends Promised<ToolEffectStore> {
+  /** Resolves once the store is open: at once, since the file was opened when the store was made. */
+  ready(): Promise<void>;
+  /** Closes the file once operations already running finish; later calls reject with `ERR_PRISM_TOOL_EFFECT_STORE`. */
+  close(): Promise<void>;
 }
 
 export interface MemoryToolEffectStoreOptions {
@@ -341,4 +353,4 @@ export declare function createMemoryToolEffectStore(options?: MemoryToolEffectSt
  * The embedded durable store: a SQLite file (WAL, busy timeout, one `BEGIN IMMEDIATE` transaction per
  * transition), safe for several processes on one machine sharing the file.
  */
-export declare function createSqliteToolEffectStore(path: string, options?: SqliteToolEffectStoreOptions): NativeToolEffectStore;
+export declare function createSqliteToolEffectStore(path: string, options?: SqliteToolEffectStoreOptions): SqliteToolEffectStore;

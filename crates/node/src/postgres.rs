@@ -1,20 +1,17 @@
 //! napi exports of the PostgreSQL tool effect store and run ledger. Every operation runs on the libuv thread pool
-//! (`AsyncTask`), never on the JS thread: inputs cross as JSON text written by `lib/postgres.js`, records
-//! come back as JSON text, and failures reject with real `Error`s carrying the store's code (the facade
-//! gives them their `ToolEffectError` / `IdentityError` class).
+//! (`AsyncTask`), never on the JS thread: the effect store's operations are `effects::pool`'s (JSON text in
+//! and out, rejections with the store's code), shared with the SQLite store.
 
 use std::sync::Arc;
 
 use napi::bindgen_prelude::{AsyncTask, JsObjectValue, JsValue};
 use napi::{Env, Error, Result, Status, Task};
 use napi_derive::napi;
-use serde_json::{Map, Value};
 
-use prism_tools_core::effects::error::{StoreError, IDENTITY_ERROR_CODE, STORE_FAILURE_CODE};
+use crate::effects::pool::{operation, reject, StoreOperation};
+use prism_tools_core::effects::error::StoreError;
 use prism_tools_core::effects::postgres::{PostgresOptions, PostgresStorage};
-use prism_tools_core::effects::store::{EffectStore, Resolution};
-use prism_tools_core::effects::time::now_ms;
-use prism_tools_core::effects::{wire, EffectError};
+use prism_tools_core::effects::store::EffectStore;
 
 type Store = EffectStore<PostgresStorage>;
 
@@ -29,24 +26,6 @@ pub struct PostgresStoreOptions {
     /// The largest result kept (default 64 KiB, at most 16 MiB); a larger one completes its record
     /// with `resultOmitted: { bytes, sha256 }` instead of the value.
     pub max_result_bytes: Option<u32>,
-}
-
-/// A rejection: a real `Error` whose `code` (and `reason`, for identity refusals) the facade reads.
-fn reject(env: &Env, e: &StoreError) -> Error {
-    let (code, reason, message) = match e {
-        StoreError::Effect(err) => (err.code.as_str(), None, err.message.to_string()),
-        StoreError::Identity(f) => (IDENTITY_ERROR_CODE, Some(f.reason), f.message.to_string()),
-        StoreError::Storage(m) => (STORE_FAILURE_CODE, None, m.clone()),
-    };
-    let build = || -> Result<Error> {
-        let mut obj = env.create_error(Error::new(Status::GenericFailure, message.clone()))?;
-        obj.set_named_property("code", code)?;
-        if let Some(r) = reason {
-            obj.set_named_property("reason", r)?;
-        }
-        Ok(Error::from(obj.to_unknown()))
-    };
-    build().unwrap_or_else(|err| err)
 }
 
 /// Opens the pool and runs the migrations off the JS thread.
@@ -97,86 +76,6 @@ pub struct PostgresToolEffectStoreHandle {
     store: Arc<Store>,
 }
 
-/// One store operation, run on the thread pool.
-pub struct OperationTask {
-    store: Arc<Store>,
-    method: String,
-    input: String,
-    now: Option<i64>,
-}
-
-fn run(
-    store: &Store,
-    method: &str,
-    input: &str,
-    now: i64,
-) -> std::result::Result<String, StoreError> {
-    let value: Value = serde_json::from_str(input).map_err(|_| {
-        StoreError::Effect(EffectError::limit("tool effect store input must be JSON"))
-    })?;
-    let empty = Map::new();
-    let obj = value.as_object().unwrap_or(&empty);
-    let key = wire::key(obj);
-    let parse = wire::date_parser(obj);
-    match method {
-        "get" => Ok(store
-            .get(&key, now, &parse)?
-            .map_or_else(|| "null".to_owned(), |r| r.to_json())),
-        "begin" => {
-            let (outcome, record) = store.begin(
-                &key,
-                wire::number(obj, "claimTtlMs"),
-                wire::number(obj, "maxAttempts"),
-                now,
-                &parse,
-            )?;
-            Ok(format!(
-                "{{\"outcome\":\"{}\",\"record\":{}}}",
-                outcome.as_str(),
-                record.to_json()
-            ))
-        }
-        "resolveUnknown" => {
-            let r: Resolution = wire::resolution(obj);
-            Ok(store.resolve_unknown(&key, r, now, &parse)?.to_json())
-        }
-        "cleanup" => {
-            let ownership = wire::ownership(obj.get("ownership"));
-            let before = match obj.get("before") {
-                Some(Value::String(s)) => {
-                    prism_tools_core::effects::identity::Field::Text(s.clone())
-                }
-                Some(_) => prism_tools_core::effects::identity::Field::Invalid,
-                None => prism_tools_core::effects::identity::Field::Absent,
-            };
-            let deleted = store.cleanup(&ownership, &before, wire::number(obj, "limit"), &parse)?;
-            Ok(format!("{{\"deleted\":{deleted}}}"))
-        }
-        other => match wire::transition(other, obj) {
-            Some(to) => Ok(store
-                .transition(&key, &wire::claim(obj), to, now, &parse)?
-                .to_json()),
-            None => Err(StoreError::Effect(EffectError::limit(
-                "unknown tool effect store method",
-            ))),
-        },
-    }
-}
-
-impl Task for OperationTask {
-    type Output = std::result::Result<String, StoreError>;
-    type JsValue = String;
-
-    fn compute(&mut self) -> Result<Self::Output> {
-        let now = self.now.unwrap_or_else(now_ms);
-        Ok(run(&self.store, &self.method, &self.input, now))
-    }
-
-    fn resolve(&mut self, env: Env, output: Self::Output) -> Result<Self::JsValue> {
-        output.map_err(|e| reject(&env, &e))
-    }
-}
-
 #[napi]
 impl PostgresToolEffectStoreHandle {
     /// Runs `method` with its input as JSON text; resolves with the answer as JSON text. `now` (epoch ms)
@@ -187,13 +86,8 @@ impl PostgresToolEffectStoreHandle {
         method: String,
         input: String,
         now: Option<f64>,
-    ) -> AsyncTask<OperationTask> {
-        AsyncTask::new(OperationTask {
-            store: self.store.clone(),
-            method,
-            input,
-            now: now.filter(|n| n.is_finite()).map(|n| n as i64),
-        })
+    ) -> AsyncTask<StoreOperation<PostgresStorage>> {
+        operation(&self.store, method, input, now)
     }
 
     /// Closes the pool's idle connections; operations still running finish on theirs.

@@ -11,7 +11,7 @@ use super::canonical::canonical_of;
 use super::errors::{effect_result, throw_store_error};
 use super::js::{host_parse, Js};
 use super::read::{check_abort, read_identity, read_ownership};
-use super::store::{lean_transition, with_store, Backend, NativeToolEffectStore};
+use super::store::{lean_transition, NativeToolEffectStore};
 use napi::bindgen_prelude::*;
 use napi::sys;
 use napi_derive::napi;
@@ -224,15 +224,16 @@ impl NativeToolEffectStore {
         let snapshot = snapshot_of(env, &effect)?;
         let run = || -> std::result::Result<Claimed, StoreError> {
             let k = checked_key(&*snapshot, now)?;
-            with_store!(&self.backend, s => s.begin_valid(k, None, None, now, |outcome, r: &EffectRecord| {
-                match (outcome, &r.claim_token) {
-                    (BeginOutcome::Acquired, Some(token)) => Claimed::Acquired {
-                        version: r.version,
-                        token: token.clone(),
-                    },
-                    _ => Claimed::Existing(r.to_json_with(false)),
-                }
-            }))
+            self.backend
+                .begin_valid(k, None, None, now, |outcome, r: &EffectRecord| {
+                    match (outcome, &r.claim_token) {
+                        (BeginOutcome::Acquired, Some(token)) => Claimed::Acquired {
+                            version: r.version,
+                            token: token.clone(),
+                        },
+                        _ => Claimed::Existing(r.to_json_with(false)),
+                    }
+                })
         };
         let claimed = run();
         if !matches!(claimed, Ok(Claimed::Acquired { .. })) {
@@ -283,7 +284,8 @@ impl NativeToolEffectStore {
         let effect = snapshot_of(env, &effect)?;
         let run = || -> std::result::Result<f64, StoreError> {
             let k = checked_key(effect, now)?;
-            with_store!(&self.backend, s => s.transition_valid(k, &claim, to, now, |r| r.version as f64))
+            self.backend
+                .transition_valid(k, &claim, to, now, |r| r.version as f64)
         };
         let out = run();
         if complete || out.is_err() {

@@ -7,7 +7,8 @@
 //! - `canonical`: canonical JSON and the arguments hash of a JS value;
 //! - `read`: identities, ownership, keys, claims, failures, results and signals read from JS;
 //! - `identity`: key derivation, identity checks and effect declarations;
-//! - `store`: the memory and SQLite stores' JS face;
+//! - `store`: the memory store's JS face, and the SQLite store's handle;
+//! - `pool`: store operations on libuv's thread pool (SQLite, PostgreSQL), JSON text in and out;
 //! - `dispatch`: dispatch's lean path, with the identity read once and the key made once per call.
 
 pub mod canonical;
@@ -15,5 +16,6 @@ pub mod dispatch;
 pub mod errors;
 pub mod identity;
 pub mod js;
+pub mod pool;
 pub mod read;
 pub mod store;

@@ -1,7 +1,9 @@
-//! The built-in `ToolEffectStore`s (memory and SQLite) as JS objects.
+//! The built-in `ToolEffectStore`s: the memory store as a JS object answering synchronously, and the
+//! SQLite store's handle, whose operations run on the thread pool.
 
 use super::errors::throw_store_error;
 use super::js::{host_parse, Js};
+use super::pool::{operation, StoreOperation};
 use super::read::{check_signal, read_claim, read_failure, read_key, read_ownership, read_result};
 use crate::throw::Throw;
 use napi::bindgen_prelude::*;
@@ -18,21 +20,7 @@ use prism_tools_core::effects::store::{
 };
 use prism_tools_core::effects::time::now_ms;
 use std::ptr;
-
-pub enum Backend {
-    Memory(EffectStore<MemoryStorage>),
-    Sqlite(EffectStore<SqliteStorage>),
-}
-
-/// Runs `$body` with `$s` bound to the backend's store, whichever it is.
-macro_rules! with_store {
-    ($backend:expr, $s:ident => $body:expr) => {
-        match $backend {
-            Backend::Memory($s) => $body,
-            Backend::Sqlite($s) => $body,
-        }
-    };
-}
+use std::sync::Arc;
 
 /// The transition of dispatch's lean `markDispatched` (`complete: false`) or `complete`: the result
 /// as its JSON text, `unserializable` when it had none.
@@ -55,17 +43,14 @@ pub(crate) fn lean_transition(
     }
 }
 
-/// A built-in `ToolEffectStore` (memory or SQLite). Every method answers synchronously with a plain value
-/// (no Promise, no event-loop turn) and throws synchronously; `await store.method(...)` works as for any
-/// store. Errors: `ToolEffectError` (contract refusals), `IdentityError` (the key's identity is inactive or
+/// The memory `ToolEffectStore`. Every method answers synchronously with a plain value (no Promise, no
+/// event-loop turn) and throws synchronously; `await store.method(...)` works as for any store. Errors: `ToolEffectError` (contract refusals), `IdentityError` (the key's identity is inactive or
 /// does not own the key), `Error` with code `ERR_PRISM_TOOL_EFFECT_STORE` (storage failure).
 #[napi]
 pub struct NativeToolEffectStore {
-    pub(crate) backend: Backend,
+    pub(crate) backend: EffectStore<MemoryStorage>,
     now: Option<FunctionRef<(), f64>>,
 }
-
-pub(crate) use with_store;
 
 fn read_now_option(options: Option<&Unknown>) -> Result<Option<FunctionRef<(), f64>>> {
     let Some(o) = options else { return Ok(None) };
@@ -142,7 +127,7 @@ impl NativeToolEffectStore {
         let parse = host_parse(js);
         let run = || -> std::result::Result<R, StoreError> {
             let k = validate_key(&key, now, &parse)?;
-            with_store!(&self.backend, s => s.begin_valid(&k, ttl, attempts, now, out))
+            self.backend.begin_valid(&k, ttl, attempts, now, out)
         };
         run().map_err(|e| throw_store_error(js, &e))
     }
@@ -161,7 +146,7 @@ impl NativeToolEffectStore {
         let parse = host_parse(js);
         let run = || -> std::result::Result<R, StoreError> {
             let k = validate_key(key, now, &parse)?;
-            with_store!(&self.backend, s => s.transition_valid(&k, claim, to, now, out))
+            self.backend.transition_valid(&k, claim, to, now, out)
         };
         run().map_err(|e| throw_store_error(js, &e))
     }
@@ -193,7 +178,7 @@ impl NativeToolEffectStore {
         let key = read_key(js, input.raw())?;
         let now = self.now(env)?;
         let parse = host_parse(js);
-        match with_store!(&self.backend, s => s.get(&key, now, &parse)) {
+        match self.backend.get(&key, now, &parse) {
             Ok(Some(r)) => Self::record(env, js, &r.to_json()),
             Ok(None) => js.unknown(env, js.undefined()?),
             Err(e) => Err(throw_store_error(js, &e)),
@@ -296,7 +281,7 @@ impl NativeToolEffectStore {
         };
         let now = self.now(env)?;
         let parse = host_parse(js);
-        match with_store!(&self.backend, s => s.resolve_unknown(&key, resolution, now, &parse)) {
+        match self.backend.resolve_unknown(&key, resolution, now, &parse) {
             Ok(r) => Self::record(env, js, &r.to_json()),
             Err(e) => Err(throw_store_error(js, &e)),
         }
@@ -312,7 +297,7 @@ impl NativeToolEffectStore {
         let before = js.field(v, c"before")?;
         let limit = js.number(v, c"limit")?;
         let parse = host_parse(js);
-        match with_store!(&self.backend, s => s.cleanup(&ownership, &before, limit, &parse)) {
+        match self.backend.cleanup(&ownership, &before, limit, &parse) {
             Ok(n) => js.unknown(env, js.json_parse(&format!("{{\"deleted\":{n}}}"))?),
             Err(e) => Err(throw_store_error(js, &e)),
         }
@@ -322,16 +307,12 @@ impl NativeToolEffectStore {
     /// with `resultOmitted` instead of the value.
     #[napi(getter)]
     pub fn max_result_bytes(&self) -> f64 {
-        with_store!(&self.backend, s => s.max_result_bytes()) as f64
+        self.backend.max_result_bytes() as f64
     }
 
-    /// Closes the SQLite file (later calls throw); a no-op for the memory store.
+    /// A no-op: the memory store holds no file or connection.
     #[napi]
-    pub fn close(&self) {
-        if let Backend::Sqlite(s) = &self.backend {
-            prism_tools_core::effects::store::RecordStorage::close(&s.storage);
-        }
-    }
+    pub fn close(&self) {}
 }
 
 /// `createMemoryToolEffectStore({ now?, maxResultBytes? })`: the in-process reference store.
@@ -343,10 +324,7 @@ pub fn create_memory_tool_effect_store(
     let js = Js(env.raw());
     let max = read_max_result_bytes(js, options.as_ref().map_or(ptr::null_mut(), |o| o.raw()))?;
     Ok(NativeToolEffectStore {
-        backend: Backend::Memory(EffectStore::with_max_result_bytes(
-            MemoryStorage::default(),
-            max,
-        )),
+        backend: EffectStore::with_max_result_bytes(MemoryStorage::default(), max),
         now: read_now_option(options.as_ref())?,
     })
 }
@@ -383,14 +361,50 @@ pub(crate) fn read_sqlite_options(
     Ok(o)
 }
 
-/// `createSqliteToolEffectStore(path, { now?, busyTimeoutMs? = 5000, synchronous? = "full",
-/// maxResultBytes? = 65536 })`.
+/// The SQLite `ToolEffectStore`'s native handle, wrapped by `lib/effects.js`: every operation runs
+/// on libuv's thread pool (`effects::pool`), since each is a transaction that waits for its commit.
+#[napi]
+pub struct SqliteToolEffectStoreHandle {
+    store: Arc<EffectStore<SqliteStorage>>,
+}
+
+#[napi]
+impl SqliteToolEffectStoreHandle {
+    /// Runs `method` with its input as JSON text on the thread pool; resolves with the answer as
+    /// JSON text. `now` (epoch ms) is the facade's clock (`options.now`), else the system's.
+    #[napi]
+    pub fn call(
+        &self,
+        method: String,
+        input: String,
+        now: Option<f64>,
+    ) -> AsyncTask<StoreOperation<SqliteStorage>> {
+        operation(&self.store, method, input, now)
+    }
+
+    /// The largest result this store keeps (`maxResultBytes`).
+    #[napi(getter)]
+    pub fn max_result_bytes(&self) -> f64 {
+        self.store.max_result_bytes() as f64
+    }
+
+    /// Closes the file; operations already running finish first (they hold its lock), later ones
+    /// reject with `ERR_PRISM_TOOL_EFFECT_STORE`.
+    #[napi]
+    pub fn close(&self) {
+        prism_tools_core::effects::store::RecordStorage::close(&self.store.storage);
+    }
+}
+
+/// `createSqliteToolEffectStore(path, { busyTimeoutMs? = 5000, synchronous? = "full",
+/// maxResultBytes? = 65536 })`: opens (creating when absent) the file on the calling thread, once;
+/// `options.now` is the facade's.
 #[napi(js_name = "createSqliteToolEffectStore")]
 pub fn create_sqlite_tool_effect_store(
     env: Env,
     path: String,
     options: Option<Unknown>,
-) -> Result<NativeToolEffectStore> {
+) -> Result<SqliteToolEffectStoreHandle> {
     let js = Js(env.raw());
     // SQLite gives "" and ":memory:" each connection a private database: two stores "sharing" one
     // would each claim the same effect. A store must name a file (or use the memory store).
@@ -405,8 +419,7 @@ pub fn create_sqlite_tool_effect_store(
     let opts = read_sqlite_options(js, raw_options, true)?;
     let max = read_max_result_bytes(js, raw_options)?;
     let storage = SqliteStorage::open(&path, &opts).map_err(|e| throw_store_error(js, &e))?;
-    Ok(NativeToolEffectStore {
-        backend: Backend::Sqlite(EffectStore::with_max_result_bytes(storage, max)),
-        now: read_now_option(options.as_ref())?,
+    Ok(SqliteToolEffectStoreHandle {
+        store: Arc::new(EffectStore::with_max_result_bytes(storage, max)),
     })
 }
