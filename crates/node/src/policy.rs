@@ -212,6 +212,28 @@ fn read_rule(
     }
 }
 
+/// A static policy object: `{ check(request) }`, deciding from `rule` and answering with the decision
+/// `answer(yes, reason)` makes (`PermissionDecision` or `TrustDecision`).
+fn static_policy<'env, D: ToNapiValue + 'static>(
+    env: &'env Env,
+    rule: Rule,
+    verb_name: &'static str,
+    invalid: &'static str,
+    reason: fn(Verdict, &Request) -> Option<String>,
+    answer: fn(bool, Option<String>) -> D,
+) -> Result<Object<'env>> {
+    let check = env.create_function_from_closure::<Unknown, _, _>(
+        "check",
+        move |ctx: FunctionCallContext| {
+            let (yes, why) = decide(&rule, &ctx, verb_name, invalid, reason)?;
+            Ok(answer(yes, why))
+        },
+    )?;
+    let mut policy = Object::new(env)?;
+    policy.set_named_property("check", check)?;
+    Ok(policy)
+}
+
 /// `createStaticPermissionPolicy(options)`: `{ allow?, deny?, defaultDecision? }` or a boolean.
 #[napi(js_name = "createStaticPermissionPolicy")]
 pub fn create_static_permission_policy<'env>(
@@ -225,24 +247,14 @@ pub fn create_static_permission_policy<'env>(
         ("allow", "deny"),
         false,
     )?;
-    let check = env.create_function_from_closure::<Unknown, _, _>(
-        "check",
-        move |ctx: FunctionCallContext| {
-            let (allowed, reason) = decide(
-                &rule,
-                &ctx,
-                "action",
-                "Invalid permission request",
-                |verdict, r| {
-                    permission_reason(verdict, &format!("{}:{}:{}", r.kind, r.target, r.verb))
-                },
-            )?;
-            Ok(StaticPermissionDecision { allowed, reason })
-        },
-    )?;
-    let mut policy = Object::new(env)?;
-    policy.set_named_property("check", check)?;
-    Ok(policy)
+    static_policy(
+        env,
+        rule,
+        "action",
+        "Invalid permission request",
+        |verdict, r| permission_reason(verdict, &format!("{}:{}:{}", r.kind, r.target, r.verb)),
+        |allowed, reason| StaticPermissionDecision { allowed, reason },
+    )
 }
 
 /// `createStaticTrustPolicy(options)`: `{ trusted?, untrusted?, defaultDecision? }`, a boolean, or a
@@ -259,20 +271,12 @@ pub fn create_static_trust_policy<'env>(
         ("trusted", "untrusted"),
         true,
     )?;
-    let check = env.create_function_from_closure::<Unknown, _, _>(
-        "check",
-        move |ctx: FunctionCallContext| {
-            let (trusted, reason) = decide(
-                &rule,
-                &ctx,
-                "capability",
-                "Invalid trust request",
-                |verdict, r| trust_reason(verdict, &r.kind, &r.target),
-            )?;
-            Ok(StaticTrustDecision { trusted, reason })
-        },
-    )?;
-    let mut policy = Object::new(env)?;
-    policy.set_named_property("check", check)?;
-    Ok(policy)
+    static_policy(
+        env,
+        rule,
+        "capability",
+        "Invalid trust request",
+        |verdict, r| trust_reason(verdict, &r.kind, &r.target),
+        |trusted, reason| StaticTrustDecision { trusted, reason },
+    )
 }

@@ -329,62 +329,11 @@ impl Dispatch {
             }
             (Step::Trust, a) => {
                 let default = reasons::untrusted(self.name());
-                // As `@arnilo/prism`: the decision's reason is the message, and a policy that throws
-                // gives the thrown value's own ErrorInfo.
-                let (m, cause) = match a {
-                    Answer::Decision { granted: true, .. } => {
-                        self.advance();
-                        return None;
-                    }
-                    Answer::Decision { reason, .. } => {
-                        (reason.filter(|r| !r.is_empty()).unwrap_or(default), None)
-                    }
-                    Answer::Missing => (
-                        default,
-                        Some(Cause::Text("trust policy has no check function".into())),
-                    ),
-                    Answer::Threw { .. } => {
-                        return Some(self.block(BlockedReason::PermissionDenied, ErrorSpec::Thrown))
-                    }
-                    _ => (default, Some(Cause::ThrownMessage)),
-                };
-                return Some(self.named_block(
-                    BlockedReason::PermissionDenied,
-                    "TrustDeniedError",
-                    m,
-                    reasons::CODE_UNTRUSTED,
-                    cause,
-                ));
+                return self.policy_decision(a, default, Policy::Trust);
             }
             (Step::Permission, a) => {
                 let default = reasons::permission_denied(self.name());
-                let (message, cause) = match a {
-                    Answer::Decision { granted: true, .. } => {
-                        self.advance();
-                        return None;
-                    }
-                    Answer::Decision { reason, .. } => {
-                        (reason.filter(|r| !r.is_empty()).unwrap_or(default), None)
-                    }
-                    Answer::Missing => (
-                        default,
-                        Some(Cause::Text(
-                            "permission policy has no check function".into(),
-                        )),
-                    ),
-                    // A policy that throws: the thrown value's own ErrorInfo, as upstream.
-                    Answer::Threw { .. } => {
-                        return Some(self.block(BlockedReason::PermissionDenied, ErrorSpec::Thrown))
-                    }
-                    _ => (default, Some(Cause::ThrownMessage)),
-                };
-                return Some(self.named_block(
-                    BlockedReason::PermissionDenied,
-                    "PermissionDeniedError",
-                    message,
-                    reasons::CODE_PERMISSION_DENIED,
-                    cause,
-                ));
+                return self.policy_decision(a, default, Policy::Permission);
             }
             (Step::Validate, a) => {
                 let spec = match a {
@@ -608,6 +557,31 @@ impl Dispatch {
         }
     }
 
+    /// A trust or permission policy's answer, as `@arnilo/prism` reads it: granted advances; a
+    /// refusal's reason is the message (`default` when it gives none); a policy that throws gives the
+    /// thrown value's own ErrorInfo.
+    fn policy_decision(&mut self, a: Answer, default: String, policy: Policy) -> Option<Command> {
+        let (message, cause) = match a {
+            Answer::Decision { granted: true, .. } => {
+                self.advance();
+                return None;
+            }
+            Answer::Decision { reason, .. } => {
+                (reason.filter(|r| !r.is_empty()).unwrap_or(default), None)
+            }
+            Answer::Missing => (default, Some(Cause::Text(policy.missing_check().into()))),
+            Answer::Threw { .. } => {
+                return Some(self.block(BlockedReason::PermissionDenied, ErrorSpec::Thrown))
+            }
+            _ => (default, Some(Cause::ThrownMessage)),
+        };
+        let (name, code) = match policy {
+            Policy::Trust => ("TrustDeniedError", reasons::CODE_UNTRUSTED),
+            Policy::Permission => ("PermissionDeniedError", reasons::CODE_PERMISSION_DENIED),
+        };
+        Some(self.named_block(BlockedReason::PermissionDenied, name, message, code, cause))
+    }
+
     fn named_block(
         &mut self,
         reason: BlockedReason,
@@ -737,6 +711,22 @@ impl Dispatch {
 /// Whether a code thrown by `beforeExecute` pauses the run instead of blocking the call, as
 /// `@arnilo/prism` treats it: `Some(true)` for a durable suspension (the claim stays retryable for
 /// the resume), `Some(false)` for a nested run's suspension or a loop-state error.
+/// Which of the two host policies answered.
+#[derive(Clone, Copy)]
+enum Policy {
+    Trust,
+    Permission,
+}
+
+impl Policy {
+    fn missing_check(self) -> &'static str {
+        match self {
+            Policy::Trust => "trust policy has no check function",
+            Policy::Permission => "permission policy has no check function",
+        }
+    }
+}
+
 fn pause(code: &str) -> Option<bool> {
     match code {
         "ERR_PRISM_AGENT_RUN_SUSPENDED" => Some(true),

@@ -9,8 +9,9 @@
 
 use super::canonical::canonical_of;
 use super::errors::{effect_result, throw_store_error};
-use super::js::{host_parse, Js};
-use super::read::{check_abort, read_identity, read_ownership};
+use super::identity::checked_dispatch_identity;
+use super::js::Js;
+use super::read::check_abort;
 use super::store::{lean_transition, NativeToolEffectStore};
 use napi::bindgen_prelude::*;
 use napi::sys;
@@ -20,7 +21,7 @@ use prism_tools_core::effects::error::{EffectError, StoreError};
 use prism_tools_core::effects::identity::{self, Field, IdentityView, OwnershipView};
 use prism_tools_core::effects::record::EffectRecord;
 use prism_tools_core::effects::store::{key_fields, BeginOutcome, Claim, KeyInput, ValidKey};
-use prism_tools_core::effects::time::{now_ms, parse_iso_strict};
+use prism_tools_core::effects::time::parse_iso_strict;
 
 /// One dispatch's effect identity: the identity as read at the identity check, and the key once
 /// derived (or why it is not a valid store key, reported when a store is asked to claim it). Boxed
@@ -61,15 +62,7 @@ pub fn dispatch_identity(
     ownership: Unknown,
 ) -> Result<External<DispatchEffect>> {
     let js = Js(env.raw());
-    let now = now_ms();
-    let parse = host_parse(js);
-    let id = read_identity(js, identity.raw())?;
-    let mut outcome = identity::check_active(&id, now, &parse);
-    if outcome.is_ok() && js.type_of(ownership.raw())? != sys::ValueType::napi_undefined {
-        let own = read_ownership(js, ownership.raw())?;
-        outcome = identity::check_matches_ownership(&id, &own, now, &parse);
-    }
-    outcome.map_err(|f| throw_store_error(js, &StoreError::Identity(f)))?;
+    let id = checked_dispatch_identity(js, identity.raw(), ownership.raw())?;
     let dates = [&id.issued_at, &id.expires_at, &id.revoked_at]
         .into_iter()
         .filter_map(|f| f.text())

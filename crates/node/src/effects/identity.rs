@@ -126,16 +126,26 @@ pub fn assert_identity_active(env: Env, identity: Unknown, options: Option<Unkno
 /// is an ownership (an empty one), as it is for `assertIdentityMatchesOwnership`.
 #[napi(js_name = "assertDispatchIdentity")]
 pub fn assert_dispatch_identity(env: Env, identity: Unknown, ownership: Unknown) -> Result<()> {
-    let js = Js(env.raw());
+    checked_dispatch_identity(Js(env.raw()), identity.raw(), ownership.raw()).map(drop)
+}
+
+/// The identity as read once, after dispatch's checks: active, and owning `ownership` unless that
+/// is `undefined`. A refusal throws `IdentityError`.
+pub(crate) fn checked_dispatch_identity(
+    js: Js,
+    identity: sys::napi_value,
+    ownership: sys::napi_value,
+) -> Result<identity::IdentityView> {
     let now = now_ms();
     let parse = host_parse(js);
-    let id = read_identity(js, identity.raw())?;
+    let id = read_identity(js, identity)?;
     let mut outcome = identity::check_active(&id, now, &parse);
-    if outcome.is_ok() && js.type_of(ownership.raw())? != sys::ValueType::napi_undefined {
-        let own = read_ownership(js, ownership.raw())?;
+    if outcome.is_ok() && js.type_of(ownership)? != sys::ValueType::napi_undefined {
+        let own = read_ownership(js, ownership)?;
         outcome = identity::check_matches_ownership(&id, &own, now, &parse);
     }
-    outcome.map_err(|f| throw_store_error(js, &StoreError::Identity(f)))
+    outcome.map_err(|f| throw_store_error(js, &StoreError::Identity(f)))?;
+    Ok(id)
 }
 
 /// `assertIdentityMatchesOwnership(identity, ownership?)`: throws `IdentityError` on a conflict.
