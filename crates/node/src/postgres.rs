@@ -8,7 +8,7 @@ use napi::bindgen_prelude::{AsyncTask, JsObjectValue, JsValue};
 use napi::{Env, Error, Result, Status, Task};
 use napi_derive::napi;
 
-use crate::effects::pool::{operation, reject, StoreOperation};
+use crate::effects::pool::{reject, PoolStore, PoolToolEffectStoreHandle};
 use prism_tools_core::effects::error::StoreError;
 use prism_tools_core::effects::postgres::{PostgresOptions, PostgresStorage};
 use prism_tools_core::effects::store::EffectStore;
@@ -36,7 +36,7 @@ pub struct OpenTask {
 
 impl Task for OpenTask {
     type Output = std::result::Result<Arc<Store>, StoreError>;
-    type JsValue = PostgresToolEffectStoreHandle;
+    type JsValue = PoolToolEffectStoreHandle;
 
     fn compute(&mut self) -> Result<Self::Output> {
         let max = self.max_result_bytes;
@@ -46,7 +46,9 @@ impl Task for OpenTask {
 
     fn resolve(&mut self, env: Env, output: Self::Output) -> Result<Self::JsValue> {
         match output {
-            Ok(store) => Ok(PostgresToolEffectStoreHandle { store }),
+            Ok(store) => Ok(PoolToolEffectStoreHandle {
+                store: PoolStore::Postgres(store),
+            }),
             Err(e) => Err(reject(&env, &e)),
         }
     }
@@ -69,32 +71,6 @@ pub fn open_postgres_tool_effect_store(options: PostgresStoreOptions) -> AsyncTa
             options.statement_timeout_ms,
         ),
     })
-}
-
-#[napi]
-pub struct PostgresToolEffectStoreHandle {
-    store: Arc<Store>,
-}
-
-#[napi]
-impl PostgresToolEffectStoreHandle {
-    /// Runs `method` with its input as JSON text; resolves with the answer as JSON text. `now` (epoch ms)
-    /// replaces the clock, for tests of lease expiry.
-    #[napi]
-    pub fn call(
-        &self,
-        method: String,
-        input: String,
-        now: Option<f64>,
-    ) -> AsyncTask<StoreOperation<PostgresStorage>> {
-        operation(&self.store, method, input, now)
-    }
-
-    /// Closes the pool's idle connections; operations still running finish on theirs.
-    #[napi]
-    pub fn close(&self) {
-        prism_tools_core::effects::store::RecordStorage::close(&self.store.storage);
-    }
 }
 
 // ---------------------------------------------------------------------------------------------------

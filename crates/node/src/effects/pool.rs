@@ -8,10 +8,13 @@ use std::sync::Arc;
 
 use napi::bindgen_prelude::{AsyncTask, JsObjectValue, JsValue};
 use napi::{Env, Error, Result, Status, Task};
+use napi_derive::napi;
 use serde_json::{Map, Value};
 
 use prism_tools_core::effects::error::{StoreError, IDENTITY_ERROR_CODE, STORE_FAILURE_CODE};
 use prism_tools_core::effects::identity::Field;
+use prism_tools_core::effects::postgres::PostgresStorage;
+use prism_tools_core::effects::sqlite::SqliteStorage;
 use prism_tools_core::effects::store::{EffectStore, RecordStorage, Resolution};
 use prism_tools_core::effects::time::now_ms;
 use prism_tools_core::effects::{wire, EffectError};
@@ -92,40 +95,71 @@ fn run<S: RecordStorage>(
     }
 }
 
+/// A store whose operations run on the thread pool.
+#[derive(Clone)]
+pub(crate) enum PoolStore {
+    Sqlite(Arc<EffectStore<SqliteStorage>>),
+    Postgres(Arc<EffectStore<PostgresStorage>>),
+}
+
+/// The native handle of the SQLite and PostgreSQL `ToolEffectStore`s, wrapped by
+/// `lib/effect-store-wire.js`.
+#[napi]
+pub struct PoolToolEffectStoreHandle {
+    pub(crate) store: PoolStore,
+}
+
+#[napi]
+impl PoolToolEffectStoreHandle {
+    /// Runs `method` with its input as JSON text on the thread pool; resolves with the answer as
+    /// JSON text. `now` (epoch ms) is the facade's clock (`options.now`), else the system's.
+    #[napi]
+    pub fn call(
+        &self,
+        method: String,
+        input: String,
+        now: Option<f64>,
+    ) -> AsyncTask<StoreOperation> {
+        AsyncTask::new(StoreOperation {
+            store: self.store.clone(),
+            method,
+            input,
+            now: now.filter(|n| n.is_finite()).map(|n| n as i64),
+        })
+    }
+
+    /// Closes the file or the pool's idle connections; operations already running finish first,
+    /// later ones reject with `ERR_PRISM_TOOL_EFFECT_STORE`.
+    #[napi]
+    pub fn close(&self) {
+        match &self.store {
+            PoolStore::Sqlite(s) => s.storage.close(),
+            PoolStore::Postgres(s) => s.storage.close(),
+        }
+    }
+}
+
 /// One store operation, run on the thread pool.
-pub struct StoreOperation<S: RecordStorage + 'static> {
-    store: Arc<EffectStore<S>>,
+pub struct StoreOperation {
+    store: PoolStore,
     method: String,
     input: String,
     now: Option<i64>,
 }
 
-impl<S: RecordStorage + 'static> Task for StoreOperation<S> {
+impl Task for StoreOperation {
     type Output = std::result::Result<String, StoreError>;
     type JsValue = String;
 
     fn compute(&mut self) -> Result<Self::Output> {
         let now = self.now.unwrap_or_else(now_ms);
-        Ok(run(&self.store, &self.method, &self.input, now))
+        Ok(match &self.store {
+            PoolStore::Sqlite(s) => run(s, &self.method, &self.input, now),
+            PoolStore::Postgres(s) => run(s, &self.method, &self.input, now),
+        })
     }
 
     fn resolve(&mut self, env: Env, output: Self::Output) -> Result<Self::JsValue> {
         output.map_err(|e| reject(&env, &e))
     }
-}
-
-/// `handle.call(method, input, now)`: `method` on `input` (JSON text) on the thread pool, resolved
-/// with the answer as JSON text. `now` (epoch ms, from the facade's clock) replaces the system's.
-pub(crate) fn operation<S: RecordStorage + 'static>(
-    store: &Arc<EffectStore<S>>,
-    method: String,
-    input: String,
-    now: Option<f64>,
-) -> AsyncTask<StoreOperation<S>> {
-    AsyncTask::new(StoreOperation {
-        store: store.clone(),
-        method,
-        input,
-        now: now.filter(|n| n.is_finite()).map(|n| n as i64),
-    })
 }

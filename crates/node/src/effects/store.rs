@@ -3,7 +3,7 @@
 
 use super::errors::throw_store_error;
 use super::js::{host_parse, Js};
-use super::pool::{operation, StoreOperation};
+use super::pool::{PoolStore, PoolToolEffectStoreHandle};
 use super::read::{check_signal, read_claim, read_failure, read_key, read_ownership, read_result};
 use crate::throw::Throw;
 use napi::bindgen_prelude::*;
@@ -361,41 +361,6 @@ pub(crate) fn read_sqlite_options(
     Ok(o)
 }
 
-/// The SQLite `ToolEffectStore`'s native handle, wrapped by `lib/effects.js`: every operation runs
-/// on libuv's thread pool (`effects::pool`), since each is a transaction that waits for its commit.
-#[napi]
-pub struct SqliteToolEffectStoreHandle {
-    store: Arc<EffectStore<SqliteStorage>>,
-}
-
-#[napi]
-impl SqliteToolEffectStoreHandle {
-    /// Runs `method` with its input as JSON text on the thread pool; resolves with the answer as
-    /// JSON text. `now` (epoch ms) is the facade's clock (`options.now`), else the system's.
-    #[napi]
-    pub fn call(
-        &self,
-        method: String,
-        input: String,
-        now: Option<f64>,
-    ) -> AsyncTask<StoreOperation<SqliteStorage>> {
-        operation(&self.store, method, input, now)
-    }
-
-    /// The largest result this store keeps (`maxResultBytes`).
-    #[napi(getter)]
-    pub fn max_result_bytes(&self) -> f64 {
-        self.store.max_result_bytes() as f64
-    }
-
-    /// Closes the file; operations already running finish first (they hold its lock), later ones
-    /// reject with `ERR_PRISM_TOOL_EFFECT_STORE`.
-    #[napi]
-    pub fn close(&self) {
-        prism_tools_core::effects::store::RecordStorage::close(&self.store.storage);
-    }
-}
-
 /// `createSqliteToolEffectStore(path, { busyTimeoutMs? = 5000, synchronous? = "full",
 /// maxResultBytes? = 65536 })`: opens (creating when absent) the file on the calling thread, once;
 /// `options.now` is the facade's.
@@ -404,7 +369,7 @@ pub fn create_sqlite_tool_effect_store(
     env: Env,
     path: String,
     options: Option<Unknown>,
-) -> Result<SqliteToolEffectStoreHandle> {
+) -> Result<PoolToolEffectStoreHandle> {
     let js = Js(env.raw());
     // SQLite gives "" and ":memory:" each connection a private database: two stores "sharing" one
     // would each claim the same effect. A store must name a file (or use the memory store).
@@ -419,7 +384,7 @@ pub fn create_sqlite_tool_effect_store(
     let opts = read_sqlite_options(js, raw_options, true)?;
     let max = read_max_result_bytes(js, raw_options)?;
     let storage = SqliteStorage::open(&path, &opts).map_err(|e| throw_store_error(js, &e))?;
-    Ok(SqliteToolEffectStoreHandle {
-        store: Arc::new(EffectStore::with_max_result_bytes(storage, max)),
+    Ok(PoolToolEffectStoreHandle {
+        store: PoolStore::Sqlite(Arc::new(EffectStore::with_max_result_bytes(storage, max))),
     })
 }
