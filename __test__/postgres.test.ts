@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { assertToolEffectStoreConforms } from "../testing/tool-effect-store-conformance.js";
 import { createPostgresRunLedger, createPostgresToolEffectStore } from "../postgres/index.js";
 import {
+  createMemoryRunLedger,
   createToolRegistry,
   deriveToolEffectKey,
   dispatchToolCall,
@@ -354,20 +355,26 @@ describe("the PostgreSQL run ledger", () => {
     expect(() => ledgers[0].appendRun({ id: "late" })).toThrow(expect.objectContaining({ code: "ERR_PRISM_LEDGER" }));
   });
 
-  it("bounds a row it cannot store whole instead of dropping it", async () => {
+  it("bounds a row it cannot store whole instead of dropping it, exactly as every built-in ledger does", async () => {
     const ledger = createPostgresRunLedger(url, freshSchema("bounded"));
+    const memory = createMemoryRunLedger();
     const cyclic: Record<string, unknown> = { id: "cyc", toolCallId: "c1", status: "finished" };
     cyclic.self = cyclic;
-    ledger.appendToolCall(cyclic);
-    ledger.appendToolCall({ id: "big", toolCallId: "c2", status: "error", value: "x".repeat(2 * 1024 * 1024) });
-    ledger.appendToolCall({ id: "bigint", toolCallId: "c3", status: "finished", value: 10n });
+    const records = [cyclic, { id: "big", toolCallId: "c2", status: "error", value: "x".repeat(2 * 1024 * 1024) }, { id: "bigint", toolCallId: "c3", status: "finished", value: 10n }];
+    for (const r of records) {
+      ledger.appendToolCall(r);
+      memory.appendToolCall(r);
+    }
     await ledger.flush();
-    const rows = await ledger.list();
-    expect(rows).toEqual([
-      { truncated: "unserializable", id: "cyc", toolCallId: "c1", status: "finished" },
-      { truncated: "too_large", id: "big", toolCallId: "c2", status: "error", originalBytes: expect.any(Number) },
-      { truncated: "unserializable", id: "bigint", toolCallId: "c3", status: "finished" },
-    ]);
+    const rows = (await ledger.list()) as Record<string, unknown>[];
+    expect(rows).toEqual(memory.list());
+    expect(rows[0]).toEqual({ id: "cyc", toolCallId: "c1", status: "finished", self: "[Circular]" });
+    expect(rows[1]).toMatchObject({ id: "big", toolCallId: "c2", status: "error" });
+    expect(Buffer.byteLength(JSON.stringify(rows[1]))).toBeLessThanOrEqual(1024 * 1024);
+    expect(rows[2]).toEqual({ id: "bigint", toolCallId: "c3", status: "finished", value: "10" });
+    // The same refusals too: a record that is not an object, an unknown kind.
+    expect(() => ledger.appendRun(null as never)).toThrow(expect.objectContaining({ code: "ERR_PRISM_LEDGER" }));
+    await expect(ledger.list("nope" as never)).rejects.toThrow('kind must be "tool_call", "run", "event" or "usage"');
     await ledger.close();
   });
 

@@ -23,6 +23,15 @@ const SLACK_BYTES = 4096
 
 const KIND_INDEX = { tool_call: 0, run: 1, event: 2, usage: 3 }
 
+/** The index a record kind crosses as (default `tool_call`); any other kind is refused. */
+function kindIndex(kind) {
+  const index = kind === undefined ? 0 : KIND_INDEX[kind]
+  if (typeof kind !== 'undefined' && (typeof kind !== 'string' || index === undefined || !Object.hasOwn(KIND_INDEX, kind))) {
+    throw codedError(TypeError, 'kind must be "tool_call", "run", "event" or "usage"', CODE_INVALID_OPTION)
+  }
+  return index
+}
+
 // ----- bounded rows -------------------------------------------------------------------------------
 
 const SKIP = Symbol('skip')
@@ -176,11 +185,7 @@ function ledgerOver(store) {
     appendEvent: append(KIND_INDEX.event),
     appendUsage: append(KIND_INDEX.usage),
     list(kind) {
-      const index = kind === undefined ? 0 : KIND_INDEX[kind]
-      if (typeof kind !== 'undefined' && (typeof kind !== 'string' || index === undefined)) {
-        throw codedError(TypeError, 'kind must be "tool_call", "run", "event" or "usage"', CODE_INVALID_OPTION)
-      }
-      return JSON.parse(store.listText(index))
+      return JSON.parse(store.listText(kindIndex(kind)))
     },
     flush() {
       store.flush()
@@ -403,6 +408,8 @@ module.exports = {
   createBatchedRunLedger,
   isFlushableRunLedger: (ledger) => ledger !== null && typeof ledger === 'object' && typeof ledger.flush === 'function',
   rowText,
+  kindIndex,
+  KIND_INDEX,
   MAX_ROW_BYTES,
   ...RUN_LEDGER_BATCH_LIMITS,
 }

@@ -6,6 +6,7 @@
 const native = require('../binding.js')
 const { poolStoreFace, isObject } = require('./effect-store-wire.js')
 const { openPostgresCheckpoints } = require('./checkpoints.js')
+const { rowText, kindIndex, KIND_INDEX } = require('./ledger.js')
 
 function connectionFromPool(pool, who) {
   const o = isObject(pool.options) ? pool.options : {}
@@ -97,40 +98,8 @@ function createPostgresToolEffectStore(target, schemaArg, extra) {
 
 // ----- run ledger --------------------------------------------------------------------------------
 
-const MAX_LEDGER_RECORD_BYTES = 1024 * 1024
-const KINDS = { appendToolCall: 'tool_call', appendRun: 'run', appendEvent: 'event', appendUsage: 'usage' }
-// Fields kept when a row must be shrunk: enough to find the call and see how it ended.
-const KEPT = ['id', 'sessionId', 'runId', 'toolCallId', 'name', 'status', 'startedAt', 'finishedAt', 'type', 'redacted']
-
-// A row's JSON text, bounded: a row that cannot be serialised (BigInt, a cycle) or is larger than 1 MiB is
-// still written, as its identifying fields plus a marker, so no call loses its terminal row.
-function ledgerText(record) {
-  let json
-  let why
-  try {
-    json = JSON.stringify(record)
-    if (json === undefined) why = 'unserializable'
-  } catch {
-    why = 'unserializable'
-  }
-  if (json !== undefined && Buffer.byteLength(json) > MAX_LEDGER_RECORD_BYTES) why = 'too_large'
-  if (!why) return json
-  const kept = { truncated: why }
-  if (isObject(record)) {
-    for (const k of KEPT) {
-      let v
-      try {
-        v = record[k]
-      } catch {
-        continue
-      }
-      if (typeof v === 'string') kept[k] = v.length > 1024 ? v.slice(0, 1024) : v
-      else if (typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v))) kept[k] = v
-    }
-  }
-  if (why === 'too_large') kept.originalBytes = Buffer.byteLength(json)
-  return JSON.stringify(kept)
-}
+// Rows are bounded by ledger.js's rowText and cross with its kind numbers, as every built-in ledger's do.
+const KINDS = { appendToolCall: KIND_INDEX.tool_call, appendRun: KIND_INDEX.run, appendEvent: KIND_INDEX.event, appendUsage: KIND_INDEX.usage }
 
 function ledgerOptions(target, schema) {
   const o = readOptions(target, schema, 'createPostgresRunLedger')
@@ -185,7 +154,7 @@ function createPostgresRunLedger(target, schemaArg) {
   for (const [method, kind] of Object.entries(KINDS)) {
     ledger[method] = (record) => {
       if (closed) throw Object.assign(new Error('run ledger is closed'), { code: 'ERR_PRISM_LEDGER' })
-      const json = ledgerText(record)
+      const json = rowText(record)
       if (handle) handle.append(kind, json)
       else early.push([kind, json])
     }
@@ -203,8 +172,9 @@ function createPostgresRunLedger(target, schemaArg) {
     },
     /** The records of one kind (default `tool_call`) in append order. */
     async list(kind = 'tool_call', limit = Infinity) {
+      const index = kindIndex(kind)
       const h = await opening
-      return (await h.list(kind, limit)).map((text) => JSON.parse(text))
+      return (await h.list(index, limit)).map((text) => JSON.parse(text))
     },
     ready: () => opening.then(() => undefined),
     /** Flushes (within `timeoutMs`), then stops the writer. */

@@ -37,7 +37,8 @@ fn ledger_error<T>(env: &Env, e: LedgerError) -> Result<T> {
 #[napi]
 pub const RUN_LEDGER_MAX_ROW_BYTES: u32 = prism_tools_core::ledger::MAX_LEDGER_RECORD_BYTES as u32;
 
-/// Record kinds by index, in the order `lib/ledger.js` numbers them (a number crosses cheaper than a string).
+/// Record kinds by index, in the order `lib/ledger.js` numbers them (a number crosses cheaper than a
+/// string); every built-in ledger, PostgreSQL's too, takes them so.
 const KINDS: [RecordKind; 4] = [
     RecordKind::ToolCall,
     RecordKind::Run,
@@ -45,7 +46,7 @@ const KINDS: [RecordKind; 4] = [
     RecordKind::Usage,
 ];
 
-fn kind_of(env: &Env, kind: u32) -> Result<RecordKind> {
+pub(crate) fn kind_of(env: &Env, kind: u32) -> Result<RecordKind> {
     match KINDS.get(kind as usize) {
         Some(k) => Ok(*k),
         None => PrismError::new(

@@ -77,6 +77,7 @@ pub fn open_postgres_tool_effect_store(options: PostgresStoreOptions) -> AsyncTa
 // Run ledger.
 
 use prism_tools_core::ledger::postgres::{LedgerStatus, PostgresLedger, PostgresLedgerOptions};
+use crate::ledger::kind_of;
 use prism_tools_core::ledger::{LedgerError, RecordKind};
 use std::time::Duration;
 
@@ -215,22 +216,13 @@ pub struct PostgresRunLedgerHandle {
     ledger: Arc<PostgresLedger>,
 }
 
-fn record_kind(kind: &str) -> Result<RecordKind> {
-    RecordKind::parse(kind).ok_or_else(|| {
-        Error::new(
-            Status::InvalidArg,
-            format!("unknown ledger record kind {kind:?}"),
-        )
-    })
-}
-
 #[napi]
 impl PostgresRunLedgerHandle {
     /// Queues one row's JSON text; throws `ERR_PRISM_LEDGER` when closed or when too many rows wait.
     #[napi]
-    pub fn append(&self, env: Env, kind: String, json: String) -> Result<()> {
+    pub fn append(&self, env: Env, kind: u32, json: String) -> Result<()> {
         self.ledger
-            .append(record_kind(&kind)?, json)
+            .append(kind_of(&env, kind)?, json)
             .map_err(|e| ledger_reject(&env, &e))
     }
 
@@ -267,7 +259,7 @@ impl PostgresRunLedgerHandle {
     }
 
     #[napi]
-    pub fn list(&self, kind: String, limit: f64) -> Result<AsyncTask<LedgerListTask>> {
+    pub fn list(&self, env: Env, kind: u32, limit: f64) -> Result<AsyncTask<LedgerListTask>> {
         let limit = if limit.is_finite() && limit >= 0.0 {
             limit.min(1e12) as i64
         } else {
@@ -275,7 +267,7 @@ impl PostgresRunLedgerHandle {
         };
         Ok(AsyncTask::new(LedgerListTask {
             ledger: self.ledger.clone(),
-            kind: record_kind(&kind)?,
+            kind: kind_of(&env, kind)?,
             limit,
         }))
     }
