@@ -14,11 +14,11 @@ use napi_derive::napi;
 use serde_json::{json, Value};
 
 use super::approval::parse;
-use prism_tools_core::effects::postgres::PostgresOptions;
-use prism_tools_core::effects::sqlite::SqliteOptions;
 use prism_tools_core::run::checkpoint::{CheckpointError, CheckpointStorage, Checkpoints};
 use prism_tools_core::run::checkpoint_postgres::PostgresCheckpoints;
 use prism_tools_core::run::checkpoint_sqlite::SqliteCheckpoints;
+use prism_tools_core::storage::postgres::PostgresOptions;
+use prism_tools_core::storage::sqlite::SqliteOptions;
 
 fn answer(r: Result<Value, CheckpointError>) -> String {
     let (kind, m) = match r {

@@ -11,10 +11,11 @@ use napi_derive::napi;
 use serde_json::{Map, Value};
 
 use prism_tools_core::effects::error::{StoreError, IDENTITY_ERROR_CODE, STORE_FAILURE_CODE};
-use prism_tools_core::effects::postgres::{PostgresOptions, PostgresStorage};
+use prism_tools_core::effects::postgres::PostgresStorage;
 use prism_tools_core::effects::store::{EffectStore, Resolution};
 use prism_tools_core::effects::time::now_ms;
 use prism_tools_core::effects::{wire, EffectError};
+use prism_tools_core::storage::postgres::PostgresOptions;
 
 type Store = EffectStore<PostgresStorage>;
 

@@ -6,50 +6,14 @@
 //! built-in store shares (`store.rs`); only the atomic primitive lives here. Runs on a blocking thread,
 //! never the JS thread.
 
-use std::str::FromStr;
-use std::time::Duration;
-
-use postgres::error::SqlState;
-use postgres::{Client, Config, NoTls, Row, Statement};
+use postgres::{Row, Statement};
 
 use super::error::StoreError;
 use super::record::{EffectRecord, Failure, ResultDigest, Status};
 use super::store::{Owner, RecordStorage, Update, ValidKey};
+use crate::storage::postgres::{in_locked_row, open_component, PgError, PgPool, Prepare, Prepared};
 
-/// A pooled connection with its component's statements prepared once, when it was opened: each
-/// operation then costs one round trip per statement instead of two.
-pub struct Prepared<S> {
-    pub client: Client,
-    pub statements: S,
-}
-
-/// Prepares one component's statements on a fresh connection.
-pub type Prepare<S> = Box<dyn Fn(&mut Client) -> Result<S, postgres::Error> + Send + Sync>;
-
-/// Opens connections and prepares the statements on each.
-pub struct Manager<S> {
-    config: Config,
-    prepare: Prepare<S>,
-}
-
-impl<S: Send + 'static> r2d2::ManageConnection for Manager<S> {
-    type Connection = Prepared<S>;
-    type Error = postgres::Error;
-
-    fn connect(&self) -> Result<Prepared<S>, postgres::Error> {
-        let mut client = self.config.connect(NoTls)?;
-        let statements = (self.prepare)(&mut client)?;
-        Ok(Prepared { client, statements })
-    }
-
-    fn is_valid(&self, conn: &mut Prepared<S>) -> Result<(), postgres::Error> {
-        conn.client.simple_query("").map(|_| ())
-    }
-
-    fn has_broken(&self, conn: &mut Prepared<S>) -> bool {
-        conn.client.is_closed()
-    }
-}
+use crate::storage::postgres::PostgresOptions;
 
 /// The effect store's statements.
 pub struct EffectStatements {
@@ -59,180 +23,14 @@ pub struct EffectStatements {
     cleanup: Statement,
 }
 
-/// A pool of prepared connections of one component.
-pub type Pool<S> = r2d2::Pool<Manager<S>>;
-/// One checked-out connection; back in the pool when dropped.
-pub type Conn<S> = r2d2::PooledConnection<Manager<S>>;
-
-/// Where and how to connect.
-#[derive(Debug, Clone)]
-pub struct PostgresOptions {
-    /// `postgres://user:password@host:port/database?…` or key=value form.
-    pub url: String,
-    /// The schema holding the tables; created when absent. A plain identifier.
-    pub schema: String,
-    /// Connections kept open by this store (1–64).
-    pub max_connections: u32,
-    /// How long connecting may take before the operation fails (ms).
-    pub connect_timeout_ms: u64,
-    /// `statement_timeout` of every connection (ms): a stuck statement fails instead of hanging a worker.
-    pub statement_timeout_ms: u64,
-}
-
-impl PostgresOptions {
-    /// The defaults with whatever the host set (the napi option objects of every PostgreSQL component).
-    pub fn from_host(
-        url: String,
-        schema: Option<String>,
-        max_connections: Option<u32>,
-        connect_timeout_ms: Option<u32>,
-        statement_timeout_ms: Option<u32>,
-    ) -> Self {
-        let mut o = Self::new(url);
-        if let Some(s) = schema {
-            o.schema = s;
-        }
-        if let Some(n) = max_connections {
-            o.max_connections = n;
-        }
-        if let Some(ms) = connect_timeout_ms {
-            o.connect_timeout_ms = ms as u64;
-        }
-        if let Some(ms) = statement_timeout_ms {
-            o.statement_timeout_ms = ms as u64;
-        }
-        o
-    }
-
-    pub fn new(url: impl Into<String>) -> Self {
-        Self {
-            url: url.into(),
-            schema: "prism".into(),
-            max_connections: 8,
-            connect_timeout_ms: 10_000,
-            statement_timeout_ms: 30_000,
-        }
+impl From<PgError> for StoreError {
+    fn from(e: PgError) -> Self {
+        StoreError::Storage(e.message("tool effect store"))
     }
 }
 
-/// Checks a schema name: lower-case letters, digits and `_`, not starting with a digit, at most 63 bytes
-/// (PostgreSQL's identifier limit), so it can be written into SQL unquoted and unambiguous.
-pub fn valid_schema(name: &str) -> bool {
-    let b = name.as_bytes();
-    !b.is_empty()
-        && b.len() <= 63
-        && (b[0].is_ascii_lowercase() || b[0] == b'_')
-        && b.iter()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'_')
-}
-
-/// A storage failure with the database's own words (never arguments, results or claim tokens: those
-/// travel only as bound parameters, which PostgreSQL does not echo in errors).
-pub fn storage_error(what: &str, e: &postgres::Error) -> StoreError {
-    let detail = match e.as_db_error() {
-        Some(db) => format!("{} ({})", db.message(), db.code().code()),
-        None => {
-            // "error connecting to server" alone hides the cause (refused, timed out, DNS, …).
-            let mut d = e.to_string();
-            let mut source = std::error::Error::source(e);
-            while let Some(s) = source {
-                d.push_str(": ");
-                d.push_str(&s.to_string());
-                source = s.source();
-            }
-            d
-        }
-    };
-    StoreError::Storage(format!("tool effect store failed: {what}: {detail}"))
-}
-
-fn pool_error(e: r2d2::Error) -> StoreError {
-    StoreError::Storage(format!(
-        "tool effect store failed: no database connection: {e}"
-    ))
-}
-
-/// A pool of prepared connections (made lazily, at most `max_connections`).
-pub fn open_pool<S: Send + 'static>(
-    options: &PostgresOptions,
-    config: Config,
-    prepare: Prepare<S>,
-) -> Result<Pool<S>, r2d2::Error> {
-    let manager = Manager { config, prepare };
-    r2d2::Pool::builder()
-        // A dead connection shows as closed, or fails its statement and is dropped: no test query per use.
-        .test_on_check_out(false)
-        .max_size(options.max_connections.clamp(1, 64))
-        .min_idle(Some(0))
-        .connection_timeout(Duration::from_millis(options.connect_timeout_ms.max(100)))
-        .error_handler(Box::new(r2d2::NopErrorHandler))
-        .build(manager)
-}
-
-fn check_schema(schema: &str) -> Result<(), StoreError> {
-    if valid_schema(schema) {
-        return Ok(());
-    }
-    Err(StoreError::Storage(format!(
-        "tool effect store failed: schema must match ^[a-z_][a-z0-9_]{{0,62}}$, got {:?}",
-        crate::redact::truncate_utf8(schema, 80)
-    )))
-}
-
-/// The client configuration: the URL's settings plus the connect timeout and per-statement timeouts.
-pub fn pool_config(options: &PostgresOptions, application: &str) -> Result<Config, StoreError> {
-    let mut config = Config::from_str(&options.url).map_err(|e| {
-        StoreError::Storage(format!(
-            "tool effect store failed: invalid connection string: {e}"
-        ))
-    })?;
-    config
-        .connect_timeout(Duration::from_millis(options.connect_timeout_ms))
-        .application_name(application)
-        .options(&format!(
-            "-c statement_timeout={} -c lock_timeout={}",
-            options.statement_timeout_ms, options.statement_timeout_ms
-        ));
-    Ok(config)
-}
-
-/// Ordered migrations of one component; each runs once per schema, under a lock, in one transaction.
-pub fn migrate(
-    conn: &mut Client,
-    schema: &str,
-    component: &str,
-    steps: &[&str],
-) -> Result<(), StoreError> {
-    let mut tx = conn
-        .transaction()
-        .map_err(|e| storage_error("migrate", &e))?;
-    // One lock for every migration of this package, so workers starting together take turns.
-    tx.execute("SELECT pg_advisory_xact_lock(7307141006339522001)", &[])
-        .map_err(|e| storage_error("migrate", &e))?;
-    tx.batch_execute(&format!(
-        "CREATE SCHEMA IF NOT EXISTS {schema};
-         CREATE TABLE IF NOT EXISTS {schema}.prism_migrations (
-           component text NOT NULL, version integer NOT NULL, applied_at timestamptz NOT NULL DEFAULT now(),
-           PRIMARY KEY (component, version))"
-    ))
-    .map_err(|e| storage_error("migrate", &e))?;
-    let applied: i32 = tx
-        .query_one(
-            &format!("SELECT coalesce(max(version), 0) FROM {schema}.prism_migrations WHERE component = $1"),
-            &[&component],
-        )
-        .map_err(|e| storage_error("migrate", &e))?
-        .get(0);
-    for (i, step) in steps.iter().enumerate().skip(applied.max(0) as usize) {
-        tx.batch_execute(&step.replace("{schema}", schema))
-            .map_err(|e| storage_error("migrate", &e))?;
-        tx.execute(
-            &format!("INSERT INTO {schema}.prism_migrations (component, version) VALUES ($1, $2)"),
-            &[&component, &(i as i32 + 1)],
-        )
-        .map_err(|e| storage_error("migrate", &e))?;
-    }
-    tx.commit().map_err(|e| storage_error("migrate", &e))
+fn storage_error(what: &str, e: &postgres::Error) -> StoreError {
+    crate::storage::postgres::failed(what, e).into()
 }
 
 const MIGRATIONS: &[&str] = &["CREATE TABLE {schema}.prism_tool_effects (
@@ -265,23 +63,17 @@ CREATE INDEX prism_tool_effects_cleanup ON {schema}.prism_tool_effects (tenant_i
 
 /// Effect records in a PostgreSQL table (`<schema>.prism_tool_effects`).
 pub struct PostgresStorage {
-    /// `None` once closed.
-    pool: std::sync::RwLock<Option<Pool<EffectStatements>>>,
+    pool: PgPool<EffectStatements>,
 }
-
-/// How many times taking a row's lock is retried after a serialisation failure or deadlock.
-const LOCK_RETRIES: u32 = 5;
 
 impl PostgresStorage {
     pub fn open(options: &PostgresOptions) -> Result<Self, StoreError> {
-        check_schema(&options.schema)?;
-        let config = pool_config(options, "prism-tools-native effects")?;
-        // The first connection is made directly, so a refused connection or a failed login is reported
-        // with its cause (a pool keeps only a summary); it creates or migrates the table.
-        let mut first = config
-            .connect(NoTls)
-            .map_err(|e| storage_error("connect", &e))?;
-        migrate(&mut first, &options.schema, "tool_effects", MIGRATIONS)?;
+        let config = open_component(
+            options,
+            "prism-tools-native effects",
+            "tool_effects",
+            MIGRATIONS,
+        )?;
         let t = format!("{}.prism_tool_effects", options.schema);
         let sql = [
             // The advisory lock serialises every writer of this id, including two claimants of an absent
@@ -318,7 +110,6 @@ impl PostgresStorage {
                    LIMIT $5)"
             ),
         ];
-        drop(first);
         let prepare: Prepare<EffectStatements> = Box::new(move |client| {
             Ok(EffectStatements {
                 lock: client.prepare(&sql[0])?,
@@ -327,18 +118,9 @@ impl PostgresStorage {
                 cleanup: client.prepare(&sql[3])?,
             })
         });
-        let pool = open_pool(options, config, prepare).map_err(pool_error)?;
         Ok(Self {
-            pool: std::sync::RwLock::new(Some(pool)),
+            pool: PgPool::open(options, config, prepare)?,
         })
-    }
-
-    fn conn(&self) -> Result<Conn<EffectStatements>, StoreError> {
-        // Clone the pool (a shared handle) so no lock is held while waiting for a connection.
-        let pool = self.pool.read().unwrap_or_else(|e| e.into_inner()).clone();
-        pool.ok_or_else(|| StoreError::Storage("tool effect store is closed".into()))?
-            .get()
-            .map_err(pool_error)
     }
 }
 
@@ -385,40 +167,6 @@ fn from_row(row: &Row) -> Result<EffectRecord, StoreError> {
     })
 }
 
-fn retryable(e: &postgres::Error) -> bool {
-    matches!(e.code(), Some(c) if *c == SqlState::T_R_SERIALIZATION_FAILURE || *c == SqlState::T_R_DEADLOCK_DETECTED)
-}
-
-/// Opens a transaction, takes the transaction-scoped advisory lock (`lock`), then reads the row (`read`),
-/// both with `params`; a serialisation failure or deadlock is retried a few times. The lock and the read
-/// are separate statements: under `READ COMMITTED` a read inside the locking statement could miss the
-/// commit of the transaction it waited for. `then` gets the open transaction and the row (dropping the
-/// transaction rolls it back). On failure: which step failed (`begin` or `lock`), and why.
-pub fn in_locked_row<R>(
-    client: &mut Client,
-    lock: &Statement,
-    read: &Statement,
-    params: &[&(dyn postgres::types::ToSql + Sync)],
-    then: impl FnOnce(postgres::Transaction<'_>, Option<Row>) -> R,
-) -> Result<R, (&'static str, postgres::Error)> {
-    let mut attempt = 0;
-    loop {
-        let mut tx = client.transaction().map_err(|e| ("begin", e))?;
-        match tx
-            .execute(lock, params)
-            .and_then(|_| tx.query_opt(read, params))
-        {
-            Ok(row) => return Ok(then(tx, row)),
-            Err(e) if retryable(&e) && attempt < LOCK_RETRIES => {
-                attempt += 1;
-                drop(tx);
-                std::thread::sleep(Duration::from_millis(5 << attempt));
-            }
-            Err(e) => return Err(("lock", e)),
-        }
-    }
-}
-
 impl RecordStorage for PostgresStorage {
     fn read(&self, k: &ValidKey) -> Result<Option<EffectRecord>, StoreError> {
         // Reads take the lock too (inside a transaction): a read never sees a half-decided transition.
@@ -431,7 +179,7 @@ impl RecordStorage for PostgresStorage {
         f: impl FnOnce(Option<&mut EffectRecord>) -> Update<R>,
     ) -> Result<R, StoreError> {
         let id = k.storage_id.as_str();
-        let mut conn = self.conn()?;
+        let mut conn = self.pool.get()?;
         let Prepared {
             client,
             statements: EffectStatements {
@@ -491,12 +239,11 @@ impl RecordStorage for PostgresStorage {
             }
             tx.commit().map_err(|e| storage_error("commit", &e))?;
             Ok(step.out)
-        })
-        .map_err(|(what, e)| storage_error(what, &e))?
+        })?
     }
 
     fn cleanup(&self, owner: &Owner, before: i64, limit: u32) -> Result<u32, StoreError> {
-        let mut conn = self.conn()?;
+        let mut conn = self.pool.get()?;
         let limit = limit as i64;
         let Prepared {
             client,
@@ -518,33 +265,13 @@ impl RecordStorage for PostgresStorage {
     }
 
     fn close(&self) {
-        // Dropping the last handle closes the idle connections; operations in flight keep theirs until done.
-        self.pool.write().unwrap_or_else(|e| e.into_inner()).take();
+        self.pool.close();
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn schema_names_are_plain_identifiers() {
-        for ok in ["prism", "_x", "a1_b", &"a".repeat(63)] {
-            assert!(valid_schema(ok), "{ok}");
-        }
-        for bad in [
-            "",
-            "1a",
-            "Prism",
-            "a-b",
-            "a;drop table x",
-            "a b",
-            &"a".repeat(64),
-            "é",
-        ] {
-            assert!(!valid_schema(bad), "{bad}");
-        }
-    }
 
     #[test]
     fn a_refused_connection_is_a_clear_storage_error() {

@@ -3,15 +3,15 @@
 //!
 //! A write is one short transaction: a transaction-scoped advisory lock on the key (so two savers of
 //! an absent key are serialised too, which a row lock cannot do), read, decide, write, commit — the
-//! effect store's pattern, over the same pool of prepared connections and the same migrations.
+//! effect store's pattern, over the same pool of prepared connections and the same migrations
+//! (`storage::postgres`).
 //! Runs on a blocking thread, never the JS thread.
 
-use postgres::{NoTls, Statement};
+use postgres::Statement;
 
 use super::checkpoint::{CheckpointError, CheckpointStorage, Checkpoints, ListFilter, Row, Write};
-use crate::effects::postgres::{
-    in_locked_row, migrate, open_pool, pool_config, storage_error, valid_schema, Conn, Pool,
-    PostgresOptions, Prepare,
+use crate::storage::postgres::{
+    failed, in_locked_row, open_component, PgError, PgPool, PostgresOptions, Prepare,
 };
 
 /// A PostgreSQL checkpoint store.
@@ -47,18 +47,17 @@ pub struct Statements {
 
 /// The checkpoint table of one schema (`<schema>.prism_checkpoints`).
 pub struct PostgresStorage {
-    /// `None` once closed.
-    pool: std::sync::RwLock<Option<Pool<Statements>>>,
+    pool: PgPool<Statements>,
 }
 
-/// The shared PostgreSQL helpers speak of the effect store; say which store failed.
-fn from_store(e: crate::effects::StoreError) -> CheckpointError {
-    let m = e.to_string();
-    CheckpointError::Storage(m.replacen("tool effect store failed", "checkpoint store failed", 1))
+impl From<PgError> for CheckpointError {
+    fn from(e: PgError) -> Self {
+        CheckpointError::Storage(e.message("checkpoint store"))
+    }
 }
 
 fn storage(what: &str, e: &postgres::Error) -> CheckpointError {
-    from_store(storage_error(what, e))
+    failed(what, e).into()
 }
 
 /// A row read back; a column of an unexpected type (a table altered by hand) is an error, not a panic.
@@ -87,18 +86,12 @@ impl PostgresCheckpoints {
         max_value_bytes: usize,
         max_page_size: usize,
     ) -> Result<Self, CheckpointError> {
-        if !valid_schema(&options.schema) {
-            return Err(CheckpointError::Storage(format!(
-                "checkpoint store failed: schema must match ^[a-z_][a-z0-9_]{{0,62}}$, got {:?}",
-                crate::redact::truncate_utf8(&options.schema, 80)
-            )));
-        }
-        let config = pool_config(options, "prism-tools-native checkpoints").map_err(from_store)?;
-        // A first, direct connection reports a refused connection or failed login with its cause
-        // (a pool keeps only a summary), and migrates.
-        let mut first = config.connect(NoTls).map_err(|e| storage("connect", &e))?;
-        migrate(&mut first, &options.schema, "checkpoints", MIGRATIONS).map_err(from_store)?;
-        drop(first);
+        let config = open_component(
+            options,
+            "prism-tools-native checkpoints",
+            "checkpoints",
+            MIGRATIONS,
+        )?;
         let t = format!("{}.prism_checkpoints", options.schema);
         let sql = [
             // Its own statement: under READ COMMITTED a read in the locking statement could miss the
@@ -135,29 +128,10 @@ impl PostgresCheckpoints {
                 select: client.prepare(&sql[4])?,
             })
         });
-        let pool = open_pool(options, config, prepare).map_err(|e| {
-            CheckpointError::Storage(format!(
-                "checkpoint store failed: no database connection: {e}"
-            ))
-        })?;
         let storage = PostgresStorage {
-            pool: std::sync::RwLock::new(Some(pool)),
+            pool: PgPool::open(options, config, prepare)?,
         };
         Ok(Checkpoints::new(storage, max_value_bytes, max_page_size))
-    }
-}
-
-impl PostgresStorage {
-    fn conn(&self) -> Result<Conn<Statements>, CheckpointError> {
-        // Clone the pool (a shared handle) so no lock is held while waiting for a connection.
-        let pool = self.pool.read().unwrap_or_else(|e| e.into_inner()).clone();
-        pool.ok_or_else(|| CheckpointError::Storage("checkpoint store is closed".into()))?
-            .get()
-            .map_err(|e| {
-                CheckpointError::Storage(format!(
-                    "checkpoint store failed: no database connection: {e}"
-                ))
-            })
     }
 }
 
@@ -168,7 +142,7 @@ impl CheckpointStorage for PostgresStorage {
         key: &str,
         decide: impl FnOnce(Option<Row>) -> Result<(Write, T), CheckpointError>,
     ) -> Result<T, CheckpointError> {
-        let mut conn = self.conn()?;
+        let mut conn = self.pool.get()?;
         let conn = &mut *conn;
         let st = &conn.statements;
         let params: [&(dyn postgres::types::ToSql + Sync); 2] = [&namespace, &key];
@@ -210,12 +184,11 @@ impl CheckpointStorage for PostgresStorage {
                 tx.commit().map_err(|e| storage("commit", &e))?;
                 Ok(out)
             },
-        )
-        .map_err(|(what, e)| storage(what, &e))?
+        )?
     }
 
     fn read(&self, namespace: &str, key: &str) -> Result<Option<Row>, CheckpointError> {
-        let mut conn = self.conn()?;
+        let mut conn = self.pool.get()?;
         let conn = &mut *conn;
         let row = conn
             .client
@@ -225,7 +198,7 @@ impl CheckpointStorage for PostgresStorage {
     }
 
     fn select(&self, f: &ListFilter) -> Result<Vec<Row>, CheckpointError> {
-        let mut conn = self.conn()?;
+        let mut conn = self.pool.get()?;
         let conn = &mut *conn;
         let limit = (f.limit + 1) as i64;
         let offset = i64::try_from(f.offset).unwrap_or(i64::MAX);
@@ -249,7 +222,6 @@ impl CheckpointStorage for PostgresStorage {
     }
 
     fn close(&self) {
-        // Dropping the last handle closes the idle connections; operations in flight keep theirs.
-        self.pool.write().unwrap_or_else(|e| e.into_inner()).take();
+        self.pool.close();
     }
 }

@@ -1,14 +1,13 @@
 //! SQLite storage of checkpoints (the rules are `checkpoint.rs`'s): one table, opened the way the
-//! effect store and the run ledger open theirs (`effects::sqlite::open_connection`: WAL, busy
-//! timeout, `synchronous = FULL` by default so a saved checkpoint survives a crash).
+//! effect store and the run ledger open theirs (`storage::sqlite`: WAL, busy timeout,
+//! `synchronous = FULL` by default so a saved checkpoint survives a crash).
 //! Every write runs in one `BEGIN IMMEDIATE` transaction, so two processes racing on one run see
 //! exactly one winner.
 
-use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
-use std::sync::Mutex;
+use rusqlite::{params, Connection, OptionalExtension};
 
 use super::checkpoint::{CheckpointError, CheckpointStorage, Checkpoints, ListFilter, Row, Write};
-use crate::effects::sqlite::{open_connection, SqliteOptions};
+use crate::storage::sqlite::{SqliteConnection, SqliteError, SqliteOptions};
 
 const SCHEMA: &str = "CREATE TABLE IF NOT EXISTS prism_checkpoints (
   namespace TEXT NOT NULL,
@@ -32,9 +31,15 @@ impl From<rusqlite::Error> for CheckpointError {
     }
 }
 
+impl SqliteError for CheckpointError {
+    fn closed() -> Self {
+        CheckpointError::Storage("checkpoint store is closed".into())
+    }
+}
+
 /// The checkpoint table of one SQLite file.
 pub struct SqliteStorage {
-    conn: Mutex<Option<Connection>>,
+    db: SqliteConnection,
 }
 
 /// A SQLite checkpoint store.
@@ -75,27 +80,10 @@ impl SqliteCheckpoints {
         max_value_bytes: usize,
         max_page_size: usize,
     ) -> Result<Self, CheckpointError> {
-        let conn = open_connection(path, options)?;
-        conn.execute_batch(SCHEMA)?;
         let storage = SqliteStorage {
-            conn: Mutex::new(Some(conn)),
+            db: SqliteConnection::open(path, options, SCHEMA)?,
         };
         Ok(Checkpoints::new(storage, max_value_bytes, max_page_size))
-    }
-}
-
-impl SqliteStorage {
-    fn with<T>(
-        &self,
-        f: impl FnOnce(&mut Connection) -> Result<T, CheckpointError>,
-    ) -> Result<T, CheckpointError> {
-        let mut guard = self.conn.lock().unwrap_or_else(|e| e.into_inner());
-        match guard.as_mut() {
-            Some(c) => f(c),
-            None => Err(CheckpointError::Storage(
-                "checkpoint store is closed".into(),
-            )),
-        }
     }
 }
 
@@ -106,9 +94,8 @@ impl CheckpointStorage for SqliteStorage {
         key: &str,
         decide: impl FnOnce(Option<Row>) -> Result<(Write, T), CheckpointError>,
     ) -> Result<T, CheckpointError> {
-        self.with(|conn| {
-            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-            let (write, out) = decide(read_row(&tx, namespace, key)?)?; // an Err rolls back
+        self.db.write(|tx| {
+            let (write, out) = decide(read_row(tx, namespace, key)?)?; // an Err rolls back
             match write {
                 Write::Keep => {}
                 Write::Put(r) => {
@@ -137,13 +124,12 @@ impl CheckpointStorage for SqliteStorage {
                     )?;
                 }
             }
-            tx.commit()?;
             Ok(out)
         })
     }
 
     fn read(&self, namespace: &str, key: &str) -> Result<Option<Row>, CheckpointError> {
-        self.with(|conn| read_row(conn, namespace, key))
+        self.db.with(|conn| read_row(conn, namespace, key))
     }
 
     fn select(&self, f: &ListFilter) -> Result<Vec<Row>, CheckpointError> {
@@ -151,7 +137,7 @@ impl CheckpointStorage for SqliteStorage {
             .categories
             .as_ref()
             .map(|c| serde_json::Value::from(c.clone()).to_string());
-        self.with(|conn| {
+        self.db.with(|conn| {
             let mut stmt = conn.prepare_cached(&format!(
                 "SELECT {COLUMNS} FROM prism_checkpoints
                  WHERE (?1 IS NULL OR namespace = ?1)
@@ -181,8 +167,7 @@ impl CheckpointStorage for SqliteStorage {
     }
 
     fn close(&self) {
-        let mut guard = self.conn.lock().unwrap_or_else(|e| e.into_inner());
-        guard.take();
+        self.db.close();
     }
 }
 
