@@ -6,22 +6,20 @@
 //! built-in store shares (`store.rs`); only the atomic primitive lives here. Runs on a blocking thread,
 //! never the JS thread.
 
-use postgres::{Row, Statement};
-
 use super::error::StoreError;
-use super::record::{EffectRecord, Failure, ResultDigest, Status};
+use super::record::EffectRecord;
+use super::row::{self, COLUMNS};
 use super::store::{Owner, RecordStorage, Update, ValidKey};
-use crate::storage::postgres::{in_locked_row, open_component, PgError, PgPool, Prepare, Prepared};
+use crate::storage::postgres::{PgError, PgPool};
+use crate::storage::row::pg_params;
 
 use crate::storage::postgres::PostgresOptions;
 
-/// The effect store's statements.
-pub struct EffectStatements {
-    lock: Statement,
-    read: Statement,
-    upsert: Statement,
-    cleanup: Statement,
-}
+/// The effect store's statements, by their place in the pool's list.
+const LOCK: usize = 0;
+const READ: usize = 1;
+const UPSERT: usize = 2;
+const CLEANUP: usize = 3;
 
 impl From<PgError> for StoreError {
     fn from(e: PgError) -> Self {
@@ -63,108 +61,53 @@ CREATE INDEX prism_tool_effects_cleanup ON {schema}.prism_tool_effects (tenant_i
 
 /// Effect records in a PostgreSQL table (`<schema>.prism_tool_effects`).
 pub struct PostgresStorage {
-    pool: PgPool<EffectStatements>,
+    pool: PgPool,
+}
+
+/// The statements every pooled connection prepares for the table `t`, in the order of `LOCK`, `READ`,
+/// `UPSERT` and `CLEANUP`.
+fn statements(t: &str) -> Vec<String> {
+    vec![
+        // The advisory lock serialises every writer of this id, including two claimants of an absent
+        // record (a row lock cannot). It must be its own statement: under READ COMMITTED a statement
+        // reads the snapshot taken when it started, so a read in the locking statement could miss the
+        // commit of the transaction it waited for (the race proof caught exactly that).
+        "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))".to_owned(),
+        format!("SELECT {COLUMNS} FROM {t} WHERE id = $1"),
+        format!(
+            "INSERT INTO {t} (id, {COLUMNS})
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21,
+               $22, $23)
+             ON CONFLICT (id) DO UPDATE SET status = EXCLUDED.status, attempt = EXCLUDED.attempt,
+               version = EXCLUDED.version, claim_token = EXCLUDED.claim_token, result = EXCLUDED.result,
+               result_ref = EXCLUDED.result_ref, failure_code = EXCLUDED.failure_code,
+               failure_reference = EXCLUDED.failure_reference, updated_at = EXCLUDED.updated_at,
+               expires_at = EXCLUDED.expires_at, result_omitted_bytes = EXCLUDED.result_omitted_bytes,
+               result_omitted_sha256 = EXCLUDED.result_omitted_sha256
+             WHERE {t}.tenant_id = EXCLUDED.tenant_id"
+        ),
+        format!(
+            "DELETE FROM {t} WHERE id IN (
+               SELECT id FROM {t}
+               WHERE tenant_id = $1 AND account_id IS NOT DISTINCT FROM $2 AND user_id IS NOT DISTINCT FROM $3
+                 AND status IN ('completed', 'failed_terminal') AND updated_at < $4
+               LIMIT $5)"
+        ),
+    ]
 }
 
 impl PostgresStorage {
     pub fn open(options: &PostgresOptions) -> Result<Self, StoreError> {
-        let config = open_component(
+        let pool = PgPool::open_component(
             options,
             "prism-tools-native effects",
             "tool_effects",
             MIGRATIONS,
+            "prism_tool_effects",
+            statements,
         )?;
-        let t = format!("{}.prism_tool_effects", options.schema);
-        let sql = [
-            // The advisory lock serialises every writer of this id, including two claimants of an absent
-            // record (a row lock cannot). It must be its own statement: under READ COMMITTED a statement
-            // reads the snapshot taken when it started, so a read in the locking statement could miss the
-            // commit of the transaction it waited for (the race proof caught exactly that).
-            "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))".to_owned(),
-            format!(
-                "SELECT tenant_id, account_id, user_id, effect_key, session_id, run_id, tool_call_id, tool_name,
-                   arguments_hash, status, attempt, version, claim_token, result, result_ref, failure_code,
-                   failure_reference, created_at, updated_at, expires_at, result_omitted_bytes,
-                   result_omitted_sha256 FROM {t} WHERE id = $1"
-            ),
-            format!(
-                "INSERT INTO {t} (id, tenant_id, account_id, user_id, effect_key, session_id, run_id, tool_call_id,
-                   tool_name, arguments_hash, status, attempt, version, claim_token, result, result_ref,
-                   failure_code, failure_reference, created_at, updated_at, expires_at, result_omitted_bytes,
-                   result_omitted_sha256)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21,
-                   $22, $23)
-                 ON CONFLICT (id) DO UPDATE SET status = EXCLUDED.status, attempt = EXCLUDED.attempt,
-                   version = EXCLUDED.version, claim_token = EXCLUDED.claim_token, result = EXCLUDED.result,
-                   result_ref = EXCLUDED.result_ref, failure_code = EXCLUDED.failure_code,
-                   failure_reference = EXCLUDED.failure_reference, updated_at = EXCLUDED.updated_at,
-                   expires_at = EXCLUDED.expires_at, result_omitted_bytes = EXCLUDED.result_omitted_bytes,
-                   result_omitted_sha256 = EXCLUDED.result_omitted_sha256
-                 WHERE {t}.tenant_id = EXCLUDED.tenant_id"
-            ),
-            format!(
-                "DELETE FROM {t} WHERE id IN (
-                   SELECT id FROM {t}
-                   WHERE tenant_id = $1 AND account_id IS NOT DISTINCT FROM $2 AND user_id IS NOT DISTINCT FROM $3
-                     AND status IN ('completed', 'failed_terminal') AND updated_at < $4
-                   LIMIT $5)"
-            ),
-        ];
-        let prepare: Prepare<EffectStatements> = Box::new(move |client| {
-            Ok(EffectStatements {
-                lock: client.prepare(&sql[0])?,
-                read: client.prepare(&sql[1])?,
-                upsert: client.prepare(&sql[2])?,
-                cleanup: client.prepare(&sql[3])?,
-            })
-        });
-        Ok(Self {
-            pool: PgPool::open(options, config, prepare)?,
-        })
+        Ok(Self { pool })
     }
-}
-
-fn from_row(row: &Row) -> Result<EffectRecord, StoreError> {
-    let status: String = row.get(9);
-    let status = Status::parse(&status).ok_or_else(|| {
-        StoreError::Storage("tool effect store failed: corrupt record status".into())
-    })?;
-    let failure_code: Option<String> = row.get(15);
-    let failure_reference: Option<String> = row.get(16);
-    let attempt: i32 = row.get(10);
-    let version: i64 = row.get(11);
-    let omitted_bytes: Option<i64> = row.get(20);
-    let omitted_sha256: Option<String> = row.get(21);
-    Ok(EffectRecord {
-        tenant_id: row.get(0),
-        account_id: row.get(1),
-        user_id: row.get(2),
-        key: row.get(3),
-        session_id: row.get(4),
-        run_id: row.get(5),
-        tool_call_id: row.get(6),
-        tool_name: row.get(7),
-        arguments_hash: row.get(8),
-        status,
-        attempt: attempt.max(0) as u32,
-        version: version.max(0) as u64,
-        claim_token: row.get(12),
-        result: row.get(13),
-        result_ref: row.get(14),
-        result_omitted: omitted_bytes
-            .zip(omitted_sha256)
-            .map(|(bytes, sha256)| ResultDigest {
-                bytes: bytes.max(0) as u64,
-                sha256,
-            }),
-        failure: failure_code.map(|code| Failure {
-            code,
-            reference: failure_reference,
-        }),
-        created_at: row.get(17),
-        updated_at: row.get(18),
-        expires_at: row.get(19),
-    })
 }
 
 impl RecordStorage for PostgresStorage {
@@ -179,15 +122,8 @@ impl RecordStorage for PostgresStorage {
         f: impl FnOnce(Option<&mut EffectRecord>) -> Update<R>,
     ) -> Result<R, StoreError> {
         let id = k.storage_id.as_str();
-        let mut conn = self.pool.get()?;
-        let Prepared {
-            client,
-            statements: EffectStatements {
-                lock, read, upsert, ..
-            },
-        } = &mut *conn;
-        in_locked_row(client, lock, read, &[&id], |mut tx, row| {
-            let mut current = row.as_ref().map(from_row).transpose()?;
+        self.pool.locked(LOCK, READ, &[&id], |mut tx, found, st| {
+            let mut current = found.as_ref().map(row::record).transpose()?;
             let step = f(current.as_mut())?; // an Err drops `tx`, which rolls back
             let write = match (&step.insert, step.dirty) {
                 (Some(r), _) => Some(r),
@@ -195,41 +131,9 @@ impl RecordStorage for PostgresStorage {
                 (None, false) => None,
             };
             if let Some(r) = write {
-                let version = r.version as i64;
-                let attempt = r.attempt as i32;
-                let failure_code = r.failure.as_ref().map(|f| f.code.as_str());
-                let failure_reference = r.failure.as_ref().and_then(|f| f.reference.as_deref());
-                let omitted_bytes = r.result_omitted.as_ref().map(|d| d.bytes as i64);
-                let omitted_sha256 = r.result_omitted.as_ref().map(|d| d.sha256.as_str());
+                let values = row::values(id, r);
                 let written = tx
-                    .execute(
-                        &*upsert,
-                        &[
-                            &id,
-                            &r.tenant_id,
-                            &r.account_id,
-                            &r.user_id,
-                            &r.key,
-                            &r.session_id,
-                            &r.run_id,
-                            &r.tool_call_id,
-                            &r.tool_name,
-                            &r.arguments_hash,
-                            &r.status.as_str(),
-                            &attempt,
-                            &version,
-                            &r.claim_token,
-                            &r.result,
-                            &r.result_ref,
-                            &failure_code,
-                            &failure_reference,
-                            &r.created_at,
-                            &r.updated_at,
-                            &r.expires_at,
-                            &omitted_bytes,
-                            &omitted_sha256,
-                        ],
-                    )
+                    .execute(&st[UPSERT], &pg_params(&values))
                     .map_err(|e| storage_error("write", &e))?;
                 if written != 1 {
                     return Err(StoreError::Storage(
@@ -243,25 +147,15 @@ impl RecordStorage for PostgresStorage {
     }
 
     fn cleanup(&self, owner: &Owner, before: i64, limit: u32) -> Result<u32, StoreError> {
-        let mut conn = self.pool.get()?;
         let limit = limit as i64;
-        let Prepared {
-            client,
-            statements: EffectStatements { cleanup, .. },
-        } = &mut *conn;
-        let n = client
-            .execute(
-                &*cleanup,
-                &[
-                    &owner.tenant_id,
-                    &owner.account_id,
-                    &owner.user_id,
-                    &before,
-                    &limit,
-                ],
-            )
-            .map_err(|e| storage_error("cleanup", &e))?;
-        Ok(n as u32)
+        let params: [&(dyn postgres::types::ToSql + Sync); 5] = [
+            &owner.tenant_id,
+            &owner.account_id,
+            &owner.user_id,
+            &before,
+            &limit,
+        ];
+        Ok(self.pool.execute("cleanup", CLEANUP, &params)? as u32)
     }
 
     fn close(&self) {

@@ -6,10 +6,12 @@
 //! survives a killed process and a power loss; `NORMAL` survives a killed process only.
 
 use super::error::StoreError;
-use super::record::{EffectRecord, Failure, ResultDigest, Status};
+use super::record::EffectRecord;
+use super::row::{self, COLUMNS};
 use super::store::{Owner, RecordStorage, Update, ValidKey};
 use crate::storage::sqlite::{add_missing_columns, SqliteConnection, SqliteError, SqliteOptions};
-use rusqlite::{params, Connection, OptionalExtension, Row};
+use rusqlite::{params, Connection, OptionalExtension};
+use std::sync::LazyLock;
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS prism_tool_effects (
@@ -47,95 +49,26 @@ const ADDED_COLUMNS: &[(&str, &str)] = &[
     ("result_omitted_sha256", "TEXT"),
 ];
 
-const SELECT: &str = "SELECT tenant_id, account_id, user_id, effect_key, session_id, run_id, tool_call_id, tool_name,
-  arguments_hash, status, attempt, version, claim_token, result, result_ref, failure_code, failure_reference,
-  created_at, updated_at, expires_at, result_omitted_bytes, result_omitted_sha256
-  FROM prism_tool_effects WHERE id = ?1";
+static SELECT: LazyLock<String> =
+    LazyLock::new(|| format!("SELECT {COLUMNS} FROM prism_tool_effects WHERE id = ?1"));
 
-const UPSERT: &str = "INSERT OR REPLACE INTO prism_tool_effects (id, tenant_id, account_id, user_id, effect_key,
-  session_id, run_id, tool_call_id, tool_name, arguments_hash, status, attempt, version, claim_token, result,
-  result_ref, failure_code, failure_reference, created_at, updated_at, expires_at, result_omitted_bytes,
-  result_omitted_sha256)
-  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23)";
-
-fn from_row(row: &Row<'_>) -> rusqlite::Result<Result<EffectRecord, StoreError>> {
-    let status: String = row.get(9)?;
-    let Some(status) = Status::parse(&status) else {
-        return Ok(Err(StoreError::Storage(
-            "tool effect store failed: corrupt record status".into(),
-        )));
-    };
-    let failure_code: Option<String> = row.get(15)?;
-    let failure_reference: Option<String> = row.get(16)?;
-    let omitted_bytes: Option<i64> = row.get(20)?;
-    let omitted_sha256: Option<String> = row.get(21)?;
-    Ok(Ok(EffectRecord {
-        tenant_id: row.get(0)?,
-        account_id: row.get(1)?,
-        user_id: row.get(2)?,
-        key: row.get(3)?,
-        session_id: row.get(4)?,
-        run_id: row.get(5)?,
-        tool_call_id: row.get(6)?,
-        tool_name: row.get(7)?,
-        arguments_hash: row.get(8)?,
-        status,
-        attempt: row.get(10)?,
-        version: row.get::<_, i64>(11)? as u64,
-        claim_token: row.get(12)?,
-        result: row.get(13)?,
-        result_ref: row.get(14)?,
-        result_omitted: omitted_bytes
-            .zip(omitted_sha256)
-            .map(|(bytes, sha256)| ResultDigest {
-                bytes: bytes.max(0) as u64,
-                sha256,
-            }),
-        failure: failure_code.map(|code| Failure {
-            code,
-            reference: failure_reference,
-        }),
-        created_at: row.get(17)?,
-        updated_at: row.get(18)?,
-        expires_at: row.get(19)?,
-    }))
-}
+static UPSERT: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "INSERT OR REPLACE INTO prism_tool_effects (id, {COLUMNS})
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23)"
+    )
+});
 
 fn read_with(conn: &Connection, id: &str) -> Result<Option<EffectRecord>, StoreError> {
-    let mut stmt = conn.prepare_cached(SELECT)?;
-    match stmt.query_row([id], from_row).optional()? {
-        None => Ok(None),
-        Some(r) => r.map(Some),
-    }
+    let mut stmt = conn.prepare_cached(&SELECT)?;
+    stmt.query_row([id], |r| Ok(row::record(r)))
+        .optional()?
+        .transpose()
 }
 
 fn write_with(conn: &Connection, id: &str, r: &EffectRecord) -> Result<(), StoreError> {
-    let mut stmt = conn.prepare_cached(UPSERT)?;
-    stmt.execute(params![
-        id,
-        r.tenant_id,
-        r.account_id,
-        r.user_id,
-        r.key,
-        r.session_id,
-        r.run_id,
-        r.tool_call_id,
-        r.tool_name,
-        r.arguments_hash,
-        r.status.as_str(),
-        r.attempt,
-        r.version as i64,
-        r.claim_token,
-        r.result,
-        r.result_ref,
-        r.failure.as_ref().map(|f| f.code.as_str()),
-        r.failure.as_ref().and_then(|f| f.reference.as_deref()),
-        r.created_at,
-        r.updated_at,
-        r.expires_at,
-        r.result_omitted.as_ref().map(|d| d.bytes as i64),
-        r.result_omitted.as_ref().map(|d| d.sha256.as_str()),
-    ])?;
+    let mut stmt = conn.prepare_cached(&UPSERT)?;
+    stmt.execute(rusqlite::params_from_iter(row::values(id, r).iter()))?;
     Ok(())
 }
 

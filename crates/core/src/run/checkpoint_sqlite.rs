@@ -6,7 +6,9 @@
 
 use rusqlite::{params, Connection, OptionalExtension};
 
-use super::checkpoint::{CheckpointError, CheckpointStorage, Checkpoints, ListFilter, Row, Write};
+use super::checkpoint::{
+    CheckpointError, CheckpointStorage, Checkpoints, ListFilter, Row, Write, COLUMNS,
+};
 use crate::storage::sqlite::{SqliteConnection, SqliteError, SqliteOptions};
 
 const SCHEMA: &str = "CREATE TABLE IF NOT EXISTS prism_checkpoints (
@@ -45,31 +47,14 @@ pub struct SqliteStorage {
 /// A SQLite checkpoint store.
 pub type SqliteCheckpoints = Checkpoints<SqliteStorage>;
 
-const COLUMNS: &str = "namespace, key, version, fencing_token, value, category, tenant_id, account_id, user_id, created_at, updated_at, metadata";
-
-fn row_of(r: &rusqlite::Row<'_>) -> rusqlite::Result<Row> {
-    Ok(Row {
-        namespace: r.get(0)?,
-        key: r.get(1)?,
-        version: r.get(2)?,
-        fencing_token: r.get(3)?,
-        value: r.get(4)?,
-        category: r.get(5)?,
-        owner: [r.get(6)?, r.get(7)?, r.get(8)?],
-        created_at: r.get(9)?,
-        updated_at: r.get(10)?,
-        metadata: r.get(11)?,
-    })
-}
-
 fn read_row(conn: &Connection, ns: &str, key: &str) -> Result<Option<Row>, CheckpointError> {
-    Ok(conn
-        .query_row(
-            &format!("SELECT {COLUMNS} FROM prism_checkpoints WHERE namespace = ?1 AND key = ?2"),
-            params![ns, key],
-            row_of,
-        )
-        .optional()?)
+    conn.query_row(
+        &format!("SELECT {COLUMNS} FROM prism_checkpoints WHERE namespace = ?1 AND key = ?2"),
+        params![ns, key],
+        |r| Ok(Row::read(r)),
+    )
+    .optional()?
+    .transpose()
 }
 
 impl SqliteCheckpoints {
@@ -101,20 +86,7 @@ impl CheckpointStorage for SqliteStorage {
                 Write::Put(r) => {
                     tx.execute(
                         &format!("INSERT OR REPLACE INTO prism_checkpoints ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"),
-                        params![
-                            r.namespace,
-                            r.key,
-                            r.version,
-                            r.fencing_token,
-                            r.value,
-                            r.category,
-                            r.owner[0],
-                            r.owner[1],
-                            r.owner[2],
-                            r.created_at,
-                            r.updated_at,
-                            r.metadata
-                        ],
+                        rusqlite::params_from_iter(r.values().iter()),
                     )?;
                 }
                 Write::Delete => {
@@ -160,9 +132,9 @@ impl CheckpointStorage for SqliteStorage {
                     (f.limit + 1) as i64,
                     f.offset as i64
                 ],
-                row_of,
+                |r| Ok(Row::read(r)),
             )?;
-            Ok(rows.collect::<Result<Vec<_>, _>>()?)
+            rows.map(|r| r?).collect()
         })
     }
 

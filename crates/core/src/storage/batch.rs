@@ -422,6 +422,41 @@ mod tests {
         (BatchWriter::start("test-writer", o, sink).unwrap(), probe)
     }
 
+    /// A writer of one row per batch, at most two waiting, whose sink holds each batch at a gate
+    /// until `open` lets it through; row 0 is appended and held, row 1 queued.
+    struct Gated {
+        w: Arc<BatchWriter<u32>>,
+        probe: Probe,
+        writing: mpsc::Receiver<()>,
+        open: mpsc::Sender<()>,
+    }
+
+    fn gated(when_full: WhenFull) -> Gated {
+        let (writing_tx, writing) = mpsc::channel();
+        let (open, open_rx) = mpsc::channel();
+        let (w, probe) = start(options(1, 2, when_full), Some((writing_tx, open_rx)));
+        w.append(0).unwrap();
+        writing.recv().unwrap(); // row 0 is being written
+        w.append(1).unwrap();
+        assert_eq!(w.status().pending, 2);
+        Gated {
+            w: Arc::new(w),
+            probe,
+            writing,
+            open,
+        }
+    }
+
+    /// A writer whose sink fails, with rows `0..rows` appended.
+    fn failing(o: BatchOptions, rows: u32) -> (BatchWriter<u32>, Probe) {
+        let (w, probe) = start(o, None);
+        probe.failing.store(true, Ordering::SeqCst);
+        for i in 0..rows {
+            w.append(i).unwrap();
+        }
+        (w, probe)
+    }
+
     #[test]
     fn rows_are_committed_in_append_order_in_bounded_batches() {
         for when_full in [WhenFull::Wait, WhenFull::Refuse] {
@@ -462,11 +497,7 @@ mod tests {
 
     #[test]
     fn a_failing_sink_keeps_the_rows_queued_and_reports_its_error() {
-        let (w, probe) = start(options(2, 100, WhenFull::Wait), None);
-        probe.failing.store(true, Ordering::SeqCst);
-        for i in 0..5 {
-            w.append(i).unwrap();
-        }
+        let (w, probe) = failing(options(2, 100, WhenFull::Wait), 5);
         assert_eq!(w.flush(), Err(BatchError::Failed("disk on fire".into())));
         assert_eq!(
             w.flush_within(Duration::from_millis(20)),
@@ -486,19 +517,11 @@ mod tests {
 
     #[test]
     fn a_close_that_cannot_commit_gives_up_and_says_what_is_left() {
-        let (w, probe) = start(options(2, 100, WhenFull::Refuse), None);
-        probe.failing.store(true, Ordering::SeqCst);
-        for i in 0..3 {
-            w.append(i).unwrap();
-        }
+        let (w, _) = failing(options(2, 100, WhenFull::Refuse), 3);
         assert_eq!(w.close(false), Err((3, "disk on fire".into())));
         assert_eq!(w.flush(), Err(BatchError::Closed));
 
-        let (w, probe) = start(options(2, 100, WhenFull::Refuse), None);
-        probe.failing.store(true, Ordering::SeqCst);
-        for i in 0..3 {
-            w.append(i).unwrap();
-        }
+        let (w, _) = failing(options(2, 100, WhenFull::Refuse), 3);
         w.close(true).unwrap();
         assert!(matches!(
             w.flush_within(Duration::from_secs(60)),
@@ -508,11 +531,7 @@ mod tests {
 
     #[test]
     fn when_full_refuse_refuses_at_once_with_the_last_failure() {
-        let (w, probe) = start(options(2, 3, WhenFull::Refuse), None);
-        probe.failing.store(true, Ordering::SeqCst);
-        for i in 0..3 {
-            w.append(i).unwrap();
-        }
+        let (w, probe) = failing(options(2, 3, WhenFull::Refuse), 3);
         // Wait for the first failed commit, so the refusal carries its cause.
         assert!(w.flush().is_err());
         assert_eq!(
@@ -531,57 +550,42 @@ mod tests {
 
     #[test]
     fn rows_being_written_count_as_pending() {
-        // Refuse: with one row being written (held at the gate) and one queued, a third is refused
-        // although the queue itself holds only one.
-        let (writing_tx, writing) = mpsc::channel();
-        let (open, open_rx) = mpsc::channel();
-        let (w, probe) = start(options(1, 2, WhenFull::Refuse), Some((writing_tx, open_rx)));
-        w.append(0).unwrap();
-        writing.recv().unwrap(); // row 0 is being written
-        w.append(1).unwrap();
-        assert_eq!(w.status().pending, 2);
+        // Refuse: with one row being written and one queued, a third is refused although the queue
+        // itself holds only one.
+        let g = gated(WhenFull::Refuse);
         assert_eq!(
-            w.append(2),
+            g.w.append(2),
             Err(BatchError::Full {
                 max_pending: 2,
                 cause: None
             })
         );
-        open.send(()).unwrap();
-        writing.recv().unwrap(); // row 1 is being written: row 0 is committed
-        open.send(()).unwrap();
-        w.flush().unwrap();
-        w.close(false).unwrap();
-        assert_eq!(*probe.rows.lock().unwrap(), vec![0, 1]);
+        g.open.send(()).unwrap();
+        g.writing.recv().unwrap(); // row 1 is being written: row 0 is committed
+        g.open.send(()).unwrap();
+        g.w.flush().unwrap();
+        g.w.close(false).unwrap();
+        assert_eq!(*g.probe.rows.lock().unwrap(), vec![0, 1]);
     }
 
     #[test]
     fn when_full_wait_waits_for_a_commit_then_queues() {
-        let (writing_tx, writing) = mpsc::channel();
-        let (open, open_rx) = mpsc::channel();
-        let (w, probe) = start(options(1, 2, WhenFull::Wait), Some((writing_tx, open_rx)));
-        let w = Arc::new(w);
-        w.append(0).unwrap();
-        writing.recv().unwrap(); // row 0 is held at the gate
-        w.append(1).unwrap();
+        let g = gated(WhenFull::Wait);
         let (returned_tx, returned) = mpsc::channel();
         let appender = {
-            let w = w.clone();
-            std::thread::spawn(move || {
-                let r = w.append(2);
-                returned_tx.send(r).unwrap();
-            })
+            let w = g.w.clone();
+            std::thread::spawn(move || returned_tx.send(w.append(2)).unwrap())
         };
         // Nothing can be committed while the gate is shut, so the third append must still be waiting.
         assert!(returned.recv_timeout(Duration::from_millis(100)).is_err());
-        assert_eq!(w.status().accepted, 2);
+        assert_eq!(g.w.status().accepted, 2);
         // Open the gate for every batch from now on.
         for _ in 0..3 {
-            open.send(()).unwrap();
+            g.open.send(()).unwrap();
         }
         assert_eq!(returned.recv().unwrap(), Ok(()));
         appender.join().unwrap();
-        w.close(false).unwrap();
-        assert_eq!(*probe.rows.lock().unwrap(), vec![0, 1, 2]);
+        g.w.close(false).unwrap();
+        assert_eq!(*g.probe.rows.lock().unwrap(), vec![0, 1, 2]);
     }
 }

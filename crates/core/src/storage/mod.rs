@@ -9,9 +9,12 @@
 //!   with its retries, and the database's errors in words ([`postgres::PgError`]).
 //! - `batch`: one batched append writer thread over a [`batch::Sink`] (a SQLite connection or a
 //!   PostgreSQL client), which both run ledgers use.
+//! - `row`: one value type both databases bind and one column reader both rows implement, so a
+//!   component maps its rows once.
 //!
 //! Errors of this layer carry no component prefix; each component says which store failed.
 
 pub mod batch;
 pub mod postgres;
+pub mod row;
 pub mod sqlite;

@@ -195,59 +195,75 @@ pub fn open_component(
 }
 
 /// A pooled connection with its component's statements prepared once, when it was opened: each
-/// operation then costs one round trip per statement instead of two.
-pub struct Prepared<S> {
+/// operation then costs one round trip per statement instead of two. `statements` are in the order
+/// of the SQL the pool was opened with.
+pub struct Prepared {
     pub client: Client,
-    pub statements: S,
+    pub statements: Vec<Statement>,
 }
-
-/// Prepares one component's statements on a fresh connection.
-pub type Prepare<S> = Box<dyn Fn(&mut Client) -> Result<S, postgres::Error> + Send + Sync>;
 
 /// Opens connections and prepares the statements on each.
-pub struct Manager<S> {
+pub struct Manager {
     config: Config,
-    prepare: Prepare<S>,
+    sql: Vec<String>,
 }
 
-impl<S: Send + 'static> r2d2::ManageConnection for Manager<S> {
-    type Connection = Prepared<S>;
+impl r2d2::ManageConnection for Manager {
+    type Connection = Prepared;
     type Error = postgres::Error;
 
-    fn connect(&self) -> Result<Prepared<S>, postgres::Error> {
+    fn connect(&self) -> Result<Prepared, postgres::Error> {
         let mut client = self.config.connect(NoTls)?;
-        let statements = (self.prepare)(&mut client)?;
+        let statements = self
+            .sql
+            .iter()
+            .map(|sql| client.prepare(sql))
+            .collect::<Result<_, _>>()?;
         Ok(Prepared { client, statements })
     }
 
-    fn is_valid(&self, conn: &mut Prepared<S>) -> Result<(), postgres::Error> {
+    fn is_valid(&self, conn: &mut Prepared) -> Result<(), postgres::Error> {
         conn.client.simple_query("").map(|_| ())
     }
 
-    fn has_broken(&self, conn: &mut Prepared<S>) -> bool {
+    fn has_broken(&self, conn: &mut Prepared) -> bool {
         conn.client.is_closed()
     }
 }
 
+/// The parameters of one statement.
+pub type Params<'a> = &'a [&'a (dyn postgres::types::ToSql + Sync)];
+
 /// One checked-out connection; back in the pool when dropped.
-pub type Conn<S> = r2d2::PooledConnection<Manager<S>>;
+pub type Conn = r2d2::PooledConnection<Manager>;
 
 fn no_connection(e: r2d2::Error) -> PgError {
     PgError::Failed(format!("no database connection: {e}"))
 }
 
-/// A pool of prepared connections of one component (made lazily, at most `max_connections`), gone
-/// once closed.
-pub struct PgPool<S: Send + 'static> {
-    pool: RwLock<Option<r2d2::Pool<Manager<S>>>>,
+/// A pool of one component's connections with its statements (`sql`) prepared on each (made lazily,
+/// at most `max_connections`), gone once closed.
+pub struct PgPool {
+    pool: RwLock<Option<r2d2::Pool<Manager>>>,
 }
 
-impl<S: Send + 'static> PgPool<S> {
-    pub fn open(
+impl PgPool {
+    /// Opens a pooled component ([`open_component`]); every connection of its pool prepares the
+    /// statements `sql` makes for its table (`<schema>.<table>`).
+    pub fn open_component(
         options: &PostgresOptions,
-        config: Config,
-        prepare: Prepare<S>,
+        application: &str,
+        component: &str,
+        migrations: &[&str],
+        table: &str,
+        sql: impl FnOnce(&str) -> Vec<String>,
     ) -> Result<Self, PgError> {
+        let config = open_component(options, application, component, migrations)?;
+        let sql = sql(&format!("{}.{table}", options.schema));
+        Self::open(options, config, sql)
+    }
+
+    fn open(options: &PostgresOptions, config: Config, sql: Vec<String>) -> Result<Self, PgError> {
         let pool = r2d2::Pool::builder()
             // A dead connection shows as closed, or fails its statement and is dropped: no test query per use.
             .test_on_check_out(false)
@@ -255,7 +271,7 @@ impl<S: Send + 'static> PgPool<S> {
             .min_idle(Some(0))
             .connection_timeout(Duration::from_millis(options.connect_timeout_ms.max(100)))
             .error_handler(Box::new(r2d2::NopErrorHandler))
-            .build(Manager { config, prepare })
+            .build(Manager { config, sql })
             .map_err(no_connection)?;
         Ok(Self {
             pool: RwLock::new(Some(pool)),
@@ -263,10 +279,46 @@ impl<S: Send + 'static> PgPool<S> {
     }
 
     /// A connection, waiting up to the connect timeout for one.
-    pub fn get(&self) -> Result<Conn<S>, PgError> {
+    fn get(&self) -> Result<Conn, PgError> {
         // Clone the pool (a shared handle) so no lock is held while waiting for a connection.
         let pool = self.pool.read().unwrap_or_else(|e| e.into_inner()).clone();
         pool.ok_or(PgError::Closed)?.get().map_err(no_connection)
+    }
+
+    /// Runs the pool's statement `i` (its place in the list the pool was opened with) on a pooled
+    /// connection; on failure, says that `what` failed.
+    pub fn query(&self, what: &str, i: usize, params: Params<'_>) -> Result<Vec<Row>, PgError> {
+        let mut conn = self.get()?;
+        let conn = &mut *conn;
+        conn.client
+            .query(&conn.statements[i], params)
+            .map_err(|e| failed(what, &e))
+    }
+
+    /// As [`PgPool::query`], for a statement that returns no rows: how many rows it changed.
+    pub fn execute(&self, what: &str, i: usize, params: Params<'_>) -> Result<u64, PgError> {
+        let mut conn = self.get()?;
+        let conn = &mut *conn;
+        conn.client
+            .execute(&conn.statements[i], params)
+            .map_err(|e| failed(what, &e))
+    }
+
+    /// `in_locked_row` on a pooled connection, with the pool's statements `lock` and `read`; `then`
+    /// also gets every statement of the pool.
+    pub fn locked<R>(
+        &self,
+        lock: usize,
+        read: usize,
+        params: Params<'_>,
+        then: impl FnOnce(postgres::Transaction<'_>, Option<Row>, &[Statement]) -> R,
+    ) -> Result<R, PgError> {
+        let mut conn = self.get()?;
+        let conn = &mut *conn;
+        let st = &conn.statements;
+        in_locked_row(&mut conn.client, &st[lock], &st[read], params, |tx, row| {
+            then(tx, row, st)
+        })
     }
 
     /// Dropping the last handle closes the idle connections; operations in flight keep theirs until done.
@@ -288,7 +340,7 @@ fn retryable(e: &postgres::Error) -> bool {
 /// lock and the read are separate statements: under `READ COMMITTED` a read inside the locking statement
 /// could miss the commit of the transaction it waited for. `then` gets the open transaction and the row
 /// (dropping the transaction rolls it back). On failure: which step failed (`begin` or `lock`), and why.
-pub fn in_locked_row<R>(
+fn in_locked_row<R>(
     client: &mut Client,
     lock: &Statement,
     read: &Statement,
