@@ -6,9 +6,11 @@
 use std::sync::Arc;
 
 use napi::bindgen_prelude::{AsyncTask, JsObjectValue, JsValue};
-use napi::{Env, Error, Result, Status, Task};
+use napi::{Env, Error, Result, Status};
 use napi_derive::napi;
 use serde_json::{Map, Value};
+
+use crate::blocking::{blocking, Blocking};
 
 use prism_tools_core::effects::error::{StoreError, IDENTITY_ERROR_CODE, STORE_FAILURE_CODE};
 use prism_tools_core::effects::postgres::PostgresStorage;
@@ -50,60 +52,40 @@ fn reject(env: &Env, e: &StoreError) -> Error {
     build().unwrap_or_else(|err| err)
 }
 
-/// Opens the pool and runs the migrations off the JS thread.
-pub struct OpenTask {
-    options: PostgresOptions,
-    max_result_bytes: usize,
-}
+/// A promise of a store's handle or of an effect store operation's answer.
+type StoreTask<O, J> = AsyncTask<Blocking<O, StoreError, J>>;
 
-impl Task for OpenTask {
-    type Output = std::result::Result<Arc<Store>, StoreError>;
-    type JsValue = PostgresToolEffectStoreHandle;
-
-    fn compute(&mut self) -> Result<Self::Output> {
-        let max = self.max_result_bytes;
-        Ok(PostgresStorage::open(&self.options)
-            .map(|s| Arc::new(EffectStore::with_max_result_bytes(s, max))))
-    }
-
-    fn resolve(&mut self, env: Env, output: Self::Output) -> Result<Self::JsValue> {
-        match output {
-            Ok(store) => Ok(PostgresToolEffectStoreHandle { store }),
-            Err(e) => Err(reject(&env, &e)),
-        }
-    }
-}
-
-/// `openPostgresToolEffectStore(options)` → a promise of the native handle the facade wraps.
+/// `openPostgresToolEffectStore(options)` → a promise of the native handle the facade wraps (the
+/// pool is opened and the migrations run off the JS thread).
 #[napi(js_name = "openPostgresToolEffectStore")]
-pub fn open_postgres_tool_effect_store(options: PostgresStoreOptions) -> AsyncTask<OpenTask> {
-    AsyncTask::new(OpenTask {
-        max_result_bytes: options
-            .max_result_bytes
-            .map_or(prism_tools_core::effects::store::MAX_RESULT_BYTES, |n| {
-                n as usize
-            }),
-        options: PostgresOptions::from_host(
-            options.connection_string,
-            options.schema,
-            options.max_connections,
-            options.connect_timeout_ms,
-            options.statement_timeout_ms,
-        ),
-    })
+pub fn open_postgres_tool_effect_store(
+    options: PostgresStoreOptions,
+) -> StoreTask<Arc<Store>, PostgresToolEffectStoreHandle> {
+    let max = options
+        .max_result_bytes
+        .map_or(prism_tools_core::effects::store::MAX_RESULT_BYTES, |n| {
+            n as usize
+        });
+    let options = PostgresOptions::from_host(
+        options.connection_string,
+        options.schema,
+        options.max_connections,
+        options.connect_timeout_ms,
+        options.statement_timeout_ms,
+    );
+    blocking(
+        move || {
+            PostgresStorage::open(&options)
+                .map(|s| Arc::new(EffectStore::with_max_result_bytes(s, max)))
+        },
+        |store| PostgresToolEffectStoreHandle { store },
+        reject,
+    )
 }
 
 #[napi]
 pub struct PostgresToolEffectStoreHandle {
     store: Arc<Store>,
-}
-
-/// One store operation, run on the thread pool.
-pub struct OperationTask {
-    store: Arc<Store>,
-    method: String,
-    input: String,
-    now: Option<i64>,
 }
 
 fn run(
@@ -164,20 +146,6 @@ fn run(
     }
 }
 
-impl Task for OperationTask {
-    type Output = std::result::Result<String, StoreError>;
-    type JsValue = String;
-
-    fn compute(&mut self) -> Result<Self::Output> {
-        let now = self.now.unwrap_or_else(now_ms);
-        Ok(run(&self.store, &self.method, &self.input, now))
-    }
-
-    fn resolve(&mut self, env: Env, output: Self::Output) -> Result<Self::JsValue> {
-        output.map_err(|e| reject(&env, &e))
-    }
-}
-
 #[napi]
 impl PostgresToolEffectStoreHandle {
     /// Runs `method` with its input as JSON text; resolves with the answer as JSON text. `now` (epoch ms)
@@ -188,13 +156,14 @@ impl PostgresToolEffectStoreHandle {
         method: String,
         input: String,
         now: Option<f64>,
-    ) -> AsyncTask<OperationTask> {
-        AsyncTask::new(OperationTask {
-            store: self.store.clone(),
-            method,
-            input,
-            now: now.filter(|n| n.is_finite()).map(|n| n as i64),
-        })
+    ) -> StoreTask<String, String> {
+        let store = self.store.clone();
+        let now = now.filter(|n| n.is_finite()).map(|n| n as i64);
+        blocking(
+            move || run(&store, &method, &input, now.unwrap_or_else(now_ms)),
+            |answer| answer,
+            reject,
+        )
     }
 
     /// Closes the pool's idle connections; operations still running finish on theirs.
@@ -249,33 +218,14 @@ fn ledger_reject(env: &Env, e: &LedgerError) -> Error {
     build().unwrap_or_else(|err| err)
 }
 
-pub struct OpenLedgerTask {
-    options: Option<PostgresLedgerOptions>,
-}
-
-impl Task for OpenLedgerTask {
-    type Output = std::result::Result<Arc<PostgresLedger>, LedgerError>;
-    type JsValue = PostgresRunLedgerHandle;
-
-    fn compute(&mut self) -> Result<Self::Output> {
-        let options = self
-            .options
-            .take()
-            .ok_or_else(|| Error::new(Status::GenericFailure, "opened twice"))?;
-        Ok(PostgresLedger::open(options).map(Arc::new))
-    }
-
-    fn resolve(&mut self, env: Env, output: Self::Output) -> Result<Self::JsValue> {
-        match output {
-            Ok(ledger) => Ok(PostgresRunLedgerHandle { ledger }),
-            Err(e) => Err(ledger_reject(&env, &e)),
-        }
-    }
-}
+/// A promise of a ledger's handle or of a ledger operation's answer.
+type LedgerTask<O, J> = AsyncTask<Blocking<O, LedgerError, J>>;
 
 /// `openPostgresRunLedger(options)` → a promise of the native handle the facade wraps.
 #[napi(js_name = "openPostgresRunLedger")]
-pub fn open_postgres_run_ledger(options: PostgresLedgerJsOptions) -> AsyncTask<OpenLedgerTask> {
+pub fn open_postgres_run_ledger(
+    options: PostgresLedgerJsOptions,
+) -> LedgerTask<Arc<PostgresLedger>, PostgresRunLedgerHandle> {
     let pg = PostgresOptions::from_host(
         options.connection_string,
         options.schema,
@@ -293,52 +243,11 @@ pub fn open_postgres_run_ledger(options: PostgresLedgerJsOptions) -> AsyncTask<O
     if let Some(n) = options.max_pending_rows {
         o.max_pending_rows = (n as usize).max(1);
     }
-    AsyncTask::new(OpenLedgerTask { options: Some(o) })
-}
-
-/// Waits for the writer off the JS thread.
-pub struct LedgerWaitTask {
-    ledger: Arc<PostgresLedger>,
-    close: bool,
-    timeout: Duration,
-}
-
-impl Task for LedgerWaitTask {
-    type Output = std::result::Result<LedgerStatus, LedgerError>;
-    type JsValue = RunLedgerStatus;
-
-    fn compute(&mut self) -> Result<Self::Output> {
-        Ok(if self.close {
-            self.ledger
-                .close(self.timeout)
-                .map(|_| self.ledger.status())
-        } else {
-            self.ledger.flush(self.timeout)
-        })
-    }
-
-    fn resolve(&mut self, env: Env, output: Self::Output) -> Result<Self::JsValue> {
-        output.map(Into::into).map_err(|e| ledger_reject(&env, &e))
-    }
-}
-
-pub struct LedgerListTask {
-    ledger: Arc<PostgresLedger>,
-    kind: RecordKind,
-    limit: i64,
-}
-
-impl Task for LedgerListTask {
-    type Output = std::result::Result<Vec<String>, LedgerError>;
-    type JsValue = Vec<String>;
-
-    fn compute(&mut self) -> Result<Self::Output> {
-        Ok(self.ledger.list(self.kind, self.limit))
-    }
-
-    fn resolve(&mut self, env: Env, output: Self::Output) -> Result<Self::JsValue> {
-        output.map_err(|e| ledger_reject(&env, &e))
-    }
+    blocking(
+        move || PostgresLedger::open(o).map(Arc::new),
+        |ledger| PostgresRunLedgerHandle { ledger },
+        ledger_reject,
+    )
 }
 
 #[napi]
@@ -371,21 +280,21 @@ impl PostgresRunLedgerHandle {
     }
 
     #[napi]
-    pub fn flush(&self, timeout_ms: u32) -> AsyncTask<LedgerWaitTask> {
-        AsyncTask::new(LedgerWaitTask {
-            ledger: self.ledger.clone(),
-            close: false,
-            timeout: Duration::from_millis(timeout_ms as u64),
-        })
+    pub fn flush(&self, timeout_ms: u32) -> LedgerTask<LedgerStatus, RunLedgerStatus> {
+        let ledger = self.ledger.clone();
+        let timeout = Duration::from_millis(timeout_ms as u64);
+        blocking(move || ledger.flush(timeout), Into::into, ledger_reject)
     }
 
     #[napi]
-    pub fn close(&self, timeout_ms: u32) -> AsyncTask<LedgerWaitTask> {
-        AsyncTask::new(LedgerWaitTask {
-            ledger: self.ledger.clone(),
-            close: true,
-            timeout: Duration::from_millis(timeout_ms as u64),
-        })
+    pub fn close(&self, timeout_ms: u32) -> LedgerTask<LedgerStatus, RunLedgerStatus> {
+        let ledger = self.ledger.clone();
+        let timeout = Duration::from_millis(timeout_ms as u64);
+        blocking(
+            move || ledger.close(timeout).map(|_| ledger.status()),
+            Into::into,
+            ledger_reject,
+        )
     }
 
     /// Closes on the JS thread, waiting at most `timeout_ms`: for the process's `exit` event, where
@@ -398,16 +307,18 @@ impl PostgresRunLedgerHandle {
     }
 
     #[napi]
-    pub fn list(&self, kind: String, limit: f64) -> Result<AsyncTask<LedgerListTask>> {
+    pub fn list(&self, kind: String, limit: f64) -> Result<LedgerTask<Vec<String>, Vec<String>>> {
         let limit = if limit.is_finite() && limit >= 0.0 {
             limit.min(1e12) as i64
         } else {
             i64::MAX
         };
-        Ok(AsyncTask::new(LedgerListTask {
-            ledger: self.ledger.clone(),
-            kind: record_kind(&kind)?,
-            limit,
-        }))
+        let ledger = self.ledger.clone();
+        let kind = record_kind(&kind)?;
+        Ok(blocking(
+            move || ledger.list(kind, limit),
+            |rows| rows,
+            ledger_reject,
+        ))
     }
 }
