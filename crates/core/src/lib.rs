@@ -19,4 +19,5 @@ pub mod policy;
 pub mod redact;
 pub mod run;
 pub mod search;
+pub mod storage;
 pub mod validate;

@@ -9,16 +9,17 @@
 use std::sync::Arc;
 
 use napi::bindgen_prelude::AsyncTask;
-use napi::{Env, Task};
+use napi::Env;
 use napi_derive::napi;
 use serde_json::{json, Value};
 
 use super::approval::parse;
-use prism_tools_core::effects::postgres::PostgresOptions;
-use prism_tools_core::effects::sqlite::SqliteOptions;
+use crate::blocking::{blocking, Blocking};
 use prism_tools_core::run::checkpoint::{CheckpointError, CheckpointStorage, Checkpoints};
 use prism_tools_core::run::checkpoint_postgres::PostgresCheckpoints;
 use prism_tools_core::run::checkpoint_sqlite::SqliteCheckpoints;
+use prism_tools_core::storage::postgres::PostgresOptions;
+use prism_tools_core::storage::sqlite::SqliteOptions;
 
 fn answer(r: Result<Value, CheckpointError>) -> String {
     let (kind, m) = match r {
@@ -103,36 +104,15 @@ pub struct PostgresCheckpointOptions {
     pub max_page_size: u32,
 }
 
-/// Connects and migrates off the JS thread.
-pub struct OpenPostgresCheckpointsTask {
-    options: PostgresOptions,
-    max_value_bytes: usize,
-    max_page_size: usize,
-}
-
-impl Task for OpenPostgresCheckpointsTask {
-    type Output = Result<Arc<PostgresCheckpoints>, CheckpointError>;
-    type JsValue = PostgresCheckpointStoreHandle;
-
-    fn compute(&mut self) -> napi::Result<Self::Output> {
-        Ok(
-            PostgresCheckpoints::open(&self.options, self.max_value_bytes, self.max_page_size)
-                .map(Arc::new),
-        )
-    }
-
-    fn resolve(&mut self, _env: Env, output: Self::Output) -> napi::Result<Self::JsValue> {
-        output
-            .map(|inner| PostgresCheckpointStoreHandle { inner })
-            .map_err(|e| napi::Error::from_reason(e.message()))
-    }
+fn reject(_env: &Env, e: &CheckpointError) -> napi::Error {
+    napi::Error::from_reason(e.message())
 }
 
 /// `openPostgresCheckpointStore(options)` → a promise of the handle `lib/checkpoints.js` wraps.
 #[napi(js_name = "openPostgresCheckpointStore")]
 pub fn open_postgres_checkpoint_store(
     options: PostgresCheckpointOptions,
-) -> AsyncTask<OpenPostgresCheckpointsTask> {
+) -> AsyncTask<Blocking<Arc<PostgresCheckpoints>, CheckpointError, PostgresCheckpointStoreHandle>> {
     let o = PostgresOptions::from_host(
         options.connection_string,
         Some(options.schema),
@@ -140,38 +120,21 @@ pub fn open_postgres_checkpoint_store(
         options.connect_timeout_ms,
         options.statement_timeout_ms,
     );
-    AsyncTask::new(OpenPostgresCheckpointsTask {
-        options: o,
-        max_value_bytes: options.max_value_bytes as usize,
-        max_page_size: options.max_page_size as usize,
-    })
+    let (max_value_bytes, max_page_size) = (
+        options.max_value_bytes as usize,
+        options.max_page_size as usize,
+    );
+    blocking(
+        move || PostgresCheckpoints::open(&o, max_value_bytes, max_page_size).map(Arc::new),
+        |inner| PostgresCheckpointStoreHandle { inner },
+        reject,
+    )
 }
 
 /// The PostgreSQL checkpoint store.
 #[napi]
 pub struct PostgresCheckpointStoreHandle {
     inner: Arc<PostgresCheckpoints>,
-}
-
-/// One store method on the thread pool.
-pub struct PostgresCheckpointCall {
-    store: Arc<PostgresCheckpoints>,
-    method: String,
-    input: String,
-    now: String,
-}
-
-impl Task for PostgresCheckpointCall {
-    type Output = String;
-    type JsValue = String;
-
-    fn compute(&mut self) -> napi::Result<String> {
-        Ok(call(&self.store, &self.method, &self.input, &self.now))
-    }
-
-    fn resolve(&mut self, _env: Env, output: String) -> napi::Result<String> {
-        Ok(output)
-    }
 }
 
 #[napi]
@@ -183,13 +146,14 @@ impl PostgresCheckpointStoreHandle {
         method: String,
         input: String,
         now: String,
-    ) -> AsyncTask<PostgresCheckpointCall> {
-        AsyncTask::new(PostgresCheckpointCall {
-            store: Arc::clone(&self.inner),
-            method,
-            input,
-            now,
-        })
+    ) -> AsyncTask<Blocking<String, CheckpointError, String>> {
+        let store = Arc::clone(&self.inner);
+        // The answer carries any failure as `{"error":…}` text: the task itself never fails.
+        blocking(
+            move || Ok(call(&store, &method, &input, &now)),
+            |answer| answer,
+            reject,
+        )
     }
     /// Closes the idle connections; later calls fail.
     #[napi]

@@ -11,11 +11,11 @@ use napi::bindgen_prelude::*;
 use napi::Env;
 use napi_derive::napi;
 
-use prism_tools_core::effects::sqlite::SqliteOptions;
 use prism_tools_core::error::{Code, Kind, PrismError};
 use prism_tools_core::ledger::{
     LedgerError, MemoryLedger, RecordKind, SqliteLedger, SqliteLedgerOptions,
 };
+use prism_tools_core::storage::sqlite::SqliteOptions;
 
 enum Inner {
     Memory(MemoryLedger),

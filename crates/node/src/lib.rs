@@ -5,6 +5,7 @@
 
 pub mod approval;
 pub mod arguments;
+pub mod blocking;
 pub mod checkpoints;
 pub mod dispatch;
 pub mod effects;

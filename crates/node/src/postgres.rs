@@ -5,13 +5,15 @@
 use std::sync::Arc;
 
 use napi::bindgen_prelude::{AsyncTask, JsObjectValue, JsValue};
-use napi::{Env, Error, Result, Status, Task};
+use napi::{Env, Error, Result, Status};
 use napi_derive::napi;
 
+use crate::blocking::{blocking, Blocking};
 use crate::effects::pool::{reject, PoolStore, PoolToolEffectStoreHandle};
 use prism_tools_core::effects::error::StoreError;
-use prism_tools_core::effects::postgres::{PostgresOptions, PostgresStorage};
+use prism_tools_core::effects::postgres::PostgresStorage;
 use prism_tools_core::effects::store::EffectStore;
+use prism_tools_core::storage::postgres::PostgresOptions;
 
 type Store = EffectStore<PostgresStorage>;
 
@@ -28,57 +30,45 @@ pub struct PostgresStoreOptions {
     pub max_result_bytes: Option<u32>,
 }
 
-/// Opens the pool and runs the migrations off the JS thread.
-pub struct OpenTask {
-    options: PostgresOptions,
-    max_result_bytes: usize,
-}
+/// A promise of a store's handle.
+type StoreTask<O, J> = AsyncTask<Blocking<O, StoreError, J>>;
 
-impl Task for OpenTask {
-    type Output = std::result::Result<Arc<Store>, StoreError>;
-    type JsValue = PoolToolEffectStoreHandle;
-
-    fn compute(&mut self) -> Result<Self::Output> {
-        let max = self.max_result_bytes;
-        Ok(PostgresStorage::open(&self.options)
-            .map(|s| Arc::new(EffectStore::with_max_result_bytes(s, max))))
-    }
-
-    fn resolve(&mut self, env: Env, output: Self::Output) -> Result<Self::JsValue> {
-        match output {
-            Ok(store) => Ok(PoolToolEffectStoreHandle {
-                store: PoolStore::Postgres(store),
-            }),
-            Err(e) => Err(reject(&env, &e)),
-        }
-    }
-}
-
-/// `openPostgresToolEffectStore(options)` → a promise of the native handle the facade wraps.
+/// `openPostgresToolEffectStore(options)` → a promise of the native handle the facade wraps (the
+/// pool is opened and the migrations run off the JS thread).
 #[napi(js_name = "openPostgresToolEffectStore")]
-pub fn open_postgres_tool_effect_store(options: PostgresStoreOptions) -> AsyncTask<OpenTask> {
-    AsyncTask::new(OpenTask {
-        max_result_bytes: options
-            .max_result_bytes
-            .map_or(prism_tools_core::effects::store::MAX_RESULT_BYTES, |n| {
-                n as usize
-            }),
-        options: PostgresOptions::from_host(
-            options.connection_string,
-            options.schema,
-            options.max_connections,
-            options.connect_timeout_ms,
-            options.statement_timeout_ms,
-        ),
-    })
+pub fn open_postgres_tool_effect_store(
+    options: PostgresStoreOptions,
+) -> StoreTask<Arc<Store>, PoolToolEffectStoreHandle> {
+    let max = options
+        .max_result_bytes
+        .map_or(prism_tools_core::effects::store::MAX_RESULT_BYTES, |n| {
+            n as usize
+        });
+    let options = PostgresOptions::from_host(
+        options.connection_string,
+        options.schema,
+        options.max_connections,
+        options.connect_timeout_ms,
+        options.statement_timeout_ms,
+    );
+    blocking(
+        move || {
+            PostgresStorage::open(&options)
+                .map(|s| Arc::new(EffectStore::with_max_result_bytes(s, max)))
+        },
+        |store| PoolToolEffectStoreHandle {
+            store: PoolStore::Postgres(store),
+        },
+        reject,
+    )
 }
 
 // ---------------------------------------------------------------------------------------------------
 // Run ledger.
 
-use prism_tools_core::ledger::postgres::{LedgerStatus, PostgresLedger, PostgresLedgerOptions};
 use crate::ledger::kind_of;
-use prism_tools_core::ledger::{LedgerError, RecordKind};
+use prism_tools_core::ledger::postgres::{LedgerStatus, PostgresLedger, PostgresLedgerOptions};
+use prism_tools_core::ledger::LedgerError;
 use std::time::Duration;
 
 /// Options of `createPostgresRunLedger` as the facade hands them over.
@@ -119,33 +109,14 @@ fn ledger_reject(env: &Env, e: &LedgerError) -> Error {
     build().unwrap_or_else(|err| err)
 }
 
-pub struct OpenLedgerTask {
-    options: Option<PostgresLedgerOptions>,
-}
-
-impl Task for OpenLedgerTask {
-    type Output = std::result::Result<Arc<PostgresLedger>, LedgerError>;
-    type JsValue = PostgresRunLedgerHandle;
-
-    fn compute(&mut self) -> Result<Self::Output> {
-        let options = self
-            .options
-            .take()
-            .ok_or_else(|| Error::new(Status::GenericFailure, "opened twice"))?;
-        Ok(PostgresLedger::open(options).map(Arc::new))
-    }
-
-    fn resolve(&mut self, env: Env, output: Self::Output) -> Result<Self::JsValue> {
-        match output {
-            Ok(ledger) => Ok(PostgresRunLedgerHandle { ledger }),
-            Err(e) => Err(ledger_reject(&env, &e)),
-        }
-    }
-}
+/// A promise of a ledger's handle or of a ledger operation's answer.
+type LedgerTask<O, J> = AsyncTask<Blocking<O, LedgerError, J>>;
 
 /// `openPostgresRunLedger(options)` → a promise of the native handle the facade wraps.
 #[napi(js_name = "openPostgresRunLedger")]
-pub fn open_postgres_run_ledger(options: PostgresLedgerJsOptions) -> AsyncTask<OpenLedgerTask> {
+pub fn open_postgres_run_ledger(
+    options: PostgresLedgerJsOptions,
+) -> LedgerTask<Arc<PostgresLedger>, PostgresRunLedgerHandle> {
     let pg = PostgresOptions::from_host(
         options.connection_string,
         options.schema,
@@ -163,52 +134,11 @@ pub fn open_postgres_run_ledger(options: PostgresLedgerJsOptions) -> AsyncTask<O
     if let Some(n) = options.max_pending_rows {
         o.max_pending_rows = (n as usize).max(1);
     }
-    AsyncTask::new(OpenLedgerTask { options: Some(o) })
-}
-
-/// Waits for the writer off the JS thread.
-pub struct LedgerWaitTask {
-    ledger: Arc<PostgresLedger>,
-    close: bool,
-    timeout: Duration,
-}
-
-impl Task for LedgerWaitTask {
-    type Output = std::result::Result<LedgerStatus, LedgerError>;
-    type JsValue = RunLedgerStatus;
-
-    fn compute(&mut self) -> Result<Self::Output> {
-        Ok(if self.close {
-            self.ledger
-                .close(self.timeout)
-                .map(|_| self.ledger.status())
-        } else {
-            self.ledger.flush(self.timeout)
-        })
-    }
-
-    fn resolve(&mut self, env: Env, output: Self::Output) -> Result<Self::JsValue> {
-        output.map(Into::into).map_err(|e| ledger_reject(&env, &e))
-    }
-}
-
-pub struct LedgerListTask {
-    ledger: Arc<PostgresLedger>,
-    kind: RecordKind,
-    limit: i64,
-}
-
-impl Task for LedgerListTask {
-    type Output = std::result::Result<Vec<String>, LedgerError>;
-    type JsValue = Vec<String>;
-
-    fn compute(&mut self) -> Result<Self::Output> {
-        Ok(self.ledger.list(self.kind, self.limit))
-    }
-
-    fn resolve(&mut self, env: Env, output: Self::Output) -> Result<Self::JsValue> {
-        output.map_err(|e| ledger_reject(&env, &e))
-    }
+    blocking(
+        move || PostgresLedger::open(o).map(Arc::new),
+        |ledger| PostgresRunLedgerHandle { ledger },
+        ledger_reject,
+    )
 }
 
 #[napi]
@@ -232,21 +162,21 @@ impl PostgresRunLedgerHandle {
     }
 
     #[napi]
-    pub fn flush(&self, timeout_ms: u32) -> AsyncTask<LedgerWaitTask> {
-        AsyncTask::new(LedgerWaitTask {
-            ledger: self.ledger.clone(),
-            close: false,
-            timeout: Duration::from_millis(timeout_ms as u64),
-        })
+    pub fn flush(&self, timeout_ms: u32) -> LedgerTask<LedgerStatus, RunLedgerStatus> {
+        let ledger = self.ledger.clone();
+        let timeout = Duration::from_millis(timeout_ms as u64);
+        blocking(move || ledger.flush(timeout), Into::into, ledger_reject)
     }
 
     #[napi]
-    pub fn close(&self, timeout_ms: u32) -> AsyncTask<LedgerWaitTask> {
-        AsyncTask::new(LedgerWaitTask {
-            ledger: self.ledger.clone(),
-            close: true,
-            timeout: Duration::from_millis(timeout_ms as u64),
-        })
+    pub fn close(&self, timeout_ms: u32) -> LedgerTask<LedgerStatus, RunLedgerStatus> {
+        let ledger = self.ledger.clone();
+        let timeout = Duration::from_millis(timeout_ms as u64);
+        blocking(
+            move || ledger.close(timeout).map(|_| ledger.status()),
+            Into::into,
+            ledger_reject,
+        )
     }
 
     /// Closes on the JS thread, waiting at most `timeout_ms`: for the process's `exit` event, where
@@ -259,16 +189,23 @@ impl PostgresRunLedgerHandle {
     }
 
     #[napi]
-    pub fn list(&self, env: Env, kind: u32, limit: f64) -> Result<AsyncTask<LedgerListTask>> {
+    pub fn list(
+        &self,
+        env: Env,
+        kind: u32,
+        limit: f64,
+    ) -> Result<LedgerTask<Vec<String>, Vec<String>>> {
         let limit = if limit.is_finite() && limit >= 0.0 {
             limit.min(1e12) as i64
         } else {
             i64::MAX
         };
-        Ok(AsyncTask::new(LedgerListTask {
-            ledger: self.ledger.clone(),
-            kind: kind_of(&env, kind)?,
-            limit,
-        }))
+        let ledger = self.ledger.clone();
+        let kind = kind_of(&env, kind)?;
+        Ok(blocking(
+            move || ledger.list(kind, limit),
+            |rows| rows,
+            ledger_reject,
+        ))
     }
 }

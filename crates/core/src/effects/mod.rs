@@ -8,6 +8,7 @@ pub mod identity;
 pub mod memory;
 pub mod postgres;
 pub mod record;
+pub mod row;
 pub mod sqlite;
 pub mod store;
 pub mod time;

@@ -1,70 +1,17 @@
-//! SQLite storage for effect records (rusqlite, bundled SQLite).
+//! SQLite storage for effect records (rusqlite, bundled SQLite), opened through `storage::sqlite`.
 //!
-//! One file may be shared by several processes: the database runs in WAL mode with a busy timeout, and
-//! every operation that writes is one `BEGIN IMMEDIATE` transaction (read, decide, write, commit), so two
-//! claimants of one key are serialised by SQLite's write lock and exactly one acquires it.
-//! `synchronous = FULL` by default: a committed transition survives a killed process and a power loss;
-//! `NORMAL` survives a killed process only.
+//! One file may be shared by several processes: every operation that writes is one `BEGIN IMMEDIATE`
+//! transaction (read, decide, write, commit), so two claimants of one key are serialised by SQLite's
+//! write lock and exactly one acquires it. `synchronous = FULL` by default: a committed transition
+//! survives a killed process and a power loss; `NORMAL` survives a killed process only.
 
 use super::error::StoreError;
-use super::record::{EffectRecord, Failure, ResultDigest, Status};
+use super::record::EffectRecord;
+use super::row::{self, COLUMNS};
 use super::store::{Owner, RecordStorage, Update, ValidKey};
-use rusqlite::{params, Connection, OpenFlags, OptionalExtension, Row, TransactionBehavior};
-use std::sync::{Mutex, MutexGuard};
-use std::time::Duration;
-
-/// Options of a SQLite store or ledger.
-#[derive(Debug, Clone)]
-pub struct SqliteOptions {
-    /// How long a writer waits for another process's lock before failing (ms).
-    pub busy_timeout_ms: u32,
-    /// `PRAGMA synchronous`: `true` = FULL, `false` = NORMAL.
-    pub synchronous_full: bool,
-}
-
-impl Default for SqliteOptions {
-    fn default() -> Self {
-        Self {
-            busy_timeout_ms: 5_000,
-            synchronous_full: true,
-        }
-    }
-}
-
-/// Opens a connection in WAL mode with the busy timeout and synchronous level applied.
-pub fn open_connection(path: &str, options: &SqliteOptions) -> Result<Connection, rusqlite::Error> {
-    let conn = Connection::open_with_flags(
-        path,
-        OpenFlags::SQLITE_OPEN_READ_WRITE
-            | OpenFlags::SQLITE_OPEN_CREATE
-            | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-    )?;
-    conn.busy_timeout(Duration::from_millis(options.busy_timeout_ms as u64))?;
-    // Switching to WAL needs a moment without other writers; retry while another process holds the lock.
-    let mut tries = 0;
-    loop {
-        match conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get::<_, String>(0)) {
-            Ok(_) => break,
-            Err(rusqlite::Error::SqliteFailure(e, _))
-                if e.code == rusqlite::ErrorCode::DatabaseBusy && tries < 100 =>
-            {
-                tries += 1;
-                std::thread::sleep(Duration::from_millis(10));
-            }
-            Err(e) => return Err(e),
-        }
-    }
-    conn.pragma_update(
-        None,
-        "synchronous",
-        if options.synchronous_full {
-            "FULL"
-        } else {
-            "NORMAL"
-        },
-    )?;
-    Ok(conn)
-}
+use crate::storage::sqlite::{add_missing_columns, SqliteConnection, SqliteError, SqliteOptions};
+use rusqlite::{params, Connection, OptionalExtension};
+use std::sync::LazyLock;
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS prism_tool_effects (
@@ -102,145 +49,57 @@ const ADDED_COLUMNS: &[(&str, &str)] = &[
     ("result_omitted_sha256", "TEXT"),
 ];
 
-fn add_missing_columns(conn: &mut Connection) -> Result<(), StoreError> {
-    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-    let present: Vec<String> = {
-        let mut stmt = tx.prepare("SELECT name FROM pragma_table_info('prism_tool_effects')")?;
-        let names = stmt.query_map([], |r| r.get::<_, String>(0))?;
-        names.collect::<rusqlite::Result<_>>()?
-    };
-    for (name, ty) in ADDED_COLUMNS {
-        if !present.iter().any(|p| p == name) {
-            tx.execute_batch(&format!(
-                "ALTER TABLE prism_tool_effects ADD COLUMN {name} {ty}"
-            ))?;
-        }
-    }
-    tx.commit()?;
-    Ok(())
-}
+static SELECT: LazyLock<String> =
+    LazyLock::new(|| format!("SELECT {COLUMNS} FROM prism_tool_effects WHERE id = ?1"));
 
-const SELECT: &str = "SELECT tenant_id, account_id, user_id, effect_key, session_id, run_id, tool_call_id, tool_name,
-  arguments_hash, status, attempt, version, claim_token, result, result_ref, failure_code, failure_reference,
-  created_at, updated_at, expires_at, result_omitted_bytes, result_omitted_sha256
-  FROM prism_tool_effects WHERE id = ?1";
-
-const UPSERT: &str = "INSERT OR REPLACE INTO prism_tool_effects (id, tenant_id, account_id, user_id, effect_key,
-  session_id, run_id, tool_call_id, tool_name, arguments_hash, status, attempt, version, claim_token, result,
-  result_ref, failure_code, failure_reference, created_at, updated_at, expires_at, result_omitted_bytes,
-  result_omitted_sha256)
-  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23)";
-
-fn from_row(row: &Row<'_>) -> rusqlite::Result<Result<EffectRecord, StoreError>> {
-    let status: String = row.get(9)?;
-    let Some(status) = Status::parse(&status) else {
-        return Ok(Err(StoreError::Storage(
-            "tool effect store failed: corrupt record status".into(),
-        )));
-    };
-    let failure_code: Option<String> = row.get(15)?;
-    let failure_reference: Option<String> = row.get(16)?;
-    let omitted_bytes: Option<i64> = row.get(20)?;
-    let omitted_sha256: Option<String> = row.get(21)?;
-    Ok(Ok(EffectRecord {
-        tenant_id: row.get(0)?,
-        account_id: row.get(1)?,
-        user_id: row.get(2)?,
-        key: row.get(3)?,
-        session_id: row.get(4)?,
-        run_id: row.get(5)?,
-        tool_call_id: row.get(6)?,
-        tool_name: row.get(7)?,
-        arguments_hash: row.get(8)?,
-        status,
-        attempt: row.get(10)?,
-        version: row.get::<_, i64>(11)? as u64,
-        claim_token: row.get(12)?,
-        result: row.get(13)?,
-        result_ref: row.get(14)?,
-        result_omitted: omitted_bytes
-            .zip(omitted_sha256)
-            .map(|(bytes, sha256)| ResultDigest {
-                bytes: bytes.max(0) as u64,
-                sha256,
-            }),
-        failure: failure_code.map(|code| Failure {
-            code,
-            reference: failure_reference,
-        }),
-        created_at: row.get(17)?,
-        updated_at: row.get(18)?,
-        expires_at: row.get(19)?,
-    }))
-}
+static UPSERT: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "INSERT OR REPLACE INTO prism_tool_effects (id, {COLUMNS})
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23)"
+    )
+});
 
 fn read_with(conn: &Connection, id: &str) -> Result<Option<EffectRecord>, StoreError> {
-    let mut stmt = conn.prepare_cached(SELECT)?;
-    match stmt.query_row([id], from_row).optional()? {
-        None => Ok(None),
-        Some(r) => r.map(Some),
-    }
+    let mut stmt = conn.prepare_cached(&SELECT)?;
+    stmt.query_row([id], |r| Ok(row::record(r)))
+        .optional()?
+        .transpose()
 }
 
 fn write_with(conn: &Connection, id: &str, r: &EffectRecord) -> Result<(), StoreError> {
-    let mut stmt = conn.prepare_cached(UPSERT)?;
-    stmt.execute(params![
-        id,
-        r.tenant_id,
-        r.account_id,
-        r.user_id,
-        r.key,
-        r.session_id,
-        r.run_id,
-        r.tool_call_id,
-        r.tool_name,
-        r.arguments_hash,
-        r.status.as_str(),
-        r.attempt,
-        r.version as i64,
-        r.claim_token,
-        r.result,
-        r.result_ref,
-        r.failure.as_ref().map(|f| f.code.as_str()),
-        r.failure.as_ref().and_then(|f| f.reference.as_deref()),
-        r.created_at,
-        r.updated_at,
-        r.expires_at,
-        r.result_omitted.as_ref().map(|d| d.bytes as i64),
-        r.result_omitted.as_ref().map(|d| d.sha256.as_str()),
-    ])?;
+    let mut stmt = conn.prepare_cached(&UPSERT)?;
+    stmt.execute(rusqlite::params_from_iter(row::values(id, r).iter()))?;
     Ok(())
 }
 
 /// Effect records in a SQLite file.
 pub struct SqliteStorage {
-    conn: Mutex<Option<Connection>>,
+    db: SqliteConnection,
 }
 
 impl SqliteStorage {
     pub fn open(path: &str, options: &SqliteOptions) -> Result<Self, StoreError> {
-        let mut conn = open_connection(path, options)?;
-        conn.execute_batch(SCHEMA)?;
-        add_missing_columns(&mut conn)?;
-        Ok(Self {
-            conn: Mutex::new(Some(conn)),
-        })
-    }
-
-    fn lock(&self) -> MutexGuard<'_, Option<Connection>> {
-        self.conn.lock().unwrap_or_else(|e| e.into_inner())
+        let db = SqliteConnection::open(path, options, SCHEMA)?;
+        db.write(|tx| {
+            Ok::<_, StoreError>(add_missing_columns(
+                tx,
+                "prism_tool_effects",
+                ADDED_COLUMNS,
+            )?)
+        })?;
+        Ok(Self { db })
     }
 }
 
-fn closed() -> StoreError {
-    StoreError::Storage("tool effect store is closed".into())
+impl SqliteError for StoreError {
+    fn closed() -> Self {
+        StoreError::Storage("tool effect store is closed".into())
+    }
 }
 
 impl RecordStorage for SqliteStorage {
     fn read(&self, k: &ValidKey) -> Result<Option<EffectRecord>, StoreError> {
-        let guard = self.lock();
-        let conn = guard.as_ref().ok_or_else(closed)?;
-        read_with(conn, &k.storage_id)
+        self.db.with(|conn| read_with(conn, &k.storage_id))
     }
 
     fn update<R>(
@@ -249,46 +108,39 @@ impl RecordStorage for SqliteStorage {
         f: impl FnOnce(Option<&mut EffectRecord>) -> Update<R>,
     ) -> Result<R, StoreError> {
         let id = k.storage_id.as_str();
-        let mut guard = self.lock();
-        let conn = guard.as_mut().ok_or_else(closed)?;
-        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let mut current = read_with(&tx, id)?;
-        let step = f(current.as_mut())?; // an Err drops `tx`, which rolls back
-        if let Some(record) = &step.insert {
-            write_with(&tx, id, record)?;
-        } else if let (true, Some(record)) = (step.dirty, &current) {
-            write_with(&tx, id, record)?;
-        }
-        tx.commit()?;
-        Ok(step.out)
+        self.db.write(|tx| {
+            let mut current = read_with(tx, id)?;
+            let step = f(current.as_mut())?; // an Err rolls back
+            if let Some(record) = &step.insert {
+                write_with(tx, id, record)?;
+            } else if let (true, Some(record)) = (step.dirty, &current) {
+                write_with(tx, id, record)?;
+            }
+            Ok(step.out)
+        })
     }
 
     fn cleanup(&self, owner: &Owner, before: i64, limit: u32) -> Result<u32, StoreError> {
-        let mut guard = self.lock();
-        let conn = guard.as_mut().ok_or_else(closed)?;
-        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let n = tx.execute(
-            "DELETE FROM prism_tool_effects WHERE id IN (
-               SELECT id FROM prism_tool_effects
-               WHERE tenant_id = ?1 AND account_id IS ?2 AND user_id IS ?3
-                 AND status IN ('completed', 'failed_terminal') AND updated_at < ?4
-               LIMIT ?5)",
-            params![
-                owner.tenant_id,
-                owner.account_id,
-                owner.user_id,
-                before,
-                limit
-            ],
-        )?;
-        tx.commit()?;
-        Ok(n as u32)
+        self.db.write(|tx| {
+            let n = tx.execute(
+                "DELETE FROM prism_tool_effects WHERE id IN (
+                   SELECT id FROM prism_tool_effects
+                   WHERE tenant_id = ?1 AND account_id IS ?2 AND user_id IS ?3
+                     AND status IN ('completed', 'failed_terminal') AND updated_at < ?4
+                   LIMIT ?5)",
+                params![
+                    owner.tenant_id,
+                    owner.account_id,
+                    owner.user_id,
+                    before,
+                    limit
+                ],
+            )?;
+            Ok(n as u32)
+        })
     }
 
     fn close(&self) {
-        let mut guard = self.lock();
-        if let Some(conn) = guard.take() {
-            let _ = conn.close();
-        }
+        self.db.close();
     }
 }

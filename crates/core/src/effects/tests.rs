@@ -5,9 +5,10 @@ use super::identity::tests::identity;
 use super::identity::{Field, OwnershipView};
 use super::memory::MemoryStorage;
 use super::record::Status;
-use super::sqlite::{SqliteOptions, SqliteStorage};
+use super::sqlite::SqliteStorage;
 use super::store::*;
 use super::time::parse_iso_strict;
+use crate::storage::sqlite::SqliteOptions;
 
 const NOW: i64 = 1_767_225_600_000;
 

@@ -6,6 +6,8 @@
 
 use serde_json::{json, Map, Value};
 
+use crate::storage::row as table;
+
 /// Why a store operation failed.
 #[derive(Debug)]
 pub enum CheckpointError {
@@ -49,7 +51,49 @@ pub struct Row {
     pub metadata: Option<String>,
 }
 
+/// The table's columns (SQLite and PostgreSQL alike), in the order `Row::values` binds them and
+/// `Row::read` reads them.
+pub const COLUMNS: &str = "namespace, key, version, fencing_token, value, category, tenant_id, account_id, user_id, created_at, updated_at, metadata";
+
 impl Row {
+    /// The values of [`COLUMNS`].
+    pub fn values(&self) -> [table::Value<'_>; 12] {
+        [
+            (&self.namespace).into(),
+            (&self.key).into(),
+            self.version.into(),
+            self.fencing_token.into(),
+            (&self.value).into(),
+            (&self.category).into(),
+            (&self.owner[0]).into(),
+            (&self.owner[1]).into(),
+            (&self.owner[2]).into(),
+            (&self.created_at).into(),
+            (&self.updated_at).into(),
+            (&self.metadata).into(),
+        ]
+    }
+
+    /// A row read as [`COLUMNS`]; a column of an unexpected type (a table altered by hand) is an
+    /// error, not a panic.
+    pub fn read(r: &impl table::Columns) -> Result<Row, CheckpointError> {
+        let read = || -> Result<Row, String> {
+            Ok(Row {
+                namespace: r.text(0)?,
+                key: r.text(1)?,
+                version: r.int(2)?,
+                fencing_token: r.opt_int(3)?,
+                value: r.text(4)?,
+                category: r.opt_text(5)?,
+                owner: [r.opt_text(6)?, r.opt_text(7)?, r.opt_text(8)?],
+                created_at: r.text(9)?,
+                updated_at: r.text(10)?,
+                metadata: r.opt_text(11)?,
+            })
+        };
+        read().map_err(|e| CheckpointError::Storage(format!("checkpoint store failed: read: {e}")))
+    }
+
     /// The record as `loadCheckpoint` returns it.
     pub fn to_json(&self) -> Value {
         let mut m = Map::new();

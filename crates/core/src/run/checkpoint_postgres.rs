@@ -3,16 +3,15 @@
 //!
 //! A write is one short transaction: a transaction-scoped advisory lock on the key (so two savers of
 //! an absent key are serialised too, which a row lock cannot do), read, decide, write, commit — the
-//! effect store's pattern, over the same pool of prepared connections and the same migrations.
+//! effect store's pattern, over the same pool of prepared connections and the same migrations
+//! (`storage::postgres`).
 //! Runs on a blocking thread, never the JS thread.
 
-use postgres::{NoTls, Statement};
-
-use super::checkpoint::{CheckpointError, CheckpointStorage, Checkpoints, ListFilter, Row, Write};
-use crate::effects::postgres::{
-    in_locked_row, migrate, open_pool, pool_config, storage_error, valid_schema, Conn, Pool,
-    PostgresOptions, Prepare,
+use super::checkpoint::{
+    CheckpointError, CheckpointStorage, Checkpoints, ListFilter, Row, Write, COLUMNS,
 };
+use crate::storage::postgres::{failed, PgError, PgPool, PostgresOptions};
+use crate::storage::row::pg_params;
 
 /// A PostgreSQL checkpoint store.
 pub type PostgresCheckpoints = Checkpoints<PostgresStorage>;
@@ -34,50 +33,57 @@ const MIGRATIONS: &[&str] = &["CREATE TABLE {schema}.prism_checkpoints (
 );
 CREATE INDEX prism_checkpoints_recent ON {schema}.prism_checkpoints (namespace, updated_at DESC)"];
 
-const COLUMNS: &str = "namespace, key, version, fencing_token, value, category, tenant_id, account_id, user_id, created_at, updated_at, metadata";
-
-/// The statements every pooled connection prepares once.
-pub struct Statements {
-    lock: Statement,
-    read: Statement,
-    upsert: Statement,
-    delete: Statement,
-    select: Statement,
-}
+/// The statements every pooled connection prepares once, by their place in the pool's list.
+const LOCK: usize = 0;
+const READ: usize = 1;
+const UPSERT: usize = 2;
+const DELETE: usize = 3;
+const SELECT: usize = 4;
 
 /// The checkpoint table of one schema (`<schema>.prism_checkpoints`).
 pub struct PostgresStorage {
-    /// `None` once closed.
-    pool: std::sync::RwLock<Option<Pool<Statements>>>,
+    pool: PgPool,
 }
 
-/// The shared PostgreSQL helpers speak of the effect store; say which store failed.
-fn from_store(e: crate::effects::StoreError) -> CheckpointError {
-    let m = e.to_string();
-    CheckpointError::Storage(m.replacen("tool effect store failed", "checkpoint store failed", 1))
+impl From<PgError> for CheckpointError {
+    fn from(e: PgError) -> Self {
+        CheckpointError::Storage(e.message("checkpoint store"))
+    }
 }
 
 fn storage(what: &str, e: &postgres::Error) -> CheckpointError {
-    from_store(storage_error(what, e))
+    failed(what, e).into()
 }
 
-/// A row read back; a column of an unexpected type (a table altered by hand) is an error, not a panic.
-fn row_of(r: &postgres::Row) -> Result<Row, CheckpointError> {
-    let read = || -> Result<Row, postgres::Error> {
-        Ok(Row {
-            namespace: r.try_get(0)?,
-            key: r.try_get(1)?,
-            version: r.try_get(2)?,
-            fencing_token: r.try_get(3)?,
-            value: r.try_get(4)?,
-            category: r.try_get(5)?,
-            owner: [r.try_get(6)?, r.try_get(7)?, r.try_get(8)?],
-            created_at: r.try_get(9)?,
-            updated_at: r.try_get(10)?,
-            metadata: r.try_get(11)?,
-        })
-    };
-    read().map_err(|e| storage("read", &e))
+/// The statements every pooled connection prepares for the table `t`, in the order of `LOCK`, `READ`,
+/// `UPSERT`, `DELETE` and `SELECT`.
+fn statements(t: &str) -> Vec<String> {
+    vec![
+        // Its own statement: under READ COMMITTED a read in the locking statement could miss the
+        // commit of the transaction it waited for (see the effect store).
+        "SELECT pg_advisory_xact_lock(hashtextextended($1 || chr(1) || $2, 7))".to_owned(),
+        format!("SELECT {COLUMNS} FROM {t} WHERE namespace = $1 AND key = $2"),
+        format!(
+            "INSERT INTO {t} ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+             ON CONFLICT (namespace, key) DO UPDATE SET version = EXCLUDED.version,
+               fencing_token = EXCLUDED.fencing_token, value = EXCLUDED.value,
+               category = EXCLUDED.category, updated_at = EXCLUDED.updated_at,
+               metadata = EXCLUDED.metadata"
+        ),
+        format!("DELETE FROM {t} WHERE namespace = $1 AND key = $2"),
+        // COLLATE "C": byte order, as the SQLite store sorts, whatever the database's locale.
+        format!(
+            "SELECT {COLUMNS} FROM {t}
+             WHERE ($1::text IS NULL OR namespace = $1)
+               AND ($2::text IS NULL OR starts_with(key, $2))
+               AND ($3::text IS NULL OR tenant_id = $3)
+               AND ($4::text IS NULL OR account_id = $4)
+               AND ($5::text IS NULL OR user_id = $5)
+               AND ($6::text[] IS NULL OR category = ANY($6))
+             ORDER BY updated_at COLLATE \"C\" DESC, key COLLATE \"C\" ASC
+             LIMIT $7 OFFSET $8"
+        ),
+    ]
 }
 
 impl PostgresCheckpoints {
@@ -87,77 +93,16 @@ impl PostgresCheckpoints {
         max_value_bytes: usize,
         max_page_size: usize,
     ) -> Result<Self, CheckpointError> {
-        if !valid_schema(&options.schema) {
-            return Err(CheckpointError::Storage(format!(
-                "checkpoint store failed: schema must match ^[a-z_][a-z0-9_]{{0,62}}$, got {:?}",
-                crate::redact::truncate_utf8(&options.schema, 80)
-            )));
-        }
-        let config = pool_config(options, "prism-tools-native checkpoints").map_err(from_store)?;
-        // A first, direct connection reports a refused connection or failed login with its cause
-        // (a pool keeps only a summary), and migrates.
-        let mut first = config.connect(NoTls).map_err(|e| storage("connect", &e))?;
-        migrate(&mut first, &options.schema, "checkpoints", MIGRATIONS).map_err(from_store)?;
-        drop(first);
-        let t = format!("{}.prism_checkpoints", options.schema);
-        let sql = [
-            // Its own statement: under READ COMMITTED a read in the locking statement could miss the
-            // commit of the transaction it waited for (see the effect store).
-            "SELECT pg_advisory_xact_lock(hashtextextended($1 || chr(1) || $2, 7))".to_owned(),
-            format!("SELECT {COLUMNS} FROM {t} WHERE namespace = $1 AND key = $2"),
-            format!(
-                "INSERT INTO {t} ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
-                 ON CONFLICT (namespace, key) DO UPDATE SET version = EXCLUDED.version,
-                   fencing_token = EXCLUDED.fencing_token, value = EXCLUDED.value,
-                   category = EXCLUDED.category, updated_at = EXCLUDED.updated_at,
-                   metadata = EXCLUDED.metadata"
-            ),
-            format!("DELETE FROM {t} WHERE namespace = $1 AND key = $2"),
-            // COLLATE "C": byte order, as the SQLite store sorts, whatever the database's locale.
-            format!(
-                "SELECT {COLUMNS} FROM {t}
-                 WHERE ($1::text IS NULL OR namespace = $1)
-                   AND ($2::text IS NULL OR starts_with(key, $2))
-                   AND ($3::text IS NULL OR tenant_id = $3)
-                   AND ($4::text IS NULL OR account_id = $4)
-                   AND ($5::text IS NULL OR user_id = $5)
-                   AND ($6::text[] IS NULL OR category = ANY($6))
-                 ORDER BY updated_at COLLATE \"C\" DESC, key COLLATE \"C\" ASC
-                 LIMIT $7 OFFSET $8"
-            ),
-        ];
-        let prepare: Prepare<Statements> = Box::new(move |client| {
-            Ok(Statements {
-                lock: client.prepare(&sql[0])?,
-                read: client.prepare(&sql[1])?,
-                upsert: client.prepare(&sql[2])?,
-                delete: client.prepare(&sql[3])?,
-                select: client.prepare(&sql[4])?,
-            })
-        });
-        let pool = open_pool(options, config, prepare).map_err(|e| {
-            CheckpointError::Storage(format!(
-                "checkpoint store failed: no database connection: {e}"
-            ))
-        })?;
-        let storage = PostgresStorage {
-            pool: std::sync::RwLock::new(Some(pool)),
-        };
+        let pool = PgPool::open_component(
+            options,
+            "prism-tools-native checkpoints",
+            "checkpoints",
+            MIGRATIONS,
+            "prism_checkpoints",
+            statements,
+        )?;
+        let storage = PostgresStorage { pool };
         Ok(Checkpoints::new(storage, max_value_bytes, max_page_size))
-    }
-}
-
-impl PostgresStorage {
-    fn conn(&self) -> Result<Conn<Statements>, CheckpointError> {
-        // Clone the pool (a shared handle) so no lock is held while waiting for a connection.
-        let pool = self.pool.read().unwrap_or_else(|e| e.into_inner()).clone();
-        pool.ok_or_else(|| CheckpointError::Storage("checkpoint store is closed".into()))?
-            .get()
-            .map_err(|e| {
-                CheckpointError::Storage(format!(
-                    "checkpoint store failed: no database connection: {e}"
-                ))
-            })
     }
 }
 
@@ -168,88 +113,49 @@ impl CheckpointStorage for PostgresStorage {
         key: &str,
         decide: impl FnOnce(Option<Row>) -> Result<(Write, T), CheckpointError>,
     ) -> Result<T, CheckpointError> {
-        let mut conn = self.conn()?;
-        let conn = &mut *conn;
-        let st = &conn.statements;
         let params: [&(dyn postgres::types::ToSql + Sync); 2] = [&namespace, &key];
-        in_locked_row(
-            &mut conn.client,
-            &st.lock,
-            &st.read,
-            &params,
-            |mut tx, row| {
-                let current = row.as_ref().map(row_of).transpose()?;
-                let (write, out) = decide(current)?; // an Err drops `tx`, which rolls back
-                match write {
-                    Write::Keep => {}
-                    Write::Put(r) => {
-                        tx.execute(
-                            &st.upsert,
-                            &[
-                                &r.namespace,
-                                &r.key,
-                                &r.version,
-                                &r.fencing_token,
-                                &r.value,
-                                &r.category,
-                                &r.owner[0],
-                                &r.owner[1],
-                                &r.owner[2],
-                                &r.created_at,
-                                &r.updated_at,
-                                &r.metadata,
-                            ],
-                        )
+        self.pool.locked(LOCK, READ, &params, |mut tx, row, st| {
+            let current = row.as_ref().map(Row::read).transpose()?;
+            let (write, out) = decide(current)?; // an Err drops `tx`, which rolls back
+            match write {
+                Write::Keep => {}
+                Write::Put(r) => {
+                    tx.execute(&st[UPSERT], &pg_params(&r.values()))
                         .map_err(|e| storage("write", &e))?;
-                    }
-                    Write::Delete => {
-                        tx.execute(&st.delete, &[&namespace, &key])
-                            .map_err(|e| storage("delete", &e))?;
-                    }
                 }
-                tx.commit().map_err(|e| storage("commit", &e))?;
-                Ok(out)
-            },
-        )
-        .map_err(|(what, e)| storage(what, &e))?
+                Write::Delete => {
+                    tx.execute(&st[DELETE], &[&namespace, &key])
+                        .map_err(|e| storage("delete", &e))?;
+                }
+            }
+            tx.commit().map_err(|e| storage("commit", &e))?;
+            Ok(out)
+        })?
     }
 
     fn read(&self, namespace: &str, key: &str) -> Result<Option<Row>, CheckpointError> {
-        let mut conn = self.conn()?;
-        let conn = &mut *conn;
-        let row = conn
-            .client
-            .query_opt(&conn.statements.read, &[&namespace, &key])
-            .map_err(|e| storage("read", &e))?;
-        row.as_ref().map(row_of).transpose()
+        let rows = self.pool.query("read", READ, &[&namespace, &key])?;
+        rows.first().map(Row::read).transpose()
     }
 
     fn select(&self, f: &ListFilter) -> Result<Vec<Row>, CheckpointError> {
-        let mut conn = self.conn()?;
-        let conn = &mut *conn;
         let limit = (f.limit + 1) as i64;
         let offset = i64::try_from(f.offset).unwrap_or(i64::MAX);
-        let rows = conn
-            .client
-            .query(
-                &conn.statements.select,
-                &[
-                    &f.namespace,
-                    &f.key_prefix,
-                    &f.owner[0],
-                    &f.owner[1],
-                    &f.owner[2],
-                    &f.categories,
-                    &limit,
-                    &offset,
-                ],
-            )
-            .map_err(|e| storage("list", &e))?;
-        rows.iter().map(row_of).collect()
+        let params: [&(dyn postgres::types::ToSql + Sync); 8] = [
+            &f.namespace,
+            &f.key_prefix,
+            &f.owner[0],
+            &f.owner[1],
+            &f.owner[2],
+            &f.categories,
+            &limit,
+            &offset,
+        ];
+        let rows = self.pool.query("list", SELECT, &params)?;
+        rows.iter().map(Row::read).collect()
     }
 
     fn close(&self) {
-        // Dropping the last handle closes the idle connections; operations in flight keep theirs.
-        self.pool.write().unwrap_or_else(|e| e.into_inner()).take();
+        self.pool.close();
     }
 }

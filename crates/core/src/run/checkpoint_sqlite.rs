@@ -1,14 +1,15 @@
 //! SQLite storage of checkpoints (the rules are `checkpoint.rs`'s): one table, opened the way the
-//! effect store and the run ledger open theirs (`effects::sqlite::open_connection`: WAL, busy
-//! timeout, `synchronous = FULL` by default so a saved checkpoint survives a crash).
+//! effect store and the run ledger open theirs (`storage::sqlite`: WAL, busy timeout,
+//! `synchronous = FULL` by default so a saved checkpoint survives a crash).
 //! Every write runs in one `BEGIN IMMEDIATE` transaction, so two processes racing on one run see
 //! exactly one winner.
 
-use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
-use std::sync::Mutex;
+use rusqlite::{params, Connection, OptionalExtension};
 
-use super::checkpoint::{CheckpointError, CheckpointStorage, Checkpoints, ListFilter, Row, Write};
-use crate::effects::sqlite::{open_connection, SqliteOptions};
+use super::checkpoint::{
+    CheckpointError, CheckpointStorage, Checkpoints, ListFilter, Row, Write, COLUMNS,
+};
+use crate::storage::sqlite::{SqliteConnection, SqliteError, SqliteOptions};
 
 const SCHEMA: &str = "CREATE TABLE IF NOT EXISTS prism_checkpoints (
   namespace TEXT NOT NULL,
@@ -32,39 +33,28 @@ impl From<rusqlite::Error> for CheckpointError {
     }
 }
 
+impl SqliteError for CheckpointError {
+    fn closed() -> Self {
+        CheckpointError::Storage("checkpoint store is closed".into())
+    }
+}
+
 /// The checkpoint table of one SQLite file.
 pub struct SqliteStorage {
-    conn: Mutex<Option<Connection>>,
+    db: SqliteConnection,
 }
 
 /// A SQLite checkpoint store.
 pub type SqliteCheckpoints = Checkpoints<SqliteStorage>;
 
-const COLUMNS: &str = "namespace, key, version, fencing_token, value, category, tenant_id, account_id, user_id, created_at, updated_at, metadata";
-
-fn row_of(r: &rusqlite::Row<'_>) -> rusqlite::Result<Row> {
-    Ok(Row {
-        namespace: r.get(0)?,
-        key: r.get(1)?,
-        version: r.get(2)?,
-        fencing_token: r.get(3)?,
-        value: r.get(4)?,
-        category: r.get(5)?,
-        owner: [r.get(6)?, r.get(7)?, r.get(8)?],
-        created_at: r.get(9)?,
-        updated_at: r.get(10)?,
-        metadata: r.get(11)?,
-    })
-}
-
 fn read_row(conn: &Connection, ns: &str, key: &str) -> Result<Option<Row>, CheckpointError> {
-    Ok(conn
-        .query_row(
-            &format!("SELECT {COLUMNS} FROM prism_checkpoints WHERE namespace = ?1 AND key = ?2"),
-            params![ns, key],
-            row_of,
-        )
-        .optional()?)
+    conn.query_row(
+        &format!("SELECT {COLUMNS} FROM prism_checkpoints WHERE namespace = ?1 AND key = ?2"),
+        params![ns, key],
+        |r| Ok(Row::read(r)),
+    )
+    .optional()?
+    .transpose()
 }
 
 impl SqliteCheckpoints {
@@ -75,27 +65,10 @@ impl SqliteCheckpoints {
         max_value_bytes: usize,
         max_page_size: usize,
     ) -> Result<Self, CheckpointError> {
-        let conn = open_connection(path, options)?;
-        conn.execute_batch(SCHEMA)?;
         let storage = SqliteStorage {
-            conn: Mutex::new(Some(conn)),
+            db: SqliteConnection::open(path, options, SCHEMA)?,
         };
         Ok(Checkpoints::new(storage, max_value_bytes, max_page_size))
-    }
-}
-
-impl SqliteStorage {
-    fn with<T>(
-        &self,
-        f: impl FnOnce(&mut Connection) -> Result<T, CheckpointError>,
-    ) -> Result<T, CheckpointError> {
-        let mut guard = self.conn.lock().unwrap_or_else(|e| e.into_inner());
-        match guard.as_mut() {
-            Some(c) => f(c),
-            None => Err(CheckpointError::Storage(
-                "checkpoint store is closed".into(),
-            )),
-        }
     }
 }
 
@@ -106,28 +79,14 @@ impl CheckpointStorage for SqliteStorage {
         key: &str,
         decide: impl FnOnce(Option<Row>) -> Result<(Write, T), CheckpointError>,
     ) -> Result<T, CheckpointError> {
-        self.with(|conn| {
-            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-            let (write, out) = decide(read_row(&tx, namespace, key)?)?; // an Err rolls back
+        self.db.write(|tx| {
+            let (write, out) = decide(read_row(tx, namespace, key)?)?; // an Err rolls back
             match write {
                 Write::Keep => {}
                 Write::Put(r) => {
                     tx.execute(
                         &format!("INSERT OR REPLACE INTO prism_checkpoints ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"),
-                        params![
-                            r.namespace,
-                            r.key,
-                            r.version,
-                            r.fencing_token,
-                            r.value,
-                            r.category,
-                            r.owner[0],
-                            r.owner[1],
-                            r.owner[2],
-                            r.created_at,
-                            r.updated_at,
-                            r.metadata
-                        ],
+                        rusqlite::params_from_iter(r.values().iter()),
                     )?;
                 }
                 Write::Delete => {
@@ -137,13 +96,12 @@ impl CheckpointStorage for SqliteStorage {
                     )?;
                 }
             }
-            tx.commit()?;
             Ok(out)
         })
     }
 
     fn read(&self, namespace: &str, key: &str) -> Result<Option<Row>, CheckpointError> {
-        self.with(|conn| read_row(conn, namespace, key))
+        self.db.with(|conn| read_row(conn, namespace, key))
     }
 
     fn select(&self, f: &ListFilter) -> Result<Vec<Row>, CheckpointError> {
@@ -151,7 +109,7 @@ impl CheckpointStorage for SqliteStorage {
             .categories
             .as_ref()
             .map(|c| serde_json::Value::from(c.clone()).to_string());
-        self.with(|conn| {
+        self.db.with(|conn| {
             let mut stmt = conn.prepare_cached(&format!(
                 "SELECT {COLUMNS} FROM prism_checkpoints
                  WHERE (?1 IS NULL OR namespace = ?1)
@@ -174,15 +132,14 @@ impl CheckpointStorage for SqliteStorage {
                     (f.limit + 1) as i64,
                     f.offset as i64
                 ],
-                row_of,
+                |r| Ok(Row::read(r)),
             )?;
-            Ok(rows.collect::<Result<Vec<_>, _>>()?)
+            rows.map(|r| r?).collect()
         })
     }
 
     fn close(&self) {
-        let mut guard = self.conn.lock().unwrap_or_else(|e| e.into_inner());
-        guard.take();
+        self.db.close();
     }
 }
 

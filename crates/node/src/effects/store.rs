@@ -13,12 +13,13 @@ use prism_tools_core::effects::error::StoreError;
 use prism_tools_core::effects::identity::Field;
 use prism_tools_core::effects::memory::MemoryStorage;
 use prism_tools_core::effects::record::EffectRecord;
-use prism_tools_core::effects::sqlite::{SqliteOptions, SqliteStorage};
+use prism_tools_core::effects::sqlite::SqliteStorage;
 use prism_tools_core::effects::store::{
     validate_key, BeginOutcome, Claim, EffectStore, KeyInput, Resolution, Transition,
     HARD_MAX_RESULT_BYTES, MAX_RESULT_BYTES,
 };
 use prism_tools_core::effects::time::now_ms;
+use prism_tools_core::storage::sqlite::SqliteOptions;
 use std::ptr;
 use std::sync::Arc;
 
