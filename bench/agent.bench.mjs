@@ -59,6 +59,7 @@ function script() {
   return turns;
 }
 
+// Both loops cap a run at 32 tool calls by default; this workload makes 64, so each run raises it.
 async function perTurn(label, config, runOptions = {}, api = p) {
   const tools = makeTools(1000);
   const turns = script();
@@ -67,7 +68,7 @@ async function perTurn(label, config, runOptions = {}, api = p) {
     const provider = scripted(turns);
     const agent = api.createAgent({ model: { provider: "scripted", model: "m" }, provider, tools, ...config });
     let t = process.hrtime.bigint();
-    const result = await agent.createSession().run("find issues in files", { limits: { maxToolRounds: ROUNDS }, ...runOptions });
+    const result = await agent.createSession().run("find issues in files", { limits: { maxToolRounds: ROUNDS, maxToolCalls: ROUNDS * CALLS }, ...runOptions });
     const run = Number(process.hrtime.bigint() - t);
     if (result.status !== "succeeded") throw new Error(JSON.stringify(result.error));
     // The provider alone: the same events through a fresh scripted provider.
@@ -90,7 +91,7 @@ async function perTurn(label, config, runOptions = {}, api = p) {
   return { label, run, prov, tl, overhead: run - prov - tl };
 }
 
-async function concurrent(n) {
+async function concurrent(n, api = p) {
   const tools = makeTools(20);
   const provider = {
     id: "scripted",
@@ -100,15 +101,23 @@ async function concurrent(n) {
       yield p.providerDone({ inputTokens: 10 });
     },
   };
-  const agent = p.createAgent({ model: "m", provider, tools });
+  const agent = api.createAgent({ model: { provider: "scripted", model: "m" }, provider, tools });
   globalThis.gc?.();
   const before = process.memoryUsage().rss;
+  // The batch's own growth: JS heap + external memory sampled while it runs, less before it (RSS
+  // is not returned between batches, and maxRSS is the process's).
+  const live = () => { const m = process.memoryUsage(); return m.heapUsed + m.external; };
+  const base = live();
+  let peakRss = base;
+  const sampler = setInterval(() => (peakRss = Math.max(peakRss, live())), 5);
   const t = process.hrtime.bigint();
   const results = await Promise.all(Array.from({ length: n }, (_, i) => agent.createSession({ id: `s${i}` }).run("go")));
   const ms = Number(process.hrtime.bigint() - t) / 1e6;
+  clearInterval(sampler);
+  peakRss = Math.max(peakRss, live());
   const ok = results.filter((r) => r.status === "succeeded" && r.text === "done").length;
   const peak = process.resourceUsage().maxRSS / 1024;
-  return { n, ok, ms, perSec: (n / ms) * 1000, before: before / 2 ** 20, peak };
+  return { n, ok, ms, perSec: (n / ms) * 1000, before: before / 2 ** 20, peak, growth: (peakRss - base) / 2 ** 20 };
 }
 
 const rows = [];
@@ -118,8 +127,7 @@ if (upstream) {
   const b = [];
   for (let k = 0; k < 3; k++) {
     a.push(await perTurn("all tools disclosed", {}));
-    // Upstream caps a run at 32 tool calls by default; this workload makes 64.
-    b.push(await perTurn("@arnilo/prism createAgent, all tools", {}, { limits: { maxToolRounds: ROUNDS, maxToolCalls: ROUNDS * CALLS } }, upstream));
+    b.push(await perTurn("@arnilo/prism createAgent, all tools", {}, {}, upstream));
   }
   const mid = (xs) => xs.sort((x, y) => x.run - y.run)[1];
   rows.push(mid(a), mid(b));
@@ -136,3 +144,24 @@ for (const r of rows) console.log(`| ${r.label} | ${us(r.run)} | ${us(r.prov)} |
 const c = await concurrent(10_000);
 console.log(`\n10 000 concurrent sessions, one tool round each (2 provider turns, 1 call), 20 tools:`);
 console.log(`  ${c.ok} succeeded in ${c.ms.toFixed(0)} ms → ${c.perSec.toFixed(0)} runs/s; RSS before ${c.before.toFixed(0)} MiB, peak ${c.peak.toFixed(0)} MiB`);
+
+if (upstream) {
+  // The same 10 000 sessions on @arnilo/prism's createAgent, interleaved with this package's, three
+  // batches each; medians. Memory is each batch's heap + external growth while it runs.
+  const mine = [];
+  const theirs = [];
+  for (let k = 0; k < 3; k++) {
+    mine.push(await concurrent(10_000));
+    theirs.push(await concurrent(10_000, upstream));
+  }
+  const mid = (xs, f) => xs.map(f).sort((x, y) => x - y)[1];
+  const ms = [mid(mine, (r) => r.ms), mid(theirs, (r) => r.ms)];
+  const mem = [mid(mine, (r) => r.growth), mid(theirs, (r) => r.growth)];
+  const okAll = [mine, theirs].map((rs) => rs.every((r) => r.ok === 10_000));
+  console.log(`\n10 000 concurrent sessions, interleaved with @arnilo/prism (3 batches each, medians):`);
+  console.log("| loop | all succeeded | wall time | runs/s | heap + external growth while running |");
+  console.log("| --- | --- | --- | --- | --- |");
+  console.log(`| prism-tools-native | ${okAll[0]} | ${ms[0].toFixed(0)} ms | ${(10_000_000 / ms[0]).toFixed(0)} | ${mem[0].toFixed(0)} MiB |`);
+  console.log(`| @arnilo/prism createAgent | ${okAll[1]} | ${ms[1].toFixed(0)} ms | ${(10_000_000 / ms[1]).toFixed(0)} | ${mem[1].toFixed(0)} MiB |`);
+  console.log(`  speed-up ${(ms[1] / ms[0]).toFixed(2)}×, memory ${(mem[0] / mem[1]).toFixed(2)}× of upstream's`);
+}
