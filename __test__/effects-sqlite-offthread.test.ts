@@ -9,6 +9,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { serviceIdentity } from "./helpers/service-identity.js";
 import type { AgentIdentity } from "../index.js";
 
 const require = createRequire(import.meta.url);
@@ -17,13 +18,7 @@ const p: typeof import("../index.js") = require("../index.js");
 const dir = mkdtempSync(join(tmpdir(), "prism-effects-offthread-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const identity: AgentIdentity = {
-  tenantId: "tenant",
-  principal: { kind: "service", id: "payments" },
-  scopes: ["tools:execute"],
-  issuedAt: "2026-01-01T00:00:00.000Z",
-  verified: true,
-};
+const identity: AgentIdentity = serviceIdentity;
 
 // Another process (Python's sqlite3, a real second SQLite client) takes the write lock with
 // BEGIN IMMEDIATE, says "locked", and commits only when it reads a line on stdin.

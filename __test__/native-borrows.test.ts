@@ -7,18 +7,13 @@
 // suite is what checks the rule.)
 import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
+import { serviceIdentity } from "./helpers/service-identity.js";
 import type { AgentIdentity, ToolEffectKey } from "../index.js";
 
 const require = createRequire(import.meta.url);
 const p: typeof import("../index.js") = require("../index.js");
 
-const identity: AgentIdentity = {
-  tenantId: "tenant",
-  principal: { kind: "service", id: "payments" },
-  scopes: ["tools:execute"],
-  issuedAt: "2026-01-01T00:00:00.000Z",
-  verified: true,
-};
+const identity: AgentIdentity = serviceIdentity;
 
 function keyOf(toolCallId: string): ToolEffectKey {
   const base = { identity, ownership: { tenantId: "tenant" }, sessionId: "s", runId: "r", toolCallId, toolName: "pay", argumentsHash: p.toolEffectArgumentsHash({ amount: 1 }) };
