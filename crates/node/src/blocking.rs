@@ -1,5 +1,6 @@
-//! Work run on libuv's thread pool, never the JS thread: one `Task` for every PostgreSQL open, call,
-//! flush and list. `work` runs on the pool; back on the JS thread, `done` makes the answer or `fail`
+//! Work run on libuv's thread pool, never the JS thread: one `Task` for every store operation that
+//! waits on a disk or a database (the SQLite and PostgreSQL effect stores, ledger flushes and lists,
+//! checkpoints, opening a pool). `work` runs on the pool; back on the JS thread, `done` makes the answer or `fail`
 //! the rejection (a real `Error` with the component's code).
 
 use napi::bindgen_prelude::{AsyncTask, ToNapiValue, TypeName};

@@ -8,7 +8,7 @@
 //! - `read`: identities, ownership, keys, claims, failures, results and signals read from JS;
 //! - `identity`: key derivation, identity checks and effect declarations;
 //! - `store`: the memory store's JS face, and the SQLite store's handle;
-//! - `pool`: store operations on libuv's thread pool (SQLite, PostgreSQL: one handle class), JSON text in and out;
+//! - `pool`: store operations on libuv's thread pool (SQLite, PostgreSQL: one handle class, run by `blocking`), JSON text in and out;
 //! - `dispatch`: dispatch's lean path, with the identity read once and the key made once per call.
 
 pub mod canonical;

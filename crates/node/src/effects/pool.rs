@@ -7,7 +7,9 @@
 use std::sync::Arc;
 
 use napi::bindgen_prelude::{AsyncTask, JsObjectValue, JsValue};
-use napi::{Env, Error, Result, Status, Task};
+use napi::{Env, Error, Result, Status};
+
+use crate::blocking::{blocking, Blocking};
 use napi_derive::napi;
 use serde_json::{Map, Value};
 
@@ -119,13 +121,20 @@ impl PoolToolEffectStoreHandle {
         method: String,
         input: String,
         now: Option<f64>,
-    ) -> AsyncTask<StoreOperation> {
-        AsyncTask::new(StoreOperation {
-            store: self.store.clone(),
-            method,
-            input,
-            now: now.filter(|n| n.is_finite()).map(|n| n as i64),
-        })
+    ) -> AsyncTask<Blocking<String, StoreError, String>> {
+        let store = self.store.clone();
+        let now = now.filter(|n| n.is_finite()).map(|n| n as i64);
+        blocking(
+            move || {
+                let now = now.unwrap_or_else(now_ms);
+                match &store {
+                    PoolStore::Sqlite(s) => run(s, &method, &input, now),
+                    PoolStore::Postgres(s) => run(s, &method, &input, now),
+                }
+            },
+            |answer| answer,
+            reject,
+        )
     }
 
     /// Closes the file or the pool's idle connections; operations already running finish first,
@@ -136,30 +145,5 @@ impl PoolToolEffectStoreHandle {
             PoolStore::Sqlite(s) => s.storage.close(),
             PoolStore::Postgres(s) => s.storage.close(),
         }
-    }
-}
-
-/// One store operation, run on the thread pool.
-pub struct StoreOperation {
-    store: PoolStore,
-    method: String,
-    input: String,
-    now: Option<i64>,
-}
-
-impl Task for StoreOperation {
-    type Output = std::result::Result<String, StoreError>;
-    type JsValue = String;
-
-    fn compute(&mut self) -> Result<Self::Output> {
-        let now = self.now.unwrap_or_else(now_ms);
-        Ok(match &self.store {
-            PoolStore::Sqlite(s) => run(s, &self.method, &self.input, now),
-            PoolStore::Postgres(s) => run(s, &self.method, &self.input, now),
-        })
-    }
-
-    fn resolve(&mut self, env: Env, output: Self::Output) -> Result<Self::JsValue> {
-        output.map_err(|e| reject(&env, &e))
     }
 }
