@@ -7,7 +7,7 @@
 const { ProviderTransportError } = require('./errors.js')
 const { RunEnd } = require('./agent-values.js')
 const { createTurnRedaction } = require('./stream-redaction.js')
-const { jsonBytes } = require('./run-limits.js')
+const { jsonBytes, requestJsonBytes } = require('./run-limits.js')
 const { coalesceContent } = require('./providers/request-options.js')
 
 const ABORTED = Symbol('aborted')
@@ -84,15 +84,21 @@ async function providerTurn(r, provider, request, tools, attempt, retrying) {
   const emit = r.emit
   // Each attempt is charged, and its request's JSON bytes, before the provider sees it.
   r.tracker.charge('maxProviderAttempts')
-  r.tracker.charge('maxRequestBytes', jsonBytes(request))
+  r.tracker.charge('maxRequestBytes', requestJsonBytes(request))
   const providerId = typeof provider.id === 'string' ? provider.id : r.model?.provider
   // `@arnilo/prism`'s provider-turn metadata: `requestId` (the run metadata's `requestId`, else the
   // request options' `sessionId`) when there is one; the finished event adds `latencyMs` and, for a
   // failure with a numeric code, `httpStatus`.
   const startedAt = performance.now()
-  const requestId = readRequestId(request)
-  const turnMetadata = requestId === undefined ? { providerId, model: request.model, attempt, tools } : { providerId, model: request.model, requestId, attempt, tools }
-  if (r.observed()) emit({ type: 'provider_turn_started', sessionId, runId, turn: r.turns, metadata: turnMetadata })
+  // Built once, when an event first needs it (a run nobody observes builds none).
+  let metadata
+  const turnMetadata = () => {
+    if (metadata !== undefined) return metadata
+    const requestId = readRequestId(request)
+    metadata = requestId === undefined ? { providerId, model: request.model, attempt, tools } : { providerId, model: request.model, requestId, attempt, tools }
+    return metadata
+  }
+  if (r.observed()) emit({ type: 'provider_turn_started', sessionId, runId, turn: r.turns, metadata: turnMetadata() })
   const content = []
   const calls = []
   const deltas = []
@@ -199,11 +205,13 @@ async function providerTurn(r, provider, request, tools, attempt, retrying) {
     r.usageTotal.add(usage)
     if (r.ledger !== undefined && usage !== undefined && usage !== null) await r.ledger.turnUsage(usage, r.turns, attempt)
   }
-  const finishedMetadata = { ...turnMetadata, latencyMs: Math.round(performance.now() - startedAt) }
-  if (failure !== undefined && typeof failure.code === 'number') finishedMetadata.httpStatus = failure.code
-  const finished = { type: 'provider_turn_finished', sessionId, runId, turn: r.turns, metadata: finishedMetadata, usage }
-  if (failure !== undefined) finished.error = failure
-  emit(finished)
+  if (r.observed()) {
+    const finishedMetadata = { ...turnMetadata(), latencyMs: Math.round(performance.now() - startedAt) }
+    if (failure !== undefined && typeof failure.code === 'number') finishedMetadata.httpStatus = failure.code
+    const finished = { type: 'provider_turn_finished', sessionId, runId, turn: r.turns, metadata: finishedMetadata, usage }
+    if (failure !== undefined) finished.error = failure
+    emit(finished)
+  }
   if (failure !== undefined && retrying && !signal.aborted) return { failure, observable: started }
   if (failure !== undefined) r.finish('failed', 'error', failure)
   if (signal.aborted) r.finish('aborted', 'aborted', r.abortError())

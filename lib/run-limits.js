@@ -220,6 +220,68 @@ function jsonBytes(value) {
   return text === undefined ? 0 : Buffer.byteLength(text, 'utf8')
 }
 
+// A tool definition's JSON bytes, kept per tool object with the own enumerable values they were
+// measured from: a request's tool list is the same objects every turn (and, for one agent, every
+// run), and stringifying a thousand definitions per turn was most of a turn's cost. A definition is
+// measured again when an own property is added, removed or given another value (a new `parameters`
+// object, a new description); a change deep inside the same `parameters` object is not seen (the
+// validator's compiled-schema cache has the same rule).
+const toolBytesCache = new WeakMap()
+
+function toolJsonBytes(tool) {
+  // A function, undefined or symbol element is `null` in JSON; other primitives are measured as they are.
+  if (tool === null || typeof tool !== 'object' || typeof tool.toJSON === 'function') return tool === undefined || typeof tool === 'function' || typeof tool === 'symbol' ? 4 : jsonBytes(tool)
+  const keys = Object.keys(tool)
+  const seen = toolBytesCache.get(tool)
+  if (seen !== undefined && seen.keys.length === keys.length) {
+    let same = true
+    for (let i = 0; i < keys.length; i++) {
+      if (keys[i] !== seen.keys[i] || tool[keys[i]] !== seen.values[i]) {
+        same = false
+        break
+      }
+    }
+    if (same) return seen.bytes
+  }
+  const bytes = jsonBytes(tool)
+  toolBytesCache.set(tool, { keys, values: keys.map((k) => tool[k]), bytes })
+  return bytes
+}
+
+/**
+ * UTF-8 bytes of a provider request as JSON: exactly `jsonBytes(request)`, with the tool list's
+ * definitions measured once per definition (see `toolJsonBytes`). A request that is not a plain
+ * object with a plain `tools` array, or where a global `toJSON` could change the text, is measured whole.
+ */
+function requestJsonBytes(request) {
+  if (
+    request === null ||
+    typeof request !== 'object' ||
+    Object.getPrototypeOf(request) !== Object.prototype ||
+    Object.prototype.toJSON !== undefined ||
+    Array.prototype.toJSON !== undefined ||
+    Object.hasOwn(request, 'toJSON')
+  ) return jsonBytes(request)
+  let counted
+  try {
+    counted = splitRequestBytes(request)
+  } catch {
+    counted = undefined // a getter threw, a value is cyclic or a BigInt: measured whole, which names the failure
+  }
+  return counted ?? jsonBytes(request)
+}
+
+function splitRequestBytes(request) {
+  const { tools, ...rest } = request
+  if (!Array.isArray(tools) || Object.getPrototypeOf(tools) !== Array.prototype || Object.hasOwn(tools, 'toJSON')) return undefined
+  const restBytes = jsonBytes(rest)
+  // `{"tools":[a,b]}`: brackets, commas between elements, and a comma before it when `rest` has members.
+  let listBytes = tools.length === 0 ? 2 : 1 + tools.length
+  for (let i = 0; i < tools.length; i++) listBytes += toolJsonBytes(tools[i])
+  return restBytes + (restBytes > 2 ? 1 : 0) + TOOLS_MEMBER_BYTES + listBytes
+}
+const TOOLS_MEMBER_BYTES = Buffer.byteLength('"tools":')
+
 /** Whether the host configured a token or cost budget: then a turn's output waits for its usage. */
 function buffersOutput(...layers) {
   return layers.some((value) => value?.maxOutputTokens !== undefined || value?.maxTotalTokens !== undefined || value?.maxCost !== undefined)
@@ -234,5 +296,6 @@ module.exports = {
   resolveRunLimits,
   createRunLimitTracker,
   jsonBytes,
+  requestJsonBytes,
   buffersOutput,
 }

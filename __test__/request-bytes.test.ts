@@ -1,0 +1,120 @@
+import { createRequire } from "node:module";
+import { describe, expect, it } from "vitest";
+import { createAgent, providerDone, type ToolDefinition } from "../index.mjs";
+
+// The request size the run limits charge (lib/run-limits.js): exactly the UTF-8 bytes of the request as
+// JSON, with each tool definition measured once until one of its own properties changes.
+const require = createRequire(import.meta.url);
+const { requestJsonBytes } = require("../lib/run-limits.js") as { requestJsonBytes: (request: unknown) => number };
+const whole = (value: unknown) => Buffer.byteLength(JSON.stringify(value) ?? "", "utf8");
+
+const tool = (i: number, extra: Record<string, unknown> = {}) => ({
+  name: `tool_${i}`,
+  description: `Tool ${i}: é, 😀, "quoted", \\ and a lone \ud800 surrogate`,
+  parameters: { type: "object", properties: { q: { type: "string", description: "ü" } } },
+  execute: () => 1,
+  ...extra,
+});
+
+describe("requestJsonBytes", () => {
+  it("equals the whole request's JSON bytes, for every shape of request and tool list", () => {
+    const signal = new AbortController().signal;
+    const model = { provider: "p", model: "m" };
+    const messages = [{ role: "user", content: [{ type: "text", text: "hé 😀" }] }];
+    class Box {
+      constructor(public v = 1) {}
+    }
+    const requests: unknown[] = [
+      { model, messages, tools: [tool(1), tool(2)], metadata: { a: 1 }, signal },
+      { tools: [tool(1)] },
+      { tools: [] },
+      { model, tools: [] },
+      { tools: [undefined, null, () => 1, Symbol("s"), 7, "x", true, [1, [2]], new Box(), new String("ab")] },
+      { tools: [{ toJSON: () => ({ replaced: "é" }) }, tool(3, { skipped: undefined, fn() {} })] },
+      { model, messages, tools: undefined },
+      { model, messages, tools: "not a list" },
+      { model, messages, tools: { 0: tool(1), length: 1 } },
+      { model, toJSON: () => ({ shown: 1 }), tools: [tool(1)] },
+      Object.assign(Object.create({ inherited: 1 }), { tools: [tool(1)] }),
+      Object.assign([tool(1)], { tools: [tool(2)] }),
+      { [Symbol("hidden")]: 1, model, tools: [tool(4)] },
+      "text",
+      42,
+      null,
+    ];
+    for (const request of requests) expect(requestJsonBytes(request)).toBe(whole(request));
+    const withListToJSON = Object.assign([tool(1)], { toJSON: () => ["x"] });
+    expect(requestJsonBytes({ model, tools: withListToJSON })).toBe(whole({ model, tools: withListToJSON }));
+  });
+
+  it("measures a tool again when an own property is replaced, added or removed", () => {
+    const t: Record<string, unknown> = tool(1);
+    const request = { model: { provider: "p", model: "m" }, tools: [t] };
+    expect(requestJsonBytes(request)).toBe(whole(request));
+    t.description = "a much longer description, with ünïcödé and 😀😀😀";
+    expect(requestJsonBytes(request)).toBe(whole(request));
+    t.parameters = { type: "object", properties: { amount: { type: "number", maximum: 5 } } };
+    expect(requestJsonBytes(request)).toBe(whole(request));
+    t.added = ["x"];
+    expect(requestJsonBytes(request)).toBe(whole(request));
+    delete t.added;
+    expect(requestJsonBytes(request)).toBe(whole(request));
+    Object.defineProperty(t, "name", { value: "renamed", enumerable: false });
+    expect(requestJsonBytes(request)).toBe(whole(request));
+  });
+
+  it("follows a global toJSON while one is defined", () => {
+    const request = { tools: [tool(1)] };
+    expect(requestJsonBytes(request)).toBe(whole(request));
+    (Array.prototype as any).toJSON = function () {
+      return "array";
+    };
+    try {
+      expect(requestJsonBytes(request)).toBe(whole(request));
+    } finally {
+      delete (Array.prototype as any).toJSON;
+    }
+    expect(requestJsonBytes(request)).toBe(whole(request));
+  });
+
+  it("refuses what JSON cannot hold with the run limits' TypeError", () => {
+    const cyclic: Record<string, unknown> = tool(1);
+    cyclic.self = cyclic;
+    const throwing = Object.defineProperty(tool(2), "description", {
+      enumerable: true,
+      get() {
+        throw new Error("getter");
+      },
+    });
+    for (const request of [{ tools: [cyclic] }, { tools: [throwing] }, { tools: [tool(3, { big: 1n })] }, { model: 1n, tools: [] }]) {
+      expect(() => requestJsonBytes(request)).toThrow(new TypeError("Provider request or event must be JSON-serializable for run limits"));
+    }
+  });
+});
+
+describe("maxRequestBytes through an agent", () => {
+  it("charges each request's exact size, also after a tool's definition changes between runs", async () => {
+    const sizes: number[] = [];
+    const provider = {
+      id: "recording",
+      async *generate(request: unknown) {
+        sizes.push(whole(request));
+        yield providerDone();
+      },
+    };
+    const a: ToolDefinition = { name: "a", description: "short", parameters: { type: "object" }, execute: () => 1 };
+    const agent = createAgent({ model: { provider: "p", model: "m" }, provider, tools: [a] });
+    const first = await agent.createSession().run("x");
+    expect(first.status).toBe("succeeded");
+    a.description = "a longer description, ünïcödé 😀, measured again";
+    expect((await agent.createSession().run("x")).status).toBe("succeeded");
+    const size = sizes[1];
+    expect(size).toBeGreaterThan(sizes[0]);
+    const over = await agent
+      .createSession()
+      .run("x", { limits: { maxRequestBytes: size - 1 } })
+      .catch((e: any) => e.result ?? e);
+    expect(over.limit).toEqual({ limit: "maxRequestBytes", maximum: size - 1, observed: size });
+    expect((await agent.createSession().run("x", { limits: { maxRequestBytes: size } })).status).toBe("succeeded");
+  });
+});
