@@ -64,7 +64,6 @@ function prepareTurns(r) {
       : [],
     narrowing: r.pick('toolNarrowing'),
     fold: resolveToolResultFold(options.toolResultFold, config.toolResultFold),
-    hashCache: undefined, // [tools array, metadata] for the unchanged request list
     narrowCache: undefined, // [kept key, tools, dispatcher] for an unchanged narrowed set
   }
 }
@@ -110,14 +109,24 @@ async function selectTools(r, t, inputText) {
       index,
     })
   }
+  // The list's `{ count, idsHash }`, kept on the snapshot (shared by the agent's runs) for the
+  // list it was computed for; frozen, as every run's requests and events carry the same object.
+  if (snap.listHashes === undefined) snap.listHashes = new WeakMap() // request tools array -> [metadata, names]
   let tools
-  if (t.hashCache && t.hashCache[0] === requestTools) tools = t.hashCache[1]
+  const seen = snap.listHashes.get(requestTools)
+  if (seen !== undefined && sameNames(seen[1], requestTools)) tools = seen[0]
   else {
     const ids = requestTools.map((tool) => tool.name)
-    tools = { count: ids.length, idsHash: native.runToolIdsHash(ids.join('\0'), ids.length) }
-    t.hashCache = [requestTools, tools]
+    tools = Object.freeze({ count: ids.length, idsHash: native.runToolIdsHash(ids.join('\0'), ids.length) })
+    snap.listHashes.set(requestTools, [tools, ids])
   }
   return { requestTools, tools, dispatcher }
+}
+
+function sameNames(names, tools) {
+  if (names.length !== tools.length) return false
+  for (let i = 0; i < names.length; i++) if (tools[i].name !== names[i]) return false
+  return true
 }
 
 /**

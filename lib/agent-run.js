@@ -16,6 +16,61 @@ const { wakeOnAbort } = require('./agent-provider-turn.js')
 const { turnLoop } = require('./agent-turn-loop.js')
 const { isLoopStrategy, loopStrategyOf, refuseDurableStrategy, runLoopStrategy } = require('./agent-loop.js')
 
+// A run's grant and loop limits are native decisions over the agent's tool names and loop options.
+// Runs of one agent that ask for no tool names, resume nothing and lay no loop options of their own
+// get the same answers, so the last answer per agent config is kept (frozen: runs share it) while
+// the names, and the budget's maxToolRounds, are the same.
+const grantMemo = new WeakMap() // config -> { joined, grant }
+const limitsMemo = new WeakMap() // config -> { loop (a copy of its own values), maxToolRounds, limits }
+
+function resolveGrant(config, names, requested, resumeGrant) {
+  const joined = names.join('\0')
+  const plain = requested === undefined && resumeGrant === undefined
+  if (plain) {
+    const seen = grantMemo.get(config)
+    if (seen !== undefined && seen.joined === joined) return seen.grant
+  }
+  const grant = decode(native.runResolveGrant(joined, names.length, requested, resumeGrant === undefined ? undefined : JSON.stringify(resumeGrant)))
+  if (plain) {
+    deepFreeze(grant)
+    grantMemo.set(config, { joined, grant })
+  }
+  return grant
+}
+
+function resolveLoopLimits(config, options, budget, loop) {
+  const plain = options.loop === undefined
+  if (plain) {
+    const seen = limitsMemo.get(config)
+    if (seen !== undefined && seen.maxToolRounds === budget.maxToolRounds && sameOwnValues(seen.loop, loop)) return seen.limits
+  }
+  const limits = decode(
+    native.runResolveLimits(limitsJson({ maxToolRounds: budget.maxToolRounds }), limitsJson({ ...loop, parser: typeof loop.parser, validator: typeof loop.validator, repairer: typeof loop.repairer })),
+  )
+  if (plain) {
+    deepFreeze(limits)
+    limitsMemo.set(config, { loop: { ...loop }, maxToolRounds: budget.maxToolRounds, limits })
+  }
+  return limits
+}
+
+// Whether two loop-option objects hold the same own enumerable keys with the same values, so
+// loop options changed in place between runs are read again.
+function sameOwnValues(a, b) {
+  const keys = Object.keys(b)
+  if (Object.keys(a).length !== keys.length) return false
+  for (const key of keys) if (!Object.hasOwn(a, key) || a[key] !== b[key]) return false
+  return true
+}
+
+function deepFreeze(value) {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value)
+    for (const key of Object.keys(value)) deepFreeze(value[key])
+  }
+  return value
+}
+
 /**
  * Runs `input` on `session` (the session's internals, lib/agent.js). `api` is the package's
  * functions the loop calls (dispatcher, registry, redaction, search).
@@ -34,16 +89,12 @@ async function runAgent(api, session, input, options, runId) {
   const names = registered.map((t) => String(t.name))
   const requested = options.toolNames === undefined ? undefined : json(options.toolNames)
   const resumeGrant = session.resumeGrant
-  const grant = decode(
-    native.runResolveGrant(names.join('\0'), names.length, requested, resumeGrant === undefined ? undefined : JSON.stringify(resumeGrant)),
-  )
+  const grant = resolveGrant(config, names, requested, resumeGrant)
   // A custom strategy (`loop: { name, run }`, the run's over the agent's) replaces the built-in
   // loop (lib/agent-loop.js); otherwise the run's loop options are laid over the agent's.
   const strategy = loopStrategyOf(config, options)
   const loop = strategy !== undefined ? {} : { ...(isLoopStrategy(config.loop) ? undefined : config.loop), ...options.loop }
-  const limits = decode(
-    native.runResolveLimits(limitsJson({ maxToolRounds: budget.maxToolRounds }), limitsJson({ ...loop, parser: typeof loop.parser, validator: typeof loop.validator, repairer: typeof loop.repairer })),
-  )
+  const limits = resolveLoopLimits(config, options, budget, loop)
   const disclosure = pick('toolsDisclosure') ?? 'all'
   if (disclosure !== 'all' && disclosure !== 'search') {
     throw Object.assign(new TypeError('toolsDisclosure must be "all" or "search"'), { code: 'invalid_tools_disclosure' })
