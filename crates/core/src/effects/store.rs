@@ -130,6 +130,15 @@ impl<R> Step<R> {
             out,
         }
     }
+    /// The record a storage that holds copies must write: the one to insert, else the lent record
+    /// (`current`) when it changed, else none.
+    pub fn written<'a>(&'a self, current: Option<&'a EffectRecord>) -> Option<&'a EffectRecord> {
+        match (&self.insert, self.dirty) {
+            (Some(r), _) => Some(r),
+            (None, true) => current,
+            (None, false) => None,
+        }
+    }
 }
 
 /// Outcome of the atomic primitive's function.
