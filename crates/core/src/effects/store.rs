@@ -15,7 +15,7 @@
 
 use super::error::{EffectError, EffectErrorCode, StoreError};
 use super::identity::{check_matches_ownership, Field, IdentityView, OwnershipView};
-use super::record::{EffectRecord, Failure, ResultDigest, Status};
+use super::record::{EffectKey, EffectRecord, Failure, ResultDigest, Status};
 use sha2::Digest;
 use std::sync::Mutex;
 
@@ -60,15 +60,8 @@ pub struct ValidKey {
     pub storage_id: String,
     /// SHA-256 of `storage_id`: the memory store's map key (32 bytes in the table, no allocation).
     pub storage_digest: [u8; 32],
-    pub tenant_id: String,
-    pub account_id: Option<String>,
-    pub user_id: Option<String>,
-    pub key: String,
-    pub session_id: String,
-    pub run_id: String,
-    pub tool_call_id: String,
-    pub tool_name: String,
-    pub arguments_hash: String,
+    /// The fields a record of this key holds.
+    pub key: EffectKey,
 }
 
 /// `claimToken` + `expectedVersion` of a transition.
@@ -266,29 +259,22 @@ pub fn key_fields(input: &KeyInput) -> Result<ValidKey, StoreError> {
     Ok(ValidKey {
         storage_id,
         storage_digest,
-        tenant_id: owner.tenant_id,
-        account_id: owner.account_id,
-        user_id: owner.user_id,
-        key,
-        session_id,
-        run_id,
-        tool_call_id,
-        tool_name,
-        arguments_hash,
+        key: EffectKey {
+            tenant_id: owner.tenant_id,
+            account_id: owner.account_id,
+            user_id: owner.user_id,
+            effect_key: key,
+            session_id,
+            run_id,
+            tool_call_id,
+            tool_name,
+            arguments_hash,
+        },
     })
 }
 
 fn check_matches(record: &EffectRecord, k: &ValidKey) -> Result<(), StoreError> {
-    if record.key != k.key
-        || record.session_id != k.session_id
-        || record.run_id != k.run_id
-        || record.tool_call_id != k.tool_call_id
-        || record.tool_name != k.tool_name
-        || record.arguments_hash != k.arguments_hash
-        || record.tenant_id != k.tenant_id
-        || record.account_id != k.account_id
-        || record.user_id != k.user_id
-    {
+    if record.key != k.key {
         return Err(EffectError::conflict().into());
     }
     Ok(())
@@ -384,8 +370,8 @@ pub fn validate_result(
     };
     let same = match serde_json::from_str::<ResultHead>(&text) {
         Ok(head) => {
-            head.tool_call_id.as_ref().and_then(|v| v.as_str()) == Some(k.tool_call_id.as_str())
-                && head.name.as_ref().and_then(|v| v.as_str()) == Some(k.tool_name.as_str())
+            head.tool_call_id.as_ref().and_then(|v| v.as_str()) == Some(k.key.tool_call_id.as_str())
+                && head.name.as_ref().and_then(|v| v.as_str()) == Some(k.key.tool_name.as_str())
         }
         // Not an object of that shape (an array, a string, a field of another type): JSON that is
         // not this call's result, or not JSON at all.
@@ -585,15 +571,7 @@ fn fresh_record(
     ttl: i64,
 ) -> EffectRecord {
     EffectRecord {
-        tenant_id: k.tenant_id.clone(),
-        account_id: k.account_id.clone(),
-        user_id: k.user_id.clone(),
         key: k.key.clone(),
-        session_id: k.session_id.clone(),
-        run_id: k.run_id.clone(),
-        tool_call_id: k.tool_call_id.clone(),
-        tool_name: k.tool_name.clone(),
-        arguments_hash: k.arguments_hash.clone(),
         status: Status::Pending,
         attempt,
         version,
