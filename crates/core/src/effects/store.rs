@@ -530,6 +530,18 @@ impl Change {
         record.updated_at = now;
     }
 
+    /// Applies the change if the record stays within `max` bytes after it; else leaves it as it was.
+    fn apply_within(
+        self,
+        record: &mut EffectRecord,
+        max: usize,
+        now: i64,
+    ) -> Result<(), EffectError> {
+        self.check_size(record, max, now)?;
+        self.apply(record, now);
+        Ok(())
+    }
+
     /// Checks the record's size after the change before making it: by a bound when that suffices, else
     /// on a copy (only a record near the limit pays for it).
     fn check_size(&self, record: &EffectRecord, max: usize, now: i64) -> Result<(), EffectError> {
@@ -604,6 +616,24 @@ impl<S: RecordStorage> EffectStore<S> {
 
     pub fn max_result_bytes(&self) -> usize {
         self.max_result_bytes
+    }
+
+    /// A transition's payload validated for `k`, in this order: the result, its reference, the
+    /// failure.
+    fn change(
+        &self,
+        k: &ValidKey,
+        status: Status,
+        result: ResultInput,
+        result_ref: &Field,
+        failure: Option<&FailureInput>,
+    ) -> Result<Change, EffectError> {
+        Ok(Change {
+            status,
+            result: validate_result(result, k, self.max_result_bytes)?,
+            result_ref: optional_text(result_ref, MAX_REFERENCE_BYTES, "effect reference")?,
+            failure: failure.map(validate_failure).transpose()?,
+        })
     }
 
     /// `get`: the record as it reads now (lease expiry applied and persisted), or `None`.
@@ -738,61 +768,34 @@ impl<S: RecordStorage> EffectStore<S> {
         out: impl FnOnce(&EffectRecord) -> R,
     ) -> Result<R, StoreError> {
         // Validate the payload before touching storage.
+        let none = Field::Absent;
         let (from, change): (&[Status], Change) = match to {
             Transition::Dispatched => (
                 &[Status::Pending],
-                Change {
-                    status: Status::Dispatched,
-                    result: StoredResult::default(),
-                    result_ref: None,
-                    failure: None,
-                },
+                self.change(k, Status::Dispatched, None, &none, None)?,
             ),
             Transition::Complete { result, result_ref } => (
                 &[Status::Dispatched],
-                Change {
-                    status: Status::Completed,
-                    result: validate_result(result, k, self.max_result_bytes)?,
-                    result_ref: optional_text(
-                        &result_ref,
-                        MAX_REFERENCE_BYTES,
-                        "effect reference",
-                    )?,
-                    failure: None,
-                },
+                self.change(k, Status::Completed, result, &result_ref, None)?,
             ),
             Transition::Fail { status, failure } => {
                 let status = match status.text().and_then(Status::parse) {
                     Some(s @ (Status::FailedRetryable | Status::FailedTerminal)) => s,
                     _ => return Err(EffectError::limit("effect failure status is invalid").into()),
                 };
-                let failure = match failure {
-                    Some(f) => validate_failure(&f)?,
-                    None => {
-                        return Err(EffectError::limit(
-                            "effect failure code is required and bounded",
-                        )
-                        .into())
-                    }
+                let Some(failure) = failure else {
+                    return Err(
+                        EffectError::limit("effect failure code is required and bounded").into(),
+                    );
                 };
                 (
                     &[Status::Pending, Status::Dispatched],
-                    Change {
-                        status,
-                        result: StoredResult::default(),
-                        result_ref: None,
-                        failure: Some(failure),
-                    },
+                    self.change(k, status, None, &none, Some(&failure))?,
                 )
             }
             Transition::Unknown { failure } => (
                 &[Status::Dispatched],
-                Change {
-                    status: Status::Unknown,
-                    result: StoredResult::default(),
-                    result_ref: None,
-                    failure: failure.as_ref().map(validate_failure).transpose()?,
-                },
+                self.change(k, Status::Unknown, None, &none, failure.as_ref())?,
             ),
         };
         let max = self.max_record_bytes;
@@ -808,8 +811,7 @@ impl<S: RecordStorage> EffectStore<S> {
                 None => None,
             };
             let record = require_claim(current, claim, from)?;
-            change.check_size(record, max, now)?;
-            change.apply(record, now);
+            change.apply_within(record, max, now)?;
             Ok(Step::changed(out(record)))
         })
     }
@@ -827,12 +829,7 @@ impl<S: RecordStorage> EffectStore<S> {
             Some(s @ (Status::Completed | Status::FailedRetryable | Status::FailedTerminal)) => s,
             _ => return Err(EffectError::limit("effect resolution status is invalid").into()),
         };
-        let change = Change {
-            status,
-            result: validate_result(r.result, &k, self.max_result_bytes)?,
-            result_ref: optional_text(&r.result_ref, MAX_REFERENCE_BYTES, "effect reference")?,
-            failure: r.failure.as_ref().map(validate_failure).transpose()?,
-        };
+        let change = self.change(&k, status, r.result, &r.result_ref, r.failure.as_ref())?;
         let expected_version = r.expected_version;
         let max = self.max_record_bytes;
         self.storage.update(&k, |current| {
@@ -844,8 +841,7 @@ impl<S: RecordStorage> EffectStore<S> {
             if record.status != Status::Unknown || expected_version != Some(record.version as f64) {
                 return Err(EffectError::conflict().into());
             }
-            change.check_size(record, max, now)?;
-            change.apply(record, now);
+            change.apply_within(record, max, now)?;
             Ok(Step::changed(record.clone()))
         })
     }
