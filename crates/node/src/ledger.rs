@@ -83,16 +83,7 @@ impl RunLedgerStore {
                 Err(e) => return ledger_error(env, e),
             },
         };
-        let mut text = String::with_capacity(2 + rows.iter().map(|r| r.len() + 1).sum::<usize>());
-        text.push('[');
-        for (i, r) in rows.iter().enumerate() {
-            if i > 0 {
-                text.push(',');
-            }
-            text.push_str(r);
-        }
-        text.push(']');
-        Ok(text)
+        Ok(format!("[{}]", rows.join(",")))
     }
 
     /// Commits every row appended so far (a no-op in memory).

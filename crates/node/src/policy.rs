@@ -212,16 +212,55 @@ fn read_rule(
     }
 }
 
-/// A static policy object: `{ check(request) }`, deciding from `rule` and answering with the decision
-/// `answer(yes, reason)` makes (`PermissionDecision` or `TrustDecision`).
-fn static_policy<'env, D: ToNapiValue + 'static>(
-    env: &'env Env,
-    rule: Rule,
+/// What sets the two static policies apart: the factory's name (in its errors), the option names
+/// of the allowing and refusing lists, whether `{ <yes>: boolean, reason? }` is a constant decision
+/// (`read_rule`), the request field that completes a `kind:target:verb` entry, the reason of an
+/// invalid request, the reason of a refusal, and the decision object.
+struct StaticKind<D> {
+    factory: &'static str,
+    lists: (&'static str, &'static str),
+    constant_form: bool,
     verb_name: &'static str,
     invalid: &'static str,
     reason: fn(Verdict, &Request) -> Option<String>,
     answer: fn(bool, Option<String>) -> D,
+}
+
+const PERMISSION: StaticKind<StaticPermissionDecision> = StaticKind {
+    factory: "createStaticPermissionPolicy",
+    lists: ("allow", "deny"),
+    constant_form: false,
+    verb_name: "action",
+    invalid: "Invalid permission request",
+    reason: |verdict, r| permission_reason(verdict, &format!("{}:{}:{}", r.kind, r.target, r.verb)),
+    answer: |allowed, reason| StaticPermissionDecision { allowed, reason },
+};
+
+const TRUST: StaticKind<StaticTrustDecision> = StaticKind {
+    factory: "createStaticTrustPolicy",
+    lists: ("trusted", "untrusted"),
+    constant_form: true,
+    verb_name: "capability",
+    invalid: "Invalid trust request",
+    reason: |verdict, r| trust_reason(verdict, &r.kind, &r.target),
+    answer: |trusted, reason| StaticTrustDecision { trusted, reason },
+};
+
+/// A static policy object of `kind` built from `options`: `{ check(request) }`, deciding from the
+/// rule and answering with the decision `kind.answer(yes, reason)` makes.
+fn static_policy<'env, D: ToNapiValue + 'static>(
+    env: &'env Env,
+    options: Option<Unknown<'env>>,
+    kind: &StaticKind<D>,
 ) -> Result<Object<'env>> {
+    let rule = read_rule(env, options, kind.factory, kind.lists, kind.constant_form)?;
+    let StaticKind {
+        verb_name,
+        invalid,
+        reason,
+        answer,
+        ..
+    } = *kind;
     let check = env.create_function_from_closure::<Unknown, _, _>(
         "check",
         move |ctx: FunctionCallContext| {
@@ -240,21 +279,7 @@ pub fn create_static_permission_policy<'env>(
     env: &'env Env,
     options: Option<Unknown<'env>>,
 ) -> Result<Object<'env>> {
-    let rule = read_rule(
-        env,
-        options,
-        "createStaticPermissionPolicy",
-        ("allow", "deny"),
-        false,
-    )?;
-    static_policy(
-        env,
-        rule,
-        "action",
-        "Invalid permission request",
-        |verdict, r| permission_reason(verdict, &format!("{}:{}:{}", r.kind, r.target, r.verb)),
-        |allowed, reason| StaticPermissionDecision { allowed, reason },
-    )
+    static_policy(env, options, &PERMISSION)
 }
 
 /// `createStaticTrustPolicy(options)`: `{ trusted?, untrusted?, defaultDecision? }`, a boolean, or a
@@ -264,19 +289,5 @@ pub fn create_static_trust_policy<'env>(
     env: &'env Env,
     options: Option<Unknown<'env>>,
 ) -> Result<Object<'env>> {
-    let rule = read_rule(
-        env,
-        options,
-        "createStaticTrustPolicy",
-        ("trusted", "untrusted"),
-        true,
-    )?;
-    static_policy(
-        env,
-        rule,
-        "capability",
-        "Invalid trust request",
-        |verdict, r| trust_reason(verdict, &r.kind, &r.target),
-        |trusted, reason| StaticTrustDecision { trusted, reason },
-    )
+    static_policy(env, options, &TRUST)
 }

@@ -334,13 +334,13 @@ impl<'e> Walk<'e, '_> {
     }
 }
 
-/// Reads a list of secret strings (non-strings are ignored; a non-array is an error).
-fn read_secrets(env: &Env, v: Option<Unknown>, what: &str) -> Result<Vec<String>> {
+/// The matcher of a list of secret strings (non-strings are ignored; a non-array is an error).
+fn read_secrets(env: &Env, v: Option<Unknown>, what: &str) -> Result<Secrets> {
     let Some(v) = v else {
-        return Ok(Vec::new());
+        return Ok(Secrets::default());
     };
     match v.get_type()? {
-        ValueType::Undefined | ValueType::Null => return Ok(Vec::new()),
+        ValueType::Undefined | ValueType::Null => return Ok(Secrets::default()),
         _ if v.is_array()? => {}
         _ => {
             return PrismError::invalid_option(format!("{what} must be an array of strings"))
@@ -355,7 +355,7 @@ fn read_secrets(env: &Env, v: Option<Unknown>, what: &str) -> Result<Vec<String>
             out.push(String::from_unknown(item)?);
         }
     }
-    Ok(out)
+    Ok(Secrets::new(out))
 }
 
 /// The secrets of a redactor made by `createSecretRedactor`, when `v` is one.
@@ -514,7 +514,7 @@ pub fn redact_secrets<'e>(
     value: Unknown<'e>,
     secrets: Option<Unknown<'e>>,
 ) -> Result<Unknown<'e>> {
-    let secrets = Secrets::new(read_secrets(env, secrets, "redactSecrets: secrets")?);
+    let secrets = read_secrets(env, secrets, "redactSecrets: secrets")?;
     redact_value(env, &secrets, value)
 }
 
@@ -525,7 +525,7 @@ pub fn error_to_error_info_export<'e>(
     thrown: Unknown<'e>,
     secrets: Option<Unknown<'e>>,
 ) -> Result<Object<'e>> {
-    let secrets = Secrets::new(read_secrets(env, secrets, "errorToErrorInfo: secrets")?);
+    let secrets = read_secrets(env, secrets, "errorToErrorInfo: secrets")?;
     error_to_error_info(env, &secrets, thrown)
 }
 
@@ -535,11 +535,7 @@ pub fn create_secret_redactor<'e>(
     env: &'e Env,
     secrets: Option<Unknown<'e>>,
 ) -> Result<Object<'e>> {
-    let secrets = Rc::new(Secrets::new(read_secrets(
-        env,
-        secrets,
-        "createSecretRedactor: secrets",
-    )?));
+    let secrets = Rc::new(read_secrets(env, secrets, "createSecretRedactor: secrets")?);
     let mut obj = Object::new(env)?;
     let held = secrets.clone();
     let redact = env.create_function_from_closure::<Unknown, napi::sys::napi_value, _>(

@@ -240,29 +240,29 @@ pub const EFFECT_KEY_PREFIX: &str = "prism:tool-effect:v1:";
 /// (`accountId` / `userId` are `null` when the ownership does not set them; `tenantId`, `accountId`,
 /// `userId` come from the ownership, `principalId` is `identity.principal.id`).
 pub fn derive_key(m: &KeyMaterial<'_>) -> String {
+    // In the canonical (sorted) order of the names; `None` is `null`.
+    let fields = [
+        ("accountId", m.account_id),
+        ("argumentsHash", Some(m.arguments_hash)),
+        ("principalId", Some(m.principal_id)),
+        ("runId", Some(m.run_id)),
+        ("sessionId", Some(m.session_id)),
+        ("tenantId", Some(m.tenant_id)),
+        ("toolCallId", Some(m.tool_call_id)),
+        ("toolName", Some(m.tool_name)),
+        ("userId", m.user_id),
+    ];
     let mut text = String::with_capacity(256);
-    let opt = |v: Option<&str>, out: &mut String| match v {
-        Some(s) => write_json_string(s, out),
-        None => out.push_str("null"),
-    };
-    text.push_str("{\"accountId\":");
-    opt(m.account_id, &mut text);
-    text.push_str(",\"argumentsHash\":");
-    write_json_string(m.arguments_hash, &mut text);
-    text.push_str(",\"principalId\":");
-    write_json_string(m.principal_id, &mut text);
-    text.push_str(",\"runId\":");
-    write_json_string(m.run_id, &mut text);
-    text.push_str(",\"sessionId\":");
-    write_json_string(m.session_id, &mut text);
-    text.push_str(",\"tenantId\":");
-    write_json_string(m.tenant_id, &mut text);
-    text.push_str(",\"toolCallId\":");
-    write_json_string(m.tool_call_id, &mut text);
-    text.push_str(",\"toolName\":");
-    write_json_string(m.tool_name, &mut text);
-    text.push_str(",\"userId\":");
-    opt(m.user_id, &mut text);
+    for (i, (name, value)) in fields.into_iter().enumerate() {
+        text.push(if i == 0 { '{' } else { ',' });
+        text.push('"');
+        text.push_str(name);
+        text.push_str("\":");
+        match value {
+            Some(s) => write_json_string(s, &mut text),
+            None => text.push_str("null"),
+        }
+    }
     text.push('}');
     format!("{EFFECT_KEY_PREFIX}{}", sha256_hex(&text))
 }

@@ -90,50 +90,64 @@ fn fail(reason: &'static str, message: &'static str) -> IdentityFailure {
     IdentityFailure::new(reason, message)
 }
 
+/// A failure's reason and message.
+type Why = (&'static str, &'static str);
+
+/// A required text of at most `max` bytes: `missing` when it is absent, not text, or empty,
+/// `too_large` past the limit.
+fn required_text(
+    v: Option<&str>,
+    max: usize,
+    missing: Why,
+    too_large: Why,
+) -> Result<(), IdentityFailure> {
+    match v {
+        None | Some("") => Err(fail(missing.0, missing.1)),
+        Some(s) if s.len() > max => Err(fail(too_large.0, too_large.1)),
+        Some(_) => Ok(()),
+    }
+}
+
+/// An optional text of at most `max` bytes: absent, or text within the limit; anything else is
+/// `invalid`.
+fn optional_text(f: &Field, max: usize, invalid: Why) -> Result<(), IdentityFailure> {
+    match f {
+        Field::Absent => Ok(()),
+        Field::Text(s) if s.len() <= max => Ok(()),
+        _ => Err(fail(invalid.0, invalid.1)),
+    }
+}
+
 fn check_principal(p: &Option<PrincipalView>) -> Result<(), IdentityFailure> {
+    const MISSING: Why = ("missing_principal", "Principal id is required");
     let Some(p) = p else {
-        return Err(fail("missing_principal", "Principal id is required"));
+        return Err(fail(MISSING.0, MISSING.1));
     };
-    match p.id.text() {
-        Some(id) if !id.is_empty() => {
-            if id.len() > MAX_ID_BYTES {
-                return Err(fail(
-                    "principal_too_large",
-                    "Principal id exceeds byte limit",
-                ));
-            }
-        }
-        _ => return Err(fail("missing_principal", "Principal id is required")),
-    }
-    match p.kind.text() {
-        Some(k) if !k.is_empty() && k.len() <= MAX_PRINCIPAL_KIND_BYTES => {}
-        _ => return Err(fail("invalid_principal_kind", "Principal kind is invalid")),
-    }
-    match &p.display_name {
-        Field::Absent => {}
-        Field::Text(d) if d.len() <= MAX_ID_BYTES => {}
-        _ => {
-            return Err(fail(
-                "display_name_too_large",
-                "Principal displayName exceeds byte limit",
-            ))
-        }
-    }
-    Ok(())
+    required_text(
+        p.id.text(),
+        MAX_ID_BYTES,
+        MISSING,
+        ("principal_too_large", "Principal id exceeds byte limit"),
+    )?;
+    let kind = ("invalid_principal_kind", "Principal kind is invalid");
+    required_text(p.kind.text(), MAX_PRINCIPAL_KIND_BYTES, kind, kind)?;
+    optional_text(
+        &p.display_name,
+        MAX_ID_BYTES,
+        (
+            "display_name_too_large",
+            "Principal displayName exceeds byte limit",
+        ),
+    )
 }
 
 fn check_shape(id: &IdentityView) -> Result<(), IdentityFailure> {
-    match id.tenant_id.text() {
-        Some(t) if !t.is_empty() => {
-            if t.len() > MAX_ID_BYTES {
-                return Err(fail(
-                    "tenant_too_large",
-                    "Identity tenantId exceeds byte limit",
-                ));
-            }
-        }
-        _ => return Err(fail("missing_tenant", "Identity tenantId is required")),
-    }
+    required_text(
+        id.tenant_id.text(),
+        MAX_ID_BYTES,
+        ("missing_tenant", "Identity tenantId is required"),
+        ("tenant_too_large", "Identity tenantId exceeds byte limit"),
+    )?;
     check_principal(&id.principal)?;
     for p in &id.other_principals {
         check_principal(p)?;
@@ -151,31 +165,27 @@ fn check_shape(id: &IdentityView) -> Result<(), IdentityFailure> {
         return Err(fail("too_many_scopes", "Identity exceeds maxScopes (64)"));
     }
     for s in scopes {
-        match s.text() {
-            Some(s) if !s.is_empty() => {
-                if s.len() > MAX_SCOPE_BYTES {
-                    return Err(fail("scope_too_large", "Identity scope exceeds byte limit"));
-                }
-            }
-            _ => return Err(fail("invalid_scope", "Identity scope is invalid")),
-        }
+        required_text(
+            s.text(),
+            MAX_SCOPE_BYTES,
+            ("invalid_scope", "Identity scope is invalid"),
+            ("scope_too_large", "Identity scope exceeds byte limit"),
+        )?;
     }
     match &id.credential_refs {
         None => {}
         Some(None) => return Err(fail("invalid_credential_ref", "Credential ref is invalid")),
         Some(Some(refs)) => {
             for r in refs {
-                match r.text() {
-                    Some(r) if !r.is_empty() => {
-                        if r.len() > MAX_CREDENTIAL_REF_BYTES {
-                            return Err(fail(
-                                "credential_ref_too_large",
-                                "Credential ref exceeds byte limit",
-                            ));
-                        }
-                    }
-                    _ => return Err(fail("invalid_credential_ref", "Credential ref is invalid")),
-                }
+                required_text(
+                    r.text(),
+                    MAX_CREDENTIAL_REF_BYTES,
+                    ("invalid_credential_ref", "Credential ref is invalid"),
+                    (
+                        "credential_ref_too_large",
+                        "Credential ref exceeds byte limit",
+                    ),
+                )?;
             }
         }
     }
@@ -195,25 +205,16 @@ fn check_shape(id: &IdentityView) -> Result<(), IdentityFailure> {
         }
         Some(Some(_)) => {}
     }
-    for (f, reason, message) in [
-        (
-            &id.account_id,
-            "account_too_large",
-            "Identity accountId exceeds byte limit",
-        ),
-        (
-            &id.user_id,
-            "user_too_large",
-            "Identity userId exceeds byte limit",
-        ),
-    ] {
-        match f {
-            Field::Absent => {}
-            Field::Text(s) if s.len() <= MAX_ID_BYTES => {}
-            _ => return Err(fail(reason, message)),
-        }
-    }
-    Ok(())
+    optional_text(
+        &id.account_id,
+        MAX_ID_BYTES,
+        ("account_too_large", "Identity accountId exceeds byte limit"),
+    )?;
+    optional_text(
+        &id.user_id,
+        MAX_ID_BYTES,
+        ("user_too_large", "Identity userId exceeds byte limit"),
+    )
 }
 
 /// Checks that an identity is active at `now` (epoch ms). `parse` turns a timestamp into epoch ms the way

@@ -10,7 +10,7 @@ use super::error::StoreError;
 use super::record::EffectRecord;
 use super::row::{self, COLUMNS};
 use super::store::{Owner, RecordStorage, Update, ValidKey};
-use crate::storage::postgres::{PgError, PgPool};
+use crate::storage::postgres::{failed, PgError, PgPool};
 use crate::storage::row::pg_params;
 
 use crate::storage::postgres::PostgresOptions;
@@ -25,10 +25,6 @@ impl From<PgError> for StoreError {
     fn from(e: PgError) -> Self {
         StoreError::Storage(e.message("tool effect store"))
     }
-}
-
-fn storage_error(what: &str, e: &postgres::Error) -> StoreError {
-    crate::storage::postgres::failed(what, e).into()
 }
 
 const MIGRATIONS: &[&str] = &["CREATE TABLE {schema}.prism_tool_effects (
@@ -122,28 +118,22 @@ impl RecordStorage for PostgresStorage {
         f: impl FnOnce(Option<&mut EffectRecord>) -> Update<R>,
     ) -> Result<R, StoreError> {
         let id = k.storage_id.as_str();
-        self.pool.locked(LOCK, READ, &[&id], |mut tx, found, st| {
+        self.pool.locked(LOCK, READ, &[&id], |tx, found, st| {
             let mut current = found.as_ref().map(row::record).transpose()?;
-            let step = f(current.as_mut())?; // an Err drops `tx`, which rolls back
-            let write = match (&step.insert, step.dirty) {
-                (Some(r), _) => Some(r),
-                (None, true) => current.as_ref(),
-                (None, false) => None,
-            };
-            if let Some(r) = write {
+            let step = f(current.as_mut())?;
+            if let Some(r) = step.written(current.as_ref()) {
                 let values = row::values(id, r);
                 let written = tx
                     .execute(&st[UPSERT], &pg_params(&values))
-                    .map_err(|e| storage_error("write", &e))?;
+                    .map_err(|e| failed("write", &e))?;
                 if written != 1 {
                     return Err(StoreError::Storage(
                         "tool effect store failed: the record belongs to another tenant".into(),
                     ));
                 }
             }
-            tx.commit().map_err(|e| storage_error("commit", &e))?;
             Ok(step.out)
-        })?
+        })
     }
 
     fn cleanup(&self, owner: &Owner, before: i64, limit: u32) -> Result<u32, StoreError> {

@@ -58,18 +58,25 @@ pub struct ResultDigest {
     pub sha256: String,
 }
 
-/// One effect record. Times are epoch milliseconds; `result` is the stored `ToolResult` as JSON text.
+/// The validated fields of a `ToolEffectKey`: the exact ownership, the effect key, and the call it
+/// belongs to. A record is created with its key's fields and answers only a key with the same ones.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EffectRecord {
+pub struct EffectKey {
     pub tenant_id: String,
     pub account_id: Option<String>,
     pub user_id: Option<String>,
-    pub key: String,
+    pub effect_key: String,
     pub session_id: String,
     pub run_id: String,
     pub tool_call_id: String,
     pub tool_name: String,
     pub arguments_hash: String,
+}
+
+/// One effect record. Times are epoch milliseconds; `result` is the stored `ToolResult` as JSON text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EffectRecord {
+    pub key: EffectKey,
     pub status: Status,
     pub attempt: u32,
     pub version: u64,
@@ -94,15 +101,16 @@ impl EffectRecord {
     /// escaping (6 bytes per byte) plus the field names, numbers and timestamps.
     pub fn json_len_bound(&self) -> usize {
         let opt = |s: &Option<String>| s.as_ref().map_or(0, String::len);
-        let texts = self.tenant_id.len()
-            + opt(&self.account_id)
-            + opt(&self.user_id)
-            + self.key.len()
-            + self.session_id.len()
-            + self.run_id.len()
-            + self.tool_call_id.len()
-            + self.tool_name.len()
-            + self.arguments_hash.len()
+        let k = &self.key;
+        let texts = k.tenant_id.len()
+            + opt(&k.account_id)
+            + opt(&k.user_id)
+            + k.effect_key.len()
+            + k.session_id.len()
+            + k.run_id.len()
+            + k.tool_call_id.len()
+            + k.tool_name.len()
+            + k.arguments_hash.len()
             + opt(&self.claim_token)
             + opt(&self.result_ref)
             + self.result_omitted.as_ref().map_or(0, |d| d.sha256.len())
@@ -123,20 +131,21 @@ impl EffectRecord {
             o.push_str("\":");
             write_json_string(value, o);
         };
+        let k = &self.key;
         o.push_str("{\"tenantId\":");
-        write_json_string(&self.tenant_id, &mut o);
-        if let Some(a) = &self.account_id {
+        write_json_string(&k.tenant_id, &mut o);
+        if let Some(a) = &k.account_id {
             field(&mut o, "accountId", a);
         }
-        if let Some(u) = &self.user_id {
+        if let Some(u) = &k.user_id {
             field(&mut o, "userId", u);
         }
-        field(&mut o, "key", &self.key);
-        field(&mut o, "sessionId", &self.session_id);
-        field(&mut o, "runId", &self.run_id);
-        field(&mut o, "toolCallId", &self.tool_call_id);
-        field(&mut o, "toolName", &self.tool_name);
-        field(&mut o, "argumentsHash", &self.arguments_hash);
+        field(&mut o, "key", &k.effect_key);
+        field(&mut o, "sessionId", &k.session_id);
+        field(&mut o, "runId", &k.run_id);
+        field(&mut o, "toolCallId", &k.tool_call_id);
+        field(&mut o, "toolName", &k.tool_name);
+        field(&mut o, "argumentsHash", &k.arguments_hash);
         field(&mut o, "status", self.status.as_str());
         o.push_str(&format!(
             ",\"attempt\":{},\"version\":{}",

@@ -9,8 +9,10 @@ use super::error::StoreError;
 use super::record::EffectRecord;
 use super::row::{self, COLUMNS};
 use super::store::{Owner, RecordStorage, Update, ValidKey};
-use crate::storage::sqlite::{add_missing_columns, SqliteConnection, SqliteError, SqliteOptions};
-use rusqlite::{params, Connection, OptionalExtension};
+use crate::storage::sqlite::{
+    add_missing_columns, query_opt, SqliteConnection, SqliteError, SqliteOptions,
+};
+use rusqlite::{params, Connection};
 use std::sync::LazyLock;
 
 const SCHEMA: &str = "
@@ -60,10 +62,7 @@ static UPSERT: LazyLock<String> = LazyLock::new(|| {
 });
 
 fn read_with(conn: &Connection, id: &str) -> Result<Option<EffectRecord>, StoreError> {
-    let mut stmt = conn.prepare_cached(&SELECT)?;
-    stmt.query_row([id], |r| Ok(row::record(r)))
-        .optional()?
-        .transpose()
+    query_opt(conn, &SELECT, [id], |r| row::record(r))
 }
 
 fn write_with(conn: &Connection, id: &str, r: &EffectRecord) -> Result<(), StoreError> {
@@ -111,9 +110,7 @@ impl RecordStorage for SqliteStorage {
         self.db.write(|tx| {
             let mut current = read_with(tx, id)?;
             let step = f(current.as_mut())?; // an Err rolls back
-            if let Some(record) = &step.insert {
-                write_with(tx, id, record)?;
-            } else if let (true, Some(record)) = (step.dirty, &current) {
+            if let Some(record) = step.written(current.as_ref()) {
                 write_with(tx, id, record)?;
             }
             Ok(step.out)

@@ -15,7 +15,7 @@
 
 use super::error::{EffectError, EffectErrorCode, StoreError};
 use super::identity::{check_matches_ownership, Field, IdentityView, OwnershipView};
-use super::record::{EffectRecord, Failure, ResultDigest, Status};
+use super::record::{EffectKey, EffectRecord, Failure, ResultDigest, Status};
 use sha2::Digest;
 use std::sync::Mutex;
 
@@ -60,15 +60,8 @@ pub struct ValidKey {
     pub storage_id: String,
     /// SHA-256 of `storage_id`: the memory store's map key (32 bytes in the table, no allocation).
     pub storage_digest: [u8; 32],
-    pub tenant_id: String,
-    pub account_id: Option<String>,
-    pub user_id: Option<String>,
-    pub key: String,
-    pub session_id: String,
-    pub run_id: String,
-    pub tool_call_id: String,
-    pub tool_name: String,
-    pub arguments_hash: String,
+    /// The fields a record of this key holds.
+    pub key: EffectKey,
 }
 
 /// `claimToken` + `expectedVersion` of a transition.
@@ -128,6 +121,15 @@ impl<R> Step<R> {
             insert: None,
             dirty: true,
             out,
+        }
+    }
+    /// The record a storage that holds copies must write: the one to insert, else the lent record
+    /// (`current`) when it changed, else none.
+    pub fn written<'a>(&'a self, current: Option<&'a EffectRecord>) -> Option<&'a EffectRecord> {
+        match (&self.insert, self.dirty) {
+            (Some(r), _) => Some(r),
+            (None, true) => current,
+            (None, false) => None,
         }
     }
 }
@@ -257,29 +259,22 @@ pub fn key_fields(input: &KeyInput) -> Result<ValidKey, StoreError> {
     Ok(ValidKey {
         storage_id,
         storage_digest,
-        tenant_id: owner.tenant_id,
-        account_id: owner.account_id,
-        user_id: owner.user_id,
-        key,
-        session_id,
-        run_id,
-        tool_call_id,
-        tool_name,
-        arguments_hash,
+        key: EffectKey {
+            tenant_id: owner.tenant_id,
+            account_id: owner.account_id,
+            user_id: owner.user_id,
+            effect_key: key,
+            session_id,
+            run_id,
+            tool_call_id,
+            tool_name,
+            arguments_hash,
+        },
     })
 }
 
 fn check_matches(record: &EffectRecord, k: &ValidKey) -> Result<(), StoreError> {
-    if record.key != k.key
-        || record.session_id != k.session_id
-        || record.run_id != k.run_id
-        || record.tool_call_id != k.tool_call_id
-        || record.tool_name != k.tool_name
-        || record.arguments_hash != k.arguments_hash
-        || record.tenant_id != k.tenant_id
-        || record.account_id != k.account_id
-        || record.user_id != k.user_id
-    {
+    if record.key != k.key {
         return Err(EffectError::conflict().into());
     }
     Ok(())
@@ -375,8 +370,8 @@ pub fn validate_result(
     };
     let same = match serde_json::from_str::<ResultHead>(&text) {
         Ok(head) => {
-            head.tool_call_id.as_ref().and_then(|v| v.as_str()) == Some(k.tool_call_id.as_str())
-                && head.name.as_ref().and_then(|v| v.as_str()) == Some(k.tool_name.as_str())
+            head.tool_call_id.as_ref().and_then(|v| v.as_str()) == Some(k.key.tool_call_id.as_str())
+                && head.name.as_ref().and_then(|v| v.as_str()) == Some(k.key.tool_name.as_str())
         }
         // Not an object of that shape (an array, a string, a field of another type): JSON that is
         // not this call's result, or not JSON at all.
@@ -535,6 +530,18 @@ impl Change {
         record.updated_at = now;
     }
 
+    /// Applies the change if the record stays within `max` bytes after it; else leaves it as it was.
+    fn apply_within(
+        self,
+        record: &mut EffectRecord,
+        max: usize,
+        now: i64,
+    ) -> Result<(), EffectError> {
+        self.check_size(record, max, now)?;
+        self.apply(record, now);
+        Ok(())
+    }
+
     /// Checks the record's size after the change before making it: by a bound when that suffices, else
     /// on a copy (only a record near the limit pays for it).
     fn check_size(&self, record: &EffectRecord, max: usize, now: i64) -> Result<(), EffectError> {
@@ -576,15 +583,7 @@ fn fresh_record(
     ttl: i64,
 ) -> EffectRecord {
     EffectRecord {
-        tenant_id: k.tenant_id.clone(),
-        account_id: k.account_id.clone(),
-        user_id: k.user_id.clone(),
         key: k.key.clone(),
-        session_id: k.session_id.clone(),
-        run_id: k.run_id.clone(),
-        tool_call_id: k.tool_call_id.clone(),
-        tool_name: k.tool_name.clone(),
-        arguments_hash: k.arguments_hash.clone(),
         status: Status::Pending,
         attempt,
         version,
@@ -617,6 +616,24 @@ impl<S: RecordStorage> EffectStore<S> {
 
     pub fn max_result_bytes(&self) -> usize {
         self.max_result_bytes
+    }
+
+    /// A transition's payload validated for `k`, in this order: the result, its reference, the
+    /// failure.
+    fn change(
+        &self,
+        k: &ValidKey,
+        status: Status,
+        result: ResultInput,
+        result_ref: &Field,
+        failure: Option<&FailureInput>,
+    ) -> Result<Change, EffectError> {
+        Ok(Change {
+            status,
+            result: validate_result(result, k, self.max_result_bytes)?,
+            result_ref: optional_text(result_ref, MAX_REFERENCE_BYTES, "effect reference")?,
+            failure: failure.map(validate_failure).transpose()?,
+        })
     }
 
     /// `get`: the record as it reads now (lease expiry applied and persisted), or `None`.
@@ -751,61 +768,34 @@ impl<S: RecordStorage> EffectStore<S> {
         out: impl FnOnce(&EffectRecord) -> R,
     ) -> Result<R, StoreError> {
         // Validate the payload before touching storage.
+        let none = Field::Absent;
         let (from, change): (&[Status], Change) = match to {
             Transition::Dispatched => (
                 &[Status::Pending],
-                Change {
-                    status: Status::Dispatched,
-                    result: StoredResult::default(),
-                    result_ref: None,
-                    failure: None,
-                },
+                self.change(k, Status::Dispatched, None, &none, None)?,
             ),
             Transition::Complete { result, result_ref } => (
                 &[Status::Dispatched],
-                Change {
-                    status: Status::Completed,
-                    result: validate_result(result, k, self.max_result_bytes)?,
-                    result_ref: optional_text(
-                        &result_ref,
-                        MAX_REFERENCE_BYTES,
-                        "effect reference",
-                    )?,
-                    failure: None,
-                },
+                self.change(k, Status::Completed, result, &result_ref, None)?,
             ),
             Transition::Fail { status, failure } => {
                 let status = match status.text().and_then(Status::parse) {
                     Some(s @ (Status::FailedRetryable | Status::FailedTerminal)) => s,
                     _ => return Err(EffectError::limit("effect failure status is invalid").into()),
                 };
-                let failure = match failure {
-                    Some(f) => validate_failure(&f)?,
-                    None => {
-                        return Err(EffectError::limit(
-                            "effect failure code is required and bounded",
-                        )
-                        .into())
-                    }
+                let Some(failure) = failure else {
+                    return Err(
+                        EffectError::limit("effect failure code is required and bounded").into(),
+                    );
                 };
                 (
                     &[Status::Pending, Status::Dispatched],
-                    Change {
-                        status,
-                        result: StoredResult::default(),
-                        result_ref: None,
-                        failure: Some(failure),
-                    },
+                    self.change(k, status, None, &none, Some(&failure))?,
                 )
             }
             Transition::Unknown { failure } => (
                 &[Status::Dispatched],
-                Change {
-                    status: Status::Unknown,
-                    result: StoredResult::default(),
-                    result_ref: None,
-                    failure: failure.as_ref().map(validate_failure).transpose()?,
-                },
+                self.change(k, Status::Unknown, None, &none, failure.as_ref())?,
             ),
         };
         let max = self.max_record_bytes;
@@ -821,8 +811,7 @@ impl<S: RecordStorage> EffectStore<S> {
                 None => None,
             };
             let record = require_claim(current, claim, from)?;
-            change.check_size(record, max, now)?;
-            change.apply(record, now);
+            change.apply_within(record, max, now)?;
             Ok(Step::changed(out(record)))
         })
     }
@@ -840,12 +829,7 @@ impl<S: RecordStorage> EffectStore<S> {
             Some(s @ (Status::Completed | Status::FailedRetryable | Status::FailedTerminal)) => s,
             _ => return Err(EffectError::limit("effect resolution status is invalid").into()),
         };
-        let change = Change {
-            status,
-            result: validate_result(r.result, &k, self.max_result_bytes)?,
-            result_ref: optional_text(&r.result_ref, MAX_REFERENCE_BYTES, "effect reference")?,
-            failure: r.failure.as_ref().map(validate_failure).transpose()?,
-        };
+        let change = self.change(&k, status, r.result, &r.result_ref, r.failure.as_ref())?;
         let expected_version = r.expected_version;
         let max = self.max_record_bytes;
         self.storage.update(&k, |current| {
@@ -857,8 +841,7 @@ impl<S: RecordStorage> EffectStore<S> {
             if record.status != Status::Unknown || expected_version != Some(record.version as f64) {
                 return Err(EffectError::conflict().into());
             }
-            change.check_size(record, max, now)?;
-            change.apply(record, now);
+            change.apply_within(record, max, now)?;
             Ok(Step::changed(record.clone()))
         })
     }

@@ -51,10 +51,6 @@ impl From<PgError> for CheckpointError {
     }
 }
 
-fn storage(what: &str, e: &postgres::Error) -> CheckpointError {
-    failed(what, e).into()
-}
-
 /// The statements every pooled connection prepares for the table `t`, in the order of `LOCK`, `READ`,
 /// `UPSERT`, `DELETE` and `SELECT`.
 fn statements(t: &str) -> Vec<String> {
@@ -114,23 +110,22 @@ impl CheckpointStorage for PostgresStorage {
         decide: impl FnOnce(Option<Row>) -> Result<(Write, T), CheckpointError>,
     ) -> Result<T, CheckpointError> {
         let params: [&(dyn postgres::types::ToSql + Sync); 2] = [&namespace, &key];
-        self.pool.locked(LOCK, READ, &params, |mut tx, row, st| {
+        self.pool.locked(LOCK, READ, &params, |tx, row, st| {
             let current = row.as_ref().map(Row::read).transpose()?;
-            let (write, out) = decide(current)?; // an Err drops `tx`, which rolls back
+            let (write, out) = decide(current)?;
             match write {
                 Write::Keep => {}
                 Write::Put(r) => {
                     tx.execute(&st[UPSERT], &pg_params(&r.values()))
-                        .map_err(|e| storage("write", &e))?;
+                        .map_err(|e| failed("write", &e))?;
                 }
                 Write::Delete => {
                     tx.execute(&st[DELETE], &[&namespace, &key])
-                        .map_err(|e| storage("delete", &e))?;
+                        .map_err(|e| failed("delete", &e))?;
                 }
             }
-            tx.commit().map_err(|e| storage("commit", &e))?;
             Ok(out)
-        })?
+        })
     }
 
     fn read(&self, namespace: &str, key: &str) -> Result<Option<Row>, CheckpointError> {

@@ -4,12 +4,13 @@
 //! Every write runs in one `BEGIN IMMEDIATE` transaction, so two processes racing on one run see
 //! exactly one winner.
 
-use rusqlite::{params, Connection, OptionalExtension};
+use rusqlite::{params, Connection};
+use std::sync::LazyLock;
 
 use super::checkpoint::{
     CheckpointError, CheckpointStorage, Checkpoints, ListFilter, Row, Write, COLUMNS,
 };
-use crate::storage::sqlite::{SqliteConnection, SqliteError, SqliteOptions};
+use crate::storage::sqlite::{query_opt, SqliteConnection, SqliteError, SqliteOptions};
 
 const SCHEMA: &str = "CREATE TABLE IF NOT EXISTS prism_checkpoints (
   namespace TEXT NOT NULL,
@@ -47,14 +48,12 @@ pub struct SqliteStorage {
 /// A SQLite checkpoint store.
 pub type SqliteCheckpoints = Checkpoints<SqliteStorage>;
 
+static SELECT: LazyLock<String> = LazyLock::new(|| {
+    format!("SELECT {COLUMNS} FROM prism_checkpoints WHERE namespace = ?1 AND key = ?2")
+});
+
 fn read_row(conn: &Connection, ns: &str, key: &str) -> Result<Option<Row>, CheckpointError> {
-    conn.query_row(
-        &format!("SELECT {COLUMNS} FROM prism_checkpoints WHERE namespace = ?1 AND key = ?2"),
-        params![ns, key],
-        |r| Ok(Row::read(r)),
-    )
-    .optional()?
-    .transpose()
+    query_opt(conn, &SELECT, params![ns, key], |r| Row::read(r))
 }
 
 impl SqliteCheckpoints {

@@ -66,12 +66,7 @@ pub fn line(name: &str, description: &str, matched: &[&str], out: &mut String) {
     }
     if !matched.is_empty() {
         out.push_str(" [matched: ");
-        for (i, m) in matched.iter().enumerate() {
-            if i > 0 {
-                out.push_str(", ");
-            }
-            out.push_str(m);
-        }
+        out.push_str(&matched.join(", "));
         out.push(']');
     }
 }

@@ -304,21 +304,30 @@ impl PgPool {
             .map_err(|e| failed(what, &e))
     }
 
-    /// `in_locked_row` on a pooled connection, with the pool's statements `lock` and `read`; `then`
-    /// also gets every statement of the pool.
-    pub fn locked<R>(
+    /// One write transaction: `in_locked_row` on a pooled connection, with the pool's statements
+    /// `lock` and `read`; `then` decides and writes (it also gets every statement of the pool), and
+    /// its `Ok` commits. An `Err` from `then` rolls back; a failed commit is `commit: <why>`.
+    pub fn locked<R, E: From<PgError>>(
         &self,
         lock: usize,
         read: usize,
         params: Params<'_>,
-        then: impl FnOnce(postgres::Transaction<'_>, Option<Row>, &[Statement]) -> R,
-    ) -> Result<R, PgError> {
+        then: impl FnOnce(&mut postgres::Transaction<'_>, Option<Row>, &[Statement]) -> Result<R, E>,
+    ) -> Result<R, E> {
         let mut conn = self.get()?;
         let conn = &mut *conn;
         let st = &conn.statements;
-        in_locked_row(&mut conn.client, &st[lock], &st[read], params, |tx, row| {
-            then(tx, row, st)
-        })
+        in_locked_row(
+            &mut conn.client,
+            &st[lock],
+            &st[read],
+            params,
+            |mut tx, row| {
+                let out = then(&mut tx, row, st)?; // an Err drops `tx`, which rolls back
+                tx.commit().map_err(|e| failed("commit", &e))?;
+                Ok(out)
+            },
+        )?
     }
 
     /// Dropping the last handle closes the idle connections; operations in flight keep theirs until done.

@@ -3,7 +3,7 @@
 //! processes writing one row are serialised by SQLite's write lock. `synchronous = FULL` by default: a
 //! committed write survives a killed process and a power loss; `NORMAL` survives a killed process only.
 
-use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
+use rusqlite::{Connection, OpenFlags, OptionalExtension, Transaction, TransactionBehavior};
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -69,6 +69,20 @@ pub fn immediate<T, E: From<rusqlite::Error>>(
     let out = f(&tx)?; // an Err drops `tx`, which rolls back
     tx.commit()?;
     Ok(out)
+}
+
+/// The one row `sql` selects with `params`, read by `read` (a component's row mapping); `None` when
+/// there is no row. The statement is prepared once per connection.
+pub fn query_opt<T, E: From<rusqlite::Error>>(
+    conn: &Connection,
+    sql: &str,
+    params: impl rusqlite::Params,
+    read: impl FnOnce(&rusqlite::Row<'_>) -> Result<T, E>,
+) -> Result<Option<T>, E> {
+    let mut stmt = conn.prepare_cached(sql)?;
+    stmt.query_row(params, |r| Ok(read(r)))
+        .optional()?
+        .transpose()
 }
 
 /// Adds the columns of `table` that a file made before them lacks. Run it inside a write transaction

@@ -416,7 +416,7 @@ pub fn check_schema(schema: &Value, limits: &Limits) -> Result<SchemaFacts, Issu
     match schema {
         Value::Object(_) | Value::Bool(_) => {}
         other => {
-            return Err(Issue::schema(format!(
+            return Err(Issue::whole(format!(
                 "schema must be a JSON object or a boolean, found {}",
                 super::messages::type_name(other)
             )))
@@ -439,7 +439,7 @@ pub fn check_schema(schema: &Value, limits: &Limits) -> Result<SchemaFacts, Issu
         match value {
             Value::Object(map) => {
                 if let Some(kind) = non_json_tag(map) {
-                    return Err(Issue::schema(format!(
+                    return Err(Issue::whole(format!(
                         "schema value at {} is not plain JSON: {kind}",
                         show_ptr(&ptr_of(&nodes, node))
                     )));
@@ -448,13 +448,13 @@ pub fn check_schema(schema: &Value, limits: &Limits) -> Result<SchemaFacts, Issu
                 // so a host's bound means what it meant there: one count, two limits.
                 keys += map.len();
                 if keys > limits.max_schema_properties {
-                    return Err(Issue::schema(format!(
+                    return Err(Issue::whole(format!(
                         "schema exceeds maximum properties {} (maxSchemaProperties, keys of the schema's objects)",
                         limits.max_schema_properties
                     )));
                 }
                 if keys > limits.max_schema_keywords {
-                    return Err(Issue::schema(format!(
+                    return Err(Issue::whole(format!(
                         "schema exceeds maximum keywords {} (maxSchemaKeywords, keys of the schema's objects)",
                         limits.max_schema_keywords
                     )));
@@ -463,7 +463,7 @@ pub fn check_schema(schema: &Value, limits: &Limits) -> Result<SchemaFacts, Issu
                     let child = nodes.len();
                     nodes.push((node, Segment::Key(k)));
                     if FORBIDDEN_KEYS.contains(&k.as_str()) {
-                        return Err(Issue::schema(format!(
+                        return Err(Issue::whole(format!(
                             "schema uses forbidden JSON key \"{k}\" at {}",
                             show_ptr(&ptr_of(&nodes, child))
                         )));
@@ -476,13 +476,13 @@ pub fn check_schema(schema: &Value, limits: &Limits) -> Result<SchemaFacts, Issu
                                 if let Value::String(r) = v {
                                     facts.refs.push((ptr_of(&nodes, node), r.clone()));
                                     if facts.refs.len() > limits.max_schema_refs {
-                                        return Err(Issue::schema(format!(
+                                        return Err(Issue::whole(format!(
                                             "schema exceeds maximum refs {} (maxSchemaRefs)",
                                             limits.max_schema_refs
                                         )));
                                     }
                                     if !r.starts_with('#') {
-                                        return Err(Issue::schema(format!(
+                                        return Err(Issue::whole(format!(
                                             "schema $ref \"{}\" at {} is not a local reference (remote $ref is not allowed): only fragment references (\"#…\") are allowed, nothing is fetched",
                                             super::messages::clip(r, 120),
                                             show_ptr(&ptr_of(&nodes, node))

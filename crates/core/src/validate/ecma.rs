@@ -765,7 +765,7 @@ fn rewrite_keys(
     let mut out = Map::new();
     for (key, sub) in patterns {
         let refuse = |why: String| {
-            Issue::schema(format!(
+            Issue::whole(format!(
                 "schema keyword \"patternProperties\" at #{at} has a pattern {} that is refused: {why}",
                 super::messages::clip(&Value::String(key.clone()).to_string(), 80)
             ))

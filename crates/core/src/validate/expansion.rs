@@ -106,7 +106,7 @@ fn is_name_map(parent: &Value, child: &Value) -> bool {
 /// as it passes `budget`.
 pub fn check_expansions(root: &Value, budget: u64) -> Result<u64, Issue> {
     let refused = || {
-        Issue::schema(format!(
+        Issue::whole(format!(
             "schema $ref expansion exceeds the budget of {budget} expansions (references that branch \
              at every level describe exponentially many schemas); share fewer references or flatten the schema"
         ))

@@ -288,14 +288,14 @@ pub fn instance_issues(
 /// The issue for a schema its meta-schema refuses, naming the keyword and where it sits.
 pub fn schema_issue(err: &ValidationError<'_>) -> Issue {
     if let ValidationErrorKind::Referencing(e) = err.kind() {
-        return Issue::schema(clip(
+        return Issue::whole(clip(
             &format!("schema reference cannot be resolved: {e}"),
             300,
         ));
     }
     if let ValidationErrorKind::Custom { message, .. } = err.kind() {
         if message.starts_with("schema keyword ") {
-            return Issue::schema(message.clone());
+            return Issue::whole(message.clone());
         }
     }
     let location = err.instance_path().as_str();
@@ -317,7 +317,7 @@ pub fn schema_issue(err: &ValidationError<'_>) -> Issue {
     } else {
         format!("schema keyword \"{keyword}\" at #{location} is invalid: {detail}")
     };
-    Issue::schema(message)
+    Issue::whole(message)
 }
 
 #[cfg(test)]

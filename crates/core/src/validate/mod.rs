@@ -51,13 +51,8 @@ impl Issue {
             message,
         }
     }
-    pub fn schema(message: String) -> Self {
-        Issue {
-            path: None,
-            message,
-        }
-    }
-    fn whole(message: String) -> Self {
+    /// An issue of a text as a whole (the schema, or the arguments), at no path.
+    pub fn whole(message: String) -> Self {
         Issue {
             path: None,
             message,
@@ -82,7 +77,7 @@ pub fn draft_of(schema: &Value) -> Result<Draft, Issue> {
         return Ok(Draft::Draft202012);
     };
     let Some(uri) = uri.as_str() else {
-        return Err(Issue::schema(format!(
+        return Err(Issue::whole(format!(
             "schema keyword \"$schema\" must be a string, found {}",
             messages::summary(uri)
         )));
@@ -92,7 +87,7 @@ pub fn draft_of(schema: &Value) -> Result<Draft, Issue> {
         "https://json-schema.org/draft/2019-09/schema" | "http://json-schema.org/draft/2019-09/schema" => Ok(Draft::Draft201909),
         "https://json-schema.org/draft-07/schema" | "http://json-schema.org/draft-07/schema" => Ok(Draft::Draft7),
         "https://json-schema.org/draft-06/schema" | "http://json-schema.org/draft-06/schema" => Ok(Draft::Draft6),
-        other => Err(Issue::schema(format!(
+        other => Err(Issue::whole(format!(
             "schema keyword \"$schema\" names an unsupported dialect \"{}\": use draft 2020-12 (the default), 2019-09, 07 or 06",
             messages::clip(other, 120)
         ))),
@@ -173,30 +168,37 @@ fn pattern_keyword<'a, F: Json>(
     }
 }
 
+/// Parses `text` (the `subject`) no deeper than `max_depth`; a refusal is an issue of the whole
+/// text: `too_deep`, or what the parser found wrong.
+fn parse_within(
+    text: &str,
+    max_depth: usize,
+    subject: Subject,
+    too_deep: impl FnOnce() -> String,
+) -> Result<Value, Issue> {
+    bounds::parse_bounded(text, max_depth).map_err(|e| {
+        Issue::whole(match e {
+            ParseFailure::TooDeep => too_deep(),
+            ParseFailure::Syntax(e) => bounds::describe_parse_error(subject, &e),
+        })
+    })
+}
+
 /// Bounds-checks and compiles one schema text.
 pub fn compile(text: &str, limits: &Limits) -> Result<Compiled, Issue> {
     if text.len() > limits.max_schema_bytes {
-        return Err(Issue::schema(format!(
+        return Err(Issue::whole(format!(
             "schema exceeds maximum bytes {} (maxSchemaBytes; found {} bytes)",
             limits.max_schema_bytes,
             text.len()
         )));
     }
-    let mut schema = match bounds::parse_bounded(text, limits.max_schema_depth) {
-        Ok(v) => v,
-        Err(ParseFailure::TooDeep) => {
-            return Err(Issue::schema(format!(
-                "schema exceeds maximum schema depth {} (maxSchemaDepth)",
-                limits.max_schema_depth
-            )))
-        }
-        Err(ParseFailure::Syntax(e)) => {
-            return Err(Issue::schema(bounds::describe_parse_error(
-                Subject::Schema,
-                &e,
-            )))
-        }
-    };
+    let mut schema = parse_within(text, limits.max_schema_depth, Subject::Schema, || {
+        format!(
+            "schema exceeds maximum schema depth {} (maxSchemaDepth)",
+            limits.max_schema_depth
+        )
+    })?;
     // The schema came from a JS object, so its numbers are doubles too: `const`/`enum` past 2^53
     // must compare as the same doubles the arguments become.
     bounds::numbers_as_js(&mut schema);
@@ -212,7 +214,7 @@ pub fn compile(text: &str, limits: &Limits) -> Result<Compiled, Issue> {
             .iter()
             .any(|(_, r)| r.contains("patternProperties"))
     {
-        return Err(Issue::schema(
+        return Err(Issue::whole(
             "schema $ref points into \"patternProperties\", whose patterns are rewritten for matching: move the subschema to $defs and reference it there".to_owned(),
         ));
     }
@@ -226,7 +228,7 @@ pub fn compile(text: &str, limits: &Limits) -> Result<Compiled, Issue> {
             uses: 0,
         }),
         Ok(Err(e)) => Err(messages::schema_issue(&e)),
-        Err(_) => Err(Issue::schema("schema could not be compiled".to_owned())),
+        Err(_) => Err(Issue::whole("schema could not be compiled".to_owned())),
     }
 }
 
@@ -337,21 +339,12 @@ pub fn parse_arguments(args: Input<'_>, limits: &Limits) -> Result<Value, Issue>
             return Err(thrown_issue(Subject::Arguments, name, message, limits))
         }
     };
-    let mut value = match bounds::parse_bounded(text, limits.max_depth) {
-        Ok(v) => v,
-        Err(ParseFailure::TooDeep) => {
-            return Err(Issue::whole(format!(
-                "arguments exceed maximum depth {} (maxDepth)",
-                limits.max_depth
-            )))
-        }
-        Err(ParseFailure::Syntax(e)) => {
-            return Err(Issue::whole(bounds::describe_parse_error(
-                Subject::Arguments,
-                &e,
-            )))
-        }
-    };
+    let mut value = parse_within(text, limits.max_depth, Subject::Arguments, || {
+        format!(
+            "arguments exceed maximum depth {} (maxDepth)",
+            limits.max_depth
+        )
+    })?;
     bounds::check_arguments(&value, limits)?;
     bounds::numbers_as_js(&mut value);
     Ok(value)
@@ -473,7 +466,7 @@ impl Engine {
         };
         let id = self.schema_id(text);
         self.validate_id(id, args)
-            .unwrap_or_else(|| Err(vec![Issue::schema("schema cache is empty".to_owned())]))
+            .unwrap_or_else(|| Err(vec![Issue::whole("schema cache is empty".to_owned())]))
     }
 }
 

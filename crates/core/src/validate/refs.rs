@@ -165,7 +165,7 @@ pub fn check_refs(root: &Value, facts: &SchemaFacts) -> Result<(), Issue> {
     };
     for (holder, reference) in &facts.refs {
         if resolver.resolve(reference).is_none() {
-            return Err(Issue::schema(format!(
+            return Err(Issue::whole(format!(
                 "schema $ref \"{}\" at {} points to nothing in the schema",
                 super::messages::clip(reference, 120),
                 show_ptr(holder)
@@ -192,7 +192,7 @@ pub fn check_refs(root: &Value, facts: &SchemaFacts) -> Result<(), Issue> {
                             cycle.drain(..pos);
                         }
                         cycle.push(show_ptr(&child));
-                        return Err(Issue::schema(format!(
+                        return Err(Issue::whole(format!(
                             "schema $ref cycle never reaches the arguments: {}",
                             cycle.join(" → ")
                         )));

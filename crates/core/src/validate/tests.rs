@@ -220,7 +220,7 @@ fn max_errors_bounds_the_list() {
 fn joined_and_json_forms() {
     let issues = vec![
         Issue::at("/a".into(), "x".into()),
-        Issue::schema("y".into()),
+        Issue::whole("y".into()),
         Issue::at(String::new(), "z".into()),
     ];
     assert_eq!(join_issues(&issues), "/a: x; y; z");

@@ -95,18 +95,19 @@ impl Raw {
         )
     }
 
-    /// Copies the UTF-8 of string `v` into `dst`: at most `dst.len() - 1` bytes of whole
-    /// characters, then the NUL napi writes; an empty `dst` asks for the full length only.
-    /// Returns the bytes copied (or the length), `None` when `v` is not a string.
-    pub(super) fn utf8_into(self, v: sys::napi_value, dst: &mut [u8]) -> Result<Option<usize>> {
+    /// Copies string `v` into `dst` with `copy` (napi's UTF-8 or UTF-16 getter, given `dst`'s
+    /// pointer and length, or null and 0 when `dst` is empty, which asks for the length only).
+    /// Returns what `copy` wrote to its count, `None` when `v` is not a string.
+    fn string_into<T>(
+        dst: &mut [T],
+        copy: impl FnOnce(*mut T, usize, &mut usize) -> sys::napi_status,
+    ) -> Result<Option<usize>> {
         let (at, size) = match dst.is_empty() {
             true => (ptr::null_mut(), 0),
-            false => (dst.as_mut_ptr().cast(), dst.len()),
+            false => (dst.as_mut_ptr(), dst.len()),
         };
         let mut n = 0usize;
-        // SAFETY: a live env and handle (see `Raw`); napi writes at most `size` bytes at `at`,
-        // which is `dst` and its length (or null and 0, which asks for the length only).
-        let status = unsafe { sys::napi_get_value_string_utf8(self.0, v, at, size, &mut n) };
+        let status = copy(at, size, &mut n);
         if status == sys::Status::napi_string_expected {
             return Ok(None);
         }
@@ -114,22 +115,25 @@ impl Raw {
         Ok(Some(n))
     }
 
+    /// Copies the UTF-8 of string `v` into `dst`: at most `dst.len() - 1` bytes of whole
+    /// characters, then the NUL napi writes; an empty `dst` asks for the full length only.
+    /// Returns the bytes copied (or the length), `None` when `v` is not a string.
+    pub(super) fn utf8_into(self, v: sys::napi_value, dst: &mut [u8]) -> Result<Option<usize>> {
+        Self::string_into(dst, |at, size, n| {
+            // SAFETY: a live env and handle (see `Raw`); napi writes at most `size` bytes at `at`,
+            // which is `dst` and its length (or null and 0, which asks for the length only).
+            unsafe { sys::napi_get_value_string_utf8(self.0, v, at.cast(), size, n) }
+        })
+    }
+
     /// `utf8_into` in UTF-16 code units: the units copied (or the length), `None` when `v` is
     /// not a string.
     pub(super) fn utf16_into(self, v: sys::napi_value, dst: &mut [u16]) -> Result<Option<usize>> {
-        let (at, size) = match dst.is_empty() {
-            true => (ptr::null_mut(), 0),
-            false => (dst.as_mut_ptr(), dst.len()),
-        };
-        let mut n = 0usize;
-        // SAFETY: a live env and handle (see `Raw`); napi writes at most `size` code units at
-        // `at`, which is `dst` and its length (or null and 0, which asks for the length only).
-        let status = unsafe { sys::napi_get_value_string_utf16(self.0, v, at, size, &mut n) };
-        if status == sys::Status::napi_string_expected {
-            return Ok(None);
-        }
-        Self::check(status, "string copy")?;
-        Ok(Some(n))
+        Self::string_into(dst, |at, size, n| {
+            // SAFETY: a live env and handle (see `Raw`); napi writes at most `size` code units at
+            // `at`, which is `dst` and its length (or null and 0, which asks for the length only).
+            unsafe { sys::napi_get_value_string_utf16(self.0, v, at, size, n) }
+        })
     }
 
     /// The string value of `v` if it is a string: UTF-8, at most `max` bytes, cut on a character
