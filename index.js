@@ -72,15 +72,8 @@ module.exports = {
   identityMatchesOwnership: native.identityMatchesOwnership,
   assertIdentityActive: native.assertIdentityActive,
   assertIdentityMatchesOwnership: native.assertIdentityMatchesOwnership,
-  // identity helpers (types/policy.d.ts)
-  DEFAULT_IDENTITY_LIMITS: identity.DEFAULT_IDENTITY_LIMITS,
-  HARD_IDENTITY_LIMITS: identity.HARD_IDENTITY_LIMITS,
-  resolveIdentityLimits: identity.resolveIdentityLimits,
-  ownershipFromIdentity: identity.ownershipFromIdentity,
-  narrowIdentity: identity.narrowIdentity,
-  assertIdentityPropagation: identity.assertIdentityPropagation,
-  resolveRunIdentity: identity.resolveRunIdentity,
-  identityTelemetryAttributes: identity.identityTelemetryAttributes,
+  // identity helpers (types/policy.d.ts): all of lib/identity.js is public
+  ...identity,
   createMemoryToolEffectStore: effects.createMemoryToolEffectStore,
   createSqliteToolEffectStore: effects.createSqliteToolEffectStore,
   createMemoryRunLedger: ledger.createMemoryRunLedger,
@@ -109,7 +102,6 @@ module.exports = {
 // ----- Agent tool loop: createAgent / session.run, the provider seam and the mock provider ------
 // (types/agent.d.ts, docs/agent.md)
 {
-  const provider = require('./lib/provider.js')
   const redaction = require('./lib/agent-redaction.js')
   const retryApi = require('./lib/retry.js')
   const { createAgent, createAgentSession } = require('./lib/agent.js')({
@@ -130,16 +122,8 @@ module.exports = {
   Object.assign(module.exports, {
     createAgent,
     createAgentSession,
-    createMockProvider: provider.createMockProvider,
-    providerTextDelta: provider.providerTextDelta,
-    providerThinkingDelta: provider.providerThinkingDelta,
-    providerContentDelta: provider.providerContentDelta,
-    providerToolCall: provider.providerToolCall,
-    providerToolCallDelta: provider.providerToolCallDelta,
-    providerUsage: provider.providerUsage,
-    providerDone: provider.providerDone,
-    providerError: provider.providerError,
-    toolCallContent: provider.toolCallContent,
+    // The mock provider and the provider event builders: all of lib/provider.js is public.
+    ...require('./lib/provider.js'),
     // Provider-turn retry (lib/retry.js, docs/agent.md "Retry")
     createDefaultRetryPolicy: retryApi.createDefaultRetryPolicy,
     isTransientErrorInfo: retryApi.isTransientErrorInfo,
@@ -155,7 +139,6 @@ module.exports = {
 // (types/agent.d.ts; docs/agent.md "The run budget", "Tool result folding", "Custom loop strategies").
 {
   const runLimits = require('./lib/run-limits.js')
-  const fold = require('./lib/tool-result-fold.js')
   const loop = require('./lib/agent-loop.js')
   Object.assign(module.exports, {
     DEFAULT_RUN_LIMITS: runLimits.DEFAULT_RUN_LIMITS,
@@ -165,16 +148,8 @@ module.exports = {
     RunLimitTracker: runLimits.RunLimitTracker,
     resolveRunLimits: runLimits.resolveRunLimits,
     createRunLimitTracker: runLimits.createRunLimitTracker,
-    DEFAULT_TOOL_RESULT_FOLD_MIN_AGE_TURNS: fold.DEFAULT_TOOL_RESULT_FOLD_MIN_AGE_TURNS,
-    DEFAULT_TOOL_RESULT_FOLD_MIN_BYTES: fold.DEFAULT_TOOL_RESULT_FOLD_MIN_BYTES,
-    DEFAULT_TOOL_RESULT_FOLD_MAX_SUMMARY_BYTES: fold.DEFAULT_TOOL_RESULT_FOLD_MAX_SUMMARY_BYTES,
-    HARD_TOOL_RESULT_FOLD_MAX_SUMMARY_BYTES: fold.HARD_TOOL_RESULT_FOLD_MAX_SUMMARY_BYTES,
-    TOOL_RESULT_FOLD_TURN_METADATA_KEY: fold.TOOL_RESULT_FOLD_TURN_METADATA_KEY,
-    resolveToolResultFold: fold.resolveToolResultFold,
-    foldToolResultHistory: fold.foldToolResultHistory,
-    foldToolResults: fold.foldToolResults,
-    foldedToolResultHeader: fold.foldedToolResultHeader,
-    formatFoldedToolResult: fold.formatFoldedToolResult,
+    // Tool result folding: all of lib/tool-result-fold.js is public.
+    ...require('./lib/tool-result-fold.js'),
     AgentLoopStateError: loop.AgentLoopStateError,
   })
 }

@@ -168,6 +168,7 @@ function identityTelemetryAttributes(identity) {
   return out
 }
 
+// The package entry publishes this whole object (index.js): every name here is public API.
 module.exports = {
   DEFAULT_IDENTITY_LIMITS,
   HARD_IDENTITY_LIMITS,

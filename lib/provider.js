@@ -84,7 +84,9 @@ function createMockProvider(events, options = {}) {
   }
 }
 
+// The package entry publishes this whole object (index.js): every name here is public API.
 module.exports = {
+  createMockProvider,
   providerTextDelta,
   providerThinkingDelta,
   providerContentDelta,
@@ -94,5 +96,4 @@ module.exports = {
   providerDone,
   providerError,
   toolCallContent,
-  createMockProvider,
 }

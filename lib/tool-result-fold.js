@@ -146,6 +146,7 @@ async function foldToolResults(results, options, context) {
   return out
 }
 
+// The package entry publishes this whole object (index.js): every name here is public API.
 module.exports = {
   DEFAULT_TOOL_RESULT_FOLD_MIN_AGE_TURNS,
   DEFAULT_TOOL_RESULT_FOLD_MIN_BYTES,

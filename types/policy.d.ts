@@ -1,38 +1,43 @@
 // Permission and trust policies, and the errors dispatch raises for them and for guardrails.
 
-export interface PermissionRequest {
-  readonly kind: "tool" | "extension" | "resource" | string
+// The two policies share one form: a request names a `kind` and a `target`, a decision gives a verdict
+// with an optional `reason`, and `check` answers synchronously or not. (Not exported: `export {}` below.)
+interface PolicyRequest<Kind extends string> {
+  readonly kind: Kind
+  readonly target: string
+  readonly metadata?: Readonly<Record<string, unknown>>
+}
+
+interface PolicyDecision {
+  readonly reason?: string
+  readonly metadata?: Readonly<Record<string, unknown>>
+}
+
+interface Policy<Request, Decision> {
+  check(request: Request): Decision | Promise<Decision>
+}
+
+export {}
+
+export interface PermissionRequest extends PolicyRequest<"tool" | "extension" | "resource" | string> {
   readonly action: string
-  readonly target: string
-  readonly metadata?: Readonly<Record<string, unknown>>
 }
 
-export interface PermissionDecision {
+export interface PermissionDecision extends PolicyDecision {
   readonly allowed: boolean
-  readonly reason?: string
-  readonly metadata?: Readonly<Record<string, unknown>>
 }
 
-export interface PermissionPolicy {
-  check(request: PermissionRequest): PermissionDecision | Promise<PermissionDecision>
-}
+export interface PermissionPolicy extends Policy<PermissionRequest, PermissionDecision> {}
 
-export interface TrustRequest {
-  readonly kind: "tool" | "project" | "resource" | "extension" | string
-  readonly target: string
+export interface TrustRequest extends PolicyRequest<"tool" | "project" | "resource" | "extension" | string> {
   readonly capability?: string
-  readonly metadata?: Readonly<Record<string, unknown>>
 }
 
-export interface TrustDecision {
+export interface TrustDecision extends PolicyDecision {
   readonly trusted: boolean
-  readonly reason?: string
-  readonly metadata?: Readonly<Record<string, unknown>>
 }
 
-export interface TrustPolicy {
-  check(request: TrustRequest): TrustDecision | Promise<TrustDecision>
-}
+export interface TrustPolicy extends Policy<TrustRequest, TrustDecision> {}
 
 export interface StaticPermissionPolicyOptions {
   /** Exact names (`"echo"`) or full keys (`"tool:echo:execute"`) allowed. */

@@ -3,6 +3,7 @@
 // `createPrismMcpWebHandler`): upstream's defaults and hard caps, the optional SDK's server modules, and
 // the checks every option goes through.
 const { McpBridgeError } = require('./errors.js')
+const CLIENT = require('./limits.js')
 
 const SERVER_LIMITS = Object.freeze({
   // One tools/call, prompt or resource answer, in UTF-8 bytes of its text.
@@ -30,27 +31,26 @@ const SERVER_LIMITS = Object.freeze({
   MAX_SERVER_PROGRESS_UPDATES: 1000,
 })
 
-/** Listing bounds: what the package's client accepts by default, so a served tool is always bridgeable. */
+/**
+ * Listing bounds: what the package's client accepts by default (lib/mcp/limits.js), so a served tool is
+ * always bridgeable. Names stay within 128 bytes, under the client's default.
+ */
 const SCHEMA_BOUNDS = Object.freeze({
   maxToolNameBytes: 128,
-  maxToolDescriptionBytes: 16 * 1024,
-  maxToolSchemaBytes: 256 * 1024,
-  maxTotalToolSchemaBytes: 4 * 1024 * 1024,
-  maxJsonDepth: 64,
-  maxJsonProperties: 10_000,
+  maxToolDescriptionBytes: CLIENT.DEFAULT_MAX_TOOL_DESCRIPTION_BYTES,
+  maxToolSchemaBytes: CLIENT.DEFAULT_MAX_TOOL_SCHEMA_BYTES,
+  maxTotalToolSchemaBytes: CLIENT.DEFAULT_MAX_TOTAL_TOOL_SCHEMA_BYTES,
+  maxJsonDepth: CLIENT.DEFAULT_MAX_JSON_DEPTH,
+  maxJsonProperties: CLIENT.DEFAULT_MAX_JSON_PROPERTIES,
 })
 
 function serverError(message, code, cause) {
   return new McpBridgeError(message, cause === undefined ? { code } : { code, cause })
 }
 
-/** `value ?? fallback`, a positive safe integer no greater than `cap`; otherwise upstream's message. */
+/** `value ?? fallback`, checked as every MCP limit is (`validateMcpLimit`: a positive safe integer <= `cap`). */
 function bounded(value, fallback, cap, name) {
-  const resolved = value ?? fallback
-  if (!Number.isSafeInteger(resolved) || resolved < 1 || resolved > cap) {
-    throw serverError(`${name} must be a positive safe integer <= ${cap}`, 'ERR_PRISM_MCP_LIMIT')
-  }
-  return resolved
+  return CLIENT.validateMcpLimit(name, value ?? fallback, cap)
 }
 
 /** Upstream's capability id: agent ids, session ids and request identities. */
