@@ -116,6 +116,15 @@ describe("run limits: each breach fails the run with result.limit and one run_li
     expect(() => t.recordUsage({ inputTokens: -1 })).toThrow("Provider usage inputTokens must be a non-negative safe integer");
     t.dispose();
   });
+  it("a tracker's snapshot counters are checked; a resumed tracker goes on from them", () => {
+    const limits = resolveRunLimits(undefined, {});
+    for (const bad of [{ turns: -1 }, { turns: 1.5 }, { toolCalls: "2" }, { cost: Infinity }]) {
+      expect(() => new RunLimitTracker(limits, { snapshot: bad as any })).toThrow(new TypeError("Run limit snapshot must contain finite non-negative counters"));
+    }
+    const t = new RunLimitTracker(limits, { snapshot: { turns: 3, cost: 0.5 } as any });
+    expect(t.snapshot()).toMatchObject({ turns: 3, cost: 0.5, toolCalls: 0 });
+    t.dispose();
+  });
   it("the package root exports upstream's run-limit names, the same from require and import", async () => {
     const { createRequire } = await import("node:module");
     const cjs = createRequire(import.meta.url)("../index.js");

@@ -61,6 +61,12 @@ describe("requestJsonBytes", () => {
     expect(requestJsonBytes(request)).toBe(whole(request));
     Object.defineProperty(t, "name", { value: "renamed", enumerable: false });
     expect(requestJsonBytes(request)).toBe(whole(request));
+    // A definition whose prototype has enumerable keys: JSON reads only its own; counted exactly, twice.
+    const inherited = Object.assign(Object.create({ shared: "not in JSON" }), tool(2));
+    const withProto = { tools: [inherited] };
+    expect(requestJsonBytes(withProto)).toBe(whole(withProto));
+    inherited.description = "changed";
+    expect(requestJsonBytes(withProto)).toBe(whole(withProto));
   });
 
   it("follows a global toJSON while one is defined", () => {

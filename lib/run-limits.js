@@ -130,9 +130,12 @@ class RunLimitTracker {
       cost: 0,
       ...options.snapshot,
     }
-    for (const [key, value] of Object.entries(this.counters)) {
-      if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || (key !== 'cost' && !Number.isSafeInteger(value))) {
-        throw new TypeError('Run limit snapshot must contain finite non-negative counters')
+    if (options.snapshot !== undefined) {
+      for (const key of Object.keys(this.counters)) {
+        const value = this.counters[key]
+        if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || (key !== 'cost' && !Number.isSafeInteger(value))) {
+          throw new TypeError('Run limit snapshot must contain finite non-negative counters')
+        }
       }
     }
     const deadline = options.deadlineAt ? Date.parse(options.deadlineAt) : Date.now() + limits.maxWallTimeMs
@@ -231,18 +234,23 @@ const toolBytesCache = new WeakMap()
 function toolJsonBytes(tool) {
   // A function, undefined or symbol element is `null` in JSON; other primitives are measured as they are.
   if (tool === null || typeof tool !== 'object' || typeof tool.toJSON === 'function') return tool === undefined || typeof tool === 'function' || typeof tool === 'symbol' ? 4 : jsonBytes(tool)
-  const keys = Object.keys(tool)
   const seen = toolBytesCache.get(tool)
-  if (seen !== undefined && seen.keys.length === keys.length) {
+  if (seen !== undefined) {
+    // `for…in` walks own enumerable keys first, in JSON's order, without allocating; an inherited
+    // enumerable key counts as a change (measured whole again, never wrongly kept).
+    const { keys, values } = seen
+    let i = 0
     let same = true
-    for (let i = 0; i < keys.length; i++) {
-      if (keys[i] !== seen.keys[i] || tool[keys[i]] !== seen.values[i]) {
+    for (const key in tool) {
+      if (i >= keys.length || key !== keys[i] || tool[key] !== values[i]) {
         same = false
         break
       }
+      i++
     }
-    if (same) return seen.bytes
+    if (same && i === keys.length) return seen.bytes
   }
+  const keys = Object.keys(tool)
   const bytes = jsonBytes(tool)
   toolBytesCache.set(tool, { keys, values: keys.map((k) => tool[k]), bytes })
   return bytes
