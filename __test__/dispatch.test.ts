@@ -693,4 +693,17 @@ describe("dispatchToolCall: the binding forgets every dispatch, however it ends"
     binding.dispatchEnd(fresh);
     expect(binding.dispatchLive()).toBe(0);
   });
+
+  it("a built-in store's claim transition reads its token only from a dispatch that is making one", async () => {
+    const { createRequire } = await import("node:module");
+    const binding = createRequire(import.meta.url)("../binding.js");
+    const store = binding.createMemoryToolEffectStore();
+    const plan = binding.dispatchPlan(undefined, undefined);
+    const id = Math.floor(binding.dispatchBegin(plan, 0, 0, 0, 1, "echo", 0) / 128); // at its lookup, not a transition
+    for (const dispatch of [id, id + 4096, 0]) {
+      expect(() => store.advanceClaim({}, dispatch, false, undefined, false, undefined)).toThrow(`advanceClaim: dispatch ${dispatch} has no claim transition in progress`);
+    }
+    binding.dispatchEnd(id);
+    expect(binding.dispatchLive()).toBe(0);
+  });
 });

@@ -278,7 +278,7 @@ module.exports = function bindDispatch(native, errors) {
 
   // `complete` on a built-in store: the result crosses as the JSON text the store keeps, and the
   // stored result dispatch answers with is that text parsed — what the record would hold.
-  function advanceComplete(ns, st, d) {
+  function advanceComplete(ns, st, s) {
     const result = st.result
     let text
     let unserializable = false
@@ -290,8 +290,8 @@ module.exports = function bindDispatch(native, errors) {
     }
     const version =
       st.effectClaim !== undefined
-        ? ns.advanceClaim(st.effectClaim, d.claimToken, d.expectedVersion, true, text, unserializable, st.effectKey.signal)
-        : ns.advance(transition(st, d), true, text, unserializable)
+        ? ns.advanceClaim(st.effectClaim, s, true, text, unserializable, st.effectKey.signal)
+        : ns.advance(transition(st, dispatchDetail(s)), true, text, unserializable)
     st.effectRecord = { result: text === undefined ? undefined : JSON.parse(text) }
     return version
   }
@@ -497,25 +497,24 @@ module.exports = function bindDispatch(native, errors) {
           if (st.effectRead !== undefined) return ns.claimDispatch(st.effectRead, st.effectKey.signal)
           return LEAN_EFFECTS ? storeCall(h, 'begin', st.effectKey, f) : ns.claim(st.effectKey)
         }
-      case C.K_MARK_DISPATCHED: {
-        const d = dispatchDetail(s)
+      // On a built-in store's claim the binding reads the claim token and version from the machine
+      // (`advanceClaim(claim, dispatch, …)`); other stores get them in the transition's input.
+      case C.K_MARK_DISPATCHED:
         return () => {
           const f = h.effectStore.markDispatched
           const ns = nativeStoreOf(f)
+          if (ns !== undefined && st.effectClaim !== undefined) return ns.advanceClaim(st.effectClaim, s, false, undefined, false, st.effectKey.signal)
+          const d = dispatchDetail(s)
           if (ns === undefined) return storeCall(h, 'markDispatched', transition(st, d), f)
-          if (st.effectClaim !== undefined) return ns.advanceClaim(st.effectClaim, d.claimToken, d.expectedVersion, false, undefined, false, st.effectKey.signal)
           return ns.advance(transition(st, d), false, undefined, false)
         }
-      }
-      case C.K_EFFECT_COMPLETE: {
-        const d = dispatchDetail(s)
+      case C.K_EFFECT_COMPLETE:
         return () => {
           const f = h.effectStore.complete
           const ns = nativeStoreOf(f)
-          if (ns !== undefined) return advanceComplete(ns, st, d)
-          return storeCall(h, 'complete', transition(st, d, { result: st.result }), f)
+          if (ns !== undefined) return advanceComplete(ns, st, s)
+          return storeCall(h, 'complete', transition(st, dispatchDetail(s), { result: st.result }), f)
         }
-      }
       case C.K_EXECUTE: {
         const tool = st.tool
         const execute = tool.execute

@@ -43,6 +43,21 @@ fn with_session<T>(id: u32, f: impl FnOnce(&mut Session) -> T) -> Option<T> {
     SESSIONS.with(|s| s.borrow_mut().get_mut(id).map(f))
 }
 
+/// The claim named by dispatch `id`'s transition command in progress (`markDispatched`,
+/// `complete`, `markUnknown`, a release): its token and expected version, read where the machine
+/// keeps them so the built-in stores take them without a round trip through JS.
+pub(crate) fn transition_claim(id: u32) -> Option<(String, f64)> {
+    with_session(id, |s| match &s.last {
+        Command::MarkDispatched(r)
+        | Command::EffectComplete(r)
+        | Command::MarkUnknown(r)
+        | Command::ReleaseClaim(r)
+        | Command::ReleaseRetryable(r) => Some((r.token.clone(), r.version)),
+        _ => None,
+    })
+    .flatten()
+}
+
 /// One dispatch and the last command it gave.
 pub struct Session {
     machine: Dispatch,

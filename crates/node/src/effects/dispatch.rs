@@ -249,17 +249,18 @@ impl NativeToolEffectStore {
     }
 
     /// `markDispatched` (`complete: false`) or `complete` for dispatch on a claim made by
-    /// [`Self::claim_dispatch`], answered with the new version alone. `signal` is the dispatch's
-    /// abort signal, checked first as every store method checks its input's. `result` is the
-    /// result's JSON text, `unserializable` when the result had none.
+    /// [`Self::claim_dispatch`], answered with the new version alone. The claim token and expected
+    /// version are those of dispatch `dispatch`'s transition command in progress (the machine's,
+    /// never re-read from JS). `signal` is the dispatch's abort signal, checked first as every
+    /// store method checks its input's. `result` is the result's JSON text, `unserializable` when
+    /// the result had none.
     #[napi]
     #[allow(clippy::too_many_arguments)]
     pub fn advance_claim(
         &self,
         env: &Env,
         effect: Unknown,
-        claim_token: String,
-        expected_version: f64,
+        dispatch: u32,
         complete: bool,
         result: Option<String>,
         unserializable: bool,
@@ -267,6 +268,13 @@ impl NativeToolEffectStore {
     ) -> Result<f64> {
         let js = Js(env.raw());
         check_abort(js, signal.raw())?;
+        let Some((claim_token, expected_version)) = crate::dispatch::transition_claim(dispatch)
+        else {
+            return Err(Error::new(
+                Status::InvalidArg,
+                format!("advanceClaim: dispatch {dispatch} has no claim transition in progress"),
+            ));
+        };
         let claim = Claim {
             claim_token: Field::Text(claim_token),
             expected_version: Some(expected_version),
