@@ -3,6 +3,8 @@
 // its decision for the machine, and the decision record and event the machine settles on. Bound
 // once per process by lib/dispatch.js (bindGuardrails).
 
+const { boundedMetadata, failedMetadata } = require('./guardrails.js')
+
 module.exports = function bindGuardrails({ C, dispatchAnswer, dispatchStep, swallow, thenOf, text, str, redact, anyRedaction, safeIds, forgetArgumentsText }) {
   function guardStart(h, st, d) {
     const stage = d.stage
@@ -58,7 +60,7 @@ module.exports = function bindGuardrails({ C, dispatchAnswer, dispatchStep, swal
       rule = str(g?.rule)
     } catch {}
     if (slot.state === 'invalid') return dispatchAnswer(s, C.A_GUARD_INVALID, undefined, undefined, undefined, name, pack, rule)
-    if (slot.state === 'threw') return dispatchStep(s, C.A_THREW)
+    if (slot.state === 'threw') return dispatchAnswer(s, C.A_GUARD_FAILED, undefined, undefined, undefined, name, pack, rule)
     const d = slot.value
     try {
       if (d === null || typeof d !== 'object') throw 0
@@ -72,29 +74,17 @@ module.exports = function bindGuardrails({ C, dispatchAnswer, dispatchStep, swal
     }
   }
 
-  // Metadata through JSON (what survives JSON.stringify), at most 16 KiB of it.
-  function normaliseMetadata(md) {
-    let t
-    try {
-      t = JSON.stringify(md)
-    } catch {
-      return undefined
-    }
-    if (typeof t !== 'string') return undefined
-    const bytes = Buffer.byteLength(t)
-    if (bytes > 16 * 1024) return { truncated: true, bytes }
-    return JSON.parse(t)
-  }
-
+  // The record's metadata as `runGuardrails` writes it (lib/guardrails.js): the decision's metadata
+  // redacted, through JSON, at most 16 KiB (`{ truncated: true }`) or `{ invalid: true }`; for a
+  // guardrail that threw or rejected, `{ error }` with its message.
   function guardRecord(h, st, d) {
     const gs = st.guard
     const slot = gs.slots[st.guardIndex]
     const rec = { guardrail: d.guardrail, stage: d.stage, action: d.action }
     if (d.reason !== undefined) rec.reason = d.reason
-    if (d.metadata) {
-      const n = normaliseMetadata(slot.metadata)
-      if (n !== undefined) rec.metadata = anyRedaction(h) ? redact(h, n) : n
-    }
+    const redactor = anyRedaction(h) ? { redact: (v) => redact(h, v) } : undefined
+    const metadata = d.metadata ? boundedMetadata(slot.metadata, redactor) : slot?.state === 'threw' ? boundedMetadata(failedMetadata(slot.value, redactor), redactor) : undefined
+    if (metadata !== undefined) rec.metadata = metadata
     gs.record = rec
     if (typeof h.emit === 'function') {
       try {

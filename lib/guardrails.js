@@ -52,6 +52,18 @@ function decisionRecord(name, stage, action, reason, metadata, redactor) {
   }
 }
 
+// The metadata of a guardrail that threw or rejected: the cause's message only (so it stays
+// diagnosable without leaking internals), redacted and bounded, as `{ error }`.
+function failedMetadata(error, redactor) {
+  let message
+  try {
+    message = error instanceof Error ? error.message : String(error)
+  } catch {
+    message = 'unreadable error'
+  }
+  return { error: boundText(redactText(redactor, typeof message === 'string' ? message : 'unreadable error'), MAX_REASON_BYTES) }
+}
+
 async function evaluate(guardrail, options, signal) {
   const { stage, redactor } = options
   if (
@@ -71,15 +83,7 @@ async function evaluate(guardrail, options, signal) {
     }
     return decisionRecord(guardrail.name, stage, decision.action, decision.reason, decision.metadata, redactor)
   } catch (error) {
-    // The cause stays diagnosable without leaking: its message only, redacted and bounded.
-    let message
-    try {
-      message = error instanceof Error ? error.message : String(error)
-    } catch {
-      message = 'unreadable error'
-    }
-    const bounded = boundText(redactText(redactor, message), MAX_REASON_BYTES)
-    return decisionRecord(guardrail.name, stage, 'tripwire', 'guardrail_failed', { error: bounded }, redactor)
+    return decisionRecord(guardrail.name, stage, 'tripwire', 'guardrail_failed', failedMetadata(error, redactor), redactor)
   }
 }
 
@@ -148,4 +152,6 @@ function assertGuardrailsAllowed(result) {
   if (result.terminal) throw new GuardrailError(result.terminal)
 }
 
-module.exports = { runGuardrails, assertGuardrailsAllowed, MAX_GUARDRAIL_CONCURRENCY }
+// `boundedMetadata` and `failedMetadata` also shape the records of dispatch's own guardrail stages
+// (lib/dispatch-guardrails.js), so both runners write the same records.
+module.exports = { runGuardrails, assertGuardrailsAllowed, MAX_GUARDRAIL_CONCURRENCY, boundedMetadata, failedMetadata }

@@ -25,7 +25,8 @@ impl Stage {
 pub const NAME_BYTES: usize = 128;
 pub const REASON_BYTES: usize = 4 * 1024;
 pub const MAX_CONCURRENCY: u32 = 16;
-const UNNAMED: &str = "(unnamed guardrail)";
+/// The record name of a guardrail without a usable name (as `runGuardrails` writes it).
+const UNNAMED: &str = "invalid";
 
 /// What the guardrail run asks of the machine.
 #[derive(Debug, Clone, PartialEq)]
@@ -129,7 +130,13 @@ impl GuardRun {
                         false,
                         facts,
                     ),
-                    // A guardrail that throws, rejects or is aborted trips the wire.
+                    Answer::GuardFailed(facts) => (
+                        "tripwire",
+                        Some("guardrail_failed".to_owned()),
+                        false,
+                        facts,
+                    ),
+                    // Any other answer (an abort) trips the wire too.
                     _ => (
                         "tripwire",
                         Some("guardrail_failed".to_owned()),
@@ -139,7 +146,11 @@ impl GuardRun {
                 };
                 self.stop =
                     (action != "allow").then(|| (action, self.message(&facts, reason.as_deref())));
-                let name = facts.name.as_deref().unwrap_or(UNNAMED);
+                let name = facts
+                    .name
+                    .as_deref()
+                    .filter(|n| !n.is_empty())
+                    .unwrap_or(UNNAMED);
                 let guardrail = secrets.redact(truncate_utf8(name, NAME_BYTES)).into_owned();
                 let reason =
                     reason.map(|r| secrets.redact(truncate_utf8(&r, REASON_BYTES)).into_owned());

@@ -1051,14 +1051,18 @@ fn a_tripwire_rejects_after_the_terminal_row() {
             Command::AwaitGuardrail {
                 stage: Stage::Output,
                 ..
-            } => Answer::Threw { code: None },
+            } => Answer::GuardFailed(GuardFacts {
+                name: Some("checker".into()),
+                ..GuardFacts::default()
+            }),
             o => happy(o),
         },
     );
     assert_eq!(blocked(&cmds), BlockedReason::GuardrailBlocked);
+    // A guardrail that threw keeps its name in the record.
     assert!(cmds.contains(&Command::GuardrailRecord {
         stage: Stage::Output,
-        guardrail: "(unnamed guardrail)".into(),
+        guardrail: "checker".into(),
         action: "tripwire",
         reason: Some("guardrail_failed".into()),
         metadata: false
@@ -1142,6 +1146,13 @@ fn a_malformed_guardrail_or_decision_trips_the_wire() {
             Answer::GuardMalformed(GuardFacts::default()),
             "guardrail_invalid_decision",
         ),
+        (
+            Answer::GuardFailed(GuardFacts {
+                name: Some(String::new()),
+                ..GuardFacts::default()
+            }),
+            "guardrail_failed",
+        ),
         (Answer::Aborted, "guardrail_failed"),
     ] {
         let cmds = drive(guarded(1, 1), call("t"), |c| match c {
@@ -1151,9 +1162,9 @@ fn a_malformed_guardrail_or_decision_trips_the_wire() {
             } => a.clone(),
             o => happy(o),
         });
-        assert!(cmds
-            .iter()
-            .any(|c| matches!(c, Command::GuardrailRecord { reason: Some(r), .. } if r == reason)));
+        // Without a usable name (none, or empty) the record is named "invalid", as upstream's.
+        assert!(cmds.iter().any(|c| matches!(c,
+            Command::GuardrailRecord { reason: Some(r), guardrail, .. } if r == reason && guardrail == "invalid")));
         assert!(matches!(
             cmds.last(),
             Some(Command::Reject(Rejection::Guardrail { .. }))

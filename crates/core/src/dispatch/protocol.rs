@@ -180,6 +180,8 @@ pub enum Answer {
     GuardInvalid(GuardFacts),
     /// A guardrail answered something that is not a decision (`guardrail_invalid_decision`).
     GuardMalformed(GuardFacts),
+    /// A guardrail threw or its promise rejected (`guardrail_failed`).
+    GuardFailed(GuardFacts),
     Guard(GuardDecision, GuardFacts),
 }
 

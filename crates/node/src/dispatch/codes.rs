@@ -53,6 +53,7 @@ pub const A_GUARD_MALFORMED: u32 = 21;
 pub const A_GUARD: u32 = 22;
 /// The gated command did not run: the caller's signal was already aborted.
 pub const A_SIGNAL_ABORTED: u32 = 23;
+pub const A_GUARD_FAILED: u32 = 24;
 
 // Commands.
 pub const K_CALL_MIDDLEWARE: u32 = 0;
@@ -186,6 +187,7 @@ pub const ALL: &[(&str, u32)] = &[
     ("A_GUARD_INVALID", A_GUARD_INVALID),
     ("A_GUARD_MALFORMED", A_GUARD_MALFORMED),
     ("A_GUARD", A_GUARD),
+    ("A_GUARD_FAILED", A_GUARD_FAILED),
     ("K_CALL_MIDDLEWARE", K_CALL_MIDDLEWARE),
     ("K_START_GUARDRAIL", K_START_GUARDRAIL),
     ("K_AWAIT_GUARDRAIL", K_AWAIT_GUARDRAIL),

@@ -350,6 +350,7 @@ fn decode(
         A_GUARD_STARTED => Answer::GuardStarted,
         A_GUARD_INVALID => Answer::GuardInvalid(facts()),
         A_GUARD_MALFORMED => Answer::GuardMalformed(facts()),
+        A_GUARD_FAILED => Answer::GuardFailed(facts()),
         A_GUARD => {
             let action = match n.map(|x| x as u32) {
                 Some(G_ALLOW) => GuardAction::Allow,
