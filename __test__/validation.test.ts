@@ -435,6 +435,26 @@ describe("warm arguments checked in place (acceptance plan)", () => {
     }
   });
 
+  it("judges every record of an array by its own keys, whatever shapes come before it", () => {
+    const v = createJsonSchemaToolArgumentValidator();
+    const row = { type: "object", properties: { id: { type: "integer" }, name: { type: "string" } }, required: ["id"], additionalProperties: false };
+    const t = tool({ type: "object", properties: { rows: { type: "array", items: row } }, required: ["rows"] });
+    const ok = { rows: [{ id: 1, name: "a" }, { id: 2, name: "b" }, { name: "c", id: 3 }, { id: 4 }] };
+    for (let i = 0; i < 3; i++) expect(v(t, ok)).toBeUndefined();
+    expect(v(t, { rows: [{ id: 1, name: "a" }, { id: 2, name: "b", extra: 1 }] })).toMatch(/extra/);
+    expect(v(t, { rows: [{ id: 1, name: "a" }, { id: 2, name: 3 }] })).toMatch(/\/rows\/1\/name/);
+    expect(v(t, { rows: [{ id: 1, name: "a" }, { name: "b" }] })).toMatch(/id/);
+    // An enumerable key on Object.prototype is not JSON data: the same records stay valid, judged by own keys.
+    (Object.prototype as any).polluted = 1;
+    try {
+      expect(v(t, ok)).toBeUndefined();
+      expect(v(t, { rows: [{ id: 1, name: "a" }, { id: 2, name: "b", extra: 1 }] })).toMatch(/extra/);
+    } finally {
+      delete (Object.prototype as any).polluted;
+    }
+    expect(v(t, ok)).toBeUndefined();
+  });
+
   it("accepts plainly valid provider arguments of a warm schema without a second parse in Rust", () => {
     const v = createJsonSchemaToolArgumentValidator();
     const t = tool(closed);

@@ -96,25 +96,34 @@ function acceptorOf(planText) {
     }
     return function members(v, depth) {
       if (plainContainerProblem(v) !== undefined) return false
+      // An object of the last shape seen: `for…in` reads its keys in Object.keys' order without
+      // allocating a key list (an inherited enumerable key, only on a polluted prototype, makes it
+      // a different shape and the full path below decides).
+      if (shapeKeys !== null) {
+        let i = 0
+        let same = true
+        for (const k in v) {
+          if (i >= shapeKeys.length || k !== shapeKeys[i]) {
+            same = false
+            break
+          }
+          i++
+        }
+        if (same && i === shapeKeys.length) {
+          for (let j = 0; j < i; j++) {
+            const x = v[shapeKeys[j]]
+            if (x === undefined || !shapeChecks[j](x, depth + 1)) return false // JSON.stringify drops undefined
+          }
+          return true
+        }
+      }
       const keys = Object.keys(v)
       const n = keys.length
       if (n > maxProperties) return false
-      let checks = null
-      if (shapeKeys !== null && shapeKeys.length === n) {
-        checks = shapeChecks
-        for (let i = 0; i < n; i++) {
-          if (keys[i] !== shapeKeys[i]) {
-            checks = null
-            break
-          }
-        }
-      }
-      if (checks === null) {
-        checks = resolve(keys)
-        if (checks === null) return false
-        shapeKeys = keys
-        shapeChecks = checks
-      }
+      const checks = resolve(keys)
+      if (checks === null) return false
+      shapeKeys = keys
+      shapeChecks = checks
       for (let i = 0; i < n; i++) {
         const x = v[keys[i]]
         if (x === undefined || !checks[i](x, depth + 1)) return false // JSON.stringify drops undefined
