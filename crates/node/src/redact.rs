@@ -3,6 +3,7 @@
 //! `redactRunLedgerRecord` recognises by its wrapped secrets and redacts with in Rust instead of
 //! calling back into JS.
 
+use crate::instance::{instance, Realm};
 use crate::throw::Throw;
 use std::collections::HashSet;
 use std::rc::Rc;
@@ -21,17 +22,6 @@ use prism_tools_core::redact::{unique_key, Secrets, CIRCULAR_MARK, MAX_DEPTH, MA
 
 const UNREADABLE: &str = "[Unreadable]";
 
-/// The built-ins of this environment the walk compares against, captured once per environment
-/// (as Node-API instance data, so each worker thread has its own) so a script that replaces
-/// `globalThis.Map` cannot change what the walk recognises.
-struct Realm {
-    object_proto: ObjectRef,
-    map_ctor: ObjectRef,
-    set_ctor: ObjectRef,
-    regexp_ctor: ObjectRef,
-    array_from: ObjectRef,
-}
-
 /// The realm's values as handles of the current call. Copied out at once so no reference into the
 /// instance data outlives this function (a getter the walk runs may re-enter the addon).
 #[derive(Clone, Copy)]
@@ -43,8 +33,11 @@ struct Builtins<'e> {
     array_from: Object<'e>,
 }
 
+/// The built-ins of this environment the walk compares against, captured on first use into the
+/// environment's instance data (`crate::instance`), so each worker thread has its own.
 fn builtins(env: &Env) -> Result<Builtins<'_>> {
-    if env.get_instance_data::<Realm>()?.is_none() {
+    if instance(env)?.realm.is_none() {
+        // Read before the instance data is taken again: reading globals may run a host getter.
         let global = env.get_global()?;
         let object: Object = global.get_c_named_property_unchecked(c"Object")?;
         let array: Object = global.get_c_named_property_unchecked(c"Array")?;
@@ -63,27 +56,29 @@ fn builtins(env: &Env) -> Result<Builtins<'_>> {
                 .get_c_named_property_unchecked::<Object>(c"from")?
                 .create_ref()?,
         };
-        // The references go with the environment: delete them when it is torn down.
-        env.set_instance_data(realm, (), |ctx| {
-            let Realm {
-                object_proto,
-                map_ctor,
-                set_ctor,
-                regexp_ctor,
-                array_from,
-            } = ctx.value;
-            for r in [object_proto, map_ctor, set_ctor, regexp_ctor, array_from] {
-                let _ = r.unref(&ctx.env);
+        let slot = &mut instance(env)?.realm;
+        match slot {
+            // A getter above re-entered and captured the realm first: keep that one.
+            Some(_) => {
+                for r in [
+                    realm.object_proto,
+                    realm.map_ctor,
+                    realm.set_ctor,
+                    realm.regexp_ctor,
+                    realm.array_from,
+                ] {
+                    r.unref(env)?;
+                }
             }
-        })?;
+            None => *slot = Some(realm),
+        }
     }
-    let Some(realm) = env.get_instance_data::<Realm>()? else {
+    let Some(realm) = instance(env)?.realm.as_ref() else {
         return Err(napi::Error::new(
             Status::GenericFailure,
             "prism-tools-native: no realm for this environment",
         ));
     };
-    let realm: &Realm = realm;
     Ok(Builtins {
         object_proto: realm.object_proto.get_value(env)?,
         map_ctor: realm.map_ctor.get_value(env)?,

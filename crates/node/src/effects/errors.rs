@@ -1,6 +1,7 @@
 //! Errors: `ToolEffectError` and `IdentityError` instances of the classes in lib/effects.js.
 
 use super::js::{check, Js};
+use crate::instance::instance;
 use napi::bindgen_prelude::*;
 use napi::sys;
 use napi_derive::napi;
@@ -9,28 +10,10 @@ use prism_tools_core::effects::error::{
 };
 use std::ptr;
 
-/// The two classes of one JS environment, as `napi_ref`s (kept as integers: they are only ever
-/// used with the environment they were made in, on its thread).
-struct Classes {
-    env: usize,
-    tool_effect_error: usize,
-    identity_error: usize,
-}
-
-/// The classes of every live environment (the main thread's and each worker's). Node-API offers
-/// one instance-data slot per addon and environment, which the redaction realm holds, so the
-/// classes live here keyed by environment: an environment's entry is removed by a cleanup hook
-/// when it is torn down (Node deletes its references then), and registering again deletes the
-/// references it replaces.
-static CLASSES: std::sync::Mutex<Vec<Classes>> = std::sync::Mutex::new(Vec::new());
-
-fn classes() -> std::sync::MutexGuard<'static, Vec<Classes>> {
-    CLASSES.lock().unwrap_or_else(|e| e.into_inner())
-}
-
 /// Called by `lib/effects.js` with its two Error subclasses, so errors raised in Rust are instances
-/// of them. Called again in the same environment (the module loaded afresh), the new classes
-/// replace the old, whose references are deleted.
+/// of them. They are held in this environment's instance data (`crate::instance`), so each worker
+/// has its own and they are released with the environment. Called again in the same environment
+/// (the module loaded afresh), the new classes replace the old, whose references are deleted.
 #[napi(js_name = "__registerToolEffectErrors")]
 pub fn register_tool_effect_errors(
     env: Env,
@@ -43,39 +26,25 @@ pub fn register_tool_effect_errors(
     check(unsafe { sys::napi_create_reference(env.raw(), tool_effect_error.raw(), 1, &mut a) })?;
     // SAFETY: as above, for `identity_error`.
     check(unsafe { sys::napi_create_reference(env.raw(), identity_error.raw(), 1, &mut b) })?;
-    let key = env.raw() as usize;
-    let mut list = classes();
-    if let Some(c) = list.iter_mut().find(|c| c.env == key) {
-        for old in [c.tool_effect_error, c.identity_error] {
-            // SAFETY: `old` was made by an earlier call in this same env (`c.env == env`), is held
-            // only here and is replaced below, so nothing uses it after this delete.
-            unsafe { sys::napi_delete_reference(env.raw(), old as sys::napi_ref) };
+    if let Some(old) = instance(&env)?.effect_errors.replace([a, b]) {
+        for r in old {
+            // SAFETY: `r` was made by an earlier call in this same env (instance data is per env), is
+            // held only in the slot it was just taken out of, so nothing uses it after this delete.
+            unsafe { sys::napi_delete_reference(env.raw(), r) };
         }
-        c.tool_effect_error = a as usize;
-        c.identity_error = b as usize;
-        return Ok(());
     }
-    list.push(Classes {
-        env: key,
-        tool_effect_error: a as usize,
-        identity_error: b as usize,
-    });
-    drop(list);
-    env.add_env_cleanup_hook(key, |key| classes().retain(|c| c.env != key))?;
     Ok(())
 }
 
 fn class(js: Js, which: usize) -> Result<Option<sys::napi_value>> {
-    let key = js.0 as usize;
-    let r = match classes().iter().find(|c| c.env == key) {
-        Some(c) if which == 0 => c.tool_effect_error,
-        Some(c) => c.identity_error,
-        None => return Ok(None),
-    } as sys::napi_ref;
+    let env = Env::from_raw(js.0);
+    let Some(classes) = instance(&env)?.effect_errors else {
+        return Ok(None);
+    };
     let mut out = ptr::null_mut();
-    // SAFETY: `r` was made by `register_tool_effect_errors` in the env `js.0` (the entry's key), which
-    // is live (its entry is removed when it is torn down); `out` is a local.
-    check(unsafe { sys::napi_get_reference_value(js.0, r, &mut out) })?;
+    // SAFETY: the reference was made by `register_tool_effect_errors` in this env (the instance data
+    // is the env's own) and is deleted only when replaced or when the env is torn down; `out` is a local.
+    check(unsafe { sys::napi_get_reference_value(js.0, classes[which], &mut out) })?;
     Ok((!out.is_null()).then_some(out))
 }
 

@@ -1,0 +1,63 @@
+//! What the binding keeps for one JS environment (the main thread's, each worker's): Node-API gives an
+//! addon one instance-data slot per environment, and this struct is what it holds. Everything in it is
+//! a reference into that environment, deleted with it (the slot's finalizer runs at teardown), so a
+//! worker's values are never seen from another thread and nothing outlives its environment.
+//!
+//! Callers take the struct for one short step and let go before anything can run JS (a getter, a
+//! constructor): a JS call may re-enter the addon and take it again.
+
+use napi::bindgen_prelude::*;
+use napi::sys;
+
+/// The built-ins redaction compares against (`crates/node/src/redact.rs`), captured once so a script
+/// that replaces `globalThis.Map` cannot change what the walk recognises.
+pub(crate) struct Realm {
+    pub object_proto: ObjectRef,
+    pub map_ctor: ObjectRef,
+    pub set_ctor: ObjectRef,
+    pub regexp_ctor: ObjectRef,
+    pub array_from: ObjectRef,
+}
+
+#[derive(Default)]
+pub(crate) struct Instance {
+    /// Made on first use by redaction.
+    pub realm: Option<Realm>,
+    /// `ToolEffectError` and `IdentityError` as lib/effects.js registered them
+    /// (`crates/node/src/effects/errors.rs`); `None` until it does.
+    pub effect_errors: Option<[sys::napi_ref; 2]>,
+}
+
+/// This environment's instance data, made empty on first use.
+pub(crate) fn instance(env: &Env) -> Result<&'static mut Instance> {
+    if env.get_instance_data::<Instance>()?.is_none() {
+        env.set_instance_data(Instance::default(), (), |ctx| {
+            let Instance {
+                realm,
+                effect_errors,
+            } = ctx.value;
+            if let Some(r) = realm {
+                for r in [
+                    r.object_proto,
+                    r.map_ctor,
+                    r.set_ctor,
+                    r.regexp_ctor,
+                    r.array_from,
+                ] {
+                    let _ = r.unref(&ctx.env);
+                }
+            }
+            for r in effect_errors.into_iter().flatten() {
+                // SAFETY: `r` was made in this environment by `napi_create_reference` and is held only
+                // here; the environment is being torn down and nothing reads the slot after this.
+                unsafe { sys::napi_delete_reference(ctx.env.raw(), r) };
+            }
+        })?;
+    }
+    env.get_instance_data::<Instance>()?.ok_or_else(|| {
+        Error::new(
+            Status::GenericFailure,
+            "prism-tools-native: no instance data for this environment",
+        )
+    })
+}
