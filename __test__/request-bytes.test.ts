@@ -67,6 +67,12 @@ describe("requestJsonBytes", () => {
     expect(requestJsonBytes(withProto)).toBe(whole(withProto));
     inherited.description = "changed";
     expect(requestJsonBytes(withProto)).toBe(whole(withProto));
+    // An array in the list, made longer in place: its holes are `null`s in JSON.
+    const list: unknown[] = [1, 2];
+    const withArray = { tools: [list] };
+    expect(requestJsonBytes(withArray)).toBe(whole(withArray));
+    list.length = 5;
+    expect(requestJsonBytes(withArray)).toBe(whole(withArray));
   });
 
   it("follows a global toJSON while one is defined", () => {

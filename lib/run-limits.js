@@ -232,8 +232,11 @@ function jsonBytes(value) {
 const toolBytesCache = new WeakMap()
 
 function toolJsonBytes(tool) {
-  // A function, undefined or symbol element is `null` in JSON; other primitives are measured as they are.
-  if (tool === null || typeof tool !== 'object' || typeof tool.toJSON === 'function') return tool === undefined || typeof tool === 'function' || typeof tool === 'symbol' ? 4 : jsonBytes(tool)
+  // A function, undefined or symbol element is `null` in JSON; other primitives, arrays (a longer
+  // `length` adds holes no key shows) and values with a `toJSON` are measured whole.
+  if (tool === null || typeof tool !== 'object' || Array.isArray(tool) || typeof tool.toJSON === 'function') {
+    return tool === undefined || typeof tool === 'function' || typeof tool === 'symbol' ? 4 : jsonBytes(tool)
+  }
   const seen = toolBytesCache.get(tool)
   if (seen !== undefined) {
     // `for…in` walks own enumerable keys first, in JSON's order, without allocating; an inherited
