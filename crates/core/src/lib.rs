@@ -20,4 +20,5 @@ pub mod redact;
 pub mod run;
 pub mod search;
 pub mod storage;
+pub mod text;
 pub mod validate;

@@ -79,18 +79,6 @@ pub fn unique_key(taken: &HashSet<String>, key: &str) -> String {
     }
 }
 
-/// The longest prefix of `text` of at most `max` bytes that ends on a character boundary.
-pub fn truncate_utf8(text: &str, max: usize) -> &str {
-    if text.len() <= max {
-        return text;
-    }
-    let mut end = max;
-    while end > 0 && !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    &text[..end]
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -127,12 +115,5 @@ mod tests {
         taken.insert("[REDACTED]__2".to_string());
         assert_eq!(unique_key(&taken, "[REDACTED]"), "[REDACTED]__3");
         assert_eq!(unique_key(&taken, "other"), "other");
-    }
-
-    #[test]
-    fn truncation_respects_char_boundaries() {
-        assert_eq!(truncate_utf8("héllo", 2), "h");
-        assert_eq!(truncate_utf8("héllo", 3), "hé");
-        assert_eq!(truncate_utf8("abc", 10), "abc");
     }
 }

@@ -4,7 +4,8 @@
 
 use super::machine::{Answer, Command, GuardAction, GuardFacts};
 use super::reasons;
-use crate::redact::{truncate_utf8, Secrets};
+use crate::redact::Secrets;
+use crate::text::utf8_prefix;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stage {
@@ -151,9 +152,9 @@ impl GuardRun {
                     .as_deref()
                     .filter(|n| !n.is_empty())
                     .unwrap_or(UNNAMED);
-                let guardrail = secrets.redact(truncate_utf8(name, NAME_BYTES)).into_owned();
+                let guardrail = secrets.redact(utf8_prefix(name, NAME_BYTES)).into_owned();
                 let reason =
-                    reason.map(|r| secrets.redact(truncate_utf8(&r, REASON_BYTES)).into_owned());
+                    reason.map(|r| secrets.redact(utf8_prefix(&r, REASON_BYTES)).into_owned());
                 self.phase = Phase::Recording;
                 GuardCommand::Host(Command::GuardrailRecord {
                     stage: self.stage,

@@ -62,7 +62,7 @@ pub fn rule_pack_message(pack: &str, rule: &str, reason: Option<&str>) -> String
         m.push_str(": ");
         m.push_str(r);
     }
-    crate::redact::truncate_utf8(&m, GUARDRAIL_MESSAGE_BYTES).to_owned()
+    crate::text::utf8_prefix(&m, GUARDRAIL_MESSAGE_BYTES).to_owned()
 }
 
 pub const CODE_PERMISSION_DENIED: &str = "ERR_PRISM_PERMISSION_DENIED";

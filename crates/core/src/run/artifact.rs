@@ -195,11 +195,10 @@ fn bounded(message: &str) -> String {
     if message.len() <= MAX_REJECTION_BYTES {
         return message.to_string();
     }
-    let mut end = MAX_REJECTION_BYTES;
-    while !message.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}…", &message[..end])
+    format!(
+        "{}…",
+        crate::text::utf8_prefix(message, MAX_REJECTION_BYTES)
+    )
 }
 
 /// The message of an `ArtifactValidation` without errors (`{ ok: false }`), as `@arnilo/prism` words it.

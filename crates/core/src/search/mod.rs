@@ -55,19 +55,6 @@ pub fn clamp_count(value: Option<f64>, default: usize, max: usize) -> usize {
     }
 }
 
-/// The longest prefix of `s` of at most `max` bytes that ends on a character boundary, and
-/// whether anything was cut.
-pub fn truncate_utf8(s: &str, max: usize) -> (&str, bool) {
-    if s.len() <= max {
-        return (s, false);
-    }
-    let mut end = max;
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    (&s[..end], true)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -84,15 +71,5 @@ mod tests {
         assert_eq!(clamp_count(Some(1e300), 16, 64), 64);
         assert_eq!(clamp_count(Some(f64::INFINITY), 16, 64), 64);
         assert_eq!(clamp_count(Some(64.0), 16, 64), 64);
-    }
-
-    #[test]
-    fn truncation_keeps_whole_characters() {
-        assert_eq!(truncate_utf8("abc", 5), ("abc", false));
-        assert_eq!(truncate_utf8("abcdef", 3), ("abc", true));
-        // "é" is two bytes: cutting inside it backs off to the boundary before it.
-        assert_eq!(truncate_utf8("aé", 2), ("a", true));
-        assert_eq!(truncate_utf8("🔍x", 3), ("", true));
-        assert_eq!(truncate_utf8("", 0), ("", false));
     }
 }

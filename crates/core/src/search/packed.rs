@@ -22,7 +22,8 @@
 use std::ops::Range;
 
 use super::index::{Hit, QueryTerms};
-use super::{truncate_utf8, SearchIndex, ToolText};
+use super::{SearchIndex, ToolText};
+use crate::text::utf8_prefix;
 
 /// Lengths per tool in the build's `lengths` array: name, description, parameter text.
 pub const FIELDS_PER_TOOL: usize = 3;
@@ -59,7 +60,7 @@ impl ParameterText {
     }
 
     pub fn finish(self) -> String {
-        let (kept, _) = truncate_utf8(&self.0, INDEXED_TEXT_BYTES);
+        let kept = utf8_prefix(&self.0, INDEXED_TEXT_BYTES);
         if kept.len() == self.0.len() {
             self.0
         } else {
@@ -81,7 +82,7 @@ impl PackedTools {
     /// Each tool as the index reads it, with its position in the list. A tool whose name holds a
     /// lone surrogate is left out: its U+FFFD text could equal another tool's name.
     pub fn tools(&self) -> Vec<(usize, ToolText<'_>)> {
-        let cut = |r: &Range<usize>| truncate_utf8(&self.text[r.clone()], INDEXED_TEXT_BYTES).0;
+        let cut = |r: &Range<usize>| utf8_prefix(&self.text[r.clone()], INDEXED_TEXT_BYTES);
         self.spans
             .iter()
             .zip(&self.well_formed)

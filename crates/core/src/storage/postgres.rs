@@ -121,7 +121,7 @@ fn check_schema(schema: &str) -> Result<(), PgError> {
     }
     Err(PgError::Failed(format!(
         "schema must match ^[a-z_][a-z0-9_]{{0,62}}$, got {:?}",
-        crate::redact::truncate_utf8(schema, 80)
+        crate::text::utf8_prefix(schema, 80)
     )))
 }
 

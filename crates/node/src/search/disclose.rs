@@ -10,9 +10,9 @@ use napi_derive::napi;
 
 use prism_tools_core::search::select::{activate, disclose, Disclosure};
 use prism_tools_core::search::{
-    clamp_count, truncate_utf8, DEFAULT_TOP_K, MAX_ACTIVATED_NAMES, MAX_INDEXED_TOOLS,
-    MAX_QUERY_BYTES, MAX_TOP_K,
+    clamp_count, DEFAULT_TOP_K, MAX_ACTIVATED_NAMES, MAX_INDEXED_TOOLS, MAX_QUERY_BYTES, MAX_TOP_K,
 };
+use prism_tools_core::text::utf8_prefix;
 
 use super::class::{Shared, ToolSearchIndex};
 use super::invalid_input;
@@ -133,7 +133,7 @@ fn choose(raw: Raw, o: sys::napi_value, tools: sys::napi_value, n: u32) -> Resul
                 .iter()
                 .map(|(s, ok)| ok.then_some(s.as_str()))
                 .collect();
-            let (q, _) = truncate_utf8(&input, shared.query_bytes);
+            let q = utf8_prefix(&input, shared.query_bytes);
             Ok(disclose(&refs, &shared.index, q, top_k, &activated))
         }
         None => {
@@ -147,7 +147,7 @@ fn choose(raw: Raw, o: sys::napi_value, tools: sys::napi_value, n: u32) -> Resul
                 .iter()
                 .map(|t| t.well_formed.then_some(t.name.as_str()))
                 .collect();
-            let (q, _) = truncate_utf8(&input, query_bytes);
+            let q = utf8_prefix(&input, query_bytes);
             Ok(disclose(&refs, &index, q, top_k, &activated))
         }
     }

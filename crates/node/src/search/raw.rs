@@ -8,7 +8,7 @@ use std::ptr;
 use napi::bindgen_prelude::*;
 use napi::{sys, ValueType};
 
-use prism_tools_core::search::truncate_utf8;
+use prism_tools_core::text::utf8_prefix;
 
 // Raw helpers. Each returns `Result`; none panics on host data.
 
@@ -166,8 +166,8 @@ impl Raw {
         }
         let copied = self.utf8_into(v, &mut buf[..want + 1])?.unwrap_or(0);
         let text = Self::utf8(&buf[..copied.min(want)]);
-        let (kept, cut) = truncate_utf8(&text, max);
-        let cut = cut || len > kept.len();
+        let kept = utf8_prefix(&text, max);
+        let cut = len > kept.len();
         Ok(Some((kept.to_owned(), cut)))
     }
 
