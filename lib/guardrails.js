@@ -4,6 +4,7 @@
 // `tool_input` / `tool_output` stages natively; this is the same contract for a host's own stages.
 
 const { GuardrailError, codedError } = require('./errors.js')
+const { utf8Prefix: boundText } = require('./utf8.js')
 
 const MAX_GUARDRAIL_CONCURRENCY = 16
 const MAX_NAME_BYTES = 128
@@ -12,15 +13,6 @@ const MAX_METADATA_BYTES = 16 * 1024
 const ACTIONS = new Set(['allow', 'block', 'tripwire', 'interrupt'])
 const STAGE_KEYS = { input: 'input', output: 'output', tool_input: 'toolInput', tool_output: 'toolOutput' }
 
-/** `text` cut to at most `limit` bytes of UTF-8, never inside a character. */
-function boundText(text, limit) {
-  if (text.length * 3 <= limit) return text
-  const bytes = Buffer.from(text, 'utf8')
-  if (bytes.length <= limit) return text
-  let end = limit
-  while (end > 0 && (bytes[end] & 0xc0) === 0x80) end--
-  return bytes.subarray(0, end).toString('utf8')
-}
 
 function redactText(redactor, text) {
   if (!redactor) return text

@@ -5,6 +5,7 @@
 // `maxSummaryBytes` (with `…`). Only the request is folded: the transcript keeps every result whole.
 // A summarizer that throws leaves that result whole. Off unless `summarize` is given; the run's
 // options replace the agent's.
+const { utf8Prefix } = require('./utf8.js')
 
 const DEFAULT_TOOL_RESULT_FOLD_MIN_AGE_TURNS = 2
 const DEFAULT_TOOL_RESULT_FOLD_MIN_BYTES = 4_096
@@ -65,10 +66,7 @@ function toolResultText(result, error, extra) {
 // At most `maxBytes` UTF-8 bytes, ending in `…`, never cutting a character.
 function capSummaryBytes(summary, maxBytes) {
   if (textBytes(summary) <= maxBytes) return summary
-  const encoded = Buffer.from(summary, 'utf8')
-  let end = Math.max(0, maxBytes - 3) // `…` is 3 bytes
-  while (end > 0 && (encoded[end] & 0xc0) === 0x80) end--
-  return `${encoded.subarray(0, end).toString('utf8')}…`
+  return `${utf8Prefix(summary, Math.max(0, maxBytes - 3))}…` // `…` is 3 bytes
 }
 
 function readToolResultTurn(metadata) {

@@ -4,6 +4,7 @@
 // the bound, never a full copy.
 const { McpBridgeError } = require('./errors.js')
 const { isObjectPrototype } = require('../json-object.js')
+const { utf8Prefix } = require('../utf8.js')
 
 /** Bytes `JSON.stringify` writes for the string `s` (quotes included), without building the text. */
 function jsonStringBytes(s) {
@@ -95,19 +96,9 @@ function utf8Bytes(s) {
   return Buffer.byteLength(s, 'utf8')
 }
 
-/** The longest prefix of `s` that fits `maxBytes` UTF-8 bytes, never splitting a surrogate pair. */
+/** The longest prefix of `s` that fits `maxBytes` UTF-8 bytes, never splitting a character. */
 function truncateUtf8(s, maxBytes) {
-  if (maxBytes <= 0) return ''
-  if (s.length <= maxBytes / 3 || utf8Bytes(s) <= maxBytes) return s
-  let lo = 0
-  let hi = Math.min(s.length, maxBytes)
-  while (lo < hi) {
-    const mid = Math.ceil((lo + hi) / 2)
-    if (utf8Bytes(s.slice(0, mid)) <= maxBytes) lo = mid
-    else hi = mid - 1
-  }
-  if (lo > 0 && (s.charCodeAt(lo - 1) & 0xfc00) === 0xd800) lo--
-  return s.slice(0, lo)
+  return maxBytes <= 0 ? '' : utf8Prefix(s, maxBytes)
 }
 
 module.exports = { measureBoundedJson, jsonStringBytes, truncateUtf8, utf8Bytes }
