@@ -49,5 +49,8 @@ describe("utf8Prefix", () => {
     const long = "x".repeat(100);
     expect(utf8Prefix(long, 300)).toBe(long);
     expect(utf8Prefix("abc", 0)).toBe("");
+    expect(utf8Prefix("abc", -1)).toBe("");
+    expect(utf8Prefix("abc", Number.NaN)).toBe("");
+    expect(utf8Prefix("abc", Infinity)).toBe("abc");
   });
 });

@@ -13,7 +13,6 @@ const MAX_METADATA_BYTES = 16 * 1024
 const ACTIONS = new Set(['allow', 'block', 'tripwire', 'interrupt'])
 const STAGE_KEYS = { input: 'input', output: 'output', tool_input: 'toolInput', tool_output: 'toolOutput' }
 
-
 function redactText(redactor, text) {
   if (!redactor) return text
   const out = redactor.redact(text)

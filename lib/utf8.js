@@ -5,6 +5,7 @@
 
 /** The longest prefix of `text` of at most `maxBytes` UTF-8 bytes that splits no character. */
 function utf8Prefix(text, maxBytes) {
+  if (!(maxBytes > 0)) return '' // zero, negative or NaN: nothing fits
   if (text.length * 3 <= maxBytes) return text
   let bytes = 0
   for (let i = 0; i < text.length; i++) {

@@ -96,9 +96,5 @@ function utf8Bytes(s) {
   return Buffer.byteLength(s, 'utf8')
 }
 
-/** The longest prefix of `s` that fits `maxBytes` UTF-8 bytes, never splitting a character. */
-function truncateUtf8(s, maxBytes) {
-  return maxBytes <= 0 ? '' : utf8Prefix(s, maxBytes)
-}
-
-module.exports = { measureBoundedJson, jsonStringBytes, truncateUtf8, utf8Bytes }
+// `truncateUtf8` is the package's one UTF-8 prefix (lib/utf8.js), under the name the MCP modules use.
+module.exports = { measureBoundedJson, jsonStringBytes, truncateUtf8: utf8Prefix, utf8Bytes }
