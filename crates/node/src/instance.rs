@@ -19,6 +19,22 @@ pub(crate) struct Realm {
     pub array_from: ObjectRef,
 }
 
+impl Realm {
+    /// Releases the references (the environment's teardown, or a realm captured twice).
+    pub fn unref(self, env: &Env) -> Result<()> {
+        for r in [
+            self.object_proto,
+            self.map_ctor,
+            self.set_ctor,
+            self.regexp_ctor,
+            self.array_from,
+        ] {
+            r.unref(env)?;
+        }
+        Ok(())
+    }
+}
+
 #[derive(Default)]
 pub(crate) struct Instance {
     /// Made on first use by redaction.
@@ -37,15 +53,7 @@ pub(crate) fn instance(env: &Env) -> Result<&'static mut Instance> {
                 effect_errors,
             } = ctx.value;
             if let Some(r) = realm {
-                for r in [
-                    r.object_proto,
-                    r.map_ctor,
-                    r.set_ctor,
-                    r.regexp_ctor,
-                    r.array_from,
-                ] {
-                    let _ = r.unref(&ctx.env);
-                }
+                let _ = r.unref(&ctx.env);
             }
             for r in effect_errors.into_iter().flatten() {
                 // SAFETY: `r` was made in this environment by `napi_create_reference` and is held only

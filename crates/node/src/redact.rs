@@ -59,17 +59,7 @@ fn builtins(env: &Env) -> Result<Builtins<'_>> {
         let slot = &mut instance(env)?.realm;
         match slot {
             // A getter above re-entered and captured the realm first: keep that one.
-            Some(_) => {
-                for r in [
-                    realm.object_proto,
-                    realm.map_ctor,
-                    realm.set_ctor,
-                    realm.regexp_ctor,
-                    realm.array_from,
-                ] {
-                    r.unref(env)?;
-                }
-            }
+            Some(_) => realm.unref(env)?,
             None => *slot = Some(realm),
         }
     }
