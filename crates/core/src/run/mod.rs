@@ -53,6 +53,21 @@ fn string_array(value: &Value) -> Option<Vec<&str>> {
     value.as_array()?.iter().map(Value::as_str).collect()
 }
 
+/// An optional tool-name list (the request's and the stored grant's are read alike): absent or
+/// `null` is `None` (no restriction), an array of strings its names, anything else the
+/// `invalid_tool_names` TypeError with `message`.
+fn optional_names<'v>(
+    value: Option<&'v Value>,
+    message: &'static str,
+) -> Result<Option<Vec<&'v str>>, RunError> {
+    match value {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => string_array(v)
+            .map(Some)
+            .ok_or_else(|| RunError::type_error("invalid_tool_names", message)),
+    }
+}
+
 /// The run's grant, resolved once before any provider turn.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Grant {
@@ -74,24 +89,8 @@ pub fn resolve_grant(
     requested: Option<&Value>,
     stored: Option<&Value>,
 ) -> Result<Grant, RunError> {
-    let requested = match requested {
-        None | Some(Value::Null) => None,
-        Some(v) => Some(string_array(v).ok_or_else(|| {
-            RunError::type_error(
-                "invalid_tool_names",
-                "toolNames must be an array of tool names",
-            )
-        })?),
-    };
-    let stored = match stored {
-        None | Some(Value::Null) => None,
-        Some(v) => Some(string_array(v).ok_or_else(|| {
-            RunError::type_error(
-                "invalid_tool_names",
-                "state.toolNames must be an array of tool names",
-            )
-        })?),
-    };
+    let requested = optional_names(requested, "toolNames must be an array of tool names")?;
+    let stored = optional_names(stored, "state.toolNames must be an array of tool names")?;
     if let Some(names) = &requested {
         if names.len() > MAX_GRANT_NAMES {
             return Err(RunError::range_error(
