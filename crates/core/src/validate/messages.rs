@@ -61,6 +61,12 @@ fn plural(n: u64, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
+/// The issue of one property `keyword` (`additionalProperties`, `unevaluatedProperties`) refuses,
+/// whichever error reports it.
+fn not_allowed(keyword: &str) -> String {
+    format!("property is not allowed by the schema ({keyword})")
+}
+
 fn join_pointer(base: &str, key: &str) -> String {
     format!("{base}/{}", key.replace('~', "~0").replace('/', "~1"))
 }
@@ -95,21 +101,12 @@ pub fn instance_issues(
             );
             return;
         }
-        ValidationErrorKind::AdditionalProperties { unexpected } => {
+        // Both keywords refuse each unexpected property alike; the message names the keyword.
+        ValidationErrorKind::AdditionalProperties { unexpected }
+        | ValidationErrorKind::UnevaluatedProperties { unexpected } => {
+            let keyword = err.kind().keyword();
             for name in unexpected {
-                push(
-                    join_pointer(&path, name),
-                    "property is not allowed by the schema (additionalProperties)".to_owned(),
-                );
-            }
-            return;
-        }
-        ValidationErrorKind::UnevaluatedProperties { unexpected } => {
-            for name in unexpected {
-                push(
-                    join_pointer(&path, name),
-                    "property is not allowed by the schema (unevaluatedProperties)".to_owned(),
-                );
+                push(join_pointer(&path, name), not_allowed(keyword));
             }
             return;
         }
@@ -238,11 +235,7 @@ pub fn instance_issues(
             {
                 if let Some(Value::Object(object)) = root.and_then(|r| r.pointer(&path)) {
                     for name in object.keys() {
-                        push(
-                            join_pointer(&path, name),
-                            "property is not allowed by the schema (additionalProperties)"
-                                .to_owned(),
-                        );
+                        push(join_pointer(&path, name), not_allowed("additionalProperties"));
                     }
                     return;
                 }
@@ -364,6 +357,36 @@ mod tests {
         assert!(
             text.contains(&"/t: expected string, found integer 5".to_owned()),
             "{text:?}"
+        );
+    }
+
+    #[test]
+    fn refused_properties_name_their_keyword() {
+        let text = |schema: Value, value: Value| -> Vec<String> {
+            issues(schema, value)
+                .iter()
+                .map(|i| format!("{}: {}", i.path.as_deref().unwrap(), i.message))
+                .collect()
+        };
+        assert_eq!(
+            text(
+                json!({"properties": {"a": {}}, "unevaluatedProperties": false}),
+                json!({"a": 1, "b": 2})
+            ),
+            ["/b: property is not allowed by the schema (unevaluatedProperties)"]
+        );
+        // `additionalProperties: false` with no `properties` names every member.
+        let mut bare = text(
+            json!({"additionalProperties": false}),
+            json!({"x": 1, "y": 2}),
+        );
+        bare.sort();
+        assert_eq!(
+            bare,
+            [
+                "/x: property is not allowed by the schema (additionalProperties)",
+                "/y: property is not allowed by the schema (additionalProperties)"
+            ]
         );
     }
 
