@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `npm run build`: builds the addon with the napi-rs CLI and writes `prism-tools-native.<platform>.node`
 // beside package.json, which binding.js (the loader, kept in git) loads first. Arguments are passed to
-// `napi build` (`--release`, `--features bench`, …).
+// `napi build` (`--release`, `--features bench`, …). Then it writes index.mjs, the ES module entry, from
+// the names index.js exports (scripts/write-esm-entry.mjs; loading index.js loads a binary).
 //
 // PRISM_BUILD_TARGET=<triple> builds for that target through Zig (`napi build --cross-compile`, which runs
 // cargo-zigbuild; Zig from PyPI's `ziglang` is found by cargo-zigbuild as `python3 -m ziglang`). A glibc
@@ -25,4 +26,14 @@ if (target) args.push('--target', target, '--cross-compile')
 
 const run = spawnSync(process.execPath, [cli, ...args], { cwd: root, stdio: 'inherit' })
 if (run.error) throw run.error
-process.exit(run.status ?? 1)
+if (run.status !== 0) process.exit(run.status ?? 1)
+
+const esm = spawnSync(process.execPath, [join(root, 'scripts', 'write-esm-entry.mjs')], { cwd: root, stdio: 'inherit' })
+if (esm.error) throw esm.error
+if (esm.status !== 0) {
+  // A binary for another target (`--target`, PRISM_BUILD_TARGET) may not load here: the build stands, and
+  // index.mjs is written where one loads. A build for this machine must load.
+  const crossTarget = target !== undefined || process.argv.slice(2).some((arg) => arg === '--target' || arg.startsWith('--target=') || arg === '-t')
+  if (!crossTarget) process.exit(esm.status ?? 1)
+  console.warn('build: index.mjs was not written (no binary this machine loads); run `node scripts/write-esm-entry.mjs` where one does')
+}

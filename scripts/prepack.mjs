@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // `prepack` (runs before `npm pack` and `npm publish`): refuses to pack a main package a user could not
-// load. Every file the `exports` map and `main`/`types` name must exist, the loader must be the one kept
-// in git (not a generated binding an old build script wrote over it), each npm/<platform> package must be
-// at this version, and so must every platform package in optionalDependencies once napi prepublish wrote them.
+// load. Every file the `exports` map and `main`/`types` name must exist (index.mjs too, which the build
+// writes), the loader must be the one kept in git (not a generated binding an old build script wrote over
+// it), each npm/<platform> package must be at this version, and so must every platform package in
+// optionalDependencies once napi prepublish wrote them.
 import { existsSync, readFileSync, readdirSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -17,7 +18,10 @@ for (const entry of Object.values(pkg.exports)) {
   else for (const file of Object.values(entry)) targets.add(file)
 }
 for (const file of targets) {
-  if (!existsSync(join(root, file))) problems.push(`${file} is named in package.json but does not exist`)
+  if (existsSync(join(root, file))) continue
+  // index.mjs is written from index.js by the build (scripts/write-esm-entry.mjs), not kept in git.
+  const hint = file === './index.mjs' ? ': run `npm run build` (or `node scripts/write-esm-entry.mjs`)' : ''
+  problems.push(`${file} is named in package.json but does not exist${hint}`)
 }
 
 const loader = readFileSync(join(root, 'binding.js'), 'utf8')
