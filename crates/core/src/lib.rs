@@ -13,6 +13,7 @@ pub mod filter;
 #[cfg(feature = "fuzz")]
 #[doc(hidden)]
 pub mod fuzz_api;
+pub mod host;
 pub mod ledger;
 pub mod middleware;
 pub mod policy;

@@ -17,6 +17,7 @@
 //! and nesting deeper than [`MAX_CANONICAL_DEPTH`].
 
 use super::error::{EffectError, EffectErrorCode};
+use crate::host::{Host, ObjectKind, ReadPolicy};
 use sha2::{Digest, Sha256};
 use std::cmp::Ordering;
 
@@ -29,55 +30,77 @@ pub fn not_json() -> EffectError {
 
 /// The canonical text of a `serde_json::Value` (already JSON, so only depth can be refused).
 pub fn canonical_json(value: &serde_json::Value) -> Result<String, EffectError> {
-    let mut out = String::with_capacity(64);
-    write_value(value, &mut out, 1)?;
+    host_canonical::<()>(&Host::from_json(value)).map_err(|_| not_json())
+}
+
+/// Why a host value read by the binding (`crate::host`) has no canonical text.
+#[derive(Debug)]
+pub enum Refusal<H> {
+    /// Not JSON data: [`not_json`].
+    NotJson,
+    /// A read threw: the binding rethrows the value.
+    Threw(H),
+}
+
+/// The canonical text of a host value read with [`host_policy`].
+pub fn host_canonical<H: Copy>(value: &Host<H>) -> Result<String, Refusal<H>> {
+    let mut out = String::with_capacity(128);
+    write_host(value, &mut out, 1)?;
     Ok(out)
 }
 
-fn write_value(
-    value: &serde_json::Value,
-    out: &mut String,
-    depth: usize,
-) -> Result<(), EffectError> {
-    use serde_json::Value;
+/// What the reader reads for canonical text: down to [`MAX_CANONICAL_DEPTH`]; a cycle is refused
+/// there, so no per-ancestor check.
+pub const fn host_policy() -> ReadPolicy {
+    ReadPolicy {
+        max_depth: MAX_CANONICAL_DEPTH,
+        cycles: false,
+    }
+}
+
+fn write_host<H: Copy>(value: &Host<H>, out: &mut String, depth: usize) -> Result<(), Refusal<H>> {
     if depth > MAX_CANONICAL_DEPTH {
-        return Err(not_json());
+        return Err(Refusal::NotJson);
     }
     match value {
-        Value::Null => out.push_str("null"),
-        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Number(n) => {
-            let f = n.as_f64().ok_or_else(not_json)?;
-            write_number(f, out)?;
-        }
-        Value::String(s) => write_json_string(s, out),
-        Value::Array(items) => {
+        Host::Null => out.push_str("null"),
+        Host::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Host::Number(f) => write_number(*f, out).map_err(|_| Refusal::NotJson)?,
+        Host::String(s, _) => write_json_string(s, out),
+        Host::Array(items) => {
             out.push('[');
             for (i, item) in items.iter().enumerate() {
                 if i > 0 {
                     out.push(',');
                 }
-                write_value(item, out, depth + 1)?;
+                match item {
+                    Host::Hole => out.push_str("null"), // as JSON.stringify writes a hole
+                    item => write_host(item, out, depth + 1)?,
+                }
             }
             out.push(']');
         }
-        Value::Object(map) => {
-            let mut keys: Vec<&String> = map.keys().collect();
-            for k in &keys {
-                check_key(k)?;
+        Host::Object(ObjectKind::Plain, entries) => {
+            let mut sorted: Vec<&(String, Host<H>)> = Vec::with_capacity(entries.len());
+            for entry in entries {
+                check_key(&entry.0).map_err(|_| Refusal::NotJson)?;
+                sorted.push(entry);
             }
-            keys.sort_by(|a, b| compare_keys(a, b));
+            sorted.sort_by(|a, b| compare_keys(&a.0, &b.0));
             out.push('{');
-            for (i, k) in keys.iter().enumerate() {
+            for (i, (key, item)) in sorted.into_iter().enumerate() {
                 if i > 0 {
                     out.push(',');
                 }
-                write_json_string(k, out);
+                write_json_string(key, out);
                 out.push(':');
-                write_value(&map[k.as_str()], out, depth + 1)?;
+                write_host(item, out, depth + 1)?;
             }
             out.push('}');
         }
+        Host::Threw(h) => return Err(Refusal::Threw(*h)),
+        // undefined, a function, a symbol or bigint, a class instance, a Map or Set, a Date, a cycle
+        _ => return Err(Refusal::NotJson),
     }
     Ok(())
 }
