@@ -9,7 +9,7 @@
 use napi::bindgen_prelude::*;
 use napi::sys;
 
-/// The built-ins redaction compares against (`crates/node/src/redact.rs`), captured once so a script
+/// The built-ins the host reader compares against (`crates/node/src/host.rs`), captured once so a script
 /// that replaces `globalThis.Map` cannot change what the walk recognises.
 pub(crate) struct Realm {
     pub object_proto: ObjectRef,
@@ -37,7 +37,7 @@ impl Realm {
 
 #[derive(Default)]
 pub(crate) struct Instance {
-    /// Made on first use by redaction.
+    /// Made on first use by the host reader.
     pub realm: Option<Realm>,
     /// `ToolEffectError` and `IdentityError` as lib/effects.js registered them
     /// (`crates/node/src/effects/errors.rs`); `None` until it does.

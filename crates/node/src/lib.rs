@@ -9,6 +9,7 @@ pub mod blocking;
 pub mod checkpoints;
 pub mod dispatch;
 pub mod effects;
+pub mod host;
 pub mod instance;
 pub mod ledger;
 pub mod middleware;

@@ -3,80 +3,19 @@
 //! `redactRunLedgerRecord` recognises by its wrapped secrets and redacts with in Rust instead of
 //! calling back into JS.
 
-use crate::instance::{instance, Realm};
+use crate::effects::js::Js;
+use crate::host::{read_host, write_host};
 use crate::throw::Throw;
-use std::collections::HashSet;
 use std::rc::Rc;
 
 use napi::bindgen_prelude::{
-    Array, FromNapiValue, Function, JsObjectValue, Object, ObjectRef, ToNapiValue, Unknown,
+    Array, FromNapiValue, Function, JsObjectValue, Object, ToNapiValue, Unknown,
 };
-use napi::{
-    Env, JsValue, KeyCollectionMode, KeyConversion, KeyFilter, Property, PropertyAttributes,
-    Result, Status, ValueType,
-};
+use napi::{Env, JsValue, Result, ValueType};
 use napi_derive::napi;
 
 use prism_tools_core::error::PrismError;
-use prism_tools_core::redact::{unique_key, Secrets, CIRCULAR_MARK, MAX_DEPTH, MAX_DEPTH_MARK};
-
-const UNREADABLE: &str = "[Unreadable]";
-
-/// The realm's values as handles of the current call. Copied out at once so no reference into the
-/// instance data outlives this function (a getter the walk runs may re-enter the addon).
-#[derive(Clone, Copy)]
-struct Builtins<'e> {
-    object_proto: Object<'e>,
-    map_ctor: Object<'e>,
-    set_ctor: Object<'e>,
-    regexp_ctor: Object<'e>,
-    array_from: Object<'e>,
-}
-
-/// The built-ins of this environment the walk compares against, captured on first use into the
-/// environment's instance data (`crate::instance`), so each worker thread has its own.
-fn builtins(env: &Env) -> Result<Builtins<'_>> {
-    if instance(env)?.realm.is_none() {
-        // Read before the instance data is taken again: reading globals may run a host getter.
-        let global = env.get_global()?;
-        let object: Object = global.get_c_named_property_unchecked(c"Object")?;
-        let array: Object = global.get_c_named_property_unchecked(c"Array")?;
-        let proto: Object = object.get_c_named_property_unchecked(c"prototype")?;
-        let ctor = |name: &std::ffi::CStr| -> Result<ObjectRef> {
-            global
-                .get_c_named_property_unchecked::<Object>(name)?
-                .create_ref()
-        };
-        let realm = Realm {
-            object_proto: proto.create_ref()?,
-            map_ctor: ctor(c"Map")?,
-            set_ctor: ctor(c"Set")?,
-            regexp_ctor: ctor(c"RegExp")?,
-            array_from: array
-                .get_c_named_property_unchecked::<Object>(c"from")?
-                .create_ref()?,
-        };
-        let slot = &mut instance(env)?.realm;
-        match slot {
-            // A getter above re-entered and captured the realm first: keep that one.
-            Some(_) => realm.unref(env)?,
-            None => *slot = Some(realm),
-        }
-    }
-    let Some(realm) = instance(env)?.realm.as_ref() else {
-        return Err(napi::Error::new(
-            Status::GenericFailure,
-            "prism-tools-native: no realm for this environment",
-        ));
-    };
-    Ok(Builtins {
-        object_proto: realm.object_proto.get_value(env)?,
-        map_ctor: realm.map_ctor.get_value(env)?,
-        set_ctor: realm.set_ctor.get_value(env)?,
-        regexp_ctor: realm.regexp_ctor.get_value(env)?,
-        array_from: realm.array_from.get_value(env)?,
-    })
-}
+use prism_tools_core::redact::{redact_host, Secrets, HOST_POLICY};
 
 /// Clears the exception a failed call left pending; `false` when none was. A throwing getter
 /// makes Node-API answer a generic failure with the exception pending, so the status alone does
@@ -110,213 +49,12 @@ fn js_str<'e>(env: &'e Env, s: &str) -> Result<Unknown<'e>> {
     Ok(env.create_string(s)?.to_unknown())
 }
 
-/// `String(v)` as JS computes it; symbols and throwing `toString`s give a fixed text.
-fn to_js_string(env: &Env, v: Unknown) -> Result<String> {
-    match v.get_type()? {
-        ValueType::String => String::from_unknown(v),
-        ValueType::Symbol => Ok("Symbol()".into()),
-        _ => match read(env, v.coerce_to_string())? {
-            Some(s) => String::from_unknown(s.to_unknown()),
-            None => Ok("[unprintable value]".into()),
-        },
-    }
-}
-
-/// Sets an own data property named `key`. `__proto__` is defined, not assigned: assigning it would
-/// replace the object's prototype with host data.
-fn set_key<'e>(env: &'e Env, out: &mut Object<'e>, key: &str, value: Unknown<'e>) -> Result<()> {
-    if key != "__proto__" {
-        // A JS string key, not a C string: keys may hold NUL characters.
-        return out.set_property(env.create_string(key)?, value);
-    }
-    out.define_properties(&[Property::new()
-        .with_utf8_name(key)?
-        .with_value(&value)
-        .with_property_attributes(
-            PropertyAttributes::Writable
-                | PropertyAttributes::Enumerable
-                | PropertyAttributes::Configurable,
-        )])
-}
-
-struct Walk<'e, 's> {
-    env: &'e Env,
-    secrets: &'s Secrets,
-    b: Builtins<'e>,
-    ancestors: Vec<Unknown<'e>>,
-}
-
-/// A redacted copy of `v`. Strings and keys lose every secret; `Map` becomes an object, `Set` an
-/// array; `Date`, `RegExp` and typed arrays pass through; containers deeper than 32 become
-/// `[MaxDepth]`, an ancestor cycle `[Circular]`, a property whose getter throws `[Unreadable]`.
+/// A redacted copy of `v`: read once by the host reader (`crate::host`), redacted in the core
+/// crate (`prism_tools_core::redact::redact_host`: what becomes of each kind of value), written back.
 fn redact_value<'e>(env: &'e Env, secrets: &Secrets, v: Unknown<'e>) -> Result<Unknown<'e>> {
-    let mut w = Walk {
-        env,
-        secrets,
-        b: builtins(env)?,
-        ancestors: Vec::new(),
-    };
-    w.value(v, 0)
-}
-
-impl<'e> Walk<'e, '_> {
-    fn value(&mut self, v: Unknown<'e>, depth: usize) -> Result<Unknown<'e>> {
-        match v.get_type()? {
-            ValueType::String => {
-                let s = String::from_unknown(v)?;
-                match self.secrets.redact(&s) {
-                    std::borrow::Cow::Borrowed(_) => Ok(v),
-                    std::borrow::Cow::Owned(r) => js_str(self.env, &r),
-                }
-            }
-            ValueType::Object => self.object(v, depth),
-            _ => Ok(v),
-        }
-    }
-
-    fn item(&mut self, item: Option<Unknown<'e>>, depth: usize) -> Result<Unknown<'e>> {
-        match item {
-            Some(item) => self.value(item, depth + 1),
-            None => js_str(self.env, UNREADABLE),
-        }
-    }
-
-    fn object(&mut self, v: Unknown<'e>, depth: usize) -> Result<Unknown<'e>> {
-        let env = self.env;
-        let obj = Object::from_unknown(v)?;
-        // Plain objects and arrays (the usual case) skip the checks for the other kinds.
-        let is_array = v.is_array()?;
-        let plain = is_array || env.strict_equals(obj.get_prototype()?, self.b.object_proto)?;
-        if !plain && (v.is_date()? || v.is_typedarray()? || v.instanceof(self.b.regexp_ctor)?) {
-            return Ok(v);
-        }
-        for &a in &self.ancestors {
-            if env.strict_equals(a, v)? {
-                return js_str(env, CIRCULAR_MARK);
-            }
-        }
-        if depth >= MAX_DEPTH {
-            return js_str(env, MAX_DEPTH_MARK);
-        }
-        self.ancestors.push(v);
-        let out = if is_array {
-            let n = obj.get_array_length()?;
-            let mut out = env.create_array(n)?;
-            for i in 0..n {
-                let item = read(env, obj.get_element::<Unknown>(i))?;
-                out.set(i, self.item(item, depth)?)?;
-            }
-            out.to_unknown()
-        } else if !plain && v.instanceof(self.b.map_ctor)? {
-            self.map_to_object(v, depth)?
-        } else if !plain && v.instanceof(self.b.set_ctor)? {
-            self.set_to_array(v, depth)?
-        } else {
-            match self.plain_object(obj, plain, depth)? {
-                Some(out) => out,
-                None => {
-                    self.ancestors.pop();
-                    return js_str(env, UNREADABLE);
-                }
-            }
-        };
-        self.ancestors.pop();
-        Ok(out)
-    }
-
-    /// The redacted own enumerable properties of `obj`; `None` when its keys cannot be listed (a
-    /// proxy whose `ownKeys` throws).
-    fn plain_object(
-        &mut self,
-        obj: Object<'e>,
-        plain: bool,
-        depth: usize,
-    ) -> Result<Option<Unknown<'e>>> {
-        let env = self.env;
-        let mut out = Object::new(env)?;
-        let mut taken = HashSet::new();
-        if !plain && obj.is_error()? {
-            // Error's own name/message/stack are not enumerable; keep the two that explain it.
-            for key in [c"name", c"message"] {
-                let Some(item) = read(env, obj.get_c_named_property_unchecked::<Unknown>(key))?
-                else {
-                    continue;
-                };
-                if item.get_type()? == ValueType::String {
-                    let item = self.value(item, depth + 1)?;
-                    out.set_c_named_property(key, item)?;
-                    taken.insert(key.to_str().unwrap_or_default().to_owned());
-                }
-            }
-        }
-        let Some(keys) = read(
-            env,
-            obj.get_all_property_names(
-                KeyCollectionMode::OwnOnly,
-                // napi-rs takes one filter, so symbol keys are skipped below.
-                KeyFilter::Enumerable,
-                KeyConversion::NumbersToStrings,
-            ),
-        )?
-        else {
-            return Ok(None);
-        };
-        let n = keys.get_array_length()?;
-        for i in 0..n {
-            let key_v: Unknown = keys.get_element(i)?;
-            if key_v.get_type()? != ValueType::String {
-                continue;
-            }
-            let key = String::from_unknown(key_v)?;
-            let item = read(env, obj.get_property_unchecked::<Unknown, Unknown>(key_v))?;
-            // A function is not data, and an own `toJSON` would hand a serialiser whatever it
-            // returns, unredacted: the copy keeps neither.
-            if let Some(f) = item {
-                if f.get_type()? == ValueType::Function {
-                    continue;
-                }
-            }
-            let item = self.item(item, depth)?;
-            let new_key = unique_key(&taken, &self.secrets.redact(&key));
-            set_key(env, &mut out, &new_key, item)?;
-            taken.insert(new_key);
-        }
-        Ok(Some(out.to_unknown()))
-    }
-
-    /// `Array.from(v)`: a Map's entries or a Set's values.
-    fn entries(&self, v: Unknown<'e>) -> Result<Object<'e>> {
-        let from = Function::<Unknown, Object>::from_unknown(self.b.array_from.to_unknown())?;
-        from.call(v)
-    }
-
-    fn map_to_object(&mut self, v: Unknown<'e>, depth: usize) -> Result<Unknown<'e>> {
-        let env = self.env;
-        let list = self.entries(v)?;
-        let n = list.get_array_length()?;
-        let mut out = Object::new(env)?;
-        let mut taken = HashSet::new();
-        for i in 0..n {
-            let pair: Object = list.get_element(i)?;
-            let key = to_js_string(env, pair.get_element(0)?)?;
-            let item = self.value(pair.get_element(1)?, depth + 1)?;
-            let new_key = unique_key(&taken, &self.secrets.redact(&key));
-            set_key(env, &mut out, &new_key, item)?;
-            taken.insert(new_key);
-        }
-        Ok(out.to_unknown())
-    }
-
-    fn set_to_array(&mut self, v: Unknown<'e>, depth: usize) -> Result<Unknown<'e>> {
-        let list = self.entries(v)?;
-        let n = list.get_array_length()?;
-        let mut out = self.env.create_array(n)?;
-        for i in 0..n {
-            let item = self.value(list.get_element(i)?, depth + 1)?;
-            out.set(i, item)?;
-        }
-        Ok(out.to_unknown())
-    }
+    let read = read_host(env, v.raw(), HOST_POLICY)?;
+    let js = Js(env.raw());
+    js.unknown(env, write_host(js, redact_host(secrets, read))?)
 }
 
 /// The matcher of a list of secret strings (non-strings are ignored; a non-array is an error).

@@ -107,7 +107,7 @@ pub fn dispatch_effect_key(
     args: Unknown,
 ) -> Result<String> {
     let js = Js(env.raw());
-    let arguments_hash = canonical::sha256_hex(&canonical_of(js, args.raw())?);
+    let arguments_hash = canonical::sha256_hex(&canonical_of(&env, args.raw())?);
     let session_id = text_of(js, session_id.raw())?;
     let run_id = text_of(js, run_id.raw())?;
     let tool_call_id = text_of(js, tool_call_id.raw())?;
