@@ -15,6 +15,7 @@ const bindGuardrails = require('./dispatch-guardrails.js')
 const { callStoreMethod, nativeStoreOf } = require('./effects.js')
 const { isoNow } = require('./clock.js')
 const { raceAbort: raceAbortWith } = require('./abort-watch.js')
+const { plainLookup } = require('./registry.js')
 
 module.exports = function bindDispatch(native, errors) {
   // A copy with fast properties: the object napi builds (82 keys) is a dictionary, so each `C.K_…` in
@@ -211,12 +212,15 @@ module.exports = function bindDispatch(native, errors) {
     if (h.ledger !== undefined) flags |= C.F_LEDGER
     if (h.hostRedactor !== undefined) flags |= C.F_REDACTION
     h.flags = flags
+    // Nothing runs before the lookup: the tool may be looked up before the machine begins.
+    h.lookupFirst = h.middleware === undefined
     h.input = undefined
     h.output = undefined
     h.concurrency = 1
     const g = h.guardrails
     if (g !== undefined) {
       h.input = stageList(g, 'toolInput')
+      if (h.input !== undefined) h.lookupFirst = false
       h.output = stageList(g, 'toolOutput')
       const mc = g.maxConcurrency
       if (mc !== undefined) {
@@ -750,7 +754,18 @@ module.exports = function bindDispatch(native, errors) {
       startedAt: undefined,
     }
     if (h.ledger !== undefined) st.startedAt = isoNow()
-    const begun = dispatchBegin(h.plan, flags, h.input ? h.input.length : 0, h.output ? h.output.length : 0, h.concurrency, name, callFlags)
+    // A registry made by createToolRegistry is looked up here, its answer handed over with the
+    // beginning (the machine's first command would be the lookup): one crossing fewer a call.
+    let found = 0
+    if (h.lookupFirst && (callFlags & (C.C_NAME_NOT_STRING | C.C_PROVIDER_HOSTED)) === 0) {
+      const get = plainLookup(h.registry)
+      if (get !== undefined) {
+        const tool = get(name)
+        st.tool = tool
+        found = tool !== null && (typeof tool === 'object' || typeof tool === 'function') ? 2 : 1
+      }
+    }
+    const begun = dispatchBegin(h.plan, flags, h.input ? h.input.length : 0, h.output ? h.output.length : 0, h.concurrency, name, callFlags, found)
     const s = Math.floor(begun / C.ID_STRIDE)
     return loop(h, st, s, begun % C.ID_STRIDE)
   }

@@ -63,7 +63,19 @@ function createToolRegistry(tools, options) {
     }
     for (let i = 0; i < tools.length; i++) register(tools[i])
   }
-  return { register, get, resolve, list }
+  const registry = { register, get, resolve, list }
+  plainGets.set(registry, get)
+  return registry
+}
+
+// Registries made here, with the `get` made here: a Map lookup, which runs no host code, cannot
+// throw and answers at once, so dispatch may look a tool up before it begins (one crossing fewer).
+const plainGets = new WeakMap()
+
+/** The registry's `get` when it is one made by createToolRegistry and unchanged; else undefined. */
+function plainLookup(registry) {
+  const get = plainGets.get(registry)
+  return get !== undefined && registry.get === get ? get : undefined
 }
 
 // ----- filters ------------------------------------------------------------------------------------
@@ -134,4 +146,4 @@ function filterTools(tools, filter) {
   return out
 }
 
-module.exports = { createToolRegistry, filterTools, compileToolFilter }
+module.exports = { createToolRegistry, filterTools, compileToolFilter, plainLookup }

@@ -149,7 +149,7 @@ pub fn dispatch_plan(
     Ok(External::new(Plan { filter, secrets }))
 }
 
-/// `dispatchBegin(plan, flags, inputGuardrails, outputGuardrails, concurrency, name, call)`:
+/// `dispatchBegin(plan, flags, inputGuardrails, outputGuardrails, concurrency, name, call, found?)`:
 /// a machine for one call, already at its first command; `call` packs the call's facts.
 #[allow(clippy::too_many_arguments)]
 #[napi(js_name = "dispatchBegin")]
@@ -162,6 +162,7 @@ pub fn dispatch_begin(
     concurrency: u32,
     name: Option<String>,
     call: u32,
+    found: Option<u32>,
 ) -> Result<f64> {
     let setup = Setup {
         middleware: flags & F_MIDDLEWARE != 0,
@@ -182,7 +183,13 @@ pub fn dispatch_begin(
         secrets: plan.secrets.clone(),
     };
     let mut machine = Dispatch::new(setup, call_facts(name, call));
-    let last = machine.start();
+    let mut last = machine.start();
+    // The host looked the tool up before beginning (`found`: 1 none, 2 a tool), which it does only
+    // when nothing runs before the lookup and the registry's lookup runs no host code: its answer
+    // is taken here, without a crossing of its own.
+    if let (Some(found @ 1..=2), Command::Lookup) = (found, &last) {
+        last = machine.step(Answer::Found(found == 2));
+    }
     let code = code_of(&machine, &last);
     let Some(id) = SESSIONS.with(|s| s.borrow_mut().insert(Session { machine, last })) else {
         return PrismError::new(
