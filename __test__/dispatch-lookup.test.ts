@@ -4,7 +4,7 @@
 // lookup is the one createToolRegistry made.
 import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
-import { createMiddlewareRegistry, createToolRegistry, dispatchToolCall } from "../index.js";
+import { createMemoryToolEffectStore, createMiddlewareRegistry, createToolRegistry, dispatchToolCall } from "../index.js";
 import { call, ctx, echoTool } from "./helpers/harness.js";
 
 const binding = createRequire(import.meta.url)("../binding.js");
@@ -21,8 +21,24 @@ describe("looking a tool up before the dispatch begins", () => {
     expect(codeOf(undefined)).toBe(C.K_LOOKUP);
     expect(codeOf(0)).toBe(C.K_LOOKUP);
     expect(codeOf(2)).toBe(C.K_EFFECT_DECLARATION);
+    expect(codeOf(3)).toBe(C.K_EXECUTE); // a tool with no effect: its declaration answered too
     expect(codeOf(1)).toBe(C.K_SET_ERROR); // an unknown tool's error
     expect(binding.dispatchLive()).toBe(0);
+  });
+
+  it("reads a declaration added by a hook that runs between the lookup and the declaration", async () => {
+    let runs = 0;
+    const tool = { ...echoTool(), execute: (args: unknown, c: { toolCallId: string }) => (runs++, { toolCallId: c.toolCallId, name: "echo", value: args }) };
+    const registry = createToolRegistry([tool as never]);
+    const effectStore = createMemoryToolEffectStore();
+    const validate = () => {
+      (tool as { effect?: unknown }).effect = { kind: "external_mutation", idempotency: "optional" };
+      return undefined;
+    };
+    const r = await dispatchToolCall({ call: call("echo", { text: "x" }, "c_decl"), registry, context: ctx({ toolCallId: "c_decl" }), validate, effectStore });
+    // The declaration the hook added is seen: a durable effect without an identity is refused.
+    expect(r.error?.message).toBe("verified identity is required for a durable tool effect");
+    expect(runs).toBe(0);
   });
 
   it("answers an unknown tool as before", async () => {

@@ -722,6 +722,15 @@ module.exports = function bindDispatch(native, errors) {
     }
   }
 
+  // `in` runs no getter; a proxy's throwing `has` trap leaves the declaration to its own step.
+  function hasEffect(tool) {
+    try {
+      return 'effect' in tool
+    } catch {
+      return true
+    }
+  }
+
   function start(h, call, context) {
     let ctx = context
     if (ctx === undefined || ctx === null) ctx = {}
@@ -762,7 +771,8 @@ module.exports = function bindDispatch(native, errors) {
       if (get !== undefined) {
         const tool = get(name)
         st.tool = tool
-        found = tool !== null && (typeof tool === 'object' || typeof tool === 'function') ? 2 : 1
+        // A tool with no `effect` at all also answers the declaration (when it comes next).
+        found = tool !== null && (typeof tool === 'object' || typeof tool === 'function') ? (hasEffect(tool) ? 2 : 3) : 1
       }
     }
     const begun = dispatchBegin(h.plan, flags, h.input ? h.input.length : 0, h.output ? h.output.length : 0, h.concurrency, name, callFlags, found)

@@ -184,11 +184,18 @@ pub fn dispatch_begin(
     };
     let mut machine = Dispatch::new(setup, call_facts(name, call));
     let mut last = machine.start();
-    // The host looked the tool up before beginning (`found`: 1 none, 2 a tool), which it does only
-    // when nothing runs before the lookup and the registry's lookup runs no host code: its answer
-    // is taken here, without a crossing of its own.
-    if let (Some(found @ 1..=2), Command::Lookup) = (found, &last) {
-        last = machine.step(Answer::Found(found == 2));
+    // The host looked the tool up before beginning (`found`: 1 none, 2 a tool, 3 a tool with no
+    // `effect` property), which it does only when nothing runs before the lookup and the registry's
+    // lookup runs no host code: its answer is taken here, without a crossing of its own. A tool with
+    // no `effect` also answers the declaration, when that is the very next command (no hook between).
+    if let (Some(found @ 1..=3), Command::Lookup) = (found, &last) {
+        last = machine.step(Answer::Found(found >= 2));
+        if found == 3 && matches!(last, Command::EffectDeclaration) {
+            last = machine.step(Answer::EffectPlan {
+                plan: None,
+                idempotency_unsupported: false,
+            });
+        }
     }
     let code = code_of(&machine, &last);
     let Some(id) = SESSIONS.with(|s| s.borrow_mut().insert(Session { machine, last })) else {
