@@ -58,6 +58,10 @@ describe("looking a tool up before the dispatch begins", () => {
     const r = await dispatchToolCall({ call: call("echo", { text: "hi" }), registry, context: ctx() });
     expect(r.error).toBeUndefined();
     expect(calls).toBe(1);
+    // A copy with its own get (the spread keeps the registry's other members) is asked too.
+    const copy = { ...createToolRegistry([echoTool()]), get: registry.get };
+    await dispatchToolCall({ call: call("echo", { text: "hi" }), registry: copy, context: ctx() });
+    expect(calls).toBe(2);
   });
 
   it("looks up after call middleware and input guardrails, which may register the tool", async () => {

@@ -63,18 +63,19 @@ function createToolRegistry(tools, options) {
     }
     for (let i = 0; i < tools.length; i++) register(tools[i])
   }
-  const registry = { register, get, resolve, list }
-  plainGets.set(registry, get)
-  return registry
+  return { register, get, resolve, list, [PLAIN_GET]: get }
 }
 
-// Registries made here, with the `get` made here: a Map lookup, which runs no host code, cannot
-// throw and answers at once, so dispatch may look a tool up before it begins (one crossing fewer).
-const plainGets = new WeakMap()
+// Registries made here keep the `get` made here under a symbol (a copy of a registry keeps it, and
+// is plain while its `get` is that one): a Map lookup, which runs no host code, cannot throw and
+// answers at once, so dispatch may look a tool up before it begins (one crossing fewer). A symbol
+// key, not a WeakMap: a WeakMap entry per registry cost a quarter of createToolRegistry's time in
+// garbage collection.
+const PLAIN_GET = Symbol('prism.plainGet')
 
 /** The registry's `get` when it is one made by createToolRegistry and unchanged; else undefined. */
 function plainLookup(registry) {
-  const get = plainGets.get(registry)
+  const get = registry[PLAIN_GET]
   return get !== undefined && registry.get === get ? get : undefined
 }
 
