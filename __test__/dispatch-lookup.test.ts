@@ -41,6 +41,21 @@ describe("looking a tool up before the dispatch begins", () => {
     expect(runs).toBe(0);
   });
 
+  it("takes a valid answer's no-effect fact as the declaration's answer when that comes next", () => {
+    const plan = binding.dispatchPlan(undefined, undefined);
+    const afterValid = (noEffect: number) => {
+      const begun = binding.dispatchBegin(plan, C.F_VALIDATE, 0, 0, 1, "echo", 0, 2);
+      const id = Math.floor(begun / C.ID_STRIDE);
+      expect(begun % C.ID_STRIDE).toBe(C.K_VALIDATE);
+      const next = binding.dispatchStep(id, C.A_VALID, noEffect);
+      binding.dispatchEnd(id);
+      return next;
+    };
+    expect(afterValid(0)).toBe(C.K_EFFECT_DECLARATION);
+    expect(afterValid(1)).toBe(C.K_EXECUTE);
+    expect(binding.dispatchLive()).toBe(0);
+  });
+
   it("answers an unknown tool as before", async () => {
     const registry = createToolRegistry([echoTool()]);
     const r = await dispatchToolCall({ call: call("missing"), registry, context: ctx() });

@@ -396,7 +396,9 @@ module.exports = function bindDispatch(native, errors) {
         case C.K_VALIDATE:
           if (v === undefined) {
             if (ownToolArgumentValidators.has(h.validate)) st.checked = [st.tool.parameters, st.call.arguments]
-            return dispatchStep(s, C.A_VALID)
+            // 1: the tool has no `effect` property (read after the hook ran), which also answers
+            // the declaration when that comes next.
+            return dispatchStep(s, C.A_VALID, hasEffect(st.tool) ? 0 : 1)
           }
           if (typeof v === 'string') return dispatchAnswer(s, C.A_INVALID_MESSAGE, undefined, undefined, v)
           if (v !== null && typeof v === 'object' && !Array.isArray(v) && typeof v.message === 'string') {

@@ -190,11 +190,8 @@ pub fn dispatch_begin(
     // no `effect` also answers the declaration, when that is the very next command (no hook between).
     if let (Some(found @ 1..=3), Command::Lookup) = (found, &last) {
         last = machine.step(Answer::Found(found >= 2));
-        if found == 3 && matches!(last, Command::EffectDeclaration) {
-            last = machine.step(Answer::EffectPlan {
-                plan: None,
-                idempotency_unsupported: false,
-            });
+        if found == 3 {
+            last = no_effect(&mut machine, last);
         }
     }
     let code = code_of(&machine, &last);
@@ -236,15 +233,36 @@ fn call_facts(name: Option<String>, call: u32) -> CallFacts {
     }
 }
 
-/// `dispatchStep(id, answer, n)`: the common answers, with at most one number.
-#[napi(js_name = "dispatchStep")]
-pub fn dispatch_step(id: u32, answer: u32, n: Option<f64>) -> u32 {
-    step(id, decode(answer, n, None, None, None, None, None))
+/// The host found that the tool has no `effect` property: when the machine's next command is the
+/// effect declaration, that is its answer too (one crossing fewer), else `next` stands.
+fn no_effect(machine: &mut Dispatch, next: Command) -> Command {
+    if !matches!(next, Command::EffectDeclaration) {
+        return next;
+    }
+    machine.step(Answer::EffectPlan {
+        plan: None,
+        idempotency_unsupported: false,
+    })
 }
 
-fn step(id: u32, answer: Answer) -> u32 {
+/// `dispatchStep(id, answer, n)`: the common answers, with at most one number. `A_VALID` with `n`
+/// 1 says the tool has no `effect` property ([`no_effect`]).
+#[napi(js_name = "dispatchStep")]
+pub fn dispatch_step(id: u32, answer: u32, n: Option<f64>) -> u32 {
+    let without_effect = answer == A_VALID && n == Some(1.0);
+    step(
+        id,
+        decode(answer, n, None, None, None, None, None),
+        without_effect,
+    )
+}
+
+fn step(id: u32, answer: Answer, without_effect: bool) -> u32 {
     let code = with_session(id, |s| {
-        let next = s.machine.step(answer);
+        let mut next = s.machine.step(answer);
+        if without_effect {
+            next = no_effect(&mut s.machine, next);
+        }
         let code = code_of(&s.machine, &next);
         s.last = next;
         code
@@ -276,7 +294,7 @@ pub fn dispatch_answer(
     b: Option<String>,
     c: Option<String>,
 ) -> u32 {
-    step(id, decode(answer, n, m, text, a, b, c))
+    step(id, decode(answer, n, m, text, a, b, c), false)
 }
 
 fn status(n: Option<f64>) -> RecordStatus {
