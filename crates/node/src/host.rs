@@ -176,13 +176,11 @@ impl Reader {
 
     fn array(&mut self, v: Value, depth: usize) -> Result<Host<Value>> {
         let js = self.js;
-        let mut len = 0u32;
-        // SAFETY: a live env and handles of the running call (see `Js`); out-pointers are locals.
-        check(unsafe { sys::napi_get_array_length(js.0, v, &mut len) })?;
+        let len = self.length(v)?;
         let mut items = Vec::with_capacity(len as usize);
         for i in 0..len {
             let mut item = ptr::null_mut();
-            // SAFETY: as above.
+            // SAFETY: a live env and handles of the running call (see `Js`); out-pointers are locals.
             let status = unsafe { sys::napi_get_element(js.0, v, i, &mut item) };
             let got = self.attempt(status, item)?;
             if matches!(got, Ok(item) if js.type_of(item)? == sys::ValueType::napi_undefined) {
@@ -243,17 +241,13 @@ impl Reader {
             Ok(names) => names,
             Err(thrown) => return Ok(Host::Threw(thrown)),
         };
-        let mut len = 0u32;
-        // SAFETY: as above.
-        check(unsafe { sys::napi_get_array_length(js.0, names, &mut len) })?;
+        let len = self.length(names)?;
         let mut entries = Vec::with_capacity(len as usize);
         for i in 0..len {
-            let mut key = ptr::null_mut();
-            // SAFETY: as above.
-            check(unsafe { sys::napi_get_element(js.0, names, i, &mut key) })?;
+            let key = self.element(names, i)?;
             let name = js.string_value(key)?;
             let mut item = ptr::null_mut();
-            // SAFETY: as above.
+            // SAFETY: a live env and handles of the running call (see `Js`); out-pointers are locals.
             let status = unsafe { sys::napi_get_property(js.0, v, key, &mut item) };
             let got = self.attempt(status, item)?;
             entries.push((name, self.item(got, depth + 1)?));
@@ -261,19 +255,20 @@ impl Reader {
         Ok(Host::Object(kind, entries))
     }
 
-    /// `Array.from(v)` of a `Map` or `Set`.
+    /// `Array.from(v)` of a `Map` or `Set` (called with no receiver, so it builds a plain array).
     fn listed(&self, v: Value) -> Result<Value> {
         let js = self.js;
+        let args = [v];
         let mut out = ptr::null_mut();
         // SAFETY: a live env and handles of the running call (see `Js`); `args` holds the one
-        // argument passed; `out` is a local.
+        // argument passed and outlives the call; `out` is a local.
         check(unsafe {
             sys::napi_call_function(
                 js.0,
-                self.b.array_from,
+                js.undefined()?,
                 self.b.array_from,
                 1,
-                [v].as_ptr(),
+                args.as_ptr(),
                 &mut out,
             )
         })?;

@@ -42,7 +42,7 @@ pub enum Refusal<H> {
     Threw(H),
 }
 
-/// The canonical text of a host value read with [`host_policy`].
+/// The canonical text of a host value read with [`HOST_POLICY`].
 pub fn host_canonical<H: Copy>(value: &Host<H>) -> Result<String, Refusal<H>> {
     let mut out = String::with_capacity(128);
     write_host(value, &mut out, 1)?;
@@ -51,12 +51,10 @@ pub fn host_canonical<H: Copy>(value: &Host<H>) -> Result<String, Refusal<H>> {
 
 /// What the reader reads for canonical text: down to [`MAX_CANONICAL_DEPTH`]; a cycle is refused
 /// there, so no per-ancestor check.
-pub const fn host_policy() -> ReadPolicy {
-    ReadPolicy {
-        max_depth: MAX_CANONICAL_DEPTH,
-        cycles: false,
-    }
-}
+pub const HOST_POLICY: ReadPolicy = ReadPolicy {
+    max_depth: MAX_CANONICAL_DEPTH,
+    cycles: false,
+};
 
 fn write_host<H: Copy>(value: &Host<H>, out: &mut String, depth: usize) -> Result<(), Refusal<H>> {
     if depth > MAX_CANONICAL_DEPTH {

@@ -13,7 +13,7 @@ use prism_tools_core::effects::canonical::{self, Refusal};
 /// throws `ToolEffectError` `ERR_PRISM_TOOL_EFFECT_LIMIT`, a read that threw rethrows.
 pub(crate) fn canonical_of(env: &Env, v: sys::napi_value) -> Result<String> {
     let js = Js(env.raw());
-    match canonical::host_canonical(&read_host(env, v, canonical::host_policy())?) {
+    match canonical::host_canonical(&read_host(env, v, canonical::HOST_POLICY)?) {
         Ok(text) => Ok(text),
         Err(Refusal::Threw(thrown)) => Err(js.throw(thrown)),
         Err(Refusal::NotJson) => effect_result(js, Err(canonical::not_json())),
