@@ -701,9 +701,29 @@ describe("dispatchToolCall: the binding forgets every dispatch, however it ends"
     const plan = binding.dispatchPlan(undefined, undefined);
     const id = Math.floor(binding.dispatchBegin(plan, 0, 0, 0, 1, "echo", 0) / 128); // at its lookup, not a transition
     for (const dispatch of [id, id + 4096, 0]) {
-      expect(() => store.advanceClaim({}, dispatch, false, undefined, false, undefined)).toThrow(`advanceClaim: dispatch ${dispatch} has no claim transition in progress`);
+      expect(() => store.advanceClaim(dispatch, false, undefined, false, false, undefined)).toThrow(`advanceClaim: dispatch ${dispatch} has no claim transition in progress`);
     }
     binding.dispatchEnd(id);
     expect(binding.dispatchLive()).toBe(0);
+  });
+
+  it("the effect snapshot lives in its dispatch: a stale or unknown id finds none, and an ended dispatch drops it", async () => {
+    const { createRequire } = await import("node:module");
+    const binding = createRequire(import.meta.url)("../binding.js");
+    const store = binding.createMemoryToolEffectStore();
+    const identity = { tenantId: "t1", userId: "u1", principal: { kind: "user", id: "p1" }, scopes: ["payments.write"], issuedAt: new Date().toISOString(), verified: true };
+    const plan = binding.dispatchPlan(undefined, undefined);
+    const id = Math.floor(binding.dispatchBegin(plan, 0, 0, 0, 1, "pay", 0) / 128);
+    for (const dispatch of [id + 4096, 0]) {
+      expect(() => binding.dispatchIdentity(dispatch, identity, undefined)).toThrow(`dispatchIdentity: dispatch ${dispatch} is not in flight`);
+      expect(() => binding.dispatchEffectKey(dispatch, "s", "r", "c", "pay", {})).toThrow(`dispatchEffectKey: dispatch ${dispatch} is not in flight`);
+      expect(() => store.claimDispatch(dispatch, undefined)).toThrow(`claimDispatch: dispatch ${dispatch} is not in flight`);
+    }
+    // A live dispatch with no snapshot yet: the key step and the claim are refused as a store refuses.
+    expect(() => binding.dispatchEffectKey(id, "s", "r", "c", "pay", {})).toThrow("tool effect dispatch snapshot was already used");
+    expect(() => store.claimDispatch(id, undefined)).toThrow("tool effect dispatch snapshot was already used");
+    binding.dispatchEnd(id);
+    expect(binding.dispatchLive()).toBe(0);
+    expect(() => store.claimDispatch(id, undefined)).toThrow(`claimDispatch: dispatch ${id} is not in flight`);
   });
 });

@@ -22,8 +22,6 @@ module.exports = function bindDispatch(native, errors) {
   // the command loop was an inline-cache miss.
   const C = Object.freeze({ ...native.dispatchCodes() })
   const { dispatchBegin, dispatchStep, dispatchAnswer, dispatchDetail, dispatchEnd, dispatchPlan, dispatchSecrets, dispatchRowBlock } = native
-  // Whether the addon reads a dispatch's identity once for its effect steps (dispatchIdentity).
-  const LEAN_EFFECTS = typeof native.dispatchIdentity === 'function'
   // Ledger row ids, `tcr_<ms>_<pid>_<counter>` (time and pid in base 36, taken when a block is
   // reserved; the counter in decimal), from blocks of the process-wide counter
   // (crates/core/src/dispatch/clock.rs): no Node-API crossing per row, no id handed out twice, and no base-36
@@ -71,6 +69,9 @@ module.exports = function bindDispatch(native, errors) {
   }
 
   const ABORTED = Symbol('aborted')
+  // What a callback returns when the binding has already handed its outcome to the machine (the
+  // identity check and a built-in store's claim and transitions): the next command is `st.next`.
+  const STEPPED = Symbol('stepped')
   const toAborted = () => ABORTED
   // ABORTED once the signal aborts; the wait is on the signal's one shared listener (lib/abort-watch.js).
   const raceAbort = (p, signal) => raceAbortWith(p, signal, toAborted)
@@ -281,7 +282,8 @@ module.exports = function bindDispatch(native, errors) {
   }
 
   // `complete` on a built-in store: the result crosses as the JSON text the store keeps, and the
-  // stored result dispatch answers with is that text parsed — what the record would hold.
+  // stored result dispatch answers with is that text parsed — what the record would hold. On the
+  // dispatch's own claim the binding hands the new version to the machine itself.
   function advanceComplete(ns, st, s) {
     const result = st.result
     let text
@@ -292,11 +294,14 @@ module.exports = function bindDispatch(native, errors) {
       } catch {}
       if (text === undefined) unserializable = true
     }
-    const version =
-      st.effectClaim !== undefined
-        ? ns.advanceClaim(st.effectClaim, s, true, text, unserializable, st.effectKey.signal)
-        : ns.advance(transition(st, dispatchDetail(s)), true, text, unserializable)
-    st.effectRecord = { result: text === undefined ? undefined : JSON.parse(text) }
+    const stored = text === undefined ? undefined : JSON.parse(text)
+    if (st.effectClaim !== undefined) {
+      st.next = ns.advanceClaim(s, true, text, unserializable, stored !== null && typeof stored === 'object', st.effectKey.signal)
+      st.effectRecord = { result: stored }
+      return STEPPED
+    }
+    const version = ns.advance(transition(st, dispatchDetail(s)), true, text, unserializable)
+    st.effectRecord = { result: stored }
     return version
   }
 
@@ -371,6 +376,7 @@ module.exports = function bindDispatch(native, errors) {
       st.thrown = v
       return dispatchAnswer(s, C.A_THREW, undefined, undefined, codeOf(v))
     }
+    if (v === STEPPED) return st.next
     try {
       switch (k) {
         case C.K_CALL_MIDDLEWARE: {
@@ -407,10 +413,6 @@ module.exports = function bindDispatch(native, errors) {
           }
           return dispatchStep(s, C.A_INVALID_OTHER, typeIndex(v))
         case C.K_EFFECT_BEGIN: {
-          if (v?.claim !== undefined && v.outcome === 'acquired' && nativeStoreOf(h.effectStore.begin) !== undefined) {
-            st.effectClaim = v.claim
-            return dispatchAnswer(s, C.A_ACQUIRED, v.version, undefined, v.claimToken)
-          }
           st.effectRecord = v?.record
           const outcome = v?.outcome
           if (outcome === 'existing') {
@@ -475,7 +477,13 @@ module.exports = function bindDispatch(native, errors) {
       }
       case C.K_CHECK_IDENTITY:
         // With an effect store the identity is read once, here: its snapshot serves the key and the claim.
-        if (h.effectStore !== undefined && LEAN_EFFECTS) return () => void (st.effectRead = native.dispatchIdentity(st.identity, h.ownership))
+        if (h.effectStore !== undefined) {
+          return () => {
+            st.next = native.dispatchIdentity(s, st.identity, h.ownership)
+            st.effectRead = true
+            return STEPPED
+          }
+        }
         return () => native.assertDispatchIdentity(st.identity, h.ownership)
       case C.K_CHECK_TRUST:
       case C.K_CHECK_PERMISSION: {
@@ -500,8 +508,12 @@ module.exports = function bindDispatch(native, errors) {
           const f = h.effectStore.begin
           const ns = nativeStoreOf(f)
           if (ns === undefined) return storeCall(h, 'begin', st.effectKey, f)
-          if (st.effectRead !== undefined) return ns.claimDispatch(st.effectRead, st.effectKey.signal)
-          return LEAN_EFFECTS ? storeCall(h, 'begin', st.effectKey, f) : ns.claim(st.effectKey)
+          if (st.effectRead === undefined) return storeCall(h, 'begin', st.effectKey, f)
+          const v = ns.claimDispatch(s, st.effectKey.signal)
+          if (typeof v !== 'number') return v // another claimant's record, answered below
+          st.effectClaim = true
+          st.next = v
+          return STEPPED
         }
       // On a built-in store's claim the binding reads the claim token and version from the machine
       // (`advanceClaim(claim, dispatch, …)`); other stores get them in the transition's input.
@@ -509,7 +521,10 @@ module.exports = function bindDispatch(native, errors) {
         return () => {
           const f = h.effectStore.markDispatched
           const ns = nativeStoreOf(f)
-          if (ns !== undefined && st.effectClaim !== undefined) return ns.advanceClaim(st.effectClaim, s, false, undefined, false, st.effectKey.signal)
+          if (ns !== undefined && st.effectClaim !== undefined) {
+            st.next = ns.advanceClaim(s, false, undefined, false, false, st.effectKey.signal)
+            return STEPPED
+          }
           const d = dispatchDetail(s)
           if (ns === undefined) return storeCall(h, 'markDispatched', transition(st, d), f)
           return ns.advance(transition(st, d), false, undefined, false)
@@ -567,29 +582,25 @@ module.exports = function bindDispatch(native, errors) {
           continue
         case C.K_EFFECT_DECLARATION: {
           const tool = st.tool
-          let declared
-          let effect
           try {
-            effect = tool.effect
+            const effect = tool.effect
+            if (effect === undefined) {
+              k = dispatchStep(s, C.A_DECLARATION)
+              continue
+            }
             const fixed = typeof effect === 'object' && effect !== null ? fixedDeclarations.get(effect) : undefined
             if (fixed !== undefined) {
               k = dispatchAnswer(s, C.A_DECLARATION, undefined, undefined, fixed[0], fixed[1])
               continue
             }
-            declared = effect === undefined ? undefined : native.resolveToolEffectDeclaration(tool, st.call.arguments, st.ctx)
+            // Resolved, validated and handed to the machine in one crossing.
+            k = native.dispatchDeclaration(s, tool, st.call.arguments, st.ctx)
+            // A frozen declaration's data properties cannot change: the next call skips the resolving.
+            if (typeof effect === 'object' && effect !== null && isFixedDeclaration(effect)) fixedDeclarations.set(effect, [effect.kind, effect.idempotency])
           } catch (e) {
             st.thrown = e
             k = dispatchAnswer(s, C.A_THREW, undefined, undefined, codeOf(e))
-            continue
           }
-          if (declared === undefined) {
-            k = dispatchStep(s, C.A_DECLARATION)
-            continue
-          }
-          const kind = str(declared.kind)
-          const idempotency = str(declared.idempotency)
-          if (declared === effect && isFixedDeclaration(effect)) fixedDeclarations.set(effect, [kind, idempotency])
-          k = dispatchAnswer(s, C.A_DECLARATION, undefined, undefined, kind, idempotency)
           continue
         }
         case C.K_EFFECT_KEY: {
@@ -602,7 +613,7 @@ module.exports = function bindDispatch(native, errors) {
             const key = { identity: id, ownership, sessionId: text(st.ctx.sessionId), runId: text(st.ctx.runId), toolCallId: text(st.call.id), toolName: st.name }
             if (st.effectRead !== undefined) {
               // The snapshot's key: the key then the 64 hex digits of the arguments hash.
-              const kh = native.dispatchEffectKey(st.effectRead, key.sessionId, key.runId, key.toolCallId, key.toolName, st.call.arguments)
+              const kh = native.dispatchEffectKey(s, key.sessionId, key.runId, key.toolCallId, key.toolName, st.call.arguments)
               key.argumentsHash = kh.slice(-64)
               key.key = kh.slice(0, -64)
             } else {
@@ -759,6 +770,7 @@ module.exports = function bindDispatch(native, errors) {
       effectRecord: undefined,
       effectClaim: undefined,
       effectRead: undefined,
+      next: undefined,
       guard: undefined,
       checked: undefined,
       t0: h.emit !== undefined ? performance.now() : 0, // for events' durationMs only

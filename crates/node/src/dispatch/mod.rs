@@ -24,6 +24,7 @@ use prism_tools_core::error::{Code, Kind, PrismError};
 use prism_tools_core::filter::{Filter, FilterRule};
 use prism_tools_core::redact::Secrets;
 
+use crate::effects::dispatch::EffectSnapshot;
 use crate::throw::Throw;
 
 /// What `createToolDispatcher` (or one `dispatchToolCall`) compiles once: the filter and secrets.
@@ -58,10 +59,28 @@ pub(crate) fn transition_claim(id: u32) -> Option<(String, f64)> {
     .flatten()
 }
 
-/// One dispatch and the last command it gave.
+/// The effect snapshot of dispatch `id` (`crate::effects::dispatch`), for `f` to read, fill or
+/// drop; `None` when no such dispatch is in flight. `f` must run no JS: the dispatches are
+/// borrowed while it runs.
+pub(crate) fn with_effect<T>(
+    id: u32,
+    f: impl FnOnce(&mut Option<Box<EffectSnapshot>>) -> T,
+) -> Option<T> {
+    with_session(id, |s| f(&mut s.effect))
+}
+
+/// Hands dispatch `id`'s machine an answer found by the binding itself (a built-in effect store's
+/// claim or transition): the next command's code, as `dispatchStep` returns it.
+pub(crate) fn answer(id: u32, answer: Answer) -> u32 {
+    step(id, answer, false)
+}
+
+/// One dispatch, the last command it gave and, on the effect path, what its identity check read
+/// and its key step derived (dropped with the dispatch, or sooner once its claim is settled).
 pub struct Session {
     machine: Dispatch,
     last: Command,
+    effect: Option<Box<EffectSnapshot>>,
 }
 
 fn invalid_filter(message: String) -> PrismError {
@@ -195,7 +214,13 @@ pub fn dispatch_begin(
         }
     }
     let code = code_of(&machine, &last);
-    let Some(id) = SESSIONS.with(|s| s.borrow_mut().insert(Session { machine, last })) else {
+    let Some(id) = SESSIONS.with(|s| {
+        s.borrow_mut().insert(Session {
+            machine,
+            last,
+            effect: None,
+        })
+    }) else {
         return PrismError::new(
             Kind::RangeError,
             Code::Internal,

@@ -3,20 +3,26 @@
 //! and transitions work from what was read, with no second read of the key or the identity. The
 //! identity is still checked for activity (expiry, revocation) at every transition, from the snapshot.
 //!
-//! JS holds the snapshot as an External (`DispatchEffect`) for the dispatch's life:
-//! `dispatchIdentity` makes it, `dispatchEffectKey` completes it, a built-in store's
-//! `claimDispatch` and `advanceClaim` use it.
+//! The snapshot lives in the dispatch's own session (`crate::dispatch`), named by the dispatch id
+//! JS already holds: `dispatchIdentity` makes it, `dispatchEffectKey` completes it, a built-in
+//! store's `claimDispatch` and `advanceClaim` use it and hand their outcome to the machine
+//! themselves, so a claimed call crosses once per store step (`dispatchDeclaration` answers the
+//! declaration the same way). Nothing of it waits for the garbage
+//! collector: it is dropped once the claim is settled, or with the dispatch.
 
 use super::canonical::canonical_of;
 use super::errors::{effect_result, throw_store_error};
-use super::identity::checked_dispatch_identity;
+use super::identity::{checked_dispatch_identity, resolve_declaration};
 use super::js::Js;
 use super::read::check_abort;
 use super::store::{lean_transition, NativeToolEffectStore};
+use crate::dispatch::{answer, with_effect};
 use napi::bindgen_prelude::*;
 use napi::sys;
 use napi_derive::napi;
+use prism_tools_core::dispatch::machine::{Answer, Begun};
 use prism_tools_core::effects::canonical::{self, KeyMaterial};
+use prism_tools_core::effects::declaration::Idempotency;
 use prism_tools_core::effects::error::{EffectError, StoreError};
 use prism_tools_core::effects::identity::{self, Field, IdentityView, OwnershipView};
 use prism_tools_core::effects::record::EffectRecord;
@@ -24,12 +30,8 @@ use prism_tools_core::effects::store::{key_fields, BeginOutcome, Claim, KeyInput
 use prism_tools_core::effects::time::parse_iso_strict;
 
 /// One dispatch's effect identity: the identity as read at the identity check, and the key once
-/// derived (or why it is not a valid store key, reported when a store is asked to claim it). Boxed
-/// and dropped as soon as the dispatch is done with it, so what waits for the garbage collector is
-/// a pointer.
-pub struct DispatchEffect(Option<Box<Snapshot>>);
-
-struct Snapshot {
+/// derived (or why it is not a valid store key, reported when a store is asked to claim it).
+pub struct EffectSnapshot {
     identity: IdentityView,
     /// The identity's timestamps that only `Date.parse` reads, parsed when the snapshot was made, so
     /// a later check runs no JS while the snapshot is borrowed.
@@ -37,30 +39,28 @@ struct Snapshot {
     key: Option<std::result::Result<ValidKey, StoreError>>,
 }
 
-impl DispatchEffect {
-    /// Frees what the snapshot holds once the dispatch is done with it (its claim completed, or
-    /// another claimant's record found): the External itself lives until the garbage collector takes
-    /// it, which sees none of this memory and may not run for thousands of dispatches.
-    fn release(&mut self) {
-        self.0 = None;
-    }
+fn not_in_flight(what: &str, dispatch: u32) -> Error {
+    Error::new(
+        Status::InvalidArg,
+        format!("{what}: dispatch {dispatch} is not in flight"),
+    )
+}
 
-    fn get(&self) -> std::result::Result<&Snapshot, StoreError> {
-        self.0.as_deref().ok_or_else(|| {
-            EffectError::limit("tool effect dispatch snapshot was already used").into()
-        })
-    }
+fn already_used() -> StoreError {
+    EffectError::limit("tool effect dispatch snapshot was already used").into()
 }
 
 /// Dispatch's identity check, reading the identity once: `assertIdentityActive(identity)` then,
 /// when `ownership` is given, `assertIdentityMatchesOwnership(identity, ownership)` (`null` is an
-/// ownership, an empty one). Returns the snapshot the dispatch's effect steps use.
+/// ownership, an empty one). Keeps the snapshot in dispatch `dispatch` and answers its identity
+/// check: returns the next command's code.
 #[napi(js_name = "dispatchIdentity")]
 pub fn dispatch_identity(
     env: Env,
+    dispatch: u32,
     identity: Unknown,
     ownership: Unknown,
-) -> Result<External<DispatchEffect>> {
+) -> Result<u32> {
     let js = Js(env.raw());
     let id = checked_dispatch_identity(js, identity.raw(), ownership.raw())?;
     let dates = [&id.issued_at, &id.expires_at, &id.revoked_at]
@@ -69,11 +69,39 @@ pub fn dispatch_identity(
         .filter(|t| parse_iso_strict(t).is_none())
         .filter_map(|t| js.date_parse(t).map(|ms| (t.to_owned(), ms)))
         .collect();
-    Ok(External::new(DispatchEffect(Some(Box::new(Snapshot {
+    let snapshot = EffectSnapshot {
         identity: id,
         dates,
         key: None,
-    })))))
+    };
+    with_effect(dispatch, |slot| *slot = Some(Box::new(snapshot)))
+        .ok_or_else(|| not_in_flight("dispatchIdentity", dispatch))?;
+    Ok(answer(dispatch, Answer::Done))
+}
+
+/// Dispatch's declaration step: `tool.effect` resolved and validated as
+/// `resolveToolEffectDeclaration` does it, and handed to dispatch `dispatch`'s machine here.
+/// Returns the next command's code; an invalid declaration, or a classifier's throw, is thrown.
+#[napi(js_name = "dispatchDeclaration")]
+pub fn dispatch_declaration(
+    env: Env,
+    dispatch: u32,
+    tool: Unknown,
+    args: Unknown,
+    ctx: Unknown,
+) -> Result<u32> {
+    let js = Js(env.raw());
+    let plan = match resolve_declaration(js, tool.raw(), args.raw(), ctx.raw())? {
+        None => Answer::EffectPlan {
+            plan: None,
+            idempotency_unsupported: false,
+        },
+        Some((_, d)) => Answer::EffectPlan {
+            plan: Some(d.plan()),
+            idempotency_unsupported: d.idempotency == Idempotency::Unsupported,
+        },
+    };
+    Ok(answer(dispatch, plan))
 }
 
 /// The ownership a dispatch's key carries: the identity's own tenant, account and user.
@@ -99,7 +127,7 @@ fn text_of(js: Js, v: sys::napi_value) -> Result<Field> {
 #[napi(js_name = "dispatchEffectKey")]
 pub fn dispatch_effect_key(
     env: Env,
-    effect: &mut External<DispatchEffect>,
+    dispatch: u32,
     session_id: Unknown,
     run_id: Unknown,
     tool_call_id: Unknown,
@@ -112,14 +140,38 @@ pub fn dispatch_effect_key(
     let run_id = text_of(js, run_id.raw())?;
     let tool_call_id = text_of(js, tool_call_id.raw())?;
     let tool_name = text_of(js, tool_name.raw())?;
-    let Some(effect) = effect.0.as_deref_mut() else {
-        return effect_result(
+    let derived = with_effect(dispatch, |slot| match slot.as_deref_mut() {
+        None => Err(already_used()),
+        Some(effect) => Ok(derive_into(
+            effect,
+            session_id,
+            run_id,
+            tool_call_id,
+            tool_name,
+            arguments_hash,
+        )),
+    })
+    .ok_or_else(|| not_in_flight("dispatchEffectKey", dispatch))?;
+    match derived {
+        Ok(Some(key)) => Ok(key),
+        Ok(None) => effect_result(
             js,
-            Err(EffectError::limit(
-                "tool effect dispatch snapshot was already used",
-            )),
-        );
-    };
+            Err(EffectError::limit("tool effect key input is invalid")),
+        ),
+        Err(e) => Err(throw_store_error(js, &e)),
+    }
+}
+
+/// Derives the key into `effect`: the key followed by the arguments hash, or `None` when a key
+/// field is not text.
+fn derive_into(
+    effect: &mut EffectSnapshot,
+    session_id: Field,
+    run_id: Field,
+    tool_call_id: Field,
+    tool_name: Field,
+    arguments_hash: String,
+) -> Option<String> {
     let id = &effect.identity;
     let principal = id.principal.as_ref().and_then(|p| p.id.text());
     let (Some(tenant), Some(principal), Some(s), Some(r), Some(c), Some(n)) = (
@@ -130,10 +182,7 @@ pub fn dispatch_effect_key(
         tool_call_id.text(),
         tool_name.text(),
     ) else {
-        return effect_result(
-            js,
-            Err(EffectError::limit("tool effect key input is invalid")),
-        );
+        return None;
     };
     let key = canonical::derive_key(&KeyMaterial {
         tenant_id: tenant,
@@ -159,12 +208,15 @@ pub fn dispatch_effect_key(
     input.ownership = ownership_of(&input.identity);
     effect.key = Some(key_fields(&input));
     effect.identity = input.identity;
-    Ok(key + &arguments_hash)
+    Some(key + &arguments_hash)
 }
 
 /// The snapshot's key, or the error a store reports for it; the identity checked active at `now`.
-fn checked_key(effect: &DispatchEffect, now: i64) -> std::result::Result<&ValidKey, StoreError> {
-    let effect = effect.get()?;
+fn checked_key(
+    effect: &Option<Box<EffectSnapshot>>,
+    now: i64,
+) -> std::result::Result<&ValidKey, StoreError> {
+    let effect = effect.as_deref().ok_or_else(already_used)?;
     let key = match &effect.key {
         Some(Ok(k)) => k,
         Some(Err(e)) => return Err(e.clone()),
@@ -182,15 +234,6 @@ fn checked_key(effect: &DispatchEffect, now: i64) -> std::result::Result<&ValidK
     Ok(key)
 }
 
-/// The snapshot behind `effect`, borrowed for the rest of a call that runs no JS while it holds it
-/// (only Rust code and Node-API calls that run none).
-fn snapshot_of<'a>(env: &Env, effect: &Unknown<'a>) -> Result<&'a mut External<DispatchEffect>> {
-    // SAFETY: `effect` is an argument of the running callback, so its handle is live for the call;
-    // napi-rs checks that it is an External made for `DispatchEffect`. The borrow is exclusive: the
-    // callers take it after their last call into JS and hold it only while Rust code runs.
-    unsafe { FromNapiMutRef::from_napi_mut_ref(env.raw(), effect.raw()) }
-}
-
 /// What `claimDispatch` found: the claim taken, or the record another claimant left.
 enum Claimed {
     Acquired { version: u64, token: String },
@@ -199,47 +242,51 @@ enum Claimed {
 
 #[napi]
 impl NativeToolEffectStore {
-    /// `begin` for dispatch on the snapshot made by `dispatchIdentity` and `dispatchEffectKey`:
-    /// when the claim is acquired the answer is `{ outcome: "acquired", version, claimToken, claim }`
-    /// where `claim` is the snapshot, for [`Self::advance_claim`]; any other outcome answers like
-    /// `begin`, with the record (without its claim token). `signal` is the dispatch's abort signal.
+    /// `begin` for dispatch `dispatch`, on the snapshot its `dispatchIdentity` and
+    /// `dispatchEffectKey` made. When the claim is acquired the machine takes it here and the
+    /// answer is the next command's code (the token and version stay in the machine, for
+    /// [`Self::advance_claim`]); any other outcome answers like `begin`, with the record (without
+    /// its claim token), for dispatch to hand over. `signal` is the dispatch's abort signal.
     #[napi]
     pub fn claim_dispatch<'a>(
         &self,
         env: &'a Env,
-        effect: Unknown<'a>,
+        dispatch: u32,
         signal: Unknown<'a>,
     ) -> Result<Unknown<'a>> {
         let js = Js(env.raw());
         check_abort(js, signal.raw())?;
-        // The clock first: it may run JS, which must find no payload borrowed.
+        // The clock first: it may run JS, which must find no dispatch borrowed.
         let now = self.now(env)?;
-        let snapshot = snapshot_of(env, &effect)?;
-        let run = || -> std::result::Result<Claimed, StoreError> {
-            let k = checked_key(&*snapshot, now)?;
-            self.backend
-                .begin_valid(k, None, None, now, |outcome, r: &EffectRecord| {
-                    match (outcome, &r.claim_token) {
-                        (BeginOutcome::Acquired, Some(token)) => Claimed::Acquired {
-                            version: r.version,
-                            token: token.clone(),
-                        },
-                        _ => Claimed::Existing(r.to_json_with(false)),
-                    }
-                })
-        };
-        let claimed = run();
-        if !matches!(claimed, Ok(Claimed::Acquired { .. })) {
-            snapshot.release();
-        }
+        let claimed = with_effect(dispatch, |slot| {
+            let claimed = checked_key(slot, now).and_then(|k| {
+                self.backend
+                    .begin_valid(k, None, None, now, |outcome, r: &EffectRecord| {
+                        match (outcome, &r.claim_token) {
+                            (BeginOutcome::Acquired, Some(token)) => Claimed::Acquired {
+                                version: r.version,
+                                token: token.clone(),
+                            },
+                            _ => Claimed::Existing(r.to_json_with(false)),
+                        }
+                    })
+            });
+            if !matches!(claimed, Ok(Claimed::Acquired { .. })) {
+                *slot = None; // another claimant's record, or a refusal: not used again
+            }
+            claimed
+        })
+        .ok_or_else(|| not_in_flight("claimDispatch", dispatch))?;
         match claimed.map_err(|e| throw_store_error(js, &e))? {
             Claimed::Acquired { version, token } => {
-                let mut out = Object::new(env)?;
-                out.set_named_property("outcome", "acquired")?;
-                out.set_named_property("version", version as f64)?;
-                out.set_named_property("claimToken", token)?;
-                out.set_named_property("claim", effect)?;
-                Ok(out.to_unknown())
+                let next = answer(
+                    dispatch,
+                    Answer::Begun(Begun::Acquired {
+                        token,
+                        version: version as f64,
+                    }),
+                );
+                Ok(env.create_uint32(next)?.to_unknown())
             }
             Claimed::Existing(record) => {
                 let text = format!("{{\"outcome\":\"existing\",\"record\":{record}}}");
@@ -248,24 +295,25 @@ impl NativeToolEffectStore {
         }
     }
 
-    /// `markDispatched` (`complete: false`) or `complete` for dispatch on a claim made by
-    /// [`Self::claim_dispatch`], answered with the new version alone. The claim token and expected
-    /// version are those of dispatch `dispatch`'s transition command in progress (the machine's,
-    /// never re-read from JS). `signal` is the dispatch's abort signal, checked first as every
-    /// store method checks its input's. `result` is the result's JSON text, `unserializable` when
-    /// the result had none.
+    /// `markDispatched` (`complete: false`) or `complete` for dispatch `dispatch` on the claim its
+    /// [`Self::claim_dispatch`] took. The claim token and expected version are those of the
+    /// dispatch's transition command in progress (the machine's, never re-read from JS). `signal`
+    /// is the dispatch's abort signal, checked first as every store method checks its input's.
+    /// `result` is the result's JSON text, `unserializable` when the result had none, and
+    /// `result_is_object` whether that text parses to an object. The machine takes the new
+    /// version here: the answer is the next command's code.
     #[napi]
     #[allow(clippy::too_many_arguments)]
     pub fn advance_claim(
         &self,
         env: &Env,
-        effect: Unknown,
         dispatch: u32,
         complete: bool,
         result: Option<String>,
         unserializable: bool,
+        result_is_object: bool,
         signal: Unknown,
-    ) -> Result<f64> {
+    ) -> Result<u32> {
         let js = Js(env.raw());
         check_abort(js, signal.raw())?;
         let Some((claim_token, expected_version)) = crate::dispatch::transition_claim(dispatch)
@@ -280,20 +328,28 @@ impl NativeToolEffectStore {
             expected_version: Some(expected_version),
         };
         let to = lean_transition(complete, result, unserializable, Field::Absent);
-        // The clock first: it may run JS, which must find no payload borrowed.
+        // The clock first: it may run JS, which must find no dispatch borrowed.
         let now = self.now(env)?;
-        let effect = snapshot_of(env, &effect)?;
-        let run = || -> std::result::Result<f64, StoreError> {
-            let k = checked_key(effect, now)?;
-            self.backend
-                .transition_valid(k, &claim, to, now, |r| r.version as f64)
-        };
-        let out = run();
-        if complete || out.is_err() {
-            // Completed, or refused (dispatch then settles the claim through the store's own methods):
-            // the snapshot is not used again.
-            effect.release();
-        }
-        out.map_err(|e| throw_store_error(js, &e))
+        let out = with_effect(dispatch, |slot| {
+            let out = checked_key(slot, now).and_then(|k| {
+                self.backend
+                    .transition_valid(k, &claim, to, now, |r| r.version as f64)
+            });
+            if complete || out.is_err() {
+                // Completed, or refused (dispatch then settles the claim through the store's own
+                // methods): the snapshot is not used again.
+                *slot = None;
+            }
+            out
+        })
+        .ok_or_else(|| not_in_flight("advanceClaim", dispatch))?;
+        let version = out.map_err(|e| throw_store_error(js, &e))?;
+        Ok(answer(
+            dispatch,
+            Answer::Record {
+                version: Some(version),
+                result_is_object,
+            },
+        ))
     }
 }
