@@ -274,12 +274,7 @@ fn no_effect(machine: &mut Dispatch, next: Command) -> Command {
 /// 1 says the tool has no `effect` property ([`no_effect`]).
 #[napi(js_name = "dispatchStep")]
 pub fn dispatch_step(id: u32, answer: u32, n: Option<f64>) -> u32 {
-    let without_effect = answer == A_VALID && n == Some(1.0);
-    step(
-        id,
-        decode(answer, n, None, None, None, None, None),
-        without_effect,
-    )
+    dispatch_answer(id, answer, n, None, None, None, None, None)
 }
 
 fn step(id: u32, answer: Answer, without_effect: bool) -> u32 {
@@ -306,7 +301,7 @@ fn forget_if_over(id: u32, code: u32) -> u32 {
 }
 
 /// `dispatchAnswer(id, answer, n, m, text, a, b, c)`: an answer with text; returns the next
-/// command's code.
+/// command's code. Each operand means what the answer code says.
 #[allow(clippy::too_many_arguments)]
 #[napi(js_name = "dispatchAnswer")]
 pub fn dispatch_answer(
@@ -319,35 +314,14 @@ pub fn dispatch_answer(
     b: Option<String>,
     c: Option<String>,
 ) -> u32 {
-    step(id, decode(answer, n, m, text, a, b, c), false)
-}
-
-fn status(n: Option<f64>) -> RecordStatus {
-    match n.map(|x| x as u32) {
-        Some(S_CLAIMED) => RecordStatus::Claimed,
-        Some(S_DISPATCHED) => RecordStatus::Dispatched,
-        Some(S_COMPLETED) => RecordStatus::Completed,
-        Some(S_UNKNOWN) => RecordStatus::Unknown,
-        _ => RecordStatus::Other,
-    }
-}
-
-fn decode(
-    answer: u32,
-    n: Option<f64>,
-    m: Option<f64>,
-    text: Option<String>,
-    a: Option<String>,
-    b: Option<String>,
-    c: Option<String>,
-) -> Answer {
+    let without_effect = answer == A_VALID && n == Some(1.0);
     let flag = |x: Option<f64>| x.is_some_and(|v| v != 0.0);
     let facts = || GuardFacts {
         name: a.clone(),
         pack: b.clone(),
         rule: c.clone(),
     };
-    match answer {
+    let answer = match answer {
         A_DONE => Answer::Done,
         A_THREW => Answer::Threw { code: text },
         A_ABORTED => Answer::Aborted,
@@ -425,6 +399,17 @@ fn decode(
             )
         }
         _ => Answer::Threw { code: None },
+    };
+    step(id, answer, without_effect)
+}
+
+fn status(n: Option<f64>) -> RecordStatus {
+    match n.map(|x| x as u32) {
+        Some(S_CLAIMED) => RecordStatus::Claimed,
+        Some(S_DISPATCHED) => RecordStatus::Dispatched,
+        Some(S_COMPLETED) => RecordStatus::Completed,
+        Some(S_UNKNOWN) => RecordStatus::Unknown,
+        _ => RecordStatus::Other,
     }
 }
 
