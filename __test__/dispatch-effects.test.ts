@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import {
+  assertIdentityActive,
   createMemoryToolEffectStore,
   createSqliteToolEffectStore,
   createToolRegistry,
@@ -240,6 +241,33 @@ describe("the built-in stores' claim, read once at begin", () => {
     expect(outcomes[0]).toEqual(outcomes[1]);
     if (name === "nothing happens during execute") expect(outcomes[0].status).toBe("completed");
     else expect(outcomes[0].status).not.toBe("completed");
+  });
+});
+
+describe("dispatch's identity check", () => {
+  // Dispatch reads an identity's fields in JS and hands the binding their values; the binding's own
+  // reader (behind assertIdentityActive) reads the same fields by name. A getter sees the fields read
+  // before it, so both must read in one order, once each.
+  function recording(log: string[]) {
+    return new Proxy({ ...identity, metadata: { team: "a" }, credentialRefs: ["vault:a"] }, {
+      get(target, key, receiver) {
+        if (typeof key === "string") log.push(key);
+        return Reflect.get(target, key, receiver);
+      },
+    });
+  }
+  it("reads each field once, in the binding's own order, with and without an effect store", async () => {
+    const named: string[] = [];
+    assertIdentityActive(recording(named));
+    expect(new Set(named).size).toBe(named.length);
+    expect(named).toContain("tenantId");
+    const tool: ToolDefinition = { name: "echo", execute: (_a, c) => ({ toolCallId: c.toolCallId, name: "echo", value: 1 }) };
+    for (const effectStore of [undefined, createMemoryToolEffectStore()]) {
+      const read: string[] = [];
+      const r = await dispatchToolCall({ call: call("echo", {}), registry: createToolRegistry([tool]), context: ctx(), identity: recording(read), effectStore });
+      expect(r.error).toBeUndefined();
+      expect(read).toEqual(named);
+    }
   });
 });
 

@@ -479,12 +479,12 @@ module.exports = function bindDispatch(native, errors) {
         // With an effect store the identity is read once, here: its snapshot serves the key and the claim.
         if (h.effectStore !== undefined) {
           return () => {
-            st.next = native.dispatchIdentity(s, st.identity, h.ownership)
+            st.next = native.dispatchIdentity(s, identityFields(st.identity), h.ownership)
             st.effectRead = true
             return STEPPED
           }
         }
-        return () => native.assertDispatchIdentity(st.identity, h.ownership)
+        return () => native.assertDispatchIdentity(identityFields(st.identity), h.ownership)
       case C.K_CHECK_TRUST:
       case C.K_CHECK_PERMISSION: {
         const trust = k === C.K_CHECK_TRUST
@@ -733,6 +733,14 @@ module.exports = function bindDispatch(native, errors) {
     } finally {
       if (!over) dispatchEnd(s)
     }
+  }
+
+  // An identity's fields in the order the binding reads an identity (IDENTITY_FIELDS in
+  // crates/node/src/effects/read.rs), read here once: a property read in JS is an inline-cache hit
+  // where the binding's named read interns the name. Not an object: `undefined`, an empty identity.
+  function identityFields(id) {
+    if (typeof id !== 'object' || id === null) return undefined
+    return [id.sponsor, id.owner, id.delegatedFrom, id.credentialRefs, id.metadata, id.tenantId, id.accountId, id.userId, id.principal, id.scopes, id.issuedAt, id.expiresAt, id.revokedAt, id.verified]
   }
 
   // `in` runs no getter; a proxy's throwing `has` trap leaves the declaration to its own step.

@@ -50,7 +50,8 @@ fn already_used() -> StoreError {
     EffectError::limit("tool effect dispatch snapshot was already used").into()
 }
 
-/// Dispatch's identity check, reading the identity once: `assertIdentityActive(identity)` then,
+/// Dispatch's identity check, reading the identity once (its field values as `lib/dispatch.js`
+/// lists them, `read_identity_fields`): `assertIdentityActive(identity)` then,
 /// when `ownership` is given, `assertIdentityMatchesOwnership(identity, ownership)` (`null` is an
 /// ownership, an empty one). Keeps the snapshot in dispatch `dispatch` and answers its identity
 /// check: returns the next command's code.
@@ -58,11 +59,11 @@ fn already_used() -> StoreError {
 pub fn dispatch_identity(
     env: Env,
     dispatch: u32,
-    identity: Unknown,
+    fields: Unknown,
     ownership: Unknown,
 ) -> Result<u32> {
     let js = Js(env.raw());
-    let id = checked_dispatch_identity(js, identity.raw(), ownership.raw())?;
+    let id = checked_dispatch_identity(js, fields.raw(), ownership.raw())?;
     let dates = [&id.issued_at, &id.expires_at, &id.revoked_at]
         .into_iter()
         .filter_map(|f| f.text())

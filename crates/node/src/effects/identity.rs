@@ -2,7 +2,7 @@
 
 use super::errors::{effect_result, throw_store_error};
 use super::js::{check, host_parse, Js};
-use super::read::{read_identity, read_ownership};
+use super::read::{read_identity, read_identity_fields, read_ownership};
 use napi::bindgen_prelude::*;
 use napi::sys;
 use napi_derive::napi;
@@ -122,23 +122,24 @@ pub fn assert_identity_active(env: Env, identity: Unknown, options: Option<Unkno
 }
 
 /// Dispatch's identity check: `assertIdentityActive(identity)` then, when `ownership` is given,
-/// `assertIdentityMatchesOwnership(identity, ownership)`, with the identity read once. `null`
-/// is an ownership (an empty one), as it is for `assertIdentityMatchesOwnership`.
+/// `assertIdentityMatchesOwnership(identity, ownership)`, with the identity read once, from its
+/// field values as `lib/dispatch.js` lists them (`read_identity_fields`). `null` is an ownership
+/// (an empty one), as it is for `assertIdentityMatchesOwnership`.
 #[napi(js_name = "assertDispatchIdentity")]
-pub fn assert_dispatch_identity(env: Env, identity: Unknown, ownership: Unknown) -> Result<()> {
-    checked_dispatch_identity(Js(env.raw()), identity.raw(), ownership.raw()).map(drop)
+pub fn assert_dispatch_identity(env: Env, fields: Unknown, ownership: Unknown) -> Result<()> {
+    checked_dispatch_identity(Js(env.raw()), fields.raw(), ownership.raw()).map(drop)
 }
 
 /// The identity as read once, after dispatch's checks: active, and owning `ownership` unless that
 /// is `undefined`. A refusal throws `IdentityError`.
 pub(crate) fn checked_dispatch_identity(
     js: Js,
-    identity: sys::napi_value,
+    fields: sys::napi_value,
     ownership: sys::napi_value,
 ) -> Result<identity::IdentityView> {
     let now = now_ms();
     let parse = host_parse(js);
-    let id = read_identity(js, identity)?;
+    let id = read_identity_fields(js, fields)?;
     let mut outcome = identity::check_active(&id, now, &parse);
     if outcome.is_ok() && js.type_of(ownership)? != sys::ValueType::napi_undefined {
         let own = read_ownership(js, ownership)?;

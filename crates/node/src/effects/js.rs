@@ -46,6 +46,13 @@ impl Js {
         check(unsafe { sys::napi_get_named_property(self.0, obj, name.as_ptr(), &mut out) })?;
         Ok(out)
     }
+    /// Element `i` of an object (an array's item).
+    pub fn element(self, obj: sys::napi_value, i: u32) -> Result<sys::napi_value> {
+        let mut out = ptr::null_mut();
+        // SAFETY: a live env and handles of the running callback (see `Js`); out-pointers are locals.
+        check(unsafe { sys::napi_get_element(self.0, obj, i, &mut out) })?;
+        Ok(out)
+    }
     /// Reads a property of an object; `undefined` when `obj` is not an object.
     pub fn prop(self, obj: sys::napi_value, name: &CStr) -> Result<sys::napi_value> {
         if self.is_object(obj)?

@@ -5,7 +5,7 @@ use napi::bindgen_prelude::*;
 use napi::sys;
 use prism_tools_core::effects::identity::{Field, IdentityView, OwnershipView, PrincipalView};
 use prism_tools_core::effects::store::{Claim, FailureInput, KeyInput, ResultInput};
-use std::ptr;
+use std::ffi::CStr;
 
 fn principal(js: Js, v: sys::napi_value) -> Result<Option<PrincipalView>> {
     if !js.is_object(v)? {
@@ -34,33 +34,65 @@ fn string_list(js: Js, v: sys::napi_value) -> Result<Option<Vec<Field>>> {
             out.push(Field::Invalid); // far past every bound; stop reading
             break;
         }
-        let mut item = ptr::null_mut();
-        // SAFETY: a live env and handles of the running callback (see `Js`); out-pointers are locals.
-        check(unsafe { sys::napi_get_element(js.0, v, i, &mut item) })?;
-        out.push(js.field_of(item)?);
+        out.push(js.field_of(js.element(v, i)?)?);
     }
     Ok(Some(out))
 }
+
+/// The `AgentIdentity` fields the binding reads, in the order it reads them (a getter on one sees
+/// the earlier ones read). Dispatch's identity check reads them in JS, in this order, into one
+/// array (`lib/dispatch.js`, `identityFields`): a property read there costs a JIT inline-cache hit
+/// where a named read here costs a Node-API call and interning the name.
+/// `__test__/dispatch-effects.test.ts` checks the two orders are the same.
+const IDENTITY_FIELDS: [&CStr; 14] = [
+    c"sponsor",
+    c"owner",
+    c"delegatedFrom",
+    c"credentialRefs",
+    c"metadata",
+    c"tenantId",
+    c"accountId",
+    c"userId",
+    c"principal",
+    c"scopes",
+    c"issuedAt",
+    c"expiresAt",
+    c"revokedAt",
+    c"verified",
+];
 
 /// Reads an `AgentIdentity` (anything not an object reads as an empty, inactive identity).
 pub(crate) fn read_identity(js: Js, v: sys::napi_value) -> Result<IdentityView> {
     if !js.is_object(v)? {
         return Ok(IdentityView::default());
     }
+    identity_from(js, |i| js.get(v, IDENTITY_FIELDS[i]))
+}
+
+/// Reads an identity from the array of its field values in `IDENTITY_FIELDS` order (`undefined`
+/// for an identity that is not an object: an empty, inactive one).
+pub(crate) fn read_identity_fields(js: Js, fields: sys::napi_value) -> Result<IdentityView> {
+    if !js.is_object(fields)? {
+        return Ok(IdentityView::default());
+    }
+    identity_from(js, |i| js.element(fields, i as u32))
+}
+
+fn identity_from(js: Js, field: impl Fn(usize) -> Result<sys::napi_value>) -> Result<IdentityView> {
     let mut others = Vec::new();
-    for name in [c"sponsor", c"owner", c"delegatedFrom"] {
-        let p = js.get(v, name)?;
+    for i in 0..3 {
+        let p = field(i)?;
         if js.type_of(p)? != sys::ValueType::napi_undefined {
             others.push(principal(js, p)?);
         }
     }
-    let refs = js.get(v, c"credentialRefs")?;
+    let refs = field(3)?;
     let credential_refs = if js.type_of(refs)? == sys::ValueType::napi_undefined {
         None
     } else {
         Some(string_list(js, refs)?)
     };
-    let metadata = js.get(v, c"metadata")?;
+    let metadata = field(4)?;
     let metadata_bytes = if js.type_of(metadata)? == sys::ValueType::napi_undefined {
         None
     } else {
@@ -71,18 +103,18 @@ pub(crate) fn read_identity(js: Js, v: sys::napi_value) -> Result<IdentityView> 
         })
     };
     Ok(IdentityView {
-        tenant_id: js.own_field(v, c"tenantId")?,
-        account_id: js.own_field(v, c"accountId")?,
-        user_id: js.own_field(v, c"userId")?,
-        principal: principal(js, js.get(v, c"principal")?)?,
+        tenant_id: js.field_of(field(5)?)?,
+        account_id: js.field_of(field(6)?)?,
+        user_id: js.field_of(field(7)?)?,
+        principal: principal(js, field(8)?)?,
         other_principals: others,
-        scopes: string_list(js, js.get(v, c"scopes")?)?,
+        scopes: string_list(js, field(9)?)?,
         credential_refs,
         metadata_bytes,
-        issued_at: js.own_field(v, c"issuedAt")?,
-        expires_at: js.own_field(v, c"expiresAt")?,
-        revoked_at: js.own_field(v, c"revokedAt")?,
-        verified: js.is_true(js.get(v, c"verified")?)?,
+        issued_at: js.field_of(field(10)?)?,
+        expires_at: js.field_of(field(11)?)?,
+        revoked_at: js.field_of(field(12)?)?,
+        verified: js.is_true(field(13)?)?,
     })
 }
 
