@@ -63,6 +63,8 @@ pub fn dispatch_identity(
     ownership: Unknown,
 ) -> Result<u32> {
     let js = Js(env.raw());
+    // An unknown id is the caller's mistake: said before any identity is read.
+    with_effect(dispatch, |_| ()).ok_or_else(|| not_in_flight("dispatchIdentity", dispatch))?;
     let id = checked_dispatch_identity(js, fields.raw(), ownership.raw())?;
     let dates = [&id.issued_at, &id.expires_at, &id.revoked_at]
         .into_iter()
