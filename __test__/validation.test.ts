@@ -406,6 +406,23 @@ describe("hostile arguments", () => {
     expect(v(t, g)).toBe('an object with an accessor property ("boom") is not plain JSON');
   });
 
+  it("reads a schema as its JSON text: a getter in it is read, what JSON cannot carry is refused", () => {
+    const validate = createJsonSchemaToolArgumentValidator();
+    const props = { n: { type: "integer", maximum: 5 } };
+    // Nothing but the schema's JSON text is used (the validator compiles it, a provider is sent it).
+    const schema = {
+      type: "object",
+      get properties() {
+        return props;
+      },
+    };
+    const tool = { name: "g", parameters: schema };
+    expect(validate(tool, { n: 3 }, {})).toBeUndefined();
+    expect(validate(tool, { n: 9 }, {})).toMatch(/^\/n: /);
+    const withToJson = { name: "j", parameters: { type: "object", toJSON: () => ({ type: "string" }) } };
+    expect(validate(withToJson, { n: 1 }, {})).toMatch(/toJSON/);
+  });
+
   it("refuses lone UTF-16 surrogates, as an object and as provider text", () => {
     expect(v(t, { s: "a\ud800b" })).toMatch(/^arguments contain a lone UTF-16 surrogate/);
     const call = toolCallFromArgumentsText("c", "t", '{"s":"\\udc00"}');

@@ -39,9 +39,12 @@ function isPlainObjectProto(value) {
 let lastScannedRoot
 let scanning = true
 
-/** Starts a walk over `root` (what decides whether its containers' properties are scanned). */
-function walkFrom(root) {
-  scanning = root !== lastScannedRoot
+/**
+ * Starts a walk over `root` (what decides whether its containers' properties are scanned). `scan`
+ * false: no scan at all, for a value judged by its JSON text alone (a schema).
+ */
+function walkFrom(root, scan = true) {
+  scanning = scan && root !== lastScannedRoot
 }
 
 /** The walk over `root` found it plain: a later walk over the same value need not scan again. */

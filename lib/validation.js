@@ -60,12 +60,18 @@ function surelyPlain(v, depth) {
   }
 }
 
-/** JSON text of a host value, or the exception serializing it raised (cycle, getter, depth). */
-function toJsonText(value) {
+/**
+ * JSON text of a host value, or the exception serializing it raised (cycle, getter, depth). `scan`
+ * false for a schema: nothing but its JSON text is ever read (the validator compiles the text, a
+ * provider is sent the text), so a getter or a non-enumerable property in it is as JSON text has
+ * it, not refused; what JSON text cannot carry faithfully (a Proxy, a `toJSON`, a class instance,
+ * NaN…) still is.
+ */
+function toJsonText(value, scan = true) {
   if (value === undefined) return JSON.stringify(tag('undefined'))
   try {
     // A replacer makes JSON.stringify ~2.5× slower; plain values (nearly all) skip it.
-    walkFrom(value)
+    walkFrom(value, scan)
     if (surelyPlain(value, 0)) {
       walkPassed(value)
       return JSON.stringify(value)
@@ -131,7 +137,7 @@ function createJsonSchemaArgumentValidator(options) {
   return {
     validate(schema, value) {
       const args = argumentsTextOf(value) ?? toJsonText(value)
-      const out = native.jsonSchemaValidate(engine, toJsonText(schema), args, false)
+      const out = native.jsonSchemaValidate(engine, toJsonText(schema, false), args, false)
       return out === null ? { ok: true } : { ok: false, errors: JSON.parse(out) }
     },
   }
@@ -154,7 +160,7 @@ function createJsonSchemaToolArgumentValidator(options) {
   // object is noticed; an evicted id is recompiled.
   const ids = new WeakMap()
   function idFor(tool, schema) {
-    const text = toJsonText(schema)
+    const text = toJsonText(schema, false)
     if (typeof text !== 'string') return text
     const id = native.jsonSchemaSchemaId(engine, text)
     if (typeof tool === 'object' || typeof tool === 'function') ids.set(tool, { schema, id, accept: undefined })

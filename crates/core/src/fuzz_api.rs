@@ -114,9 +114,10 @@ pub fn schema(data: &[u8]) {
     match validate::compile(schema, &limits) {
         Ok(mut compiled) => {
             let cold = match validate::parse_arguments(Input::Text(args), &limits) {
-                Ok(value) => {
-                    validate::run_validator(compiled.value_validator(), &value, limits.max_errors)
-                }
+                Ok(value) => match compiled.value_validator(&limits) {
+                    Ok(validator) => validate::run_validator(validator, &value, limits.max_errors),
+                    Err(issue) => Err(vec![issue]),
+                },
                 Err(issue) => Err(vec![issue]),
             };
             if let Err(issues) = &cold {

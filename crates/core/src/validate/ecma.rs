@@ -702,9 +702,24 @@ const NAME_MAPS: [&str; 5] = [
 /// ECMAScript meaning. Returns whether any key changed, or the issue of a key that is refused.
 pub fn rewrite_pattern_properties(schema: &mut Value) -> Result<bool, Issue> {
     let mut changed = false;
+    if !mentions_pattern_properties(schema) {
+        return Ok(false);
+    }
     let mut at = String::new();
     walk(schema, &mut at, &mut changed)?;
     Ok(changed)
+}
+
+/// Whether any object in `schema` has a `patternProperties` key: most schemas have none, and the
+/// rewriting walk builds a pointer for every key it passes.
+fn mentions_pattern_properties(value: &Value) -> bool {
+    match value {
+        Value::Object(map) => map
+            .iter()
+            .any(|(k, v)| k == "patternProperties" || mentions_pattern_properties(v)),
+        Value::Array(list) => list.iter().any(mentions_pattern_properties),
+        _ => false,
+    }
 }
 
 fn escape_pointer(key: &str) -> String {

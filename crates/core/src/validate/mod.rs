@@ -184,8 +184,14 @@ fn parse_within(
     })
 }
 
-/// Bounds-checks and compiles one schema text.
+/// Bounds-checks and compiles one schema text (a schema its plan restates whole waits to be
+/// compiled until a verdict needs it).
 pub fn compile(text: &str, limits: &Limits) -> Result<Compiled, Issue> {
+    compile_with(text, limits, true)
+}
+
+/// `compile`, with `defer` false compiling every schema at once (what the tests compare against).
+fn compile_with(text: &str, limits: &Limits, defer: bool) -> Result<Compiled, Issue> {
     if text.len() > limits.max_schema_bytes {
         return Err(Issue::whole(format!(
             "schema exceeds maximum bytes {} (maxSchemaBytes; found {} bytes)",
@@ -218,16 +224,54 @@ pub fn compile(text: &str, limits: &Limits) -> Result<Compiled, Issue> {
             "schema $ref points into \"patternProperties\", whose patterns are rewritten for matching: move the subschema to $defs and reference it there".to_owned(),
         ));
     }
-    let built = catch_unwind(AssertUnwindSafe(|| build::<SerdeJson>(&schema, draft)));
-    match built {
-        Ok(Ok(v)) => Ok(Compiled {
-            value: v,
-            source: Arc::from(text),
-            draft,
-            tape: None,
-            uses: 0,
-        }),
+    // A schema its plan restates whole waits to be compiled until a verdict needs the validator's
+    // words (`Compiled::validate`): checking it against its meta-schema now refuses exactly what
+    // compiling it would (the unit tests compare the two on every fixture and the hostile list).
+    if defer && plan::compiles_as_planned(&schema, true) {
+        if let Some(plan) = plan::Node::of(&schema) {
+            meta_check(draft, &schema)?;
+            return Ok(Compiled {
+                value: None,
+                plan: Some(plan),
+                source: Arc::from(text),
+                draft,
+                tape: None,
+                uses: 0,
+            });
+        }
+    }
+    Ok(Compiled {
+        value: Some(build_value(&schema, draft)?),
+        plan: None,
+        source: Arc::from(text),
+        draft,
+        tape: None,
+        uses: 0,
+    })
+}
+
+/// The `Value` validator of a bounds-checked schema, or the issue compiling it raised.
+fn build_value(schema: &Value, draft: Draft) -> Result<Validator, Issue> {
+    match catch_unwind(AssertUnwindSafe(|| build::<SerdeJson>(schema, draft))) {
+        Ok(Ok(v)) => Ok(v),
         Ok(Err(e)) => Err(messages::schema_issue(&e)),
+        Err(_) => Err(Issue::whole("schema could not be compiled".to_owned())),
+    }
+}
+
+/// The check compiling starts with: the schema against its draft's meta-schema.
+fn meta_check(draft: Draft, schema: &Value) -> Result<(), Issue> {
+    let meta = match draft {
+        Draft::Draft6 => jsonschema::draft6::meta::validator(),
+        Draft::Draft7 => jsonschema::draft7::meta::validator(),
+        Draft::Draft201909 => jsonschema::draft201909::meta::validator(),
+        _ => jsonschema::draft202012::meta::validator(),
+    };
+    match catch_unwind(AssertUnwindSafe(|| {
+        meta.validate(schema)
+            .map_err(|e| messages::schema_issue(&e))
+    })) {
+        Ok(outcome) => outcome,
         Err(_) => Err(Issue::whole("schema could not be compiled".to_owned())),
     }
 }
@@ -251,10 +295,13 @@ fn build<F: Json>(
 
 /// A compiled schema: the validator over `Value`s (every verdict that refuses, every message),
 /// and from the second use on, the same schema compiled for the tape (the fast "valid" answer).
-/// The schema's text is kept, not its parsed tree: the tree is a third of a compiled schema's
-/// memory and only the second use (tape, acceptance plan) needs it again.
+/// A schema its acceptance plan restates whole keeps the plan instead, and its `Value` validator
+/// is built the first time the plan does not accept. The schema's text is kept, not its parsed
+/// tree: the tree is a third of a compiled schema's memory and only the second use (tape,
+/// acceptance plan) or a deferred compilation needs it again.
 pub struct Compiled {
-    value: Validator,
+    value: Option<Validator>,
+    plan: Option<plan::Node>,
     source: Arc<str>,
     draft: Draft,
     tape: Option<Validator<TapeJson>>,
@@ -262,10 +309,25 @@ pub struct Compiled {
 }
 
 impl Compiled {
-    /// The validator over `Value`s (the fuzz target and the tests compare the two paths).
+    /// The validator over `Value`s, built now if it waited (the fuzz target and the tests compare
+    /// the paths).
     #[cfg(any(test, feature = "fuzz"))]
-    pub fn value_validator(&self) -> &Validator {
-        &self.value
+    pub fn value_validator(&mut self, limits: &Limits) -> Result<&Validator, Issue> {
+        self.value_built(limits)
+    }
+
+    /// The `Value` validator, compiled now when the plan stood in for it until this verdict.
+    fn value_built(&mut self, limits: &Limits) -> Result<&Validator, Issue> {
+        if self.value.is_none() {
+            let schema = self
+                .schema(limits)
+                .ok_or_else(|| Issue::whole("schema could not be compiled".to_owned()))?;
+            self.value = Some(build_value(&schema, self.draft)?);
+        }
+        match &self.value {
+            Some(v) => Ok(v),
+            None => Err(Issue::whole("schema could not be compiled".to_owned())),
+        }
     }
 
     /// The schema as compiled: its text parsed again, numbers as JS holds them (it compiled, so
@@ -305,7 +367,11 @@ impl Compiled {
             }
         }
         let value = parse_arguments(args, limits).map_err(|i| vec![i])?;
-        run_validator(&self.value, &value, limits.max_errors)
+        if self.value.is_none() && self.plan.as_ref().is_some_and(|p| p.accepts(&value)) {
+            return Ok(());
+        }
+        let validator = self.value_built(limits).map_err(|i| vec![i])?;
+        run_validator(validator, &value, limits.max_errors)
     }
 }
 
@@ -419,7 +485,11 @@ impl Engine {
         let compiled = compile(text, &self.limits);
         let id = self.next_id;
         self.next_id += 1;
-        let text: Arc<str> = Arc::from(text);
+        // One copy of the text serves the compiled schema and the cache's key.
+        let text: Arc<str> = match &compiled {
+            Ok(c) => c.source.clone(),
+            Err(_) => Arc::from(text),
+        };
         self.by_text.insert(text.clone(), id);
         if let Some((_, evicted)) = self.cache.push(id, Entry { text, compiled }) {
             self.by_text.remove(&evicted.text);

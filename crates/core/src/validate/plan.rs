@@ -9,7 +9,14 @@
 //! safe to restate is decided here, once, next to the validator whose verdicts it must never
 //! contradict; the differential tests in `__test__/validation-plan.test.ts` hold the two together.
 
-use serde_json::{json, Map, Value};
+//!
+//! The same plan also answers in Rust (`Node::accepts`, over parsed and bounded argument text):
+//! a schema that has one is compiled by the `jsonschema` crate only when a verdict needs its words
+//! (`super::Compiled`), so a schema used once with valid arguments, the common cold case, is never
+//! compiled at all.
+
+use serde::Serialize;
+use serde_json::Value;
 
 use super::limits::Limits;
 
@@ -39,99 +46,234 @@ const ANNOTATIONS: [&str; 12] = [
     "readOnly",
 ];
 
+/// `additionalProperties`: `true`/`false`, or a node.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Additional {
+    Allowed(bool),
+    Node(Box<Node>),
+}
+
+/// One node, as it crosses (`lib/validation-plan.js` reads these names): `t` type bits, `p`
+/// [[name, node]…], `r` required names, `a` additionalProperties, `i` items node, `ni`/`xi`
+/// min/max items, `nl`/`xl` min/max length, `min`/`max`/`emin`/`emax` numeric bounds, `e` the
+/// admitted primitive values (enum/const).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Node {
+    #[serde(rename = "t", skip_serializing_if = "Option::is_none")]
+    types: Option<u64>,
+    #[serde(rename = "p", skip_serializing_if = "Option::is_none")]
+    properties: Option<Vec<(String, Node)>>,
+    #[serde(rename = "r", skip_serializing_if = "Option::is_none")]
+    required: Option<Vec<String>>,
+    #[serde(rename = "a", skip_serializing_if = "Option::is_none")]
+    additional: Option<Additional>,
+    #[serde(rename = "i", skip_serializing_if = "Option::is_none")]
+    items: Option<Box<Node>>,
+    #[serde(rename = "ni", skip_serializing_if = "Option::is_none")]
+    min_items: Option<u64>,
+    #[serde(rename = "xi", skip_serializing_if = "Option::is_none")]
+    max_items: Option<u64>,
+    #[serde(rename = "nl", skip_serializing_if = "Option::is_none")]
+    min_length: Option<u64>,
+    #[serde(rename = "xl", skip_serializing_if = "Option::is_none")]
+    max_length: Option<u64>,
+    #[serde(rename = "min", skip_serializing_if = "Option::is_none")]
+    minimum: Option<f64>,
+    #[serde(rename = "max", skip_serializing_if = "Option::is_none")]
+    maximum: Option<f64>,
+    #[serde(rename = "emin", skip_serializing_if = "Option::is_none")]
+    exclusive_minimum: Option<f64>,
+    #[serde(rename = "emax", skip_serializing_if = "Option::is_none")]
+    exclusive_maximum: Option<f64>,
+    #[serde(rename = "e", skip_serializing_if = "Option::is_none")]
+    values: Option<Vec<Value>>,
+}
+
+#[derive(Serialize)]
+struct Plan<'a> {
+    limits: [usize; 4],
+    root: &'a Node,
+}
+
 /// The plan of a compiled schema as JSON text: `{"limits":[maxDepth, maxProperties,
 /// maxStringLength, maxArrayLength],"root":node}`, or `None` when any part of the schema uses a
 /// keyword the plan does not restate.
 pub fn acceptance_plan(schema: &Value, limits: &Limits) -> Option<String> {
-    let root = node(schema)?;
-    let plan = json!({
-        "limits": [limits.max_depth, limits.max_properties, limits.max_string_length, limits.max_array_length],
-        "root": root,
-    });
-    serde_json::to_string(&plan).ok()
+    let root = Node::of(schema)?;
+    serde_json::to_string(&Plan {
+        limits: [
+            limits.max_depth,
+            limits.max_properties,
+            limits.max_string_length,
+            limits.max_array_length,
+        ],
+        root: &root,
+    })
+    .ok()
 }
 
-/// One node: `t` type bits, `p` [[name, node]…], `r` required names, `a` additionalProperties
-/// (true, false or a node), `i` items node, `ni`/`xi` min/max items, `nl`/`xl` min/max length,
-/// `min`/`max`/`emin`/`emax` numeric bounds, `e` the admitted primitive values (enum/const).
-/// Recursion is bounded by the schema depth limit checked before compiling.
-fn node(schema: &Value) -> Option<Value> {
-    let map = match schema {
-        Value::Bool(true) => return Some(Value::Object(Map::new())),
-        Value::Object(map) => map,
-        _ => return None,
+/// Whether a schema with a plan may wait for its compilation: nothing in it the plan passes over
+/// that compiling would still look at (definitions, embedded resources with their own `$schema`
+/// or `$id`), so its meta-schema check says all that compiling it could refuse.
+pub fn compiles_as_planned(schema: &Value, root: bool) -> bool {
+    let Value::Object(map) = schema else {
+        return true;
     };
-    let mut out = Map::new();
-    let mut values: Option<Vec<Value>> = None;
-    for (key, value) in map {
-        match key.as_str() {
-            k if ANNOTATIONS.contains(&k) || k == "writeOnly" => {}
-            "type" => {
-                out.insert("t".into(), Value::from(type_bits(value)?));
-            }
-            "properties" => {
-                let props = value.as_object()?;
-                let mut list = Vec::with_capacity(props.len());
-                for (name, sub) in props {
-                    list.push(json!([name, node(sub)?]));
-                }
-                out.insert("p".into(), Value::Array(list));
-            }
-            "required" => {
-                let names = value.as_array()?;
-                if !names.iter().all(Value::is_string) {
-                    return None;
-                }
-                out.insert("r".into(), value.clone());
-            }
-            "additionalProperties" => {
-                let add = match value {
-                    Value::Bool(b) => Value::Bool(*b),
-                    sub => node(sub)?,
-                };
-                out.insert("a".into(), add);
-            }
-            // The array form of `items` (draft 6/7 tuples) is not restated.
-            "items" if value.is_object() || value == &Value::Bool(true) => {
-                out.insert("i".into(), node(value)?);
-            }
-            "minItems" => {
-                out.insert("ni".into(), count(value)?);
-            }
-            "maxItems" => {
-                out.insert("xi".into(), count(value)?);
-            }
-            "minLength" => {
-                out.insert("nl".into(), count(value)?);
-            }
-            "maxLength" => {
-                out.insert("xl".into(), count(value)?);
-            }
-            "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum" => {
-                let n = value.as_f64().filter(|n| n.is_finite())?;
-                let name = match key.as_str() {
-                    "minimum" => "min",
-                    "maximum" => "max",
-                    "exclusiveMinimum" => "emin",
-                    _ => "emax",
-                };
-                out.insert(name.into(), Value::from(n));
-            }
-            "enum" => {
-                let list = value.as_array()?;
-                values = Some(intersect(values, primitives(list)?));
-            }
-            "const" => {
-                values = Some(intersect(values, primitives(std::slice::from_ref(value))?));
-            }
-            "uniqueItems" if value == &Value::Bool(false) => {}
+    map.iter().all(|(key, value)| match key.as_str() {
+        "$defs" | "definitions" => false,
+        "$schema" | "$id" => root,
+        "properties" => value
+            .as_object()
+            .is_some_and(|props| props.values().all(|sub| compiles_as_planned(sub, false))),
+        "additionalProperties" | "items" => compiles_as_planned(value, false),
+        _ => true,
+    })
+}
+
+impl Node {
+    /// The plan of a schema, `None` when any part of it uses a keyword the plan does not restate.
+    /// Recursion is bounded by the schema depth limit checked before compiling.
+    pub fn of(schema: &Value) -> Option<Node> {
+        let map = match schema {
+            Value::Bool(true) => return Some(Node::default()),
+            Value::Object(map) => map,
             _ => return None,
+        };
+        let mut out = Node::default();
+        let mut values: Option<Vec<Value>> = None;
+        for (key, value) in map {
+            match key.as_str() {
+                k if ANNOTATIONS.contains(&k) || k == "writeOnly" => {}
+                "type" => out.types = Some(type_bits(value)?),
+                "properties" => {
+                    let props = value.as_object()?;
+                    let mut list = Vec::with_capacity(props.len());
+                    for (name, sub) in props {
+                        list.push((name.clone(), Node::of(sub)?));
+                    }
+                    out.properties = Some(list);
+                }
+                "required" => {
+                    let names = value.as_array()?;
+                    let names: Option<Vec<String>> = names
+                        .iter()
+                        .map(|n| n.as_str().map(str::to_owned))
+                        .collect();
+                    out.required = Some(names?);
+                }
+                "additionalProperties" => {
+                    out.additional = Some(match value {
+                        Value::Bool(b) => Additional::Allowed(*b),
+                        sub => Additional::Node(Box::new(Node::of(sub)?)),
+                    });
+                }
+                // The array form of `items` (draft 6/7 tuples) is not restated.
+                "items" if value.is_object() || value == &Value::Bool(true) => {
+                    out.items = Some(Box::new(Node::of(value)?));
+                }
+                "minItems" => out.min_items = Some(count(value)?),
+                "maxItems" => out.max_items = Some(count(value)?),
+                "minLength" => out.min_length = Some(count(value)?),
+                "maxLength" => out.max_length = Some(count(value)?),
+                "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum" => {
+                    let n = value.as_f64().filter(|n| n.is_finite())?;
+                    *match key.as_str() {
+                        "minimum" => &mut out.minimum,
+                        "maximum" => &mut out.maximum,
+                        "exclusiveMinimum" => &mut out.exclusive_minimum,
+                        _ => &mut out.exclusive_maximum,
+                    } = Some(n);
+                }
+                "enum" => {
+                    let list = value.as_array()?;
+                    values = Some(intersect(values, primitives(list)?));
+                }
+                "const" => {
+                    values = Some(intersect(values, primitives(std::slice::from_ref(value))?));
+                }
+                "uniqueItems" if value == &Value::Bool(false) => {}
+                _ => return None,
+            }
+        }
+        out.values = values;
+        Some(out)
+    }
+
+    fn admits(&self, bit: u64) -> bool {
+        self.types.is_none_or(|t| t & bit != 0)
+    }
+
+    /// Whether `v` (parsed argument text, already within every argument bound) is certainly valid:
+    /// the answer the JS acceptor gives for the same value, and never `true` where the compiled
+    /// schema would refuse. Recursion follows the arguments' depth, bounded before parsing.
+    pub fn accepts(&self, v: &Value) -> bool {
+        if let Some(values) = &self.values {
+            if !values.iter().any(|x| same_value(x, v)) {
+                return false;
+            }
+        }
+        match v {
+            Value::Null => self.admits(T_NULL),
+            Value::Bool(_) => self.admits(T_BOOLEAN),
+            Value::Number(n) => {
+                let Some(x) = n.as_f64().filter(|x| x.is_finite()) else {
+                    return false;
+                };
+                (self.admits(T_NUMBER) || (self.admits(T_INTEGER) && x.fract() == 0.0))
+                    && self.minimum.is_none_or(|m| x >= m)
+                    && self.maximum.is_none_or(|m| x <= m)
+                    && self.exclusive_minimum.is_none_or(|m| x > m)
+                    && self.exclusive_maximum.is_none_or(|m| x < m)
+            }
+            Value::String(s) => {
+                if !self.admits(T_STRING) {
+                    return false;
+                }
+                let n = s.chars().count() as u64;
+                self.min_length.is_none_or(|m| n >= m) && self.max_length.is_none_or(|m| n <= m)
+            }
+            Value::Array(list) => {
+                let n = list.len() as u64;
+                self.admits(T_ARRAY)
+                    && self.min_items.is_none_or(|m| n >= m)
+                    && self.max_items.is_none_or(|m| n <= m)
+                    && list
+                        .iter()
+                        .all(|x| self.items.as_deref().is_none_or(|i| i.accepts(x)))
+            }
+            Value::Object(map) => {
+                if !self.admits(T_OBJECT) {
+                    return false;
+                }
+                if let Some(required) = &self.required {
+                    if !required.iter().all(|r| map.contains_key(r)) {
+                        return false;
+                    }
+                }
+                map.iter().all(|(k, x)| {
+                    let declared = self
+                        .properties
+                        .as_ref()
+                        .and_then(|p| p.iter().find(|(name, _)| name == k));
+                    match (declared, &self.additional) {
+                        (Some((_, node)), _) => node.accepts(x),
+                        (None, None | Some(Additional::Allowed(true))) => true,
+                        (None, Some(Additional::Allowed(false))) => false,
+                        (None, Some(Additional::Node(node))) => node.accepts(x),
+                    }
+                })
+            }
         }
     }
-    if let Some(values) = values {
-        out.insert("e".into(), Value::Array(values));
+}
+
+/// `enum`/`const` equality as the validator has it for primitives: numbers by value (`1` is `1.0`).
+fn same_value(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
+        _ => a == b,
     }
-    Some(Value::Object(out))
 }
 
 fn type_bits(value: &Value) -> Option<u64> {
@@ -157,9 +299,9 @@ fn type_bits(value: &Value) -> Option<u64> {
 }
 
 /// A non-negative integer count (`5` or `5.0`).
-fn count(value: &Value) -> Option<Value> {
+fn count(value: &Value) -> Option<u64> {
     let n = value.as_f64()?;
-    (n >= 0.0 && n.fract() == 0.0 && n <= 9_007_199_254_740_992.0).then(|| Value::from(n as u64))
+    (n >= 0.0 && n.fract() == 0.0 && n <= 9_007_199_254_740_992.0).then_some(n as u64)
 }
 
 /// The values of an `enum`/`const` when every one is a primitive JS compares with `===` as the
@@ -185,6 +327,7 @@ fn intersect(seen: Option<Vec<Value>>, next: Vec<Value>) -> Vec<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn plan(schema: Value) -> Option<Value> {
         let text = acceptance_plan(&schema, &Limits::default())?;

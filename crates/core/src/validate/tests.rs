@@ -338,3 +338,154 @@ fn idn_formats_are_asserted() {
         );
     }
 }
+
+/// Schemas a plan restates whole, meta-valid or not: a deferred compilation must refuse exactly what
+/// compiling at once refuses, with the same words, and build later without a new refusal.
+fn planned_schemas() -> Vec<Value> {
+    let mut out: Vec<Value> = fixture("github-mcp-tools.json")
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["parameters"].clone())
+        .collect();
+    out.extend([
+        json!({"type": "object", "required": ["a", "a"]}),
+        json!({"minimum": "1"}),
+        json!({"enum": []}),
+        json!({"const": null, "type": "null"}),
+        json!({"properties": {"a": {"type": "strin"}}}),
+        json!({"required": "a"}),
+        json!({"additionalProperties": {"type": "integr"}}),
+        json!({"items": {"minItems": 2, "maxItems": 1}}),
+        json!({"type": ["string", "string"]}),
+        json!({"minLength": 3, "maxLength": 2}),
+        json!({"exclusiveMinimum": 5, "exclusiveMaximum": 5}),
+        json!({"$schema": "http://json-schema.org/draft-07/schema#", "exclusiveMinimum": true}),
+        json!({"$schema": "http://json-schema.org/draft-06/schema#", "type": "object", "properties": {"n": {"type": "integer"}}}),
+        json!({"$schema": "https://json-schema.org/draft/2019-09/schema", "required": []}),
+        json!({"$defs": {"x": {"pattern": "("}}, "type": "object"}),
+        json!({"properties": {"a": {"$schema": "http://json-schema.org/draft-07/schema#", "type": "string"}}}),
+        json!({"properties": {"a": {"$id": "https://example.com/a", "type": "string"}}}),
+        json!({"title": 5}),
+        json!({"description": ["x"], "type": "object"}),
+        json!({"deprecated": "yes"}),
+        json!(true),
+        json!({}),
+    ]);
+    out
+}
+
+#[test]
+fn a_planned_schema_waits_to_compile_and_refuses_what_compiling_refuses() {
+    let limits = Limits::default();
+    let mut deferred_count = 0;
+    for schema in planned_schemas() {
+        let text = schema.to_string();
+        let eager = compile_with(&text, &limits, false);
+        let deferred = compile_with(&text, &limits, true);
+        match (eager, deferred) {
+            (Ok(_), Ok(mut d)) => {
+                deferred_count += usize::from(d.value.is_none());
+                assert!(
+                    d.value_validator(&limits).is_ok(),
+                    "{text}: a deferred compilation failed later"
+                );
+            }
+            (Err(a), Err(b)) => assert_eq!(a, b, "{text}"),
+            (a, b) => panic!("{text}: at once {:?}, deferred {:?}", a.err(), b.err()),
+        }
+    }
+    assert!(
+        deferred_count >= 110,
+        "only {deferred_count} schemas waited"
+    );
+}
+
+#[test]
+fn a_plan_accepts_only_what_the_compiled_schema_accepts() {
+    let limits = Limits::default();
+    let palette = [
+        json!(""),
+        json!("x"),
+        json!("é".repeat(40)),
+        json!(0),
+        json!(1),
+        json!(-1),
+        json!(1.5),
+        json!(1e10),
+        json!(true),
+        json!(false),
+        json!(null),
+        json!([]),
+        json!(["x"]),
+        json!([1, 2]),
+        json!({}),
+        json!({"a": 1}),
+    ];
+    let (mut accepted, mut valid) = (0, 0);
+    for schema in planned_schemas() {
+        let text = schema.to_string();
+        let Ok(mut compiled) = compile_with(&text, &limits, true) else {
+            continue;
+        };
+        let Some(plan) = compiled.plan.clone() else {
+            continue;
+        };
+        let validator = compiled.value_validator(&limits).unwrap();
+        let props: Vec<(String, Value)> = schema["properties"]
+            .as_object()
+            .map(|m| m.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
+            .unwrap_or_default();
+        let required: Vec<String> = schema["required"]
+            .as_array()
+            .map(|r| {
+                r.iter()
+                    .filter_map(|n| n.as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let mut base = serde_json::Map::new();
+        for name in &required {
+            let sample = props
+                .iter()
+                .find(|(n, _)| n == name)
+                .and_then(|(_, s)| s["enum"].get(0).cloned())
+                .unwrap_or(json!("x"));
+            base.insert(name.clone(), sample);
+        }
+        let mut instances = vec![json!({}), Value::Object(base.clone())];
+        instances.extend(palette.iter().cloned());
+        for (name, sub) in &props {
+            let mut values: Vec<Value> = palette.to_vec();
+            if let Some(list) = sub["enum"].as_array() {
+                values.extend(list.iter().cloned());
+            }
+            for v in values {
+                let mut o = base.clone();
+                o.insert(name.clone(), v);
+                instances.push(Value::Object(o));
+            }
+        }
+        let mut extra = base.clone();
+        extra.insert("not_declared".into(), json!(1));
+        instances.push(Value::Object(extra));
+        for v in instances {
+            let is_valid = validator.is_valid(&v);
+            valid += usize::from(is_valid);
+            if plan.accepts(&v) {
+                accepted += 1;
+                assert!(
+                    is_valid,
+                    "{text}: the plan accepted {v}, the schema refuses it"
+                );
+            } else {
+                assert!(!is_valid, "{text}: the plan refused {v}, which the schema accepts (a compile it need not wait for)");
+            }
+        }
+    }
+    // Not vacuous: plenty of the instances are valid, and each was accepted without compiling.
+    assert!(
+        accepted > 1000 && accepted == valid,
+        "accepted {accepted}, valid {valid}"
+    );
+}
