@@ -97,8 +97,10 @@ function acceptorOf(planText) {
     return function members(v, depth) {
       if (plainContainerProblem(v) !== undefined) return false
       // An object of the last shape seen: `for…in` reads its keys in Object.keys' order without
-      // allocating a key list (an inherited enumerable key, only on a polluted prototype, makes it
-      // a different shape and the full path below decides).
+      // allocating a key list, and each value as its key comes (a read from the enumeration's own
+      // cache, where a read by a key from the list is a megamorphic lookup). A value its key's check
+      // refuses answers false at once; a key out of the shape's order (an inherited enumerable key,
+      // only on a polluted prototype, included) sends the object to the full path below.
       if (shapeKeys !== null) {
         let i = 0
         let same = true
@@ -107,15 +109,11 @@ function acceptorOf(planText) {
             same = false
             break
           }
+          const x = v[k]
+          if (x === undefined || !shapeChecks[i](x, depth + 1)) return false // JSON.stringify drops undefined
           i++
         }
-        if (same && i === shapeKeys.length) {
-          for (let j = 0; j < i; j++) {
-            const x = v[shapeKeys[j]]
-            if (x === undefined || !shapeChecks[j](x, depth + 1)) return false // JSON.stringify drops undefined
-          }
-          return true
-        }
+        if (same && i === shapeKeys.length) return true
       }
       const keys = Object.keys(v)
       const n = keys.length
