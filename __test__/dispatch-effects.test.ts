@@ -316,6 +316,13 @@ describe("dispatch effects without a claim", () => {
     // A frozen valid one keeps working.
     const fixed = Object.freeze({ kind: "none", idempotency: "none" });
     for (let i = 0; i < 3; i++) expect(await run(fixed)).toBe("ran");
+    // A valid declaration whose frozenness cannot be asked (a Proxy whose traps throw) is simply not
+    // remembered: the call it declared for goes on as declared.
+    const asking = new Proxy(
+      { kind: "external_mutation", idempotency: "tool_managed" },
+      { isExtensible: () => { throw new Error("trap"); }, ownKeys: () => { throw new Error("trap"); } },
+    );
+    for (let i = 0; i < 2; i++) expect(await run(asking)).toBe("ran");
   });
 
   it("refuses an invalid declaration or a classifier that throws", async () => {

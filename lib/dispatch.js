@@ -516,7 +516,7 @@ module.exports = function bindDispatch(native, errors) {
           return STEPPED
         }
       // On a built-in store's claim the binding reads the claim token and version from the machine
-      // (`advanceClaim(claim, dispatch, …)`); other stores get them in the transition's input.
+      // (`advanceClaim(dispatch, …)`); other stores get them in the transition's input.
       case C.K_MARK_DISPATCHED:
         return () => {
           const f = h.effectStore.markDispatched
@@ -582,8 +582,9 @@ module.exports = function bindDispatch(native, errors) {
           continue
         case C.K_EFFECT_DECLARATION: {
           const tool = st.tool
+          let effect
           try {
-            const effect = tool.effect
+            effect = tool.effect
             if (effect === undefined) {
               k = dispatchStep(s, C.A_DECLARATION)
               continue
@@ -595,12 +596,16 @@ module.exports = function bindDispatch(native, errors) {
             }
             // Resolved, validated and handed to the machine in one crossing.
             k = native.dispatchDeclaration(s, tool, st.call.arguments, st.ctx)
-            // A frozen declaration's data properties cannot change: the next call skips the resolving.
-            if (typeof effect === 'object' && effect !== null && isFixedDeclaration(effect)) fixedDeclarations.set(effect, [effect.kind, effect.idempotency])
           } catch (e) {
             st.thrown = e
             k = dispatchAnswer(s, C.A_THREW, undefined, undefined, codeOf(e))
+            continue
           }
+          // A frozen declaration's data properties cannot change: the next call skips the resolving.
+          // The machine has its answer already, so a proxy trap that throws here only skips the cache.
+          try {
+            if (typeof effect === 'object' && effect !== null && isFixedDeclaration(effect)) fixedDeclarations.set(effect, [effect.kind, effect.idempotency])
+          } catch {}
           continue
         }
         case C.K_EFFECT_KEY: {
