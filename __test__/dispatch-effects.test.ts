@@ -249,18 +249,23 @@ describe("dispatch's identity check", () => {
   // reader (behind assertIdentityActive) reads the same fields by name. A getter sees the fields read
   // before it, so both must read in one order, once each.
   function recording(log: string[]) {
-    return new Proxy({ ...identity, metadata: { team: "a" }, credentialRefs: ["vault:a"] }, {
-      get(target, key, receiver) {
-        if (typeof key === "string") log.push(key);
-        return Reflect.get(target, key, receiver);
-      },
-    });
+    const watch = <T extends object>(value: T, prefix: string): T =>
+      new Proxy(value, {
+        get(target, key, receiver) {
+          if (typeof key === "string") log.push(prefix + key);
+          return Reflect.get(target, key, receiver);
+        },
+      });
+    const principal = watch({ kind: "user", id: "p1" }, "principal.");
+    return watch({ ...identity, principal, metadata: { team: "a" }, credentialRefs: ["vault:a"] }, "");
   }
   it("reads each field once, in the binding's own order, with and without an effect store", async () => {
     const named: string[] = [];
     assertIdentityActive(recording(named));
     expect(new Set(named).size).toBe(named.length);
     expect(named).toContain("tenantId");
+    // What a field holds is read after every top-level field, by both readers.
+    expect(named.indexOf("principal.kind")).toBeGreaterThan(named.indexOf("verified"));
     const tool: ToolDefinition = { name: "echo", execute: (_a, c) => ({ toolCallId: c.toolCallId, name: "echo", value: 1 }) };
     for (const effectStore of [undefined, createMemoryToolEffectStore()]) {
       const read: string[] = [];

@@ -6,6 +6,7 @@ use napi::sys;
 use prism_tools_core::effects::identity::{Field, IdentityView, OwnershipView, PrincipalView};
 use prism_tools_core::effects::store::{Claim, FailureInput, KeyInput, ResultInput};
 use std::ffi::CStr;
+use std::ptr;
 
 fn principal(js: Js, v: sys::napi_value) -> Result<Option<PrincipalView>> {
     if !js.is_object(v)? {
@@ -40,7 +41,7 @@ fn string_list(js: Js, v: sys::napi_value) -> Result<Option<Vec<Field>>> {
 }
 
 /// The `AgentIdentity` fields the binding reads, in the order it reads them (a getter on one sees
-/// the earlier ones read). Dispatch's identity check reads them in JS, in this order, into one
+/// the earlier ones read); every top-level field is read before anything it holds. Dispatch's identity check reads them in JS, in this order, into one
 /// array (`lib/dispatch.js`, `identityFields`): a property read there costs a JIT inline-cache hit
 /// where a named read here costs a Node-API call and interning the name.
 /// `__test__/dispatch-effects.test.ts` checks the two orders are the same.
@@ -66,7 +67,11 @@ pub(crate) fn read_identity(js: Js, v: sys::napi_value) -> Result<IdentityView> 
     if !js.is_object(v)? {
         return Ok(IdentityView::default());
     }
-    identity_from(js, |i| js.get(v, IDENTITY_FIELDS[i]))
+    let mut values = [ptr::null_mut(); IDENTITY_FIELDS.len()];
+    for (value, name) in values.iter_mut().zip(IDENTITY_FIELDS) {
+        *value = js.get(v, name)?;
+    }
+    identity_of(js, values)
 }
 
 /// Reads an identity from the array of its field values in `IDENTITY_FIELDS` order (`undefined`
@@ -75,25 +80,31 @@ pub(crate) fn read_identity_fields(js: Js, fields: sys::napi_value) -> Result<Id
     if !js.is_object(fields)? {
         return Ok(IdentityView::default());
     }
-    identity_from(js, |i| js.element(fields, i as u32))
+    let mut values = [ptr::null_mut(); IDENTITY_FIELDS.len()];
+    for (i, value) in values.iter_mut().enumerate() {
+        *value = js.element(fields, i as u32)?;
+    }
+    identity_of(js, values)
 }
 
-fn identity_from(js: Js, field: impl Fn(usize) -> Result<sys::napi_value>) -> Result<IdentityView> {
+/// The identity held by its top-level field values (read first, in `IDENTITY_FIELDS` order, by
+/// either reader): what they hold is read after, the same way for both.
+fn identity_of(js: Js, values: [sys::napi_value; 14]) -> Result<IdentityView> {
+    let [sponsor, owner, delegated_from, credential_refs, metadata, tenant_id, account_id, user_id, principal_value, scopes, issued_at, expires_at, revoked_at, verified] =
+        values;
+    let is_undefined = |v| -> Result<bool> { Ok(js.type_of(v)? == sys::ValueType::napi_undefined) };
     let mut others = Vec::new();
-    for i in 0..3 {
-        let p = field(i)?;
-        if js.type_of(p)? != sys::ValueType::napi_undefined {
+    for p in [sponsor, owner, delegated_from] {
+        if !is_undefined(p)? {
             others.push(principal(js, p)?);
         }
     }
-    let refs = field(3)?;
-    let credential_refs = if js.type_of(refs)? == sys::ValueType::napi_undefined {
+    let credential_refs = if is_undefined(credential_refs)? {
         None
     } else {
-        Some(string_list(js, refs)?)
+        Some(string_list(js, credential_refs)?)
     };
-    let metadata = field(4)?;
-    let metadata_bytes = if js.type_of(metadata)? == sys::ValueType::napi_undefined {
+    let metadata_bytes = if is_undefined(metadata)? {
         None
     } else {
         Some(match js.json_stringify(metadata)? {
@@ -103,18 +114,18 @@ fn identity_from(js: Js, field: impl Fn(usize) -> Result<sys::napi_value>) -> Re
         })
     };
     Ok(IdentityView {
-        tenant_id: js.field_of(field(5)?)?,
-        account_id: js.field_of(field(6)?)?,
-        user_id: js.field_of(field(7)?)?,
-        principal: principal(js, field(8)?)?,
+        tenant_id: js.field_of(tenant_id)?,
+        account_id: js.field_of(account_id)?,
+        user_id: js.field_of(user_id)?,
+        principal: principal(js, principal_value)?,
         other_principals: others,
-        scopes: string_list(js, field(9)?)?,
+        scopes: string_list(js, scopes)?,
         credential_refs,
         metadata_bytes,
-        issued_at: js.field_of(field(10)?)?,
-        expires_at: js.field_of(field(11)?)?,
-        revoked_at: js.field_of(field(12)?)?,
-        verified: js.is_true(field(13)?)?,
+        issued_at: js.field_of(issued_at)?,
+        expires_at: js.field_of(expires_at)?,
+        revoked_at: js.field_of(revoked_at)?,
+        verified: js.is_true(verified)?,
     })
 }
 
