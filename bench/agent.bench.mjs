@@ -92,11 +92,15 @@ async function perTurn(label, config, runOptions = {}, api = p) {
 }
 
 async function concurrent(n, api = p) {
-  const tools = makeTools(20);
+  let executed = 0;
+  const tools = makeTools(20).map((tool) => ({ ...tool, execute: (args, ctx) => (executed++, tool.execute(args, ctx)) }));
   const provider = {
     id: "scripted",
+    // A call until the tool's result is in, then the answer. (Keyed on the last message, not on the
+    // message count: a request also carries system messages, and counting them let one side skip the
+    // tool round.)
     async *generate(request) {
-      if (request.messages.length === 1) yield p.providerToolCall(p.toolCallContent("c1", "tool_3", { q: "x" }));
+      if (request.messages.at(-1).role !== "tool") yield p.providerToolCall(p.toolCallContent("c1", "tool_3", { q: "x" }));
       else yield p.providerTextDelta("done");
       yield p.providerDone({ inputTokens: 10 });
     },
@@ -116,6 +120,8 @@ async function concurrent(n, api = p) {
   clearInterval(sampler);
   peakRss = Math.max(peakRss, live());
   const ok = results.filter((r) => r.status === "succeeded" && r.text === "done").length;
+  // Every session ran its tool round (a provider turn that skipped the call would also end in "done").
+  if (executed !== n) throw new Error(`${executed} tool calls ran for ${n} sessions`);
   const peak = process.resourceUsage().maxRSS / 1024;
   return { n, ok, ms, perSec: (n / ms) * 1000, before: before / 2 ** 20, peak, growth: (peakRss - base) / 2 ** 20 };
 }
