@@ -88,11 +88,12 @@ describe("custom loop strategies: the LoopContext", () => {
     const { result, events } = await observe(session, () => session.run("Weather?", { loop: singleShot }));
     expect(result).toMatchObject({ status: "succeeded", text: "It is sunny.", finishReason: "stop", usage: { inputTokens: 3, outputTokens: 1 } });
     expect(requests).toHaveLength(2);
-    // Turn 1: system, then the input; turn 2: the history the strategy kept.
-    expect(requests[0].messages.map((m) => m.role)).toEqual(["system", "user"]);
+    // Turn 1: the tool list and the instructions (two system messages), then the input; turn 2: the
+    // history the strategy kept.
+    expect(requests[0].messages.map((m) => m.role)).toEqual(["system", "system", "user"]);
     expect(requests[0].tools.map((t) => t.name)).toEqual(["weather"]);
-    expect(requests[1].messages.map((m) => m.role)).toEqual(["system", "user", "assistant", "tool", "tool"]);
-    const rows = requests[1].messages.slice(3).map((m: any) => m.content[0]);
+    expect(requests[1].messages.map((m) => m.role)).toEqual(["system", "system", "user", "assistant", "tool", "tool"]);
+    const rows = requests[1].messages.slice(4).map((m: any) => m.content[0]);
     expect(rows[0]).toMatchObject({ toolCallId: "c1", name: "weather", result: "sunny in Oslo" }); // bare result, ids filled
     expect(rows[1]).toMatchObject({ toolCallId: "c2", name: "weather", error: { message: expect.stringContaining("/city: expected string") } }); // validation on by default
     // Session messages: the input, then what the strategy appended.

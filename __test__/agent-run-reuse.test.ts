@@ -10,7 +10,7 @@ function callOnce(name: string) {
   return {
     id: "scripted",
     async *generate(request: { messages: unknown[] }) {
-      if (request.messages.length === 1) yield providerToolCall(toolCallContent("c1", name, {}));
+      if ((request.messages.at(-1) as { role: string }).role !== "tool") yield providerToolCall(toolCallContent("c1", name, {}));
       yield providerDone();
     },
   };

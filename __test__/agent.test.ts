@@ -79,9 +79,11 @@ describe("createAgent / session.run", () => {
     expect(session.messages().slice(2, 4).map((m: any) => m.content[0].toolCallId)).toEqual(["c1", "c2"]);
     // Tool results are `@arnilo/prism`'s rows: the value under `result` (what its serializers send).
     expect(session.messages()[2]).toEqual({ role: "tool", content: [{ type: "tool_result", toolCallId: "c1", name: "a", result: { name: "a", args: {} }, error: undefined }] });
-    // The second turn sees the results; the instructions lead every request.
-    expect(requests[0].messages[0]).toEqual({ role: "system", content: [{ type: "text", text: "System instruction:\nBe brief." }] });
-    expect(requests[1].messages.map((m) => m.role)).toEqual(["system", "user", "assistant", "tool", "tool"]);
+    // The second turn sees the results. As upstream's default prompt: the text list of the turn's tools
+    // (the model does not declare `capabilities.tools`), then the instructions, lead every request.
+    expect(requests[0].messages[0]).toEqual({ role: "system", content: [{ type: "text", text: "Available tools:\n- a: The a tool\n- b: The b tool" }] });
+    expect(requests[0].messages[1]).toEqual({ role: "system", content: [{ type: "text", text: "System instruction:\nBe brief." }] });
+    expect(requests[1].messages.map((m) => m.role)).toEqual(["system", "system", "user", "assistant", "tool", "tool"]);
     expect(requests[0].model).toEqual(model);
   });
 

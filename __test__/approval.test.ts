@@ -205,8 +205,8 @@ describe("resumeAgentRun", () => {
     expect(requests).toHaveLength(2);
     const rows = toolRows(requests[1]);
     expect(rows.c1.result).toEqual({ done: "pay", args: { amount: 5 } });
-    // The user message and the assistant's call are in the resumed request too.
-    expect(requests[1].messages.map((m) => m.role)).toEqual(["user", "assistant", "tool"]);
+    // The user message and the assistant's call are in the resumed request too, after the tool list.
+    expect(requests[1].messages.map((m) => m.role)).toEqual(["system", "user", "assistant", "tool"]);
     // The run's usage spans both sides of the suspension.
     expect(resumed.usage).toMatchObject({ inputTokens: 20, outputTokens: 4, totalTokens: 24 });
   });

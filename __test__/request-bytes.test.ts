@@ -5,7 +5,10 @@ import { createAgent, providerDone, type ToolDefinition } from "../index.mjs";
 // The request size the run limits charge (lib/run-limits.js): exactly the UTF-8 bytes of the request as
 // JSON, with each tool definition measured once until one of its own properties changes.
 const require = createRequire(import.meta.url);
-const { requestJsonBytes } = require("../lib/run-limits.js") as { requestJsonBytes: (request: unknown) => number };
+const { requestJsonBytes, rememberJsonBytes } = require("../lib/run-limits.js") as {
+  requestJsonBytes: (request: unknown) => number;
+  rememberJsonBytes: (message: object, parts: object[], bytes: number) => void;
+};
 const whole = (value: unknown) => Buffer.byteLength(JSON.stringify(value) ?? "", "utf8");
 
 const tool = (i: number, extra: Record<string, unknown> = {}) => ({
@@ -104,7 +107,88 @@ describe("requestJsonBytes", () => {
   });
 });
 
+describe("a leading message whose size the loop kept", () => {
+  // The loop measures its `Available tools:` message once per tool list and keeps the size with
+  // the message; the request is still charged exactly what it is as JSON, whatever happened to it.
+  const remembered = (text: string) => {
+    const block: Record<string, unknown> = { type: "text", text };
+    const content: unknown[] = [block];
+    const message: Record<string, unknown> = { role: "system", content };
+    rememberJsonBytes(message, [content, block], whole(message));
+    return { message, content, block };
+  };
+  const user = { role: "user", content: [{ type: "text", text: "hé" }] };
+
+  it("counts the kept size while the message is unchanged, alone or before others", () => {
+    for (const rest of [[], [user], [user, user]]) {
+      const { message } = remembered("Available tools:\n- a: é 😀 \"q\" \\ \ud800");
+      const request = { model: { provider: "p", model: "m" }, messages: [message, ...rest], tools: [tool(1)] };
+      expect(requestJsonBytes(request)).toBe(whole(request));
+    }
+  });
+
+  it("measures it again after any change to the message, its content list or its block", () => {
+    const changes: ((m: ReturnType<typeof remembered>) => void)[] = [
+      ({ block }) => (block.text = "Available tools:\n- a much longer list than before"),
+      ({ block }) => (block.cache_control = { type: "ephemeral" }),
+      ({ block }) => delete block.type,
+      ({ content }) => content.push({ type: "text", text: "more" }),
+      ({ content }) => (content[0] = { type: "text", text: "other" }),
+      ({ message }) => (message.role = "developer"),
+      ({ message }) => (message.content = [{ type: "text", text: "replaced" }]),
+      ({ message }) => (message.metadata = { note: "ünïcödé" }),
+    ];
+    for (const change of changes) {
+      const parts = remembered("Available tools:\n- a");
+      const request = { messages: [parts.message, user], tools: [tool(2)] };
+      expect(requestJsonBytes(request)).toBe(whole(request));
+      change(parts);
+      expect(requestJsonBytes(request)).toBe(whole(request));
+    }
+  });
+
+  it("is not used when it is not first, or when the messages list is not a plain array", () => {
+    const { message } = remembered("Available tools:\n- a");
+    const second = { messages: [user, message], tools: [] };
+    expect(requestJsonBytes(second)).toBe(whole(second));
+    const withToJSON = { messages: Object.assign([message], { toJSON: () => ["x"] }), tools: [] };
+    expect(requestJsonBytes(withToJSON)).toBe(whole(withToJSON));
+  });
+});
+
 describe("maxRequestBytes through an agent", () => {
+  it("charges the Available tools message exactly, also when a provider changed it before a retry", async () => {
+    // A retried attempt sends the same request object again: what the first attempt did to the
+    // loop's message is what the second one is charged for (the limit counts every attempt).
+    const sizes: number[] = [];
+    const provider = {
+      id: "mutating",
+      async *generate(request: any) {
+        sizes.push(whole(request));
+        if (sizes.length % 2 === 1) {
+          const block = request.messages[0].content[0];
+          expect(block.text).toBe("Available tools:\n- a: reads a");
+          block.text += " — and a much longer note, ünïcödé 😀";
+          block.cache_control = { type: "ephemeral" };
+          throw Object.assign(new Error("service temporarily unavailable"), { code: "503" });
+        }
+        yield providerDone();
+      },
+    };
+    const tools: ToolDefinition[] = [{ name: "a", description: "reads a", parameters: { type: "object" }, execute: () => 1 }];
+    const agent = createAgent({ model: { provider: "p", model: "m" }, provider, tools, retry: { baseDelayMs: 1, jitter: 0 } });
+    expect((await agent.createSession().run("x")).status).toBe("succeeded");
+    expect(sizes).toHaveLength(2);
+    expect(sizes[1]).toBeGreaterThan(sizes[0]);
+    const total = sizes[0] + sizes[1];
+    const over = await agent
+      .createSession()
+      .run("x", { limits: { maxRequestBytes: total - 1 } })
+      .catch((e: any) => e.result ?? e);
+    expect(over.limit).toEqual({ limit: "maxRequestBytes", maximum: total - 1, observed: total });
+    expect((await agent.createSession().run("x", { limits: { maxRequestBytes: total } })).status).toBe("succeeded");
+  });
+
   it("charges each request's exact size, also after a tool's definition changes between runs", async () => {
     const sizes: number[] = [];
     const provider = {

@@ -10,6 +10,7 @@ const { AGENT_RETRIES } = require('./retry.js')
 const { createJsonSchemaToolArgumentValidator } = require('./validation.js')
 const { resolveToolResultFold, foldToolResultHistory } = require('./tool-result-fold.js')
 const { toolChoiceForTurn } = require('./providers/request-options.js')
+const { jsonBytes, rememberJsonBytes } = require('./run-limits.js')
 
 // Arguments are checked against each tool's `parameters` unless the host turns it off: the run's
 // `validate`, else the agent's `validator`, else the package's JSON Schema validator (one, shared by
@@ -109,18 +110,19 @@ async function selectTools(r, t, inputText) {
       index,
     })
   }
-  // The list's `{ count, idsHash }`, kept on the snapshot (shared by the agent's runs) for the
-  // list it was computed for; frozen, as every run's requests and events carry the same object.
-  if (snap.listHashes === undefined) snap.listHashes = new WeakMap() // request tools array -> [metadata, names]
-  let tools
-  const seen = snap.listHashes.get(requestTools)
-  if (seen !== undefined && sameNames(seen[1], requestTools)) tools = seen[0]
-  else {
-    const ids = requestTools.map((tool) => tool.name)
-    tools = Object.freeze({ count: ids.length, idsHash: native.runToolIdsHash(ids.join('\0'), ids.length) })
-    snap.listHashes.set(requestTools, [tools, ids])
+  // What the list's names give, kept on the snapshot (shared by the agent's runs) for the list it
+  // was read from, and read again when a tool is renamed: the list's `{ count, idsHash }` (frozen,
+  // as every run's requests and events carry the same object) and, once a model without tool
+  // capability needs it, the `Available tools:` text (see `toolListMessage`).
+  if (snap.listings === undefined) snap.listings = new WeakMap() // request tools array -> listing
+  let listing = snap.listings.get(requestTools)
+  if (listing === undefined || !sameNames(listing.names, requestTools)) {
+    const names = requestTools.map((tool) => tool.name)
+    const tools = Object.freeze({ count: names.length, idsHash: native.runToolIdsHash(names.join('\0'), names.length) })
+    listing = { tools, names, descriptions: undefined, text: undefined, bytes: 0 }
+    snap.listings.set(requestTools, listing)
   }
-  return { requestTools, tools, dispatcher }
+  return { requestTools, tools: listing.tools, dispatcher, listing }
 }
 
 function sameNames(names, tools) {
@@ -134,10 +136,12 @@ function sameNames(names, tools) {
  * `toolResultFold` (in the request only), then `after` (not folded). The redactor sees the whole
  * request (messages, tools, metadata) before the provider does; the signal is the run's own object.
  */
-async function buildRequest(r, t, history, requestTools, tools, after = []) {
+async function buildRequest(r, t, history, selection, after = []) {
   const { signal } = r
+  const { requestTools, tools } = selection
   const folded = t.fold === undefined ? history : await foldToolResultHistory(history, t.fold, { sessionId: r.sessionId, runId: r.runId, turn: r.turns, signal })
-  const messages = t.system.concat(folded)
+  const listed = toolListMessage(r.model, selection)
+  const messages = listed === undefined ? t.system.concat(folded) : [listed, ...t.system, ...folded]
   for (const m of after) messages.push(m)
   const plain = { model: r.model, messages, tools: requestTools, metadata: { ...r.metadata, tools } }
   // `toolChoice` (the run's, else the agent's) goes on the request's options, checked against this turn's tools.
@@ -147,6 +151,40 @@ async function buildRequest(r, t, history, requestTools, tools, after = []) {
   request.signal = signal
   if (r.retry) request[AGENT_RETRIES] = true
   return request
+}
+
+/**
+ * Upstream's default prompt: a `system` message `Available tools:\n- name: description` before the
+ * rest, for a model that does not declare `capabilities.tools === true` (a tool-capable model reads
+ * the definitions from `request.tools`; the text would double their tokens). The text and its JSON
+ * size are made once per listing (`selectTools`); the message is new each turn (a provider may
+ * change what it is given), and the request-size limit uses the kept size while it is unchanged.
+ */
+function toolListMessage(model, { requestTools, listing }) {
+  const { names } = listing
+  if (model?.capabilities?.tools === true || names.length === 0) return undefined
+  // Descriptions are read only here, where they are used: reading a thousand of them each turn
+  // cost more than reading the names (selectTools).
+  if (listing.descriptions === undefined || !sameDescriptions(listing.descriptions, requestTools)) {
+    const descriptions = requestTools.map((tool) => tool.description)
+    listing.descriptions = descriptions
+    listing.text = `Available tools:\n${names.map((name, i) => `- ${name}${descriptions[i] ? `: ${descriptions[i]}` : ''}`).join('\n')}`
+    listing.bytes = jsonBytes(systemMessage(listing.text).message)
+  }
+  const { message, parts } = systemMessage(listing.text)
+  rememberJsonBytes(message, parts, listing.bytes)
+  return message
+}
+
+function sameDescriptions(descriptions, tools) {
+  for (let i = 0; i < descriptions.length; i++) if (tools[i].description !== descriptions[i]) return false
+  return true
+}
+
+function systemMessage(text) {
+  const block = { type: 'text', text }
+  const content = [block]
+  return { message: { role: 'system', content }, parts: [content, block] }
 }
 
 /** `request` as the provider may see it: redacted (a copy) when the run has a redactor. */

@@ -168,7 +168,7 @@ async function runLoopStrategy(r, provider, strategy, run) {
         if (t.fold !== undefined && results.length > 0) results = await foldToolResults(results, t.fold, { sessionId, runId, turn: r.turns, signal })
         // As upstream's default layout: history, then tool results, then the new input.
         const after = results.map((result) => toolMessage(result)).concat(messages)
-        const request = await buildRequest(r, t, history, current.requestTools, current.tools, after)
+        const request = await buildRequest(r, t, history, current, after)
         assembled.add(request)
         return request
       } catch (err) {

@@ -35,10 +35,11 @@ async function turnLoop(r, provider, inputText) {
     r.turns += 1
 
     // Assemble: narrowing, then disclosure; one provider turn over the folded history.
-    const { requestTools, tools, dispatcher } = await selectTools(r, t, inputText)
+    const selection = await selectTools(r, t, inputText)
+    const { tools, dispatcher } = selection
     if (r.observed()) emit({ type: 'turn_started', sessionId, runId, turn: r.turns, metadata: { tools } })
     r.tracker.charge('maxTurns')
-    const request = await buildRequest(r, t, r.transcript, requestTools, tools)
+    const request = await buildRequest(r, t, r.transcript, selection)
     const retry = r.retry
     const { calls } = retry
       ? await retryProviderTurn(retry, (attempt) => providerTurn(r, provider, request, tools, attempt, true), { signal, sessionId, runId, middleware: config.middleware, emit, giveUp: (error) => r.finish('failed', 'error', error) })

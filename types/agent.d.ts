@@ -68,9 +68,26 @@ export interface ToolsRequestMetadata {
   idsHash: string;
 }
 
+/**
+ * The model a run talks to, as `@arnilo/prism` names it. Only `capabilities.tools` changes what the
+ * loop sends: `true` leaves the `Available tools:` text list out of the request (the provider sends
+ * the definitions in `tools`); other fields are passed to the provider as given.
+ */
+export interface ModelConfig {
+  provider: string;
+  model: string;
+  displayName?: string;
+  capabilities?: { tools?: boolean; input?: readonly string[]; [key: string]: unknown };
+  [key: string]: unknown;
+}
+
 export interface ProviderRequest {
-  model: unknown;
-  /** `system` (`System instruction:\n` + the agent's instructions) first, then the session transcript. */
+  model: ModelConfig;
+  /**
+   * As upstream's default prompt: a `system` message `Available tools:\n- name: description` listing
+   * this turn's tools (unless `model.capabilities.tools` is `true`, or no tool is disclosed), then
+   * `system` (`System instruction:\n` + the agent's instructions), then the session transcript.
+   */
   messages: Message[];
   /** The tools disclosed this turn, in run order: the very `ToolDefinition`s (redacted copies with a `redactor`). */
   tools: ToolDefinition<any>[];
@@ -464,7 +481,7 @@ export type ToolChoice = "auto" | "none" | "required" | { type: "tool"; name: st
 export interface AgentConfig {
   id?: string;
   name?: string;
-  model: unknown;
+  model: ModelConfig;
   /** Optional: without it, `providerSource(model)` resolves one when a run starts (else `Unknown provider`). */
   provider?: AIProvider;
   providerSource?: (model: any) => AIProvider | undefined;
@@ -524,7 +541,7 @@ export interface RunOptions {
   limits?: RunLimits;
   signal?: AbortSignal;
   metadata?: Record<string, unknown>;
-  model?: unknown;
+  model?: ModelConfig;
   providerSource?: (model: any) => AIProvider | undefined;
   redactor?: SecretRedactor;
   runLedger?: RunLedger;
