@@ -5,9 +5,9 @@ import { createAgent, providerDone, type ToolDefinition } from "../index.mjs";
 // The request size the run limits charge (lib/run-limits.js): exactly the UTF-8 bytes of the request as
 // JSON, with each tool definition measured once until one of its own properties changes.
 const require = createRequire(import.meta.url);
-const { requestJsonBytes, rememberJsonBytes } = require("../lib/run-limits.js") as {
+const { requestJsonBytes, rememberTextMessageBytes } = require("../lib/run-limits.js") as {
   requestJsonBytes: (request: unknown) => number;
-  rememberJsonBytes: (message: object, parts: object[], bytes: number) => void;
+  rememberTextMessageBytes: (message: object, bytes: number) => void;
 };
 const whole = (value: unknown) => Buffer.byteLength(JSON.stringify(value) ?? "", "utf8");
 
@@ -114,7 +114,7 @@ describe("a leading message whose size the loop kept", () => {
     const block: Record<string, unknown> = { type: "text", text };
     const content: unknown[] = [block];
     const message: Record<string, unknown> = { role: "system", content };
-    rememberJsonBytes(message, [content, block], whole(message));
+    rememberTextMessageBytes(message, whole(message));
     return { message, content, block };
   };
   const user = { role: "user", content: [{ type: "text", text: "hé" }] };
@@ -137,6 +137,12 @@ describe("a leading message whose size the loop kept", () => {
       ({ message }) => (message.role = "developer"),
       ({ message }) => (message.content = [{ type: "text", text: "replaced" }]),
       ({ message }) => (message.metadata = { note: "ünïcödé" }),
+      // A toJSON JSON.stringify would call, though no enumerable key shows it.
+      ({ block }) => Object.defineProperty(block, "toJSON", { value: () => ({ type: "text", text: "a different text" }) }),
+      ({ content }) => Object.defineProperty(content, "toJSON", { value: () => [] }),
+      ({ message }) => Object.defineProperty(message, "toJSON", { value: () => ({ role: "user" }) }),
+      ({ message }) => Object.setPrototypeOf(message, { inherited: "enumerable, so not plain any more" }),
+      ({ block }) => Object.defineProperty(block, "text", { get: () => "a getter's longer text", enumerable: true }),
     ];
     for (const change of changes) {
       const parts = remembered("Available tools:\n- a");

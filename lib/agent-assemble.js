@@ -10,7 +10,7 @@ const { AGENT_RETRIES } = require('./retry.js')
 const { createJsonSchemaToolArgumentValidator } = require('./validation.js')
 const { resolveToolResultFold, foldToolResultHistory } = require('./tool-result-fold.js')
 const { toolChoiceForTurn } = require('./providers/request-options.js')
-const { jsonBytes, rememberJsonBytes } = require('./run-limits.js')
+const { jsonBytes, rememberTextMessageBytes } = require('./run-limits.js')
 
 // Arguments are checked against each tool's `parameters` unless the host turns it off: the run's
 // `validate`, else the agent's `validator`, else the package's JSON Schema validator (one, shared by
@@ -169,10 +169,10 @@ function toolListMessage(model, { requestTools, listing }) {
     const descriptions = requestTools.map((tool) => tool.description)
     listing.descriptions = descriptions
     listing.text = `Available tools:\n${names.map((name, i) => `- ${name}${descriptions[i] ? `: ${descriptions[i]}` : ''}`).join('\n')}`
-    listing.bytes = jsonBytes(systemMessage(listing.text).message)
+    listing.bytes = jsonBytes(systemMessage(listing.text))
   }
-  const { message, parts } = systemMessage(listing.text)
-  rememberJsonBytes(message, parts, listing.bytes)
+  const message = systemMessage(listing.text)
+  rememberTextMessageBytes(message, listing.bytes)
   return message
 }
 
@@ -181,11 +181,7 @@ function sameDescriptions(descriptions, tools) {
   return true
 }
 
-function systemMessage(text) {
-  const block = { type: 'text', text }
-  const content = [block]
-  return { message: { role: 'system', content }, parts: [content, block] }
-}
+const systemMessage = (text) => ({ role: 'system', content: [{ type: 'text', text }] })
 
 /** `request` as the provider may see it: redacted (a copy) when the run has a redactor. */
 function redactRequest(r, request, requestTools) {

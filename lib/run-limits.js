@@ -223,39 +223,13 @@ function jsonBytes(value) {
   return text === undefined ? 0 : Buffer.byteLength(text, 'utf8')
 }
 
-// JSON bytes kept per object with the own enumerable values they were measured from. A request's
-// tool list is the same objects every turn (and, for one agent, every run), and stringifying a
-// thousand definitions per turn was most of a turn's cost; the loop's `Available tools:` message is
-// one long string the loop already measured. An object is measured again when an own property is
-// added, removed or given another value (a new `parameters` object, a new description); a change
-// deep inside the same `parameters` object is not seen (the validator's compiled-schema cache has
-// the same rule).
-const bytesCache = new WeakMap()
-
-/**
- * The cache entry of `value`: its own enumerable keys and values (to tell later whether it changed),
- * the `parts` whose values the size also depends on, and the size. (One literal shape for every
- * entry: an entry made by spreading another object was several times slower to read.)
- */
-function measured(value, parts, bytes) {
-  const keys = Object.keys(value)
-  return { keys, values: keys.map((k) => value[k]), parts, bytes }
-}
-
-/**
- * Whether `value` still has exactly the keys and values of `seen`. `for…in` walks own enumerable
- * keys first, in JSON's order, without allocating; an inherited enumerable key counts as a change
- * (measured whole again, never wrongly kept).
- */
-function unchanged(value, seen) {
-  const { keys, values } = seen
-  let i = 0
-  for (const key in value) {
-    if (i >= keys.length || key !== keys[i] || value[key] !== values[i]) return false
-    i++
-  }
-  return i === keys.length
-}
+// A tool definition's JSON bytes, kept per tool object with the own enumerable values they were
+// measured from: a request's tool list is the same objects every turn (and, for one agent, every
+// run), and stringifying a thousand definitions per turn was most of a turn's cost. A definition is
+// measured again when an own property is added, removed or given another value (a new `parameters`
+// object, a new description); a change deep inside the same `parameters` object is not seen (the
+// validator's compiled-schema cache has the same rule).
+const toolBytesCache = new WeakMap()
 
 function toolJsonBytes(tool) {
   // A function, undefined or symbol element is `null` in JSON; other primitives, arrays (a longer
@@ -263,33 +237,68 @@ function toolJsonBytes(tool) {
   if (tool === null || typeof tool !== 'object' || Array.isArray(tool) || typeof tool.toJSON === 'function') {
     return tool === undefined || typeof tool === 'function' || typeof tool === 'symbol' ? 4 : jsonBytes(tool)
   }
-  const seen = bytesCache.get(tool)
-  if (seen !== undefined && seen.parts === undefined && unchanged(tool, seen)) return seen.bytes
+  const seen = toolBytesCache.get(tool)
+  if (seen !== undefined) {
+    // `for…in` walks own enumerable keys first, in JSON's order, without allocating; an inherited
+    // enumerable key counts as a change (measured whole again, never wrongly kept).
+    const { keys, values } = seen
+    let i = 0
+    let same = true
+    for (const key in tool) {
+      if (i >= keys.length || key !== keys[i] || tool[key] !== values[i]) {
+        same = false
+        break
+      }
+      i++
+    }
+    if (same && i === keys.length) return seen.bytes
+  }
+  const keys = Object.keys(tool)
   const bytes = jsonBytes(tool)
-  bytesCache.set(tool, measured(tool, undefined, bytes))
+  toolBytesCache.set(tool, { keys, values: keys.map((k) => tool[k]), bytes })
   return bytes
 }
 
-/**
- * Keeps `bytes` as the JSON size of `message`, a plain object the loop built from plain `parts`
- * (its nested objects and arrays, none with a `toJSON`): the size is used while the message and
- * every part are unchanged.
- */
-function rememberJsonBytes(message, parts, bytes) {
-  bytesCache.set(message, measured(message, parts.map((part) => [part, measured(part, undefined, 0)]), bytes))
+// The JSON bytes of a system text message the loop built (its `Available tools:` list, one long
+// string measured once per tool listing), kept per message object with the parts it was made of.
+const textMessageBytes = new WeakMap()
+
+/** Keeps `bytes` as the JSON size of `message`, `{ role: 'system', content: [{ type: 'text', text }] }`. */
+function rememberTextMessageBytes(message, bytes) {
+  const content = message.content
+  const block = content[0]
+  textMessageBytes.set(message, { content, block, text: block.text, bytes })
 }
 
-function rememberedJsonBytes(message) {
-  const seen = bytesCache.get(message)
-  if (seen === undefined || seen.parts === undefined || !unchanged(message, seen)) return undefined
-  for (const [part, partSeen] of seen.parts) if (!unchanged(part, partSeen)) return undefined
-  return seen.bytes
+/**
+ * The kept size of `message` while it is still exactly what was measured: the same two keys (role
+ * `system` and the same content list), one element (the same block), the block's two keys (type
+ * `text` and the same text), and no `toJSON` on any of the three. Anything else is measured whole.
+ */
+function keptTextMessageBytes(message) {
+  const seen = textMessageBytes.get(message)
+  if (seen === undefined) return undefined
+  const { content, block } = seen
+  if (typeof message.toJSON === 'function' || typeof content.toJSON === 'function' || typeof block.toJSON === 'function') return undefined
+  if (content.length !== 1 || content[0] !== block) return undefined
+  let keys = 0
+  for (const key in message) {
+    if (key === 'role' ? message.role !== 'system' : key !== 'content' || message.content !== content) return undefined
+    keys++
+  }
+  if (keys !== 2) return undefined
+  keys = 0
+  for (const key in block) {
+    if (key === 'type' ? block.type !== 'text' : key !== 'text' || block.text !== seen.text) return undefined
+    keys++
+  }
+  return keys === 2 ? seen.bytes : undefined
 }
 
 /**
  * UTF-8 bytes of a provider request as JSON: exactly `jsonBytes(request)`, with the tool list's
  * definitions measured once per definition (see `toolJsonBytes`) and a leading message whose size
- * the loop kept (`rememberJsonBytes`) not measured again. A request that is not a plain object with
+ * the loop kept (`rememberTextMessageBytes`) not measured again. A request that is not a plain object with
  * a plain `tools` array, or where a global `toJSON` could change the text, is measured whole.
  */
 function requestJsonBytes(request) {
@@ -317,7 +326,7 @@ function splitRequestBytes(request) {
   let leading = 0
   const { messages } = rest
   if (Array.isArray(messages) && messages.length > 0 && Object.getPrototypeOf(messages) === Array.prototype && !Object.hasOwn(messages, 'toJSON')) {
-    const kept = rememberedJsonBytes(messages[0])
+    const kept = keptTextMessageBytes(messages[0])
     if (kept !== undefined) {
       rest.messages = messages.slice(1)
       leading = kept + (messages.length > 1 ? 1 : 0)
@@ -346,6 +355,6 @@ module.exports = {
   createRunLimitTracker,
   jsonBytes,
   requestJsonBytes,
-  rememberJsonBytes,
+  rememberTextMessageBytes,
   buffersOutput,
 }
