@@ -1633,7 +1633,8 @@ fn the_signal_gates_the_first_command_of_the_execution_and_only_with_a_signal() 
         ..Setup::default()
     };
     type Host = fn(&Command) -> Answer;
-    let cases: [(Setup, Host, fn(&Command) -> bool); 4] = [
+    type Gated = fn(&Command) -> bool;
+    let cases: [(Setup, Host, Gated); 4] = [
         (signal(Setup::default()), happy, |c| *c == Command::Execute),
         (signal(observed.clone()), happy, |c| {
             *c == Command::EmitStarted

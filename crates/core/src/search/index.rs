@@ -193,10 +193,15 @@ impl SearchIndex {
     }
 }
 
+/// What `internals` answers: term and stop-word counts, the postings (starts, documents, impacts)
+/// and the source of each document.
+#[cfg(test)]
+pub(crate) type Internals<'a> = (usize, u32, &'a [u32], &'a [u32], &'a [f32], Vec<u32>);
+
 #[cfg(test)]
 impl SearchIndex {
     /// Everything a query reads, for comparing two builds.
-    pub(crate) fn internals(&self) -> (usize, u32, &[u32], &[u32], &[f32], Vec<u32>) {
+    pub(crate) fn internals(&self) -> Internals<'_> {
         (
             self.terms.len(),
             self.stop_count,

@@ -357,7 +357,7 @@ mod tests {
         // A single word filling whole blocks, with and without a capital in its last block.
         for len in [64, 128, 192] {
             let lower = "a".repeat(len);
-            assert_eq!(tokens(&lower), [lower.clone()]);
+            assert_eq!(tokens(&lower), std::slice::from_ref(&lower));
             let camel = format!("{}B", "a".repeat(len - 1));
             assert_eq!(tokens(&camel), ["a".repeat(len - 1), "b".to_owned()]);
         }

@@ -634,9 +634,11 @@ mod tests {
 
     #[test]
     fn argument_bounds_name_path_and_limit() {
-        let mut l = Limits::default();
-        l.max_string_length = 3;
-        l.max_array_length = 2;
+        let l = Limits {
+            max_string_length: 3,
+            max_array_length: 2,
+            ..Limits::default()
+        };
         let e = check_arguments(&json!({"a": {"b/c": "long"}}), &l).unwrap_err();
         assert_eq!(e.path.as_deref(), Some("/a/b~1c"));
         assert_eq!(
