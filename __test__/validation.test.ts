@@ -1,6 +1,7 @@
 import { createServer } from "node:http";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
 import * as esm from "../index.mjs";
 import * as subEsm from "../validation/json-schema.mjs";
@@ -525,6 +526,81 @@ describe("warm arguments checked in place (acceptance plan)", () => {
     const warm = createJsonSchemaToolArgumentValidator();
     const t = tool(schema);
     for (let i = 0; i < 3; i++) expect(warm(t, args, {})).toEqual(cold);
+  });
+
+  // allOf, anyOf and oneOf: a oneOf is accepted in place only when one branch accepts and every
+  // other one certainly refuses (its type, its enum, a missing required key); the rest is Rust's.
+  const label = { oneOf: [{ type: "string", minLength: 1 }, { type: "object", required: ["name"], properties: { name: { type: "string" }, score: { type: "number" } } }] };
+  const combos = {
+    type: "object",
+    properties: {
+      labels: { type: "array", items: label },
+      kind: { anyOf: [{ type: "string", minLength: 1 }, { type: "null" }] },
+      target: {
+        oneOf: [
+          { type: "object", required: ["id"], additionalProperties: false, properties: { id: { type: "integer" } } },
+          { type: "object", required: ["node"], additionalProperties: false, properties: { node: { type: "string" } } },
+        ],
+      },
+      num: { oneOf: [{ type: "number" }, { type: "integer" }] },
+      code: { oneOf: [{ enum: ["a", 1] }, { const: 1 }] },
+      both: { allOf: [{ type: "object", required: ["a"] }, { properties: { a: { type: "string", maxLength: 2 } } }] },
+      overlap: { oneOf: [{ type: "string", minLength: 2 }, { type: "string", maxLength: 1 }] },
+      // "xy" is valid for both branches (the second through its own oneOf), so invalid here: the
+      // second branch does not accept it in place, and does not certainly refuse it either.
+      nested: { oneOf: [{ type: "string", maxLength: 3 }, { oneOf: [{ type: "string", minLength: 2 }, { type: "string", maxLength: 1 }] }] },
+    },
+  };
+
+  it("accepts plainly valid arguments of allOf, anyOf and oneOf in place", () => {
+    const v = createJsonSchemaToolArgumentValidator();
+    const t = tool(combos);
+    const args = { labels: ["bug", { name: "p1", score: 0.5 }], kind: null, target: { node: "n1" }, num: 1.5, code: "a", both: { a: "xy" } };
+    expect(v(t, args)).toBeUndefined();
+    const stringify = vi.spyOn(JSON, "stringify");
+    try {
+      for (let i = 0; i < 3; i++) expect(v(t, args)).toBeUndefined();
+      expect(stringify).not.toHaveBeenCalled();
+    } finally {
+      stringify.mockRestore();
+    }
+    // Two branches valid at once, or none: refused in Rust with the validator's words.
+    expect(v(t, { num: 2 })).toMatch(/^\/num: /);
+    expect(v(t, { code: 1 })).toMatch(/^\/code: /);
+    expect(v(t, { target: { id: 1, node: "n" } })).toMatch(/^\/target: /);
+    expect(v(t, { labels: [{ score: 1 }] })).toMatch(/^\/labels\/0: /);
+    for (let i = 0; i < 3; i++) expect(v(t, { nested: "xy" })).toMatch(/^\/nested: /);
+    // A oneOf the plan cannot settle (two string branches: a length is not a certain refusal) is
+    // left to Rust, and valid all the same.
+    const rust = vi.spyOn(binding, "jsonSchemaValidateId");
+    try {
+      expect(v(t, { overlap: "x" })).toBeUndefined();
+      expect(v(t, { nested: "xyzw" })).toBeUndefined();
+      expect(rust).toHaveBeenCalledTimes(2);
+    } finally {
+      rust.mockRestore();
+    }
+  });
+
+  it("gives the same verdict warm and cold for allOf, anyOf and oneOf over generated values", () => {
+    const value = fc.oneof(
+      fc.constantFrom(null, true, 0, 1, 1.5, -0, 2 ** 53 + 2, NaN, "", "x", "xy", "xyz", "a", "😀", "\ud800", undefined),
+      fc.array(fc.oneof(fc.constantFrom("bug", "", 1, null), fc.record({ name: fc.constantFrom("p", 1), score: fc.constantFrom(0.5, "x") }, { requiredKeys: [] })), { maxLength: 3 }),
+      fc.record({ id: fc.constantFrom(1, 1.5, "1"), node: fc.constantFrom("n", 2), a: fc.constantFrom("xy", "xyz", 3), extra: fc.constant(1) }, { requiredKeys: [] }),
+    );
+    const args = fc.record(
+      { labels: value, kind: value, target: value, num: value, code: value, both: value, overlap: value, nested: value },
+      { requiredKeys: [] },
+    );
+    const t = tool(combos);
+    const warm = createJsonSchemaToolArgumentValidator();
+    fc.assert(
+      fc.property(args, (a) => {
+        const cold = createJsonSchemaToolArgumentValidator()(tool(combos), a, {});
+        for (let i = 0; i < 2; i++) expect(warm(t, a, {})).toEqual(cold);
+      }),
+      { numRuns: 400, seed: 26 },
+    );
   });
 
   it("keeps every argument bound: depth, properties, string and array lengths", () => {

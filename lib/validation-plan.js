@@ -29,6 +29,22 @@ function codePoints(s) {
   return n
 }
 
+/** The type bit of a plain JSON value (an integer-valued number is `integer`, which `number` admits too). */
+function typeBit(v) {
+  switch (typeof v) {
+    case 'string':
+      return T_STRING
+    case 'number':
+      return Number.isInteger(v) ? T_INTEGER : T_NUMBER
+    case 'boolean':
+      return T_BOOLEAN
+    case 'object':
+      return v === null ? T_NULL : Array.isArray(v) ? T_ARRAY : T_OBJECT
+    default:
+      return 0 // not JSON data: no branch accepts it either
+  }
+}
+
 /**
  * The acceptor of a plan's text: `(value) => boolean`, or `null` when the text is not a plan.
  * `limits` are [maxDepth, maxProperties, maxStringLength, maxArrayLength] as Rust resolved them.
@@ -158,9 +174,24 @@ function acceptorOf(planText) {
     const emin = node.emin ?? -Infinity
     const emax = node.emax ?? Infinity
     const admits = (bit) => types === 0 || (types & bit) !== 0
+    const all = branchChecks(node.all)
+    const any = branchChecks(node.any)
+    const one = branchChecks(node.one)
+    const oneRefusers = one === null ? null : node.one.map(refuser)
 
     return function check(v, depth) {
       if (values !== null && !values.has(v)) return false
+      if (all !== null) for (let i = 0; i < all.length; i++) if (!all[i](v, depth)) return false
+      if (any !== null && !any.some((b) => b(v, depth))) return false
+      if (one !== null) {
+        // Exactly one branch valid: one accepts and every other one certainly refuses.
+        let accepted = 0
+        for (let i = 0; i < one.length; i++) {
+          if (one[i](v, depth)) accepted++
+          else if (!oneRefusers[i](v)) return false
+        }
+        if (accepted !== 1) return false
+      }
       switch (typeof v) {
         case 'string': {
           if (!admits(T_STRING) || !plainString(v)) return false
@@ -193,6 +224,30 @@ function acceptorOf(planText) {
         default:
           return false
       }
+    }
+  }
+
+  function branchChecks(list) {
+    if (list === undefined) return null
+    if (!Array.isArray(list) || list.length === 0) throw new TypeError('plan branches')
+    return list.map(compile)
+  }
+
+  // Whether a value is certainly invalid against a node, by an assertion that holds whatever else
+  // the node says (plan.rs `Node::refuses`): a type it does not admit, a value outside its
+  // enum/const, an object without a required key. Only asked of a value another branch accepted,
+  // so the value is plain JSON data.
+  function refuser(node) {
+    const types = node.t ?? 0
+    const values = Array.isArray(node.e) ? new Set(node.e) : null
+    const required = Array.isArray(node.r) ? node.r : []
+    return function refuses(v) {
+      if (values !== null && !values.has(v)) return true
+      if (types !== 0 && (types & typeBit(v)) === 0) return true
+      if (required.length > 0 && typeof v === 'object' && v !== null && !Array.isArray(v)) {
+        for (const k of required) if (!Object.hasOwn(v, k)) return true
+      }
+      return false
     }
   }
 

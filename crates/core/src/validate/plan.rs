@@ -57,7 +57,7 @@ pub enum Additional {
 /// One node, as it crosses (`lib/validation-plan.js` reads these names): `t` type bits, `p`
 /// [[name, node]…], `r` required names, `a` additionalProperties, `i` items node, `ni`/`xi`
 /// min/max items, `nl`/`xl` min/max length, `min`/`max`/`emin`/`emax` numeric bounds, `e` the
-/// admitted primitive values (enum/const).
+/// admitted primitive values (enum/const), `all`/`any`/`one` the branches of `allOf`/`anyOf`/`oneOf`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Node {
     #[serde(rename = "t", skip_serializing_if = "Option::is_none")]
@@ -88,6 +88,12 @@ pub struct Node {
     exclusive_maximum: Option<f64>,
     #[serde(rename = "e", skip_serializing_if = "Option::is_none")]
     values: Option<Vec<Value>>,
+    #[serde(rename = "all", skip_serializing_if = "Option::is_none")]
+    all_of: Option<Vec<Node>>,
+    #[serde(rename = "any", skip_serializing_if = "Option::is_none")]
+    any_of: Option<Vec<Node>>,
+    #[serde(rename = "one", skip_serializing_if = "Option::is_none")]
+    one_of: Option<Vec<Node>>,
 }
 
 #[derive(Serialize)]
@@ -127,6 +133,9 @@ pub fn compiles_as_planned(schema: &Value, root: bool) -> bool {
             .as_object()
             .is_some_and(|props| props.values().all(|sub| compiles_as_planned(sub, false))),
         "additionalProperties" | "items" => compiles_as_planned(value, false),
+        "allOf" | "anyOf" | "oneOf" => value
+            .as_array()
+            .is_some_and(|branches| branches.iter().all(|sub| compiles_as_planned(sub, false))),
         _ => true,
     })
 }
@@ -193,6 +202,9 @@ impl Node {
                     values = Some(intersect(values, primitives(std::slice::from_ref(value))?));
                 }
                 "uniqueItems" if value == &Value::Bool(false) => {}
+                "allOf" => out.all_of = Some(branches(value)?),
+                "anyOf" => out.any_of = Some(branches(value)?),
+                "oneOf" => out.one_of = Some(branches(value)?),
                 _ => return None,
             }
         }
@@ -212,6 +224,9 @@ impl Node {
             if !values.iter().any(|x| same_value(x, v)) {
                 return false;
             }
+        }
+        if !self.branches_accept(v) {
+            return false;
         }
         match v {
             Value::Null => self.admits(T_NULL),
@@ -266,6 +281,74 @@ impl Node {
             }
         }
     }
+}
+
+impl Node {
+    /// `allOf`: every branch accepts. `anyOf`: one does. `oneOf`: exactly one is valid, which
+    /// the plan knows only when one branch accepts and every other one certainly refuses
+    /// (`refuses`); a value two branches might both take is left to the compiled schema.
+    fn branches_accept(&self, v: &Value) -> bool {
+        if let Some(all) = &self.all_of {
+            if !all.iter().all(|b| b.accepts(v)) {
+                return false;
+            }
+        }
+        if let Some(any) = &self.any_of {
+            if !any.iter().any(|b| b.accepts(v)) {
+                return false;
+            }
+        }
+        if let Some(one) = &self.one_of {
+            let mut accepted = 0;
+            for b in one {
+                if b.accepts(v) {
+                    accepted += 1;
+                } else if !b.refuses(v) {
+                    return false;
+                }
+            }
+            if accepted != 1 {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Whether `v` is certainly invalid against this node, by an assertion that holds whatever
+    /// else the node says: a type it does not admit, a value outside its `enum`/`const`, or an
+    /// object without one of its required keys. `false` means "not known", never "valid".
+    pub fn refuses(&self, v: &Value) -> bool {
+        if let Some(values) = &self.values {
+            if !values.iter().any(|x| same_value(x, v)) {
+                return true;
+            }
+        }
+        let admitted = match v {
+            Value::Null => self.admits(T_NULL),
+            Value::Bool(_) => self.admits(T_BOOLEAN),
+            Value::Number(n) => match n.as_f64().filter(|x| x.is_finite()) {
+                Some(x) if x.fract() == 0.0 => self.admits(T_INTEGER),
+                Some(_) => self.admits(T_NUMBER),
+                None => true, // not a double JS has: no verdict from its type
+            },
+            Value::String(_) => self.admits(T_STRING),
+            Value::Array(_) => self.admits(T_ARRAY),
+            Value::Object(_) => self.admits(T_OBJECT),
+        };
+        if !admitted {
+            return true;
+        }
+        match (v, &self.required) {
+            (Value::Object(map), Some(required)) => required.iter().any(|r| !map.contains_key(r)),
+            _ => false,
+        }
+    }
+}
+
+/// The branches of `allOf`/`anyOf`/`oneOf`: a non-empty list, each with a plan.
+fn branches(value: &Value) -> Option<Vec<Node>> {
+    let list = value.as_array().filter(|l| !l.is_empty())?;
+    list.iter().map(Node::of).collect()
 }
 
 /// `enum`/`const` equality as the validator has it for primitives: numbers by value (`1` is `1.0`).
@@ -359,7 +442,9 @@ mod tests {
             json!({"type": "object", "properties": {"s": {"type": "string", "pattern": "^a"}}}),
             json!({"type": "string", "format": "email"}),
             json!({"$ref": "#/$defs/a", "$defs": {"a": {}}}),
-            json!({"anyOf": [{"type": "string"}]}),
+            json!({"anyOf": [{"type": "string", "pattern": "^a"}]}),
+            json!({"oneOf": []}),
+            json!({"allOf": {"type": "string"}}),
             json!({"type": "array", "items": [{"type": "string"}]}),
             json!({"type": "array", "uniqueItems": true}),
             json!({"type": "number", "multipleOf": 0.1}),

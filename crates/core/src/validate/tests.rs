@@ -371,6 +371,21 @@ fn planned_schemas() -> Vec<Value> {
         json!({"deprecated": "yes"}),
         json!(true),
         json!({}),
+        // Combinators the plan restates, and ones it must not defer or must refuse as compiling does.
+        json!({"anyOf": [{"type": "string", "minLength": 1}, {"type": "null"}]}),
+        json!({"oneOf": [{"type": "string"}, {"type": "object", "required": ["a"], "properties": {"a": {"type": "integer"}}}]}),
+        json!({"oneOf": [
+            {"type": "object", "required": ["a"], "additionalProperties": false, "properties": {"a": {}}},
+            {"type": "object", "required": ["x"], "additionalProperties": false, "properties": {"x": {"type": "integer"}}}
+        ]}),
+        json!({"oneOf": [{"type": "number"}, {"type": "integer"}]}),
+        json!({"oneOf": [{"enum": ["x", 1]}, {"const": 1}]}),
+        json!({"allOf": [{"type": "object", "required": ["a"]}, {"properties": {"a": {"type": "string"}}}]}),
+        json!({"type": "object", "properties": {"a": {"type": "array", "items": {"anyOf": [{"type": "integer"}, {"type": "string", "maxLength": 1}]}}}}),
+        json!({"anyOf": [{"$id": "https://example.com/a", "type": "string"}]}),
+        json!({"oneOf": [{"type": "strin"}]}),
+        json!({"anyOf": []}),
+        json!({"allOf": [{"minLength": -1}]}),
     ]);
     out
 }
@@ -488,4 +503,36 @@ fn a_plan_accepts_only_what_the_compiled_schema_accepts() {
         accepted > 1000 && accepted == valid,
         "accepted {accepted}, valid {valid}"
     );
+}
+
+#[test]
+fn a_one_of_whose_branches_may_overlap_is_accepted_only_when_the_others_certainly_refuse() {
+    // Two string branches: a string one refuses by length is not a certain refusal, so the plan
+    // leaves it to the compiled schema (a needless refusal, never a wrong accept).
+    let limits = Limits::default();
+    let schema = json!({"oneOf": [{"type": "string", "minLength": 2}, {"type": "string", "maxLength": 1}, {"type": "object", "required": ["k"]}]});
+    let mut compiled = compile_with(&schema.to_string(), &limits, true).unwrap();
+    let plan = compiled.plan.clone().expect("a plan");
+    let validator = compiled.value_validator(&limits).unwrap();
+    for (v, accepted) in [
+        (json!("x"), false),
+        (json!("xy"), false),
+        (json!({"k": 1}), true),
+        (json!({}), false),
+        (json!(1), false),
+    ] {
+        assert_eq!(plan.accepts(&v), accepted, "{v}");
+        if accepted {
+            assert!(validator.is_valid(&v), "{v}");
+        }
+    }
+    assert!(validator.is_valid(&json!("x")) && validator.is_valid(&json!("xy")));
+    // A branch that is valid without its plan accepting it: the outer oneOf must not count it out.
+    let nested = json!({"oneOf": [{"type": "string", "maxLength": 3}, {"oneOf": [{"type": "string", "minLength": 2}, {"type": "string", "maxLength": 1}]}]});
+    let mut compiled = compile_with(&nested.to_string(), &limits, true).unwrap();
+    let plan = compiled.plan.clone().expect("a plan");
+    let validator = compiled.value_validator(&limits).unwrap();
+    assert!(!validator.is_valid(&json!("xy")) && !plan.accepts(&json!("xy")));
+    // Valid (only the second branch), but the first refuses by length only: left to the validator.
+    assert!(validator.is_valid(&json!("xyzw")) && !plan.accepts(&json!("xyzw")));
 }
