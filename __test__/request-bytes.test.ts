@@ -163,6 +163,17 @@ describe("a leading message whose size the loop kept", () => {
 });
 
 describe("maxRequestBytes through an agent", () => {
+  // A run whose requests add up to `bytes` fails at a limit one byte lower, naming the exact count,
+  // and succeeds at exactly `bytes`.
+  async function chargedExactly(agent: ReturnType<typeof createAgent>, bytes: number) {
+    const over = await agent
+      .createSession()
+      .run("x", { limits: { maxRequestBytes: bytes - 1 } })
+      .catch((e: any) => e.result ?? e);
+    expect(over.limit).toEqual({ limit: "maxRequestBytes", maximum: bytes - 1, observed: bytes });
+    expect((await agent.createSession().run("x", { limits: { maxRequestBytes: bytes } })).status).toBe("succeeded");
+  }
+
   it("charges the Available tools message exactly, also when a provider changed it before a retry", async () => {
     // A retried attempt sends the same request object again: what the first attempt did to the
     // loop's message is what the second one is charged for (the limit counts every attempt).
@@ -186,13 +197,7 @@ describe("maxRequestBytes through an agent", () => {
     expect((await agent.createSession().run("x")).status).toBe("succeeded");
     expect(sizes).toHaveLength(2);
     expect(sizes[1]).toBeGreaterThan(sizes[0]);
-    const total = sizes[0] + sizes[1];
-    const over = await agent
-      .createSession()
-      .run("x", { limits: { maxRequestBytes: total - 1 } })
-      .catch((e: any) => e.result ?? e);
-    expect(over.limit).toEqual({ limit: "maxRequestBytes", maximum: total - 1, observed: total });
-    expect((await agent.createSession().run("x", { limits: { maxRequestBytes: total } })).status).toBe("succeeded");
+    await chargedExactly(agent, sizes[0] + sizes[1]);
   });
 
   it("charges each request's exact size, also after a tool's definition changes between runs", async () => {
@@ -210,13 +215,7 @@ describe("maxRequestBytes through an agent", () => {
     expect(first.status).toBe("succeeded");
     a.description = "a longer description, ünïcödé 😀, measured again";
     expect((await agent.createSession().run("x")).status).toBe("succeeded");
-    const size = sizes[1];
-    expect(size).toBeGreaterThan(sizes[0]);
-    const over = await agent
-      .createSession()
-      .run("x", { limits: { maxRequestBytes: size - 1 } })
-      .catch((e: any) => e.result ?? e);
-    expect(over.limit).toEqual({ limit: "maxRequestBytes", maximum: size - 1, observed: size });
-    expect((await agent.createSession().run("x", { limits: { maxRequestBytes: size } })).status).toBe("succeeded");
+    expect(sizes[1]).toBeGreaterThan(sizes[0]);
+    await chargedExactly(agent, sizes[1]);
   });
 });

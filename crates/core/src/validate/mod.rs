@@ -322,16 +322,16 @@ impl Compiled {
 
     /// The `Value` validator, compiled now when the plan stood in for it until this verdict.
     fn value_built(&mut self, limits: &Limits) -> Result<&Validator, Issue> {
-        if self.value.is_none() {
-            let schema = self
-                .schema(limits)
-                .ok_or_else(|| Issue::whole("schema could not be compiled".to_owned()))?;
-            self.value = Some(build_value(&schema, self.draft)?);
-        }
-        match &self.value {
-            Some(v) => Ok(v),
-            None => Err(Issue::whole("schema could not be compiled".to_owned())),
-        }
+        let validator = match self.value.take() {
+            Some(v) => v,
+            None => {
+                let schema = self
+                    .schema(limits)
+                    .ok_or_else(|| Issue::whole("schema could not be compiled".to_owned()))?;
+                build_value(&schema, self.draft)?
+            }
+        };
+        Ok(self.value.insert(validator))
     }
 
     /// The schema as compiled: its text parsed again, numbers as JS holds them (it compiled, so

@@ -216,16 +216,18 @@ impl Node {
         self.types.is_none_or(|t| t & bit != 0)
     }
 
+    /// Whether the node has an `enum`/`const` and `v` is not among its values.
+    fn outside_values(&self, v: &Value) -> bool {
+        self.values
+            .as_ref()
+            .is_some_and(|values| !values.iter().any(|x| same_value(x, v)))
+    }
+
     /// Whether `v` (parsed argument text, already within every argument bound) is certainly valid:
     /// the answer the JS acceptor gives for the same value, and never `true` where the compiled
     /// schema would refuse. Recursion follows the arguments' depth, bounded before parsing.
     pub fn accepts(&self, v: &Value) -> bool {
-        if let Some(values) = &self.values {
-            if !values.iter().any(|x| same_value(x, v)) {
-                return false;
-            }
-        }
-        if !self.branches_accept(v) {
+        if self.outside_values(v) || !self.branches_accept(v) {
             return false;
         }
         match v {
@@ -318,10 +320,8 @@ impl Node {
     /// else the node says: a type it does not admit, a value outside its `enum`/`const`, or an
     /// object without one of its required keys. `false` means "not known", never "valid".
     pub fn refuses(&self, v: &Value) -> bool {
-        if let Some(values) = &self.values {
-            if !values.iter().any(|x| same_value(x, v)) {
-                return true;
-            }
+        if self.outside_values(v) {
+            return true;
         }
         let admitted = match v {
             Value::Null => self.admits(T_NULL),
