@@ -146,4 +146,16 @@ describe("run limits: each breach fails the run with result.limit and one run_li
     t.dispose();
     expect(() => createRunLimitTracker({ maxTurns: 65 })).toThrow(expect.objectContaining({ code: "invalid_run_limits" }));
   });
+  it("deadlineAt is the wall-time deadline as an ISO time: the one given, else now plus maxWallTimeMs", () => {
+    const given = createRunLimitTracker(undefined, { deadlineAt: "2099-01-02T03:04:05+01:00" });
+    expect(given.deadlineAt).toBe("2099-01-02T02:04:05.000Z");
+    given.dispose();
+    const before = Date.now();
+    const fresh = createRunLimitTracker({ maxWallTimeMs: 60_000 });
+    const at = Date.parse(fresh.deadlineAt);
+    expect(at).toBeGreaterThanOrEqual(before + 60_000);
+    expect(at).toBeLessThanOrEqual(Date.now() + 60_000);
+    fresh.dispose();
+    expect(() => createRunLimitTracker(undefined, { deadlineAt: "not a time" })).toThrow("Run limit deadlineAt is invalid");
+  });
 });

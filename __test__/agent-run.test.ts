@@ -220,6 +220,36 @@ describe("abort", () => {
     expect(result.status).toBe("aborted");
     expect(session.messages().map((m) => m.role)).toEqual(["user"]);
   });
+
+  it("an abort while the provider is waiting closes its stream once the provider gets to its next event", async () => {
+    let release!: () => void;
+    const waiting = new Promise<void>((resolve) => (release = resolve));
+    let closed = false;
+    let yieldedAfter = false;
+    const provider = {
+      id: "deaf", // waits without watching the signal
+      async *generate(): AsyncIterable<ProviderEvent> {
+        try {
+          await waiting;
+          yield providerTextDelta("late");
+          yieldedAfter = true;
+          yield providerDone();
+        } finally {
+          closed = true;
+        }
+      },
+    };
+    const session = createAgent({ model, provider }).createSession();
+    const run = session.run("x");
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    session.abort("stop");
+    expect((await failure(run)).status).toBe("aborted");
+    expect(closed).toBe(false); // still inside its wait
+    release();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(closed).toBe(true);
+    expect(yieldedAfter).toBe(false);
+  });
 });
 
 describe("per-turn narrowing", () => {
@@ -378,5 +408,27 @@ describe("loop strategy", () => {
       message: 'loop.strategy "tree-of-thought" is not supported (only "single-shot" or "generate-validate-revise")',
     });
     expect(turns).toBe(0);
+  });
+});
+
+describe("the run's usage", () => {
+  const turns = (usages: object[]) =>
+    createMockProvider(usages.map((usage, i) => (i < usages.length - 1 ? [call(`c${i}`, "a"), providerDone(usage as never)] : [providerTextDelta("ok"), providerDone(usage as never)])));
+
+  it("sums every turn's counters in the order they first appeared, and cost while the currency stays the same", async () => {
+    const provider = turns([
+      { outputTokens: 2, cost: 0.25, currency: "USD" },
+      { inputTokens: 5, cacheReadTokens: 1, cost: 0.5, currency: "USD" },
+      { inputTokens: 1, outputTokens: 1, totalTokens: 3 },
+    ]);
+    const result = await createAgent({ model, provider, tools: [tool("a")] }).createSession().run("x");
+    expect(JSON.stringify(result.usage)).toBe(JSON.stringify({ outputTokens: 3, totalTokens: 10, cost: 0.75, inputTokens: 6, cacheReadTokens: 1, currency: "USD" }));
+  });
+
+  it("drops the cost once a turn reports another currency, and answers no usage when no turn reported any", async () => {
+    const mixed = turns([{ inputTokens: 1, cost: 1, currency: "USD" }, { inputTokens: 1, cost: 1, currency: "EUR" }]);
+    expect((await createAgent({ model, provider: mixed, tools: [tool("a")] }).createSession().run("x")).usage).toEqual({ inputTokens: 2, totalTokens: 2 });
+    const none = createMockProvider([[providerTextDelta("ok"), providerDone()]]);
+    expect((await createAgent({ model, provider: none }).createSession().run("x")).usage).toBeUndefined();
   });
 });

@@ -23,11 +23,16 @@ function abortableStep(iterator, signal, waker) {
   })
 }
 
-/** Wakes the provider step in flight when the run aborts. */
-function wakeOnAbort(signal, waker) {
-  signal.addEventListener('abort', () => {
-    if (waker.wake) waker.wake(ABORTED)
-  }, { once: true })
+// Wakes the provider step in flight when the run aborts: the run's one listener on its own signal,
+// an object listener (`handleEvent`), so a run holds no closure for it.
+class AbortWaker {
+  constructor() {
+    this.wake = undefined // the step in flight's resolve
+  }
+
+  handleEvent() {
+    if (this.wake) this.wake(ABORTED)
+  }
 }
 
 function readRequestId(request) {
@@ -75,165 +80,217 @@ function rebuildMissing(r, deltas, calls) {
 }
 
 /**
+ * One provider attempt's state: what the stream has delivered so far and how its events go out.
+ * Its helpers are methods, so a turn parked on the provider holds one object, not a closure each.
+ */
+class Turn {
+  constructor(r, provider, request, tools, attempt) {
+    this.r = r
+    this.request = request
+    this.tools = tools
+    this.attempt = attempt
+    this.providerId = typeof provider.id === 'string' ? provider.id : r.model?.provider
+    this.startedAt = performance.now()
+    this.metadata = undefined // built once, when an event first needs it (a run nobody observes builds none)
+    this.content = []
+    this.calls = []
+    this.deltas = []
+    // With a redactor, streamed text goes out as a stream (no delta holds a secret or a piece of
+    // one) and model-chosen call ids and names are redacted before anything carries them.
+    this.redaction = r.redactor ? createTurnRedaction(r.redactor, r.api.redactWith) : undefined
+    // With a token or cost budget, output events wait until the turn's usage is counted; a turn
+    // over budget never shows them.
+    this.held = r.bufferOutput ? [] : undefined
+    this.started = false
+    this.messageId = undefined
+    this.usage = undefined
+    this.failure = undefined
+    this.iterator = undefined
+  }
+
+  // `@arnilo/prism`'s provider-turn metadata: `requestId` (the run metadata's `requestId`, else the
+  // request options' `sessionId`) when there is one; the finished event adds `latencyMs` and, for a
+  // failure with a numeric code, `httpStatus`.
+  turnMetadata() {
+    if (this.metadata !== undefined) return this.metadata
+    const { request, providerId, attempt, tools } = this
+    const requestId = readRequestId(request)
+    this.metadata = requestId === undefined ? { providerId, model: request.model, attempt, tools } : { providerId, model: request.model, requestId, attempt, tools }
+    return this.metadata
+  }
+
+  emitOutput(event) {
+    if (this.held === undefined) this.r.emit(event)
+    else this.held.push(event)
+  }
+
+  start() {
+    if (!this.started) {
+      this.started = true
+      const r = this.r
+      if (r.observed()) this.emitOutput({ type: 'message_started', sessionId: r.sessionId, runId: r.runId, message: { role: 'assistant', content: [] } })
+    }
+  }
+
+  /** Takes one stream event; answers true when the stream is over (`done` or `error`). */
+  take(event) {
+    const r = this.r
+    r.tracker.charge('maxResponseBytes', jsonBytes(event))
+    if (event === null || typeof event !== 'object') return false
+    const { sessionId, runId } = r
+    switch (event.type) {
+      case 'error':
+        this.failure = providerErrorInfo(r, event.error)
+        return true
+      case 'usage':
+        this.usage = event.usage
+        return false
+      case 'done':
+        this.usage = event.usage ?? this.usage
+        return true
+      case 'message_start':
+        this.started = true
+        this.messageId = event.messageId
+        if (r.observed()) this.emitOutput({ type: 'message_started', sessionId, runId, message: { id: this.messageId, role: 'assistant', content: [] } })
+        return false
+      case 'tool_call_delta':
+        this.start()
+        this.deltas.push(event)
+        if (r.observed()) this.emitOutput({ type: 'message_delta', sessionId, runId, content: { ...event, type: 'tool_call_delta' } })
+        return false
+      case 'content_delta':
+      case 'tool_call': {
+        let block = event.type === 'content_delta' ? event.content : event.call
+        if (block === null || typeof block !== 'object') return false
+        this.start()
+        const redaction = this.redaction
+        if (redaction !== undefined && block.type === 'tool_call') block = redaction.call(block)
+        this.content.push(block)
+        if (block.type === 'tool_call') this.calls.push(block)
+        const shown = redaction !== undefined ? redaction.block(block) : block
+        if (shown !== undefined && r.observed()) this.emitOutput({ type: 'message_delta', sessionId, runId, content: shown })
+        return false
+      }
+      default:
+        return false
+    }
+  }
+
+  // Stopped early (done, error, abort or a throw): let the provider release its stream.
+  release() {
+    const it = this.iterator
+    if (it === undefined) return
+    this.iterator = undefined
+    Promise.resolve().then(() => it.return?.()).catch(() => {})
+  }
+
+  // After the stream: the calls rebuilt from deltas, and the held end of the streamed text.
+  complete() {
+    const { r, redaction } = this
+    for (let call of rebuildMissing(r, this.deltas, this.calls)) {
+      if (redaction !== undefined) call = redaction.block(redaction.call(call))
+      this.content.push(call)
+      this.calls.push(call)
+      this.emitOutput({ type: 'message_delta', sessionId: r.sessionId, runId: r.runId, content: call })
+    }
+    if (redaction !== undefined) for (const block of redaction.finish()) if (r.observed()) this.emitOutput({ type: 'message_delta', sessionId: r.sessionId, runId: r.runId, content: block })
+  }
+
+  // The turn's usage is counted against the budget first; a breach fails the turn. Answers whether
+  // it was counted.
+  count() {
+    const r = this.r
+    try {
+      r.tracker.recordUsage(this.usage)
+    } catch (err) {
+      if (this.failure === undefined) this.failure = r.errorInfo(err)
+      return false
+    }
+    if (this.held !== undefined && this.failure === undefined) for (const event of this.held) r.emit(event)
+    r.usageTotal.add(this.usage)
+    return true
+  }
+
+  finished() {
+    const { r, failure } = this
+    const metadata = { ...this.turnMetadata(), latencyMs: Math.round(performance.now() - this.startedAt) }
+    if (failure !== undefined && typeof failure.code === 'number') metadata.httpStatus = failure.code
+    const event = { type: 'provider_turn_finished', sessionId: r.sessionId, runId: r.runId, turn: r.turns, metadata, usage: this.usage }
+    if (failure !== undefined) event.error = failure
+    r.emit(event)
+  }
+
+  /** What a turn that ended without failure answers, and, unless a custom loop keeps it, the assistant message. */
+  answer() {
+    const { r, redaction, content, calls, started, messageId } = this
+    if (r.loopOwnsTurns) {
+      // A custom loop strategy keeps the assistant message and emits message_finished and
+      // turn_finished itself (lib/agent-loop.js): the turn answers upstream's ProviderTurnResult.
+      const kept = coalesceContent(redaction !== undefined ? redaction.content : content)
+      const result = { content: kept, calls, started, usage: this.usage }
+      if (messageId !== undefined) result.messageId = messageId
+      return result
+    }
+    const { sessionId, runId } = r
+    if (started) {
+      // Adjacent streamed text (and a streamed thinking block) is kept as one part.
+      const joined = coalesceContent(content)
+      r.lastAssistant = messageId === undefined ? { role: 'assistant', content: joined } : { id: messageId, role: 'assistant', content: joined }
+      // What is kept and shown: the text as it was let out (joined, the whole text redacted at once).
+      const kept = redaction !== undefined ? { ...r.lastAssistant, content: coalesceContent(redaction.content) } : r.lastAssistant
+      r.transcript.push(r.redactor ? r.api.redactWith(kept, r.redactor) : kept)
+      if (r.observed()) r.emit({ type: 'message_finished', sessionId, runId, message: kept })
+    }
+    if (r.observed()) r.emit({ type: 'turn_finished', sessionId, runId, turn: r.turns })
+    return { calls }
+  }
+}
+
+/**
  * Runs one provider attempt. Answers `{ calls }` (with a custom loop strategy, the whole
  * `{ content, calls, messageId?, started, usage? }`), or `{ failure, observable }` when `retrying` and
  * the attempt failed (the retry loop decides); anything else ends the run.
  */
 async function providerTurn(r, provider, request, tools, attempt, retrying) {
-  const { sessionId, runId, signal, waker } = r
-  const emit = r.emit
+  const { signal, waker } = r
   // Each attempt is charged, and its request's JSON bytes, before the provider sees it.
   r.tracker.charge('maxProviderAttempts')
   r.tracker.charge('maxRequestBytes', requestJsonBytes(request))
-  const providerId = typeof provider.id === 'string' ? provider.id : r.model?.provider
-  // `@arnilo/prism`'s provider-turn metadata: `requestId` (the run metadata's `requestId`, else the
-  // request options' `sessionId`) when there is one; the finished event adds `latencyMs` and, for a
-  // failure with a numeric code, `httpStatus`.
-  const startedAt = performance.now()
-  // Built once, when an event first needs it (a run nobody observes builds none).
-  let metadata
-  const turnMetadata = () => {
-    if (metadata !== undefined) return metadata
-    const requestId = readRequestId(request)
-    metadata = requestId === undefined ? { providerId, model: request.model, attempt, tools } : { providerId, model: request.model, requestId, attempt, tools }
-    return metadata
-  }
-  if (r.observed()) emit({ type: 'provider_turn_started', sessionId, runId, turn: r.turns, metadata: turnMetadata() })
-  const content = []
-  const calls = []
-  const deltas = []
-  // With a redactor, streamed text goes out as a stream (no delta holds a secret or a piece of
-  // one) and model-chosen call ids and names are redacted before anything carries them.
-  const redaction = r.redactor ? createTurnRedaction(r.redactor, r.api.redactWith) : undefined
-  let started = false
-  let messageId
-  let usage
-  let failure
-  let iterator
-  // With a token or cost budget, output events wait until the turn's usage is counted; a turn
-  // over budget never shows them.
-  const held = r.bufferOutput ? [] : undefined
-  const emitOutput = held === undefined ? emit : (event) => held.push(event)
-  const start = () => {
-    if (!started) {
-      started = true
-      if (r.observed()) emitOutput({ type: 'message_started', sessionId, runId, message: { role: 'assistant', content: [] } })
-    }
-  }
+  const turn = new Turn(r, provider, request, tools, attempt)
+  if (r.observed()) r.emit({ type: 'provider_turn_started', sessionId: r.sessionId, runId: r.runId, turn: r.turns, metadata: turn.turnMetadata() })
   try {
     if (signal.aborted) r.finish('aborted', 'aborted', r.abortError())
-    iterator = provider.generate(request)[Symbol.asyncIterator]()
+    turn.iterator = provider.generate(request)[Symbol.asyncIterator]()
     for (;;) {
-      const step = await abortableStep(iterator, signal, waker)
+      const step = await abortableStep(turn.iterator, signal, waker)
       if (step === ABORTED) {
-        Promise.resolve().then(() => iterator.return?.()).catch(() => {})
-        iterator = undefined
+        turn.release()
         r.finish('aborted', 'aborted', r.abortError())
       }
       if (step.done) {
-        iterator = undefined
+        turn.iterator = undefined
         break
       }
-      const event = step.value
-      r.tracker.charge('maxResponseBytes', jsonBytes(event))
-      if (event === null || typeof event !== 'object') continue
-      if (event.type === 'error') {
-        failure = providerErrorInfo(r, event.error)
-        break
-      }
-      if (event.type === 'usage') usage = event.usage
-      else if (event.type === 'done') {
-        usage = event.usage ?? usage
-        break
-      } else if (event.type === 'message_start') {
-        started = true
-        messageId = event.messageId
-        if (r.observed()) emitOutput({ type: 'message_started', sessionId, runId, message: { id: messageId, role: 'assistant', content: [] } })
-      } else if (event.type === 'tool_call_delta') {
-        start()
-        deltas.push(event)
-        if (r.observed()) emitOutput({ type: 'message_delta', sessionId, runId, content: { ...event, type: 'tool_call_delta' } })
-      } else if (event.type === 'content_delta' || event.type === 'tool_call') {
-        let block = event.type === 'content_delta' ? event.content : event.call
-        if (block === null || typeof block !== 'object') continue
-        start()
-        if (redaction !== undefined && block.type === 'tool_call') block = redaction.call(block)
-        content.push(block)
-        if (block.type === 'tool_call') calls.push(block)
-        const shown = redaction !== undefined ? redaction.block(block) : block
-        if (shown !== undefined && r.observed()) emitOutput({ type: 'message_delta', sessionId, runId, content: shown })
-      }
+      if (turn.take(step.value)) break
     }
-    if (iterator !== undefined) {
-      // Stopped early (done or error): let the provider release its stream.
-      const it = iterator
-      iterator = undefined
-      Promise.resolve().then(() => it.return?.()).catch(() => {})
-    }
-    if (failure === undefined) {
-      for (let call of rebuildMissing(r, deltas, calls)) {
-        if (redaction !== undefined) call = redaction.block(redaction.call(call))
-        content.push(call)
-        calls.push(call)
-        emitOutput({ type: 'message_delta', sessionId, runId, content: call })
-      }
-      // The held end of the streamed text.
-      if (redaction !== undefined) for (const block of redaction.finish()) if (r.observed()) emitOutput({ type: 'message_delta', sessionId, runId, content: block })
-    }
+    turn.release()
+    if (turn.failure === undefined) turn.complete()
   } catch (err) {
-    if (iterator !== undefined) {
-      const it = iterator
-      iterator = undefined
-      Promise.resolve().then(() => it.return?.()).catch(() => {})
-    }
+    turn.release()
     if (err instanceof RunEnd) throw err
     if (signal.aborted) r.finish('aborted', 'aborted', r.abortError())
-    failure = r.errorInfo(err)
+    turn.failure = r.errorInfo(err)
   } finally {
     waker.wake = undefined
   }
-  // The turn's usage is counted against the budget first; a breach fails the turn.
-  let counted = true
-  try {
-    r.tracker.recordUsage(usage)
-  } catch (err) {
-    counted = false
-    if (failure === undefined) failure = r.errorInfo(err)
-  }
-  if (held !== undefined && failure === undefined) for (const event of held) emit(event)
-  if (counted) {
-    r.usageTotal.add(usage)
-    if (r.ledger !== undefined && usage !== undefined && usage !== null) await r.ledger.turnUsage(usage, r.turns, attempt)
-  }
-  if (r.observed()) {
-    const finishedMetadata = { ...turnMetadata(), latencyMs: Math.round(performance.now() - startedAt) }
-    if (failure !== undefined && typeof failure.code === 'number') finishedMetadata.httpStatus = failure.code
-    const finished = { type: 'provider_turn_finished', sessionId, runId, turn: r.turns, metadata: finishedMetadata, usage }
-    if (failure !== undefined) finished.error = failure
-    emit(finished)
-  }
-  if (failure !== undefined && retrying && !signal.aborted) return { failure, observable: started }
+  const usage = turn.usage
+  if (turn.count() && r.ledger !== undefined && usage !== undefined && usage !== null) await r.ledger.turnUsage(usage, r.turns, attempt)
+  if (r.observed()) turn.finished()
+  const failure = turn.failure
+  if (failure !== undefined && retrying && !signal.aborted) return { failure, observable: turn.started }
   if (failure !== undefined) r.finish('failed', 'error', failure)
   if (signal.aborted) r.finish('aborted', 'aborted', r.abortError())
-  if (r.loopOwnsTurns) {
-    // A custom loop strategy keeps the assistant message and emits message_finished and
-    // turn_finished itself (lib/agent-loop.js): the turn answers upstream's ProviderTurnResult.
-    const kept = coalesceContent(redaction !== undefined ? redaction.content : content)
-    const result = { content: kept, calls, started, usage }
-    if (messageId !== undefined) result.messageId = messageId
-    return result
-  }
-  if (started) {
-    // Adjacent streamed text (and a streamed thinking block) is kept as one part.
-    const joined = coalesceContent(content)
-    r.lastAssistant = messageId === undefined ? { role: 'assistant', content: joined } : { id: messageId, role: 'assistant', content: joined }
-    // What is kept and shown: the text as it was let out (joined, the whole text redacted at once).
-    const kept = redaction !== undefined ? { ...r.lastAssistant, content: coalesceContent(redaction.content) } : r.lastAssistant
-    r.transcript.push(r.redactor ? r.api.redactWith(kept, r.redactor) : kept)
-    if (r.observed()) emit({ type: 'message_finished', sessionId, runId, message: kept })
-  }
-  if (r.observed()) emit({ type: 'turn_finished', sessionId, runId, turn: r.turns })
-  return { calls }
+  return turn.answer()
 }
 
-module.exports = { providerTurn, wakeOnAbort }
+module.exports = { providerTurn, AbortWaker }

@@ -1,8 +1,10 @@
 'use strict'
-// One run of an agent session, from its options to its result: everything that can refuse the run
-// does so before the first provider turn; then the run's state (`r`, read by the loop's other
-// files) is built, the turns run (lib/agent-turn-loop.js), and the end — a RunEnd thrown from any
-// depth — becomes the result, the terminal events and the ledger's terminal row.
+// One run of an agent session, from its options to its result: `openRun` refuses what must be
+// refused before the first provider turn and builds the run's state (a `Run`, `r` in the loop's
+// other files); the turns run (lib/agent-turn-loop.js); and the end — a RunEnd thrown from any
+// depth — becomes the result, the terminal events and the ledger's terminal row. A run parked on
+// a provider or a tool is ten thousand times over in a busy host, so its state is one object with
+// methods and its async frames are kept small (setup and ending are plain functions).
 const native = require('../binding.js')
 const { AgentRunError } = require('./errors.js')
 const { checkRunOptions, unsupportedOption } = require('./agent-options.js')
@@ -11,8 +13,8 @@ const { resolveRetry } = require('./retry.js')
 const approval = require('./approval.js')
 const { createRunLedgerWriter } = require('./agent-ledger.js')
 const { registerRedactorSecrets } = require('./stream-redaction.js')
-const { RunEnd, decode, json, limitsJson, toolList, textOf, inputMessages, createUsageTotal, mergeGuardrails } = require('./agent-values.js')
-const { wakeOnAbort } = require('./agent-provider-turn.js')
+const { RunEnd, decode, json, limitsJson, toolList, textOf, inputMessages, UsageTotal, mergeGuardrails } = require('./agent-values.js')
+const { AbortWaker } = require('./agent-provider-turn.js')
 const { turnLoop } = require('./agent-turn-loop.js')
 const { isLoopStrategy, loopStrategyOf, refuseDurableStrategy, runLoopStrategy } = require('./agent-loop.js')
 
@@ -72,30 +74,122 @@ function deepFreeze(value) {
 }
 
 /**
- * Runs `input` on `session` (the session's internals, lib/agent.js). `api` is the package's
- * functions the loop calls (dispatcher, registry, redaction, search).
+ * One run's state: what the loop's files read and update (`r` there). Its helpers are methods, so
+ * a run parked on a provider or a tool holds one object, not a closure per helper.
  */
-async function runAgent(api, session, input, options, runId) {
-  const { errorToErrorInfo, createSecretRedactor, redactWith } = api
+class Run {
+  constructor(api, session, options, runId) {
+    this.api = api
+    this.session = session
+    this.config = session.config
+    this.options = options
+    this.sessionId = session.id
+    this.runId = runId
+    this.emit = session.emit
+    this.emitRedacted = session.emitRedacted
+    this.observed = session.observed
+    this.transcript = session.transcript
+    this.snapshotOf = session.snapshotOf
+    this.signal = undefined
+    this.waker = undefined
+    this.grant = undefined
+    this.registered = undefined
+    this.disclosure = undefined
+    this.limits = undefined
+    this.tracker = undefined
+    this.bufferOutput = false
+    this.artifactLoop = false
+    this.loop = undefined
+    this.retry = undefined
+    this.durable = undefined
+    this.resumed = undefined
+    this.secrets = undefined
+    this.redactor = undefined
+    this.model = undefined
+    this.ledger = undefined
+    this.guardrails = undefined
+    this.metadata = undefined
+    this.usageTotal = new UsageTotal()
+    this.registry = undefined
+    this.searchTool = undefined
+    this.lastAssistant = undefined
+    this.loopOwnsTurns = false // a custom loop strategy keeps messages and turn events itself (lib/agent-loop.js)
+    this.loopUsage = undefined // what a custom strategy's run answered, when no provider turn counted usage
+    this.rounds = 0
+    this.revisions = 0
+    this.attempts = 0
+    this.turns = 0
+    // Kept for the run's driver (runAgent), not read by the loop's files.
+    this.controller = undefined
+    this.input = undefined
+    this.messagesIn = undefined
+    this.strategy = undefined
+    this.onAbort = undefined // the listener on the caller's signal, when there is one
+    this.ended = undefined // { status, error } of the run, for its terminal ledger row
+  }
+
+  /** The run's option `key`, else the agent's. */
+  pick(key) {
+    const value = this.options[key]
+    return value !== undefined ? value : this.config[key]
+  }
+
+  errorInfo(err) {
+    const info = this.api.errorToErrorInfo(err, this.secrets)
+    return this.redactor ? this.api.redactWith(info, this.redactor) : info
+  }
+
+  abortError() {
+    const reason = this.signal.reason
+    return this.api.errorToErrorInfo(reason instanceof Error ? reason : Object.assign(new Error(reason === undefined ? 'Agent run aborted' : String(reason)), { name: 'AbortError' }))
+  }
+
+  // Success: `agent_finished`, then the result. Failure or abort: an `error` event, and the run
+  // rejects with AgentRunError carrying the result.
+  finish(status, finishReason, error, extra) {
+    throw new RunEnd(status, finishReason, error, extra)
+  }
+
+  /** The run's first limit breach: reported once, then the run aborts with RunLimitError. */
+  onExceeded(breach) {
+    this.emit({ type: 'run_limit_exceeded', sessionId: this.sessionId, runId: this.runId, breach })
+    this.controller.abort(new RunLimitError(breach))
+  }
+
+  result(status, finishReason, error, extra) {
+    const content = this.lastAssistant ? this.lastAssistant.content : []
+    const result = { sessionId: this.sessionId, runId: this.runId, status, text: textOf(content), content, message: this.lastAssistant, usage: this.usageTotal.value() ?? this.loopUsage, finishReason, error }
+    if (status === 'failed' && this.tracker.breach !== undefined) result.limit = this.tracker.breach
+    if (status === 'aborted') result.abortReason = String(this.signal.reason)
+    if (this.artifactLoop) Object.assign(result, { revisions: this.revisions, toolRounds: this.rounds }, extra)
+    return result
+  }
+}
+
+/**
+ * Opens a run of `input` on `session` (the session's internals, lib/agent.js): everything that can
+ * refuse the run does so here, before the first provider turn. `api` is the package's functions
+ * the loop calls (dispatcher, registry, redaction, search).
+ */
+function openRun(api, session, input, options, runId) {
+  const { errorToErrorInfo, createSecretRedactor } = api
   const config = session.config
   const sessionId = session.id
   checkRunOptions(options)
+  const r = new Run(api, session, options, runId)
   // The run budget (lib/run-limits.js): the agent's limits, narrowed by the run's, defaults for the rest.
   const budget = resolveRunLimits(config.limits, options.limits)
-  const pick = (key) => (options[key] !== undefined ? options[key] : config[key])
 
-  // Everything that can refuse the run does so before the first provider turn.
   const registered = toolList(config.tools)
   const names = registered.map((t) => String(t.name))
   const requested = options.toolNames === undefined ? undefined : json(options.toolNames)
-  const resumeGrant = session.resumeGrant
-  const grant = resolveGrant(config, names, requested, resumeGrant)
+  const grant = resolveGrant(config, names, requested, session.resumeGrant)
   // A custom strategy (`loop: { name, run }`, the run's over the agent's) replaces the built-in
   // loop (lib/agent-loop.js); otherwise the run's loop options are laid over the agent's.
   const strategy = loopStrategyOf(config, options)
   const loop = strategy !== undefined ? {} : { ...(isLoopStrategy(config.loop) ? undefined : config.loop), ...options.loop }
   const limits = resolveLoopLimits(config, options, budget, loop)
-  const disclosure = pick('toolsDisclosure') ?? 'all'
+  const disclosure = r.pick('toolsDisclosure') ?? 'all'
   if (disclosure !== 'all' && disclosure !== 'search') {
     throw Object.assign(new TypeError('toolsDisclosure must be "all" or "search"'), { code: 'invalid_tools_disclosure' })
   }
@@ -103,14 +197,16 @@ async function runAgent(api, session, input, options, runId) {
     throw new TypeError('session.run: providerSource must be a function (model) => AIProvider | undefined')
   }
   const resumed = options[approval.RESUME] // a resumed durable run (lib/approval.js)
-  const messagesIn = resumed ? [] : inputMessages(input)
-  const retry = resolveRetry(config.retry, options.retry) // lib/retry.js: turns that failed unobserved
+  r.input = input
+  r.messagesIn = resumed ? [] : inputMessages(input)
+  r.retry = resolveRetry(config.retry, options.retry) // lib/retry.js: turns that failed unobserved
   if (strategy !== undefined) {
     const runState = options.runState !== undefined ? options.runState : config.runState
     const durableRun = (runState !== undefined && runState !== null && runState !== false) || options[approval.RESUME] !== undefined
     refuseDurableStrategy(strategy, options, durableRun, { AgentRunStateError: approval.AgentRunStateError, unsupportedOption })
   }
-  const durable = approval.beginDurableRun({ config, options, sessionId, runId, tools: grant.indices.map((i) => registered[i]) })
+  r.strategy = strategy
+  r.durable = approval.beginDurableRun({ config, options, sessionId, runId, tools: grant.indices.map((i) => registered[i]) })
 
   if (session.active) {
     const error = new Error('Agent session already has an active run')
@@ -118,6 +214,7 @@ async function runAgent(api, session, input, options, runId) {
     throw error
   }
   const controller = new AbortController()
+  r.controller = controller
   session.active = controller
   session.currentRunId = runId
   const secrets = Array.isArray(config.secrets) ? config.secrets : undefined
@@ -127,120 +224,115 @@ async function runAgent(api, session, input, options, runId) {
   // Run-level ledger rows (lib/agent-ledger.js): only a run with a ledger builds the writer.
   const ledgerTarget = options.runLedger ?? config.runLedger
   const ledger = ledgerTarget !== null && typeof ledgerTarget === 'object'
-    ? createRunLedgerWriter(ledgerTarget, { sessionId, runId, model, redactor, redactWith, ownership: options.ownership ?? config.ownership, identity: options.identity ?? config.identity, signal: controller.signal })
+    ? createRunLedgerWriter(ledgerTarget, { sessionId, runId, model, redactor, redactWith: api.redactWith, ownership: options.ownership ?? config.ownership, identity: options.identity ?? config.identity, signal: controller.signal })
     : undefined
   session.activeLedger = ledger
-  let ended // { status, error } of the run, for its terminal ledger row
-  const onAbort = () => controller.abort(options.signal.reason)
   if (options.signal) {
     if (options.signal.aborted) controller.abort(options.signal.reason)
-    else options.signal.addEventListener('abort', onAbort, { once: true })
+    else {
+      r.onAbort = () => controller.abort(options.signal.reason)
+      options.signal.addEventListener('abort', r.onAbort, { once: true })
+    }
   }
   const signal = controller.signal
-  const waker = { wake: undefined } // the provider step in flight, woken by an abort
-  wakeOnAbort(signal, waker)
+  r.signal = signal
+  r.waker = new AbortWaker()
+  signal.addEventListener('abort', r.waker, { once: true })
   // A breach is reported once (`run_limit_exceeded`) and aborts the run with RunLimitError; the run
   // then fails with `result.limit`. A resumed run goes on from the turns and rounds it had used.
-  const tracker = new RunLimitTracker(budget, {
-    onExceeded(breach) {
-      session.emit({ type: 'run_limit_exceeded', sessionId, runId, breach })
-      controller.abort(new RunLimitError(breach))
-    },
-    snapshot: resumed ? { turns: resumed.counters.turns, toolRounds: resumed.counters.rounds } : undefined,
-  })
-
-  // The run: what the loop's files read and update.
-  const r = {
-    api,
-    session,
-    config,
-    options,
-    pick,
-    sessionId,
-    runId,
-    signal,
-    waker,
-    emit: session.emit,
-    emitRedacted: session.emitRedacted,
-    observed: session.observed,
-    transcript: session.transcript,
-    grant,
-    registered,
-    disclosure,
-    limits,
-    tracker,
-    // A token or cost budget set by the host holds a turn's output events until its usage is counted.
-    bufferOutput: buffersOutput(config.limits, options.limits),
-    artifactLoop: limits.strategy === 'generate-validate-revise',
-    loop: {
-      parser: typeof loop.parser === 'function' ? loop.parser : undefined,
-      validator: typeof loop.validator === 'function' ? loop.validator : undefined,
-      repairer: typeof loop.repairer === 'function' ? loop.repairer : undefined,
-    },
-    retry,
-    durable,
-    resumed,
-    secrets,
-    redactor,
-    model,
-    ledger,
-    guardrails: mergeGuardrails(config.guardrails, options.guardrails),
-    metadata: { ...config.metadata, ...session.metadata, ...options.metadata },
-    usageTotal: createUsageTotal(),
-    snapshotOf: session.snapshotOf,
-    registry: undefined,
-    searchTool: undefined,
-    lastAssistant: undefined,
-    loopOwnsTurns: false, // a custom loop strategy keeps messages and turn events itself (lib/agent-loop.js)
-    loopUsage: undefined, // what a custom strategy's run answered, when no provider turn counted usage
-    rounds: 0,
-    revisions: 0,
-    attempts: 0,
-    turns: 0,
-    errorInfo(err) {
-      const info = errorToErrorInfo(err, secrets)
-      return redactor ? redactWith(info, redactor) : info
-    },
-    abortError: () => errorToErrorInfo(signal.reason instanceof Error ? signal.reason : Object.assign(new Error(signal.reason === undefined ? 'Agent run aborted' : String(signal.reason)), { name: 'AbortError' })),
-    // Success: `agent_finished`, then the result. Failure or abort: an `error` event, and the run
-    // rejects with AgentRunError carrying the result.
-    finish(status, finishReason, error, extra) {
-      throw new RunEnd(status, finishReason, error, extra)
-    },
+  r.tracker = new RunLimitTracker(budget, resumed ? { snapshot: { turns: resumed.counters.turns, toolRounds: resumed.counters.rounds } } : undefined, r)
+  r.grant = grant
+  r.registered = registered
+  r.disclosure = disclosure
+  r.limits = limits
+  // A token or cost budget set by the host holds a turn's output events until its usage is counted.
+  r.bufferOutput = buffersOutput(config.limits, options.limits)
+  r.artifactLoop = limits.strategy === 'generate-validate-revise'
+  r.loop = {
+    parser: typeof loop.parser === 'function' ? loop.parser : undefined,
+    validator: typeof loop.validator === 'function' ? loop.validator : undefined,
+    repairer: typeof loop.repairer === 'function' ? loop.repairer : undefined,
   }
-  const buildResult = (status, finishReason, error, extra) => {
-    const content = r.lastAssistant ? r.lastAssistant.content : []
-    const result = { sessionId, runId, status, text: textOf(content), content, message: r.lastAssistant, usage: r.usageTotal.value() ?? r.loopUsage, finishReason, error }
-    if (status === 'failed' && tracker.breach !== undefined) result.limit = tracker.breach
-    if (status === 'aborted') result.abortReason = String(signal.reason)
-    if (r.artifactLoop) Object.assign(result, { revisions: r.revisions, toolRounds: r.rounds }, extra)
+  r.resumed = resumed
+  r.secrets = secrets
+  r.redactor = redactor
+  r.model = model
+  r.ledger = ledger
+  r.guardrails = mergeGuardrails(config.guardrails, options.guardrails)
+  r.metadata = { ...config.metadata, ...session.metadata, ...options.metadata }
+  return r
+}
+
+/** The run's provider: the agent's, else the run's or the agent's `providerSource` for its model. */
+function providerOf(r) {
+  const { config, options, model } = r
+  const provider = config.provider ?? (options.providerSource ? options.providerSource(model) : undefined) ?? (config.providerSource ? config.providerSource(model) : undefined)
+  if (!provider || typeof provider.generate !== 'function') throw new Error(`Unknown provider: ${model?.provider}`)
+  return provider
+}
+
+// The run's input messages join the transcript (redacted when the run has a redactor). A custom
+// strategy also gets the history before them.
+function admitInput(r) {
+  const { redactor, messagesIn } = r
+  const history = r.strategy !== undefined ? r.transcript.slice() : undefined
+  const kept = messagesIn.map((m) => (redactor ? r.api.redactWith(m, redactor) : m))
+  for (const m of kept) r.transcript.push(m)
+  const inputText = textOf(messagesIn.flatMap((m) => (Array.isArray(m.content) ? m.content : [])))
+  return { input: r.input, inputMessages: kept, history, inputText }
+}
+
+// How a run that did not suspend ends: `agent_finished` and the result, or an `error` event and
+// AgentRunError carrying the result.
+function settle(r, end, result) {
+  const { sessionId, runId } = r
+  if (end.status === 'succeeded') {
+    const finished = { type: 'agent_finished', sessionId, runId, usage: result.usage }
+    if (end.finishReason !== 'stop') finished.finishReason = end.finishReason
+    r.emit(finished)
+    r.ended = { status: 'succeeded' }
     return result
   }
-  const emit = session.emit
+  r.emit({ type: 'error', sessionId, runId, error: result.error })
+  r.ended = { status: end.status, error: result.error }
+  throw new AgentRunError(result, { cause: end.error })
+}
 
+// The session is free for its next run once this run's listeners, timer and subscribers are gone.
+function closeRun(r) {
+  const { session, options } = r
+  r.tracker.dispose()
+  if (r.onAbort !== undefined) options.signal.removeEventListener('abort', r.onAbort)
+  if (session.active === r.controller) {
+    session.active = undefined
+    session.currentRunId = undefined
+    session.activeRedactor = undefined
+    session.activeLedger = undefined
+  }
+  session.closeSubscribers()
+}
+
+/**
+ * Runs `input` on `session`: opens the run, runs its turns, and turns its end (a RunEnd answered by
+ * the loop or thrown from any depth) into the result, the terminal events and the ledger's rows.
+ */
+async function runAgent(api, session, input, options, runId) {
+  const r = openRun(api, session, input, options, runId)
+  const { ledger, signal } = r
   try {
+    let end
     try {
-      const provider = config.provider ?? (options.providerSource ? options.providerSource(model) : undefined) ?? (config.providerSource ? config.providerSource(model) : undefined)
-      if (!provider || typeof provider.generate !== 'function') throw new Error(`Unknown provider: ${model?.provider}`)
+      const provider = providerOf(r)
       if (signal.aborted) r.finish('aborted', 'aborted', r.abortError())
       const startRow = ledger !== undefined ? ledger.start() : undefined // queued before agent_started's row
-      emit({ type: 'agent_started', sessionId, runId })
+      r.emit({ type: 'agent_started', sessionId: r.sessionId, runId: r.runId })
       if (startRow !== undefined) await startRow
-      const history = strategy !== undefined ? r.transcript.slice() : undefined // before this run's input
-      const kept = messagesIn.map((m) => (redactor ? redactWith(m, redactor) : m))
-      for (const m of kept) r.transcript.push(m)
-      const inputText = textOf(messagesIn.flatMap((m) => (Array.isArray(m.content) ? m.content : [])))
+      const admitted = admitInput(r)
       // The loop answers how a succeeded run ended (thrown ends are failures and artifact results).
-      if (strategy !== undefined) throw await runLoopStrategy(r, provider, strategy, { input, inputMessages: kept, history, inputText })
-      throw await turnLoop(r, provider, inputText)
+      end = r.strategy !== undefined ? await runLoopStrategy(r, provider, r.strategy, admitted) : await turnLoop(r, provider, admitted.inputText)
     } catch (err) {
-      if (err instanceof RunEnd) throw err
-      if (signal.aborted) r.finish('aborted', 'aborted', r.abortError())
-      r.finish('failed', 'error', r.errorInfo(err))
+      end = err instanceof RunEnd ? err : signal.aborted ? new RunEnd('aborted', 'aborted', r.abortError()) : new RunEnd('failed', 'error', r.errorInfo(err))
     }
-  } catch (caught) {
-    if (!(caught instanceof RunEnd)) throw caught
-    let end = caught
     if (ledger !== undefined && end.status === 'succeeded') {
       // The aggregate usage row, then every queued row: a failed append fails the run.
       try {
@@ -250,45 +342,29 @@ async function runAgent(api, session, input, options, runId) {
       }
     }
     // A run a limit stopped fails (its abort was the breach's), as upstream's does.
-    if (end.status === 'aborted' && tracker.breach !== undefined) end = new RunEnd('failed', 'error', end.error, end.extra)
-    const result = buildResult(end.status, end.finishReason, end.error, end.extra)
+    if (end.status === 'aborted' && r.tracker.breach !== undefined) end = new RunEnd('failed', 'error', end.error, end.extra)
+    const result = r.result(end.status, end.finishReason, end.error, end.extra)
     if (end.status === 'suspended') {
       Object.assign(result, end.extra)
-      emit({ type: 'agent_suspended', sessionId, runId, interruption: result.interruption, version: result.runState.version })
-      ended = { status: 'suspended' }
+      r.emit({ type: 'agent_suspended', sessionId: r.sessionId, runId: r.runId, interruption: result.interruption, version: result.runState.version })
+      r.ended = { status: 'suspended' }
       return result
     }
-    if (durable) await durable.finish(end.status)
-    if (end.status === 'succeeded') {
-      const finished = { type: 'agent_finished', sessionId, runId, usage: result.usage }
-      if (end.finishReason !== 'stop') finished.finishReason = end.finishReason
-      emit(finished)
-      ended = { status: 'succeeded' }
-      return result
-    }
-    emit({ type: 'error', sessionId, runId, error: result.error })
-    ended = { status: end.status, error: result.error }
-    throw new AgentRunError(result, { cause: end.error })
+    if (r.durable) await r.durable.finish(end.status)
+    return settle(r, end, result)
   } finally {
     try {
       // The terminal row after the run's queued rows. A failed append here rejects the run
       // with the ledger's error, as upstream's does; the caller's signal still ends the wait.
       if (ledger !== undefined) {
+        const ended = r.ended
         await ledger.finish(ended === undefined ? 'failed' : ended.status, {
           abortReason: signal.aborted ? String(signal.reason) : undefined,
           error: ended?.error,
         })
       }
     } finally {
-      tracker.dispose()
-      if (options.signal) options.signal.removeEventListener('abort', onAbort)
-      if (session.active === controller) {
-        session.active = undefined
-        session.currentRunId = undefined
-        session.activeRedactor = undefined
-        session.activeLedger = undefined
-      }
-      session.closeSubscribers()
+      closeRun(r)
     }
   }
 }

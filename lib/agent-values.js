@@ -91,35 +91,47 @@ function notDispatched(call, why) {
 
 // Usage over provider turns, as `@arnilo/prism` sums it: token counters add up, `totalTokens`
 // defaults to input + output, and cost adds up only while every turn reports the same currency.
-function createUsageTotal() {
-  const sums = new Map()
-  let currency
-  let costOk = true
-  return {
-    add(usage) {
-      if (usage === null || typeof usage !== 'object') return
-      for (const key of ['inputTokens', 'outputTokens', 'cacheReadTokens', 'cacheWriteTokens']) {
-        if (typeof usage[key] === 'number') sums.set(key, (sums.get(key) ?? 0) + usage[key])
-      }
-      const total = typeof usage.totalTokens === 'number'
-        ? usage.totalTokens
-        : typeof usage.inputTokens === 'number' || typeof usage.outputTokens === 'number'
-          ? (usage.inputTokens ?? 0) + (usage.outputTokens ?? 0)
-          : undefined
-      if (total !== undefined) sums.set('totalTokens', (sums.get('totalTokens') ?? 0) + total)
-      if (typeof usage.cost === 'number' && costOk) {
-        if (!sums.has('cost')) currency = usage.currency
-        else if (usage.currency !== currency) costOk = false
-        if (costOk) sums.set('cost', (sums.get('cost') ?? 0) + usage.cost)
-      }
-    },
-    value() {
-      if (sums.size === 0) return undefined
-      const usage = {}
-      for (const [key, value] of sums) if (key !== 'cost' || costOk) usage[key] = value
-      if (costOk && sums.has('cost') && currency !== undefined) usage.currency = currency
-      return Object.keys(usage).length > 0 ? usage : undefined
-    },
+// The sums are one plain object made at the first counted usage: its keys keep the order in which
+// the counters first appeared, which is the order of the total's keys.
+const USAGE_COUNTERS = ['inputTokens', 'outputTokens', 'cacheReadTokens', 'cacheWriteTokens']
+
+class UsageTotal {
+  constructor() {
+    this.sums = undefined
+    this.currency = undefined
+    this.costOk = true
+  }
+
+  add(usage) {
+    if (usage === null || typeof usage !== 'object') return
+    for (const key of USAGE_COUNTERS) {
+      if (typeof usage[key] === 'number') this.addTo(key, usage[key])
+    }
+    const total = typeof usage.totalTokens === 'number'
+      ? usage.totalTokens
+      : typeof usage.inputTokens === 'number' || typeof usage.outputTokens === 'number'
+        ? (usage.inputTokens ?? 0) + (usage.outputTokens ?? 0)
+        : undefined
+    if (total !== undefined) this.addTo('totalTokens', total)
+    if (typeof usage.cost === 'number' && this.costOk) {
+      if (this.sums === undefined || !Object.hasOwn(this.sums, 'cost')) this.currency = usage.currency
+      else if (usage.currency !== this.currency) this.costOk = false
+      if (this.costOk) this.addTo('cost', usage.cost)
+    }
+  }
+
+  addTo(key, value) {
+    if (this.sums === undefined) this.sums = {}
+    this.sums[key] = (this.sums[key] ?? 0) + value
+  }
+
+  value() {
+    const sums = this.sums
+    if (sums === undefined) return undefined
+    const usage = {}
+    for (const key in sums) if (key !== 'cost' || this.costOk) usage[key] = sums[key]
+    if (this.costOk && Object.hasOwn(sums, 'cost') && this.currency !== undefined) usage.currency = this.currency
+    return Object.keys(usage).length > 0 ? usage : undefined
   }
 }
 
@@ -144,4 +156,4 @@ function mergeGuardrails(agent, run) {
   }
 }
 
-module.exports = { RunEnd, decode, json, limitsJson, toolList, textOf, inputMessages, toolMessage, notDispatched, createUsageTotal, mergeGuardrails }
+module.exports = { RunEnd, decode, json, limitsJson, toolList, textOf, inputMessages, toolMessage, notDispatched, UsageTotal, mergeGuardrails }

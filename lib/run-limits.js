@@ -110,10 +110,11 @@ class RunLimitTracker {
   /**
    * @param limits resolved limits (`resolveRunLimits`)
    * @param options `{ onExceeded?(breach), snapshot?: counters, deadlineAt?: ISO time }`
+   * @param listener whose `onExceeded` is told of the breach instead of `options`' (an agent run)
    */
-  constructor(limits, options = {}) {
+  constructor(limits, options = {}, listener = options) {
     this.limits = limits
-    this.options = options
+    this.listener = listener
     this.startedAt = performance.now()
     this.exceeded = undefined
     this.counters = {
@@ -140,11 +141,16 @@ class RunLimitTracker {
     }
     const deadline = options.deadlineAt ? Date.parse(options.deadlineAt) : Date.now() + limits.maxWallTimeMs
     if (!Number.isFinite(deadline)) throw new TypeError('Run limit deadlineAt is invalid')
-    this.deadlineAt = new Date(deadline).toISOString()
+    this.deadline = deadline
     const remaining = Math.max(0, deadline - Date.now())
     this.timer = setTimeout(() => this.exceed('maxWallTimeMs', limits.maxWallTimeMs), remaining)
     this.timer.unref?.()
     if (remaining === 0) this.exceed('maxWallTimeMs', limits.maxWallTimeMs)
+  }
+
+  /** The wall-time deadline as an ISO time (made when asked: most runs never ask). */
+  get deadlineAt() {
+    return new Date(this.deadline).toISOString()
   }
 
   /** The first breach, once there is one. */
@@ -201,7 +207,7 @@ class RunLimitTracker {
       const maximum = limit === 'maxCost' ? (this.limits.maxCost?.amount ?? 0) : this.limits[limit]
       this.exceeded = { limit, maximum, observed }
       if (limit === 'maxCost' && this.limits.maxCost) this.exceeded.currency = this.limits.maxCost.currency
-      this.options.onExceeded?.(this.exceeded)
+      this.listener.onExceeded?.(this.exceeded)
     }
     if (limit !== 'maxWallTimeMs') throw new RunLimitError(this.exceeded)
     return undefined
