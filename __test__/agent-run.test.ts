@@ -432,3 +432,28 @@ describe("the run's usage", () => {
     expect((await createAgent({ model, provider: none }).createSession().run("x")).usage).toBeUndefined();
   });
 });
+
+describe("a run refused before its first turn", () => {
+  it("leaves the session free for the next run, and leaves no listener on the caller's signal", async () => {
+    const provider = createMockProvider([[providerTextDelta("ok"), providerDone()]]);
+    const session = createAgent({ model, provider }).createSession();
+    const controller = new AbortController();
+    let listeners = 0;
+    const add = controller.signal.addEventListener.bind(controller.signal);
+    const remove = controller.signal.removeEventListener.bind(controller.signal);
+    controller.signal.addEventListener = ((...a: Parameters<AbortSignal["addEventListener"]>) => (listeners++, add(...a))) as AbortSignal["addEventListener"];
+    controller.signal.removeEventListener = ((...a: Parameters<AbortSignal["removeEventListener"]>) => (listeners--, remove(...a))) as AbortSignal["removeEventListener"];
+    const refusals: [object, string][] = [
+      [{ signal: { aborted: false } }, "session.run: signal must be an AbortSignal"],
+      [{ signal: controller.signal, metadata: { get tag() { throw new Error("metadata getter") } } }, "metadata getter"],
+      [{ signal: controller.signal, redactor: 5 }, "redactor must have a redact(value) method"],
+    ];
+    for (const [options, message] of refusals) {
+      await expect(session.run("x", options as never)).rejects.toThrow(message);
+      expect(listeners).toBe(0);
+    }
+    const result = await session.run("y", { signal: controller.signal });
+    expect(result.text).toBe("ok");
+    expect(listeners).toBe(0);
+  });
+});

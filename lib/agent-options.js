@@ -117,6 +117,10 @@ function checkRunOptions(options) {
     throw new TypeError('RunOptions.maxToolRounds was removed in 0.1.5; use RunOptions.limits.maxToolRounds instead')
   }
   refuseUnsupported(options, RUN_OPTIONS_REFUSED, 'session.run')
+  const signal = options.signal
+  if (signal !== undefined && signal !== null && (typeof signal !== 'object' || typeof signal.addEventListener !== 'function' || typeof signal.removeEventListener !== 'function')) {
+    throw new TypeError('session.run: signal must be an AbortSignal')
+  }
   refuseGuardrailStages(options.guardrails, 'session.run')
   refuseLoop(options.loop, 'session.run')
   checkToolChoice(options.toolChoice, 'session.run')

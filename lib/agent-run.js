@@ -208,39 +208,6 @@ function openRun(api, session, input, options, runId) {
   r.strategy = strategy
   r.durable = approval.beginDurableRun({ config, options, sessionId, runId, tools: grant.indices.map((i) => registered[i]) })
 
-  if (session.active) {
-    const error = new Error('Agent session already has an active run')
-    session.emit({ type: 'error', sessionId, runId, error: errorToErrorInfo(error) })
-    throw error
-  }
-  const controller = new AbortController()
-  r.controller = controller
-  session.active = controller
-  session.currentRunId = runId
-  const secrets = Array.isArray(config.secrets) ? config.secrets : undefined
-  const redactor = options.redactor ?? config.redactor ?? (secrets && secrets.some(Boolean) ? registerRedactorSecrets(createSecretRedactor(secrets), secrets) : undefined)
-  session.activeRedactor = redactor
-  const model = options.model ?? config.model
-  // Run-level ledger rows (lib/agent-ledger.js): only a run with a ledger builds the writer.
-  const ledgerTarget = options.runLedger ?? config.runLedger
-  const ledger = ledgerTarget !== null && typeof ledgerTarget === 'object'
-    ? createRunLedgerWriter(ledgerTarget, { sessionId, runId, model, redactor, redactWith: api.redactWith, ownership: options.ownership ?? config.ownership, identity: options.identity ?? config.identity, signal: controller.signal })
-    : undefined
-  session.activeLedger = ledger
-  if (options.signal) {
-    if (options.signal.aborted) controller.abort(options.signal.reason)
-    else {
-      r.onAbort = () => controller.abort(options.signal.reason)
-      options.signal.addEventListener('abort', r.onAbort, { once: true })
-    }
-  }
-  const signal = controller.signal
-  r.signal = signal
-  r.waker = new AbortWaker()
-  signal.addEventListener('abort', r.waker, { once: true })
-  // A breach is reported once (`run_limit_exceeded`) and aborts the run with RunLimitError; the run
-  // then fails with `result.limit`. A resumed run goes on from the turns and rounds it had used.
-  r.tracker = new RunLimitTracker(budget, resumed ? { snapshot: { turns: resumed.counters.turns, toolRounds: resumed.counters.rounds } } : undefined, r)
   r.grant = grant
   r.registered = registered
   r.disclosure = disclosure
@@ -254,12 +221,52 @@ function openRun(api, session, input, options, runId) {
     repairer: typeof loop.repairer === 'function' ? loop.repairer : undefined,
   }
   r.resumed = resumed
-  r.secrets = secrets
-  r.redactor = redactor
-  r.model = model
-  r.ledger = ledger
-  r.guardrails = mergeGuardrails(config.guardrails, options.guardrails)
-  r.metadata = { ...config.metadata, ...session.metadata, ...options.metadata }
+
+  if (session.active) {
+    const error = new Error('Agent session already has an active run')
+    session.emit({ type: 'error', sessionId, runId, error: errorToErrorInfo(error) })
+    throw error
+  }
+  // What follows may still refuse the run (a redactor, a ledger or guardrails that cannot be used, a
+  // getter that throws): the run takes the session only once nothing is left to refuse it, and a
+  // refusal undoes what was set up, so a refused run never leaves its session busy.
+  const controller = new AbortController()
+  r.controller = controller
+  const signal = controller.signal
+  r.signal = signal
+  try {
+    const secrets = Array.isArray(config.secrets) ? config.secrets : undefined
+    r.secrets = secrets
+    r.redactor = options.redactor ?? config.redactor ?? (secrets && secrets.some(Boolean) ? registerRedactorSecrets(createSecretRedactor(secrets), secrets) : undefined)
+    r.model = options.model ?? config.model
+    // Run-level ledger rows (lib/agent-ledger.js): only a run with a ledger builds the writer.
+    const ledgerTarget = options.runLedger ?? config.runLedger
+    r.ledger = ledgerTarget !== null && typeof ledgerTarget === 'object'
+      ? createRunLedgerWriter(ledgerTarget, { sessionId, runId, model: r.model, redactor: r.redactor, redactWith: api.redactWith, ownership: options.ownership ?? config.ownership, identity: options.identity ?? config.identity, signal })
+      : undefined
+    r.guardrails = mergeGuardrails(config.guardrails, options.guardrails)
+    r.metadata = { ...config.metadata, ...session.metadata, ...options.metadata }
+    // A breach is reported once (`run_limit_exceeded`) and aborts the run with RunLimitError; the run
+    // then fails with `result.limit`. A resumed run goes on from the turns and rounds it had used.
+    r.tracker = new RunLimitTracker(budget, resumed ? { snapshot: { turns: resumed.counters.turns, toolRounds: resumed.counters.rounds } } : undefined, r)
+    if (options.signal) {
+      if (options.signal.aborted) controller.abort(options.signal.reason)
+      else {
+        r.onAbort = () => controller.abort(options.signal.reason)
+        options.signal.addEventListener('abort', r.onAbort, { once: true })
+      }
+    }
+  } catch (err) {
+    if (r.tracker !== undefined) r.tracker.dispose()
+    if (r.onAbort !== undefined) options.signal.removeEventListener('abort', r.onAbort)
+    throw err
+  }
+  r.waker = new AbortWaker()
+  signal.addEventListener('abort', r.waker, { once: true })
+  session.active = controller
+  session.currentRunId = runId
+  session.activeRedactor = r.redactor
+  session.activeLedger = r.ledger
   return r
 }
 
