@@ -457,3 +457,28 @@ describe("a run refused before its first turn", () => {
     expect(listeners).toBe(0);
   });
 });
+
+describe("what provider.generate returns", () => {
+  it("an iterable of events (an array, a sync generator, promised events) is read as for await reads it", async () => {
+    const shapes = [
+      () => [providerTextDelta("a"), providerDone()],
+      function* () {
+        yield providerTextDelta("a");
+        yield providerDone();
+      },
+      () => [Promise.resolve(providerTextDelta("a")), Promise.resolve(providerDone())],
+    ];
+    for (const generate of shapes) {
+      const provider = { id: "plain", generate: generate as unknown as (r: ProviderRequest) => AsyncIterable<ProviderEvent> };
+      expect((await createAgent({ model, provider }).createSession().run("x")).text).toBe("a");
+    }
+  });
+
+  it("anything else fails the run with an error that names the provider", async () => {
+    for (const value of [5, null, undefined, {}]) {
+      const provider = { id: "broken", generate: (() => value) as unknown as (r: ProviderRequest) => AsyncIterable<ProviderEvent> };
+      const result = await failure(createAgent({ model, provider }).createSession().run("x"));
+      expect(result).toMatchObject({ status: "failed", error: { message: "Provider broken: generate() must return an async iterable of provider events" } });
+    }
+  });
+});

@@ -35,6 +35,35 @@ class AbortWaker {
   }
 }
 
+// The iterator of what `generate` returned, read as `for await` reads it (as `@arnilo/prism`'s loop
+// does): an async iterable, else an iterable whose values are awaited one by one.
+function eventsOf(stream, providerId) {
+  if (stream !== null && stream !== undefined) {
+    const asyncIterator = stream[Symbol.asyncIterator]
+    if (typeof asyncIterator === 'function') return asyncIterator.call(stream)
+    const iterator = stream[Symbol.iterator]
+    if (typeof iterator === 'function') return new AwaitedIterator(iterator.call(stream))
+  }
+  throw new TypeError(`Provider ${providerId}: generate() must return an async iterable of provider events`)
+}
+
+class AwaitedIterator {
+  constructor(iterator) {
+    this.iterator = iterator
+  }
+
+  next() {
+    const step = this.iterator.next()
+    if (step.done) return step
+    return Promise.resolve(step.value).then((value) => ({ value, done: false }))
+  }
+
+  return() {
+    const close = this.iterator.return
+    return close === undefined ? undefined : close.call(this.iterator)
+  }
+}
+
 function readRequestId(request) {
   const fromMetadata = request.metadata?.requestId
   if (typeof fromMetadata === 'string' && fromMetadata.length > 0) return fromMetadata
@@ -260,7 +289,7 @@ async function providerTurn(r, provider, request, tools, attempt, retrying) {
   if (r.observed()) r.emit({ type: 'provider_turn_started', sessionId: r.sessionId, runId: r.runId, turn: r.turns, metadata: turn.turnMetadata() })
   try {
     if (signal.aborted) r.finish('aborted', 'aborted', r.abortError())
-    turn.iterator = provider.generate(request)[Symbol.asyncIterator]()
+    turn.iterator = eventsOf(provider.generate(request), turn.providerId)
     for (;;) {
       const step = await abortableStep(turn.iterator, signal, waker)
       if (step === ABORTED) {
