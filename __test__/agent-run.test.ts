@@ -456,6 +456,16 @@ describe("a run refused before its first turn", () => {
     expect(result.text).toBe("ok");
     expect(listeners).toBe(0);
   });
+
+  it("a bad subscription option names the method it was given to", async () => {
+    const session = createAgent({ model, provider: createMockProvider([[providerTextDelta("ok"), providerDone()]]) }).createSession();
+    expect(() => session.subscribe({ overflow: "bogus" as never })).toThrow('subscribe: overflow must be one of "close", "drop_oldest", "drop_newest"');
+    const read = async () => {
+      for await (const _ of session.stream("x", { maxQueuedEvents: "9" as never })) void _;
+    };
+    await expect(read()).rejects.toThrow("stream: maxQueuedEvents must be a number");
+    expect((await session.run("y")).text).toBe("ok");
+  });
 });
 
 describe("what provider.generate returns", () => {

@@ -8,12 +8,12 @@
 const DEFAULT_MAX_QUEUED_EVENTS = 1024
 const OVERFLOW = ['close', 'drop_oldest', 'drop_newest']
 
-function createEventSubscriber(sessionId, options, onClose) {
+function createEventSubscriber(sessionId, options, onClose, caller = 'subscribe') {
   const requested = options.maxQueuedEvents ?? DEFAULT_MAX_QUEUED_EVENTS
-  if (typeof requested !== 'number') throw new TypeError('subscribe: maxQueuedEvents must be a number')
+  if (typeof requested !== 'number') throw new TypeError(`${caller}: maxQueuedEvents must be a number`)
   const maxQueuedEvents = Number.isFinite(requested) ? Math.max(1, Math.floor(requested)) : DEFAULT_MAX_QUEUED_EVENTS
   const overflow = options.overflow ?? 'close'
-  if (!OVERFLOW.includes(overflow)) throw new TypeError(`subscribe: overflow must be one of ${OVERFLOW.map((o) => `"${o}"`).join(', ')}`)
+  if (!OVERFLOW.includes(overflow)) throw new TypeError(`${caller}: overflow must be one of ${OVERFLOW.map((o) => `"${o}"`).join(', ')}`)
   let queue = []
   let head = 0
   const waiters = []

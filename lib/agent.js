@@ -122,10 +122,14 @@ module.exports = function agentApi(api) {
       },
     }
     internals.lastGrant = internals.resumeGrant ?? null
-    function subscribe(options = {}) {
-      const subscriber = createEventSubscriber(sessionId, options ?? {}, () => subscribers.delete(subscriber))
+    // `caller` names the method in an options error (`stream` subscribes too).
+    function subscribeAs(caller, options) {
+      const subscriber = createEventSubscriber(sessionId, options ?? {}, () => subscribers.delete(subscriber), caller)
       subscribers.add(subscriber)
       return subscriber
+    }
+    function subscribe(options = {}) {
+      return subscribeAs('subscribe', options)
     }
     const run = (input, options, runId) => runAgent(api, internals, input, options, runId)
 
@@ -158,7 +162,7 @@ module.exports = function agentApi(api) {
     async function* stream(input, options) {
       const { maxQueuedEvents, overflow, ...runOptions } = options
       const runId = approval.durableRunId(config, runOptions) ?? `run_${++runSeq}`
-      const subscription = subscribe({ maxQueuedEvents, overflow })
+      const subscription = subscribeAs('stream', { maxQueuedEvents, overflow })
       let settled = false
       const runPromise = run(input, runOptions, runId).finally(() => {
         settled = true
