@@ -44,6 +44,17 @@ describe("memory run ledger", () => {
     expect(() => ledger.appendToolCall(null as never)).toThrow("run ledger record must be an object");
     expect(() => ledger.list("nope" as never)).toThrow();
   });
+
+  it("closes as the SQLite ledger does: later appends throw, the rows stay readable", () => {
+    const ledger = createMemoryRunLedger();
+    ledger.appendRun({ id: "run" });
+    ledger.close();
+    ledger.close();
+    for (const append of [() => ledger.appendToolCall(row(1, "started", 0)), () => ledger.appendRun({ id: "late" }), () => ledger.appendEvent({}), () => ledger.appendUsage({})]) {
+      expect(append).toThrow(expect.objectContaining({ code: "ERR_PRISM_LEDGER", message: "run ledger is closed" }));
+    }
+    expect(ledger.list("run")).toEqual([{ id: "run" }]);
+  });
 });
 
 describe("SQLite run ledger", () => {

@@ -128,7 +128,10 @@ export interface NativeRunLedger extends RunLedger {
   list(kind: RunLedgerRecordKind): RunLedgerObject[];
   /** Commits every row appended so far (SQLite); a no-op in memory. */
   flush(): void;
-  /** Commits every queued row and closes the file; later appends throw. Idempotent. */
+  /**
+   * Commits every queued row and closes the ledger (SQLite: its file); later appends throw `Error`
+   * `run ledger is closed` (`ERR_PRISM_LEDGER`). A closed memory ledger still lists its rows. Idempotent.
+   */
   close(): void;
 }
 

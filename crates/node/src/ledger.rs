@@ -95,14 +95,18 @@ impl RunLedgerStore {
         }
     }
 
-    /// Commits every queued row and closes the file; later appends throw. Idempotent.
+    /// Commits every queued row and closes the ledger (SQLite: its file); later appends throw.
+    /// Idempotent.
     #[napi]
     pub fn close(&mut self, env: &Env) -> Result<()> {
         if let Some(hook) = self.cleanup.take() {
             let _ = env.remove_env_cleanup_hook(hook);
         }
         match &self.inner {
-            Inner::Memory(_) => Ok(()),
+            Inner::Memory(m) => {
+                m.close();
+                Ok(())
+            }
             Inner::Sqlite(s) => s.close().or_else(|e| ledger_error(env, e)),
         }
     }
