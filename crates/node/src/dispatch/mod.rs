@@ -59,6 +59,11 @@ pub(crate) fn transition_claim(id: u32) -> Option<(String, f64)> {
     .flatten()
 }
 
+/// Whether dispatch `id`'s command in progress is `markDispatched` (on the claim it just took).
+pub(crate) fn marking_dispatched(id: u32) -> bool {
+    with_session(id, |s| matches!(s.last, Command::MarkDispatched(_))).unwrap_or(false)
+}
+
 /// The effect snapshot of dispatch `id` (`crate::effects::dispatch`), for `f` to read, fill or
 /// drop; `None` when no such dispatch is in flight. `f` must run no JS: the dispatches are
 /// borrowed while it runs.

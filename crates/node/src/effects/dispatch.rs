@@ -27,7 +27,7 @@ use prism_tools_core::effects::error::{EffectError, StoreError};
 use prism_tools_core::effects::identity::{self, Field, IdentityView, OwnershipView};
 use prism_tools_core::effects::record::EffectRecord;
 use prism_tools_core::effects::store::{key_fields, BeginOutcome, Claim, KeyInput, ValidKey};
-use prism_tools_core::effects::time::parse_iso_strict;
+use prism_tools_core::effects::time::{now_ms, parse_iso_strict};
 
 /// One dispatch's effect identity: the identity as read at the identity check, and the key once
 /// derived (or why it is not a valid store key, reported when a store is asked to claim it).
@@ -289,6 +289,7 @@ impl NativeToolEffectStore {
                         version: version as f64,
                     }),
                 );
+                let next = self.mark_dispatched_at_once(js, dispatch, signal.raw(), next)?;
                 Ok(env.create_uint32(next)?.to_unknown())
             }
             Claimed::Existing(record) => {
@@ -319,6 +320,35 @@ impl NativeToolEffectStore {
     ) -> Result<u32> {
         let js = Js(env.raw());
         check_abort(js, signal.raw())?;
+        // The clock first: it may run JS, which must find no dispatch borrowed.
+        let now = self.now(env)?;
+        let version = self
+            .claimed_transition(dispatch, complete, result, unserializable, now, false)?
+            .map_err(|e| throw_store_error(js, &e))?;
+        Ok(answer(
+            dispatch,
+            Answer::Record {
+                version: Some(version),
+                result_is_object,
+            },
+        ))
+    }
+}
+
+impl NativeToolEffectStore {
+    /// The claimed transition of dispatch `dispatch`'s command in progress, on its snapshot: the
+    /// record's new version, or the store's refusal. The snapshot is dropped once the claim is
+    /// completed, and on a refusal unless `keep_on_refusal` (the same transition is then asked
+    /// again through `advanceClaim`, which reports it).
+    fn claimed_transition(
+        &self,
+        dispatch: u32,
+        complete: bool,
+        result: Option<String>,
+        unserializable: bool,
+        now: i64,
+        keep_on_refusal: bool,
+    ) -> Result<std::result::Result<f64, StoreError>> {
         let Some((claim_token, expected_version)) = crate::dispatch::transition_claim(dispatch)
         else {
             return Err(Error::new(
@@ -331,28 +361,66 @@ impl NativeToolEffectStore {
             expected_version: Some(expected_version),
         };
         let to = lean_transition(complete, result, unserializable, Field::Absent);
-        // The clock first: it may run JS, which must find no dispatch borrowed.
-        let now = self.now(env)?;
-        let out = with_effect(dispatch, |slot| {
+        with_effect(dispatch, |slot| {
             let out = checked_key(slot, now).and_then(|k| {
                 self.backend
                     .transition_valid(k, &claim, to, now, |r| r.version as f64)
             });
-            if complete || out.is_err() {
+            if complete || (out.is_err() && !keep_on_refusal) {
                 // Completed, or refused (dispatch then settles the claim through the store's own
                 // methods): the snapshot is not used again.
                 *slot = None;
             }
             out
         })
-        .ok_or_else(|| not_in_flight("advanceClaim", dispatch))?;
-        let version = out.map_err(|e| throw_store_error(js, &e))?;
-        Ok(answer(
-            dispatch,
-            Answer::Record {
-                version: Some(version),
-                result_is_object,
-            },
-        ))
+        .ok_or_else(|| not_in_flight("advanceClaim", dispatch))
+    }
+
+    /// When the machine's next command after a claim is `markDispatched` (nothing to emit or
+    /// append first), the claim's crossing makes that transition too and answers the command
+    /// after it: one crossing less per effectful call. Only when nothing in it can run JS or end
+    /// differently from `advanceClaim`: the store keeps the default clock, and the signal reads as
+    /// not aborted. Anything else (an aborted signal, a signal that cannot be read, a refused
+    /// transition) answers `next` unchanged, and dispatch goes the usual way.
+    fn mark_dispatched_at_once(
+        &self,
+        js: Js,
+        dispatch: u32,
+        signal: sys::napi_value,
+        next: u32,
+    ) -> Result<u32> {
+        if self.has_clock() || !crate::dispatch::marking_dispatched(dispatch) {
+            return Ok(next);
+        }
+        match signal_aborted(js, signal) {
+            Some(false) => {}
+            _ => return Ok(next),
+        }
+        match self.claimed_transition(dispatch, false, None, false, now_ms(), true)? {
+            Ok(version) => Ok(answer(
+                dispatch,
+                Answer::Record {
+                    version: Some(version),
+                    result_is_object: false,
+                },
+            )),
+            Err(_) => Ok(next),
+        }
+    }
+}
+
+/// Whether `signal` reads as aborted (`signal?.aborted === true`, as dispatch's own check reads
+/// it); `None` when reading it threw (the exception is cleared: the caller goes the usual way,
+/// where the same read is made and reported).
+fn signal_aborted(js: Js, signal: sys::napi_value) -> Option<bool> {
+    let read = || -> Result<bool> {
+        Ok(js.is_object(signal)? && js.is_true(js.get(signal, c"aborted")?)?)
+    };
+    match read() {
+        Ok(aborted) => Some(aborted),
+        Err(_) => {
+            let _ = js.clear_exception();
+            None
+        }
     }
 }
