@@ -91,6 +91,28 @@ describe("the memory store's claim and markDispatched in one crossing", () => {
     });
   }
 
+  it("leaves markDispatched to the host when the host replaced it, even over a built-in begin", async () => {
+    const base = createMemoryToolEffectStore();
+    const marked: number[] = [];
+    const store = {
+      ...base,
+      markDispatched: async (input: never) => {
+        const record = await base.markDispatched(input);
+        marked.push((record as { version: number }).version);
+        throw new Error("connection dropped"); // uncertain: the call must end unknown, never run
+      },
+    };
+    const log: string[] = [];
+    const registry = createToolRegistry([tool(outcomes[0][1], log)]);
+    const options = { call: call("pay", { amount: 5 }), registry, context: ctx(), identity, ownership, effectStore: store as ToolEffectStore };
+    const first = await dispatchToolCall(options);
+    expect(marked).toEqual([2]);
+    expect(first.error?.code).toBe("ERR_PRISM_TOOL_EFFECT_UNKNOWN");
+    expect(log).toEqual([]);
+    expect((await dispatchToolCall(options)).error?.code).toBe("ERR_PRISM_TOOL_EFFECT_UNKNOWN");
+    expect(log).toEqual([]);
+  });
+
   it("takes the record through dispatched to its end: version 3 after a completed call", async () => {
     const lean = await scenario(createMemoryToolEffectStore(), outcomes[0][1], false);
     expect(lean.record).toMatchObject({ status: "completed", version: 3, hasClaim: false });

@@ -509,7 +509,8 @@ module.exports = function bindDispatch(native, errors) {
           const ns = nativeStoreOf(f)
           if (ns === undefined) return storeCall(h, 'begin', st.effectKey, f)
           if (st.effectRead === undefined) return storeCall(h, 'begin', st.effectKey, f)
-          const v = ns.claimDispatch(s, st.effectKey.signal)
+          // The claim makes markDispatched too when the host's markDispatched is this store's own.
+          const v = ns.claimDispatch(s, st.effectKey.signal, nativeStoreOf(h.effectStore.markDispatched) === ns)
           if (typeof v !== 'number') return v // another claimant's record, answered below
           st.effectClaim = true
           st.next = v

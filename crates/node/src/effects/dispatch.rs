@@ -250,12 +250,16 @@ impl NativeToolEffectStore {
     /// answer is the next command's code (the token and version stay in the machine, for
     /// [`Self::advance_claim`]); any other outcome answers like `begin`, with the record (without
     /// its claim token), for dispatch to hand over. `signal` is the dispatch's abort signal.
+    ///
+    /// `mark_too`: the host's `markDispatched` is this store's own, so the claim may make that
+    /// transition too (see [`Self::mark_dispatched_at_once`]).
     #[napi]
     pub fn claim_dispatch<'a>(
         &self,
         env: &'a Env,
         dispatch: u32,
         signal: Unknown<'a>,
+        mark_too: Option<bool>,
     ) -> Result<Unknown<'a>> {
         let js = Js(env.raw());
         check_abort(js, signal.raw())?;
@@ -289,7 +293,11 @@ impl NativeToolEffectStore {
                         version: version as f64,
                     }),
                 );
-                let next = self.mark_dispatched_at_once(js, dispatch, signal.raw(), next)?;
+                let next = if mark_too == Some(true) {
+                    self.mark_dispatched_at_once(js, dispatch, signal.raw(), next)?
+                } else {
+                    next
+                };
                 Ok(env.create_uint32(next)?.to_unknown())
             }
             Claimed::Existing(record) => {
