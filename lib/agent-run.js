@@ -150,6 +150,17 @@ class Run {
     throw new RunEnd(status, finishReason, error, extra)
   }
 
+  /** How a throw ends the run: aborted when the run's signal is, else failed with its ErrorInfo. */
+  endFor(err) {
+    return this.signal.aborted ? new RunEnd('aborted', 'aborted', this.abortError()) : new RunEnd('failed', 'error', this.errorInfo(err))
+  }
+
+  /** Takes back the run's wall-time timer and its listener on the caller's signal. */
+  detach() {
+    if (this.tracker !== undefined) this.tracker.dispose()
+    if (this.onAbort !== undefined) this.options.signal.removeEventListener('abort', this.onAbort)
+  }
+
   /** The run's first limit breach: reported once, then the run aborts with RunLimitError. */
   onExceeded(breach) {
     this.emit({ type: 'run_limit_exceeded', sessionId: this.sessionId, runId: this.runId, breach })
@@ -257,8 +268,7 @@ function openRun(api, session, input, options, runId) {
       }
     }
   } catch (err) {
-    if (r.tracker !== undefined) r.tracker.dispose()
-    if (r.onAbort !== undefined) options.signal.removeEventListener('abort', r.onAbort)
+    r.detach()
     throw err
   }
   r.waker = new AbortWaker()
@@ -307,9 +317,8 @@ function settle(r, end, result) {
 
 // The session is free for its next run once this run's listeners, timer and subscribers are gone.
 function closeRun(r) {
-  const { session, options } = r
-  r.tracker.dispose()
-  if (r.onAbort !== undefined) options.signal.removeEventListener('abort', r.onAbort)
+  const session = r.session
+  r.detach()
   if (session.active === r.controller) {
     session.active = undefined
     session.currentRunId = undefined
@@ -338,14 +347,14 @@ async function runAgent(api, session, input, options, runId) {
       // The loop answers how a succeeded run ended (thrown ends are failures and artifact results).
       end = r.strategy !== undefined ? await runLoopStrategy(r, provider, r.strategy, admitted) : await turnLoop(r, provider, admitted.inputText)
     } catch (err) {
-      end = err instanceof RunEnd ? err : signal.aborted ? new RunEnd('aborted', 'aborted', r.abortError()) : new RunEnd('failed', 'error', r.errorInfo(err))
+      end = err instanceof RunEnd ? err : r.endFor(err)
     }
     if (ledger !== undefined && end.status === 'succeeded') {
       // The aggregate usage row, then every queued row: a failed append fails the run.
       try {
         await ledger.total(r.usageTotal.value())
       } catch (err) {
-        end = signal.aborted ? new RunEnd('aborted', 'aborted', r.abortError()) : new RunEnd('failed', 'error', r.errorInfo(err))
+        end = r.endFor(err)
       }
     }
     // A run a limit stopped fails (its abort was the breach's), as upstream's does.

@@ -294,7 +294,7 @@ impl NativeToolEffectStore {
                     }),
                 );
                 let next = if mark_too == Some(true) {
-                    self.mark_dispatched_at_once(js, dispatch, signal.raw(), next)?
+                    self.mark_dispatched_at_once(dispatch, next)?
                 } else {
                     next
                 };
@@ -387,22 +387,12 @@ impl NativeToolEffectStore {
     /// When the machine's next command after a claim is `markDispatched` (nothing to emit or
     /// append first), the claim's crossing makes that transition too and answers the command
     /// after it: one crossing less per effectful call. Only when nothing in it can run JS or end
-    /// differently from `advanceClaim`: the store keeps the default clock, and the signal reads as
-    /// not aborted. Anything else (an aborted signal, a signal that cannot be read, a refused
-    /// transition) answers `next` unchanged, and dispatch goes the usual way.
-    fn mark_dispatched_at_once(
-        &self,
-        js: Js,
-        dispatch: u32,
-        signal: sys::napi_value,
-        next: u32,
-    ) -> Result<u32> {
+    /// differently from `advanceClaim`: the store keeps the default clock, so no JS has run since
+    /// the claim read the signal as not aborted. A refused transition answers `next` unchanged,
+    /// and dispatch goes the usual way, through `advanceClaim`, which reports it.
+    fn mark_dispatched_at_once(&self, dispatch: u32, next: u32) -> Result<u32> {
         if self.has_clock() || !crate::dispatch::marking_dispatched(dispatch) {
             return Ok(next);
-        }
-        match signal_aborted(js, signal) {
-            Some(false) => {}
-            _ => return Ok(next),
         }
         match self.claimed_transition(dispatch, false, None, false, now_ms(), true)? {
             Ok(version) => Ok(answer(
@@ -413,22 +403,6 @@ impl NativeToolEffectStore {
                 },
             )),
             Err(_) => Ok(next),
-        }
-    }
-}
-
-/// Whether `signal` reads as aborted (`signal?.aborted === true`, as dispatch's own check reads
-/// it); `None` when reading it threw (the exception is cleared: the caller goes the usual way,
-/// where the same read is made and reported).
-fn signal_aborted(js: Js, signal: sys::napi_value) -> Option<bool> {
-    let read = || -> Result<bool> {
-        Ok(js.is_object(signal)? && js.is_true(js.get(signal, c"aborted")?)?)
-    };
-    match read() {
-        Ok(aborted) => Some(aborted),
-        Err(_) => {
-            let _ = js.clear_exception();
-            None
         }
     }
 }

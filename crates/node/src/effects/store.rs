@@ -88,13 +88,13 @@ pub(crate) fn read_max_result_bytes(js: Js, options: sys::napi_value) -> Result<
 }
 
 impl NativeToolEffectStore {
-    /// The store's clock: the system's, or `options.now`. Called before any store state is borrowed,
-    /// so a clock that re-enters the store finds it as any other caller would.
     /// Whether the store reads a host clock (`options.now`), which runs JS.
     pub(crate) fn has_clock(&self) -> bool {
         self.now.is_some()
     }
 
+    /// The store's clock: the system's, or `options.now`. Called before any store state is borrowed,
+    /// so a clock that re-enters the store finds it as any other caller would.
     pub(crate) fn now(&self, env: &Env) -> Result<i64> {
         match &self.now {
             None => Ok(now_ms()),
