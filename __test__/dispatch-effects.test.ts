@@ -276,6 +276,103 @@ describe("dispatch's identity check", () => {
   });
 });
 
+describe("dispatch's identity, read again at every call", () => {
+  // The binding keeps what the last identity check read and JS hands it back while the values read
+  // are the same: a change to any field, or to what a field holds, must be seen at the next call.
+  const tool: ToolDefinition = { name: "echo", execute: (_a, c) => ({ toolCallId: c.toolCallId, name: "echo", value: "ran" }) };
+  const effectTool: ToolDefinition = {
+    name: "pay",
+    effect: { kind: "external_mutation", idempotency: "required" },
+    execute: (_a, c) => ({ toolCallId: c.toolCallId, name: "pay", value: c.idempotencyKey }),
+  };
+  const registry = createToolRegistry([tool, effectTool]);
+  const outcome = async (id: unknown, opts: { effectStore?: ToolEffectStore; ownership?: unknown; name?: string } = {}) => {
+    const r = await dispatchToolCall({ call: call(opts.name ?? "echo", { n: 1 }), registry, context: ctx(), identity: id as never, effectStore: opts.effectStore, ownership: opts.ownership as never });
+    return r.error ? `${r.error.code}: ${r.error.message}` : String(r.value);
+  };
+  const fresh = () => ({ ...identity, principal: { ...identity.principal }, scopes: [...identity.scopes] });
+
+  for (const withStore of [false, true]) {
+    it(`sees a changed field, a changed principal, scopes or ownership at the next call${withStore ? " (with an effect store)" : ""}`, async () => {
+      const effectStore = withStore ? createMemoryToolEffectStore() : undefined;
+      const name = withStore ? "pay" : "echo";
+      const id: any = fresh();
+      const ok = await outcome(id, { effectStore, name });
+      expect(ok).not.toMatch(/ERR_/);
+      const refusals: [string, (i: any) => void][] = [
+        ["verified", (i) => (i.verified = false)],
+        ["revoked", (i) => (i.revokedAt = new Date(Date.now() - 1000).toISOString())],
+        ["expired", (i) => (i.expiresAt = "Tue, 01 Dec 2020 00:00:00 GMT")],
+        ["principal kind", (i) => (i.principal.kind = 5)],
+        ["scope", (i) => i.scopes.push("")],
+        ["metadata", (i) => (i.metadata = { blob: "x".repeat(70_000) })],
+        ["tenant", (i) => (i.tenantId = "")],
+      ];
+      for (const [what, change] of refusals) {
+        const same: any = fresh();
+        expect(await outcome(same, { effectStore, name }), what).not.toMatch(/ERR_/);
+        change(same);
+        expect(await outcome(same, { effectStore, name }), what).toMatch(/ERR_PRISM_IDENTITY|ERR_PRISM_TOOL_EFFECT_CONFLICT/);
+        // Mended, it runs again: nothing of the refusal is kept.
+        expect(await outcome(fresh(), { effectStore, name }), what).not.toMatch(/ERR_/);
+      }
+      // The ownership is read at every call too: the same identity owned by another tenant is refused.
+      const ownership = { tenantId: "t1", userId: "u1" };
+      expect(await outcome(id, { effectStore, name, ownership })).not.toMatch(/ERR_/);
+      ownership.tenantId = "t2";
+      expect(await outcome(id, { effectStore, name, ownership })).toMatch(/ERR_PRISM_/);
+      expect(await outcome(id, { effectStore, name, ownership: undefined })).not.toMatch(/ERR_/);
+    });
+  }
+
+  it("keys a call by the principal read at that call", async () => {
+    const id: any = fresh();
+    const effectStore = createMemoryToolEffectStore();
+    const before = await outcome(id, { effectStore, name: "pay" });
+    id.principal.id = "u2";
+    const after = await outcome(id, { effectStore, name: "pay" });
+    const keyFor = (principalId: string) =>
+      deriveToolEffectKey({ identity: { ...id, principal: { kind: "user", id: principalId } }, ownership: { tenantId: "t1", userId: "u1" }, sessionId: ctx().sessionId!, runId: ctx().runId!, toolCallId: call("pay").id, toolName: "pay", argumentsHash: toolEffectArgumentsHash({ n: 1 }) });
+    expect(before).toBe(keyFor("u1"));
+    expect(after).toBe(keyFor("u2"));
+  });
+
+  it("reads the same fields at every call, from the first on", async () => {
+    const log: string[] = [];
+    const watched = new Proxy(fresh(), {
+      get(target, key, receiver) {
+        if (typeof key === "string") log.push(key);
+        return Reflect.get(target, key, receiver);
+      },
+    });
+    for (const effectStore of [undefined, createMemoryToolEffectStore()]) {
+      log.length = 0;
+      await outcome(watched, { effectStore, name: effectStore ? "pay" : "echo" });
+      const first = [...log];
+      log.length = 0;
+      await outcome(watched, { effectStore, name: effectStore ? "pay" : "echo" });
+      expect(log).toEqual(first);
+      expect(first).toContain("verified");
+    }
+  });
+
+  it("reads a lone surrogate as the binding's own reader does, and a date only Date.parse knows", async () => {
+    for (const effectStore of [undefined, createMemoryToolEffectStore()]) {
+      const name = effectStore ? "pay" : "echo";
+      const lone = { ...fresh(), tenantId: "t\ud800" };
+      expect(await outcome(lone, { effectStore, name })).not.toMatch(/ERR_/);
+      expect(await outcome(lone, { effectStore, name, ownership: { tenantId: "t\ufffd" } })).not.toMatch(/ERR_/);
+      expect(await outcome(lone, { effectStore, name, ownership: { tenantId: "t" } })).toMatch(/ERR_PRISM_/);
+      const rfc = { ...fresh(), issuedAt: new Date(Date.now() - 60_000).toUTCString() };
+      expect(() => assertIdentityActive(rfc)).not.toThrow();
+      expect(await outcome(rfc, { effectStore, name })).not.toMatch(/ERR_/);
+      const ahead = { ...fresh(), issuedAt: new Date(Date.now() + 3_600_000).toUTCString() };
+      expect(() => assertIdentityActive(ahead)).toThrow();
+      expect(await outcome(ahead, { effectStore, name })).toMatch(/ERR_PRISM_/);
+    }
+  });
+});
+
 describe("dispatch effects without a claim", () => {
   it("gives a tool_managed tool the derived key and claims nothing", async () => {
     const seen: (string | undefined)[] = [];

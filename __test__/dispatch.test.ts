@@ -712,10 +712,11 @@ describe("dispatchToolCall: the binding forgets every dispatch, however it ends"
     const binding = createRequire(import.meta.url)("../binding.js");
     const store = binding.createMemoryToolEffectStore();
     const identity = { tenantId: "t1", userId: "u1", principal: { kind: "user", id: "p1" }, scopes: ["payments.write"], issuedAt: new Date().toISOString(), verified: true };
+    const check = binding.identityCheck(JSON.stringify({ identity }));
     const plan = binding.dispatchPlan(undefined, undefined);
     const id = Math.floor(binding.dispatchBegin(plan, 0, 0, 0, 1, "pay", 0) / 128);
     for (const dispatch of [id + 4096, 0]) {
-      expect(() => binding.dispatchIdentity(dispatch, identity, undefined)).toThrow(`dispatchIdentity: dispatch ${dispatch} is not in flight`);
+      expect(() => binding.dispatchIdentity(dispatch, check)).toThrow(`dispatchIdentity: dispatch ${dispatch} is not in flight`);
       expect(() => binding.dispatchEffectKey(dispatch, "s", "r", "c", "pay", {})).toThrow(`dispatchEffectKey: dispatch ${dispatch} is not in flight`);
       expect(() => store.claimDispatch(dispatch, undefined)).toThrow(`claimDispatch: dispatch ${dispatch} is not in flight`);
     }

@@ -13,6 +13,7 @@ const { forgetArgumentsText } = require('./arguments-text.js')
 const bindRecords = require('./dispatch-records.js')
 const bindGuardrails = require('./dispatch-guardrails.js')
 const { callStoreMethod, nativeStoreOf } = require('./effects.js')
+const { identityChecker } = require('./effect-store-wire.js')
 const { isoNow } = require('./clock.js')
 const { raceAbort: raceAbortWith } = require('./abort-watch.js')
 const { plainLookup } = require('./registry.js')
@@ -21,6 +22,7 @@ module.exports = function bindDispatch(native, errors) {
   // A copy with fast properties: the object napi builds (82 keys) is a dictionary, so each `C.K_…` in
   // the command loop was an inline-cache miss.
   const C = Object.freeze({ ...native.dispatchCodes() })
+  const identityCheck = identityChecker(native.identityCheck)
   const { dispatchBegin, dispatchStep, dispatchAnswer, dispatchDetail, dispatchEnd, dispatchPlan, dispatchSecrets, dispatchRowBlock } = native
   // Ledger row ids, `tcr_<ms>_<pid>_<counter>` (time and pid in base 36, taken when a block is
   // reserved; the counter in decimal), from blocks of the process-wide counter
@@ -476,15 +478,16 @@ module.exports = function bindDispatch(native, errors) {
         return () => get.call(r, st.name)
       }
       case C.K_CHECK_IDENTITY:
-        // With an effect store the identity is read once, here: its snapshot serves the key and the claim.
+        // The identity is read once, here, in JS (lib/effect-store-wire.js): the binding gets a handle.
+        // With an effect store its snapshot serves the key and the claim.
         if (h.effectStore !== undefined) {
           return () => {
-            st.next = native.dispatchIdentity(s, identityFields(st.identity), h.ownership)
+            st.next = native.dispatchIdentity(s, identityCheck(st.identity, h.ownership))
             st.effectRead = true
             return STEPPED
           }
         }
-        return () => native.assertDispatchIdentity(identityFields(st.identity), h.ownership)
+        return () => native.assertDispatchIdentity(identityCheck(st.identity, h.ownership))
       case C.K_CHECK_TRUST:
       case C.K_CHECK_PERMISSION: {
         const trust = k === C.K_CHECK_TRUST
@@ -739,14 +742,6 @@ module.exports = function bindDispatch(native, errors) {
     } finally {
       if (!over) dispatchEnd(s)
     }
-  }
-
-  // An identity's fields in the order the binding reads an identity (IDENTITY_FIELDS in
-  // crates/node/src/effects/read.rs), read here once: a property read in JS is an inline-cache hit
-  // where the binding's named read interns the name. Not an object: `undefined`, an empty identity.
-  function identityFields(id) {
-    if (typeof id !== 'object' || id === null) return undefined
-    return [id.sponsor, id.owner, id.delegatedFrom, id.credentialRefs, id.metadata, id.tenantId, id.accountId, id.userId, id.principal, id.scopes, id.issuedAt, id.expiresAt, id.revokedAt, id.verified]
   }
 
   // `in` runs no getter; a proxy's throwing `has` trap leaves the declaration to its own step.

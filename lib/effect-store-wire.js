@@ -11,13 +11,22 @@ const MAX_LIST_ITEMS = 4096
 const INVALID = 0 // any non-string JSON value reads as "present but invalid"
 
 const isObject = (v) => typeof v === 'object' && v !== null
-const text = (v) => (typeof v === 'string' ? v : v === undefined ? undefined : INVALID)
+// A string as the native reader reads a JS string: a lone surrogate becomes U+FFFD (as Node-API's
+// UTF-8 conversion makes it), so the text means the same on both sides and is always valid JSON.
+const wellFormed = (s) => (s.isWellFormed() ? s : s.toWellFormed())
+const text = (v) => (typeof v === 'string' ? wellFormed(v) : v === undefined ? undefined : INVALID)
 
+// At most MAX_LIST_ITEMS items are read; a longer list holds one invalid item after them.
 function list(v) {
   if (!Array.isArray(v)) return undefined
   const out = []
-  const n = Math.min(v.length, MAX_LIST_ITEMS + 1)
-  for (let i = 0; i < n; i++) out.push(typeof v[i] === 'string' ? v[i] : INVALID)
+  const length = v.length
+  const n = Math.min(length, MAX_LIST_ITEMS)
+  for (let i = 0; i < n; i++) {
+    const item = v[i]
+    out.push(typeof item === 'string' ? wellFormed(item) : INVALID)
+  }
+  if (length > MAX_LIST_ITEMS) out.push(INVALID)
   return out
 }
 
@@ -31,42 +40,119 @@ function addDate(dates, value) {
   if (!Number.isNaN(ms)) dates.push([value, ms])
 }
 
-function identityWire(id, dates) {
-  if (!isObject(id)) return undefined
-  const out = {
-    tenantId: text(id.tenantId),
-    accountId: text(id.accountId),
-    userId: text(id.userId),
-    principal: id.principal === undefined ? undefined : principal(id.principal),
-    scopes: list(id.scopes),
-    issuedAt: text(id.issuedAt),
-    expiresAt: text(id.expiresAt),
-    revokedAt: text(id.revokedAt),
-    verified: id.verified === true,
-  }
-  for (const name of PRINCIPALS) {
-    const p = id[name]
-    if (p !== undefined) out[name] = principal(p)
-  }
-  if (id.credentialRefs !== undefined) out.credentialRefs = list(id.credentialRefs) ?? INVALID
-  if (id.metadata !== undefined) {
-    let bytes = null
-    try {
-      const json = JSON.stringify(id.metadata)
-      bytes = json === undefined ? 0 : Buffer.byteLength(json)
-    } catch {
-      bytes = null
-    }
-    out.metadataBytes = bytes
-  }
+// The timestamps of an identity's wire value as `Date.parse` reads them, for the forms only it knows.
+function identityDates(dates, id) {
+  if (id === undefined) return
   addDate(dates, id.issuedAt)
   addDate(dates, id.expiresAt)
   addDate(dates, id.revokedAt)
+}
+
+// The byte length of a value's JSON; 0 when it has none, null when it cannot be serialised.
+function jsonBytes(value) {
+  try {
+    const json = JSON.stringify(value)
+    return json === undefined ? 0 : Buffer.byteLength(json)
+  } catch {
+    return null
+  }
+}
+
+/**
+ * An identity as the JSON value the native side reads (crates/core/src/effects/wire.rs), each field
+ * read once and in the binding's own order (IDENTITY_FIELDS in crates/node/src/effects/read.rs):
+ * every top-level field first, then what they hold. A getter sees the same reads either way.
+ */
+function identityWire(id) {
+  if (!isObject(id)) return undefined
+  const sponsor = id.sponsor
+  const owner = id.owner
+  const delegatedFrom = id.delegatedFrom
+  const credentialRefs = id.credentialRefs
+  const metadata = id.metadata
+  const tenantId = id.tenantId
+  const accountId = id.accountId
+  const userId = id.userId
+  const p = id.principal
+  const scopes = id.scopes
+  const issuedAt = id.issuedAt
+  const expiresAt = id.expiresAt
+  const revokedAt = id.revokedAt
+  const verified = id.verified
+  const out = {}
+  if (sponsor !== undefined) out.sponsor = principal(sponsor)
+  if (owner !== undefined) out.owner = principal(owner)
+  if (delegatedFrom !== undefined) out.delegatedFrom = principal(delegatedFrom)
+  if (credentialRefs !== undefined) out.credentialRefs = list(credentialRefs) ?? INVALID
+  if (metadata !== undefined) out.metadataBytes = jsonBytes(metadata)
+  out.tenantId = text(tenantId)
+  out.accountId = text(accountId)
+  out.userId = text(userId)
+  if (p !== undefined) out.principal = principal(p)
+  out.scopes = list(scopes)
+  out.issuedAt = text(issuedAt)
+  out.expiresAt = text(expiresAt)
+  out.revokedAt = text(revokedAt)
+  out.verified = verified === true
   return out
 }
 
 function ownershipWire(o) {
   return isObject(o) ? { tenantId: text(o.tenantId), accountId: text(o.accountId), userId: text(o.userId) } : undefined
+}
+
+// Equality of the wire values identityWire and ownershipWire write, field by field (a field left out
+// and one written as undefined are the same JSON). Every field identityWire writes is compared:
+// __test__/effect-store-wire.test.ts changes each one and expects a new text.
+const sameList = (a, b) => {
+  if (a === b) return true
+  if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
+  return true
+}
+const samePrincipal = (a, b) => a === b || (isObject(a) && isObject(b) && a.kind === b.kind && a.id === b.id && a.displayName === b.displayName)
+const sameOwnership = (a, b) => a === b || (isObject(a) && isObject(b) && a.tenantId === b.tenantId && a.accountId === b.accountId && a.userId === b.userId)
+
+function sameIdentity(a, b) {
+  if (a === undefined || b === undefined) return a === b
+  return (
+    a.tenantId === b.tenantId &&
+    a.accountId === b.accountId &&
+    a.userId === b.userId &&
+    a.issuedAt === b.issuedAt &&
+    a.expiresAt === b.expiresAt &&
+    a.revokedAt === b.revokedAt &&
+    a.verified === b.verified &&
+    a.metadataBytes === b.metadataBytes &&
+    samePrincipal(a.principal, b.principal) &&
+    sameList(a.scopes, b.scopes) &&
+    samePrincipal(a.sponsor, b.sponsor) &&
+    samePrincipal(a.owner, b.owner) &&
+    samePrincipal(a.delegatedFrom, b.delegatedFrom) &&
+    sameList(a.credentialRefs, b.credentialRefs)
+  )
+}
+
+/**
+ * Dispatch's identity check, read: `check(identity, ownership)` reads the identity (and the
+ * ownership it must own: `undefined` asks for none, `null` or a non-object is an empty one) once,
+ * and answers the binding's handle for what it read (`make(text)`, `identityCheck` in
+ * crates/node/src/effects/identity.rs, over crates/core/src/effects/wire.rs `IdentityCheck`). The
+ * handle is made again only when the values read differ from the last ones: a run's calls with one
+ * identity cross it once, and a changed field is seen at the next call.
+ */
+function identityChecker(make) {
+  let last
+  return function check(identity, ownership) {
+    const id = identityWire(identity)
+    const own = ownership === undefined ? undefined : (ownershipWire(ownership) ?? {})
+    if (last !== undefined && sameIdentity(last.id, id) && sameOwnership(last.own, own)) return last.handle
+    const dates = []
+    identityDates(dates, id)
+    const handle = make(JSON.stringify({ identity: id, ownership: own, dates }))
+    last = { id, own, handle }
+    return handle
+  }
 }
 
 function failureWire(f) {
@@ -89,7 +175,7 @@ function wire(input) {
   if (!isObject(input)) input = {}
   const dates = []
   const out = {
-    identity: identityWire(input.identity, dates),
+    identity: identityWire(input.identity),
     ownership: ownershipWire(input.ownership),
     key: text(input.key),
     sessionId: text(input.sessionId),
@@ -108,6 +194,7 @@ function wire(input) {
     before: text(input.before),
     dates,
   }
+  identityDates(dates, out.identity)
   if (input.result !== undefined) {
     try {
       const json = JSON.stringify(input.result)
@@ -195,4 +282,4 @@ function poolStoreFace(opening, now) {
   }
 }
 
-module.exports = { poolStoreFace, isObject }
+module.exports = { poolStoreFace, isObject, identityChecker }

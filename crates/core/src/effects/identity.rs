@@ -30,6 +30,13 @@ impl Field {
     pub fn is_absent(&self) -> bool {
         matches!(self, Field::Absent)
     }
+    /// Its own string, when it is text.
+    pub fn into_text(self) -> Option<String> {
+        match self {
+            Field::Text(s) => Some(s),
+            _ => None,
+        }
+    }
 }
 
 impl From<&str> for Field {

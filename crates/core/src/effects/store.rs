@@ -161,18 +161,30 @@ pub struct Owner {
     pub user_id: Option<String>,
 }
 
-fn bounded_text(f: &Field, max: usize, label: &str) -> Result<String, EffectError> {
+/// `f`'s text when it is a bounded store field: non-blank, at most `max` bytes, no NUL.
+fn bounded(f: &Field, max: usize, label: &str) -> Result<(), EffectError> {
     match f.text() {
         // Refused in every store alike: PostgreSQL's text cannot hold NUL, and a store must not
         // answer one way for memory and another (an unknown outcome) for PostgreSQL.
         Some(s) if s.contains('\0') => Err(EffectError::limit(format!(
             "{label} must not contain NUL (U+0000)"
         ))),
-        Some(s) if !s.trim().is_empty() && s.len() <= max => Ok(s.to_owned()),
+        Some(s) if !s.trim().is_empty() && s.len() <= max => Ok(()),
         _ => Err(EffectError::limit(format!(
             "{label} is required and bounded"
         ))),
     }
+}
+
+fn bounded_text(f: &Field, max: usize, label: &str) -> Result<String, EffectError> {
+    bounded(f, max, label)?;
+    Ok(f.text().unwrap_or_default().to_owned())
+}
+
+/// [`bounded_text`] keeping the field's own string.
+fn take_bounded(f: Field, max: usize, label: &str) -> Result<String, EffectError> {
+    bounded(&f, max, label)?;
+    Ok(f.into_text().unwrap_or_default())
 }
 
 fn optional_text(f: &Field, max: usize, label: &str) -> Result<Option<String>, EffectError> {
@@ -182,7 +194,15 @@ fn optional_text(f: &Field, max: usize, label: &str) -> Result<Option<String>, E
     }
 }
 
-fn owner_of(o: &OwnershipView) -> Result<Owner, EffectError> {
+/// [`optional_text`] keeping the field's own string.
+fn take_optional(f: Field, max: usize, label: &str) -> Result<Option<String>, EffectError> {
+    match f {
+        Field::Absent => Ok(None),
+        _ => take_bounded(f, max, label).map(Some),
+    }
+}
+
+fn owner_of(o: OwnershipView) -> Result<Owner, EffectError> {
     if o.tenant_id.text().is_none_or(|t| t.trim().is_empty()) {
         return Err(EffectError::new(
             EffectErrorCode::Conflict,
@@ -190,9 +210,9 @@ fn owner_of(o: &OwnershipView) -> Result<Owner, EffectError> {
         ));
     }
     Ok(Owner {
-        tenant_id: bounded_text(&o.tenant_id, MAX_IDENTIFIER_BYTES, "ownership")?,
-        account_id: optional_text(&o.account_id, MAX_IDENTIFIER_BYTES, "ownership")?,
-        user_id: optional_text(&o.user_id, MAX_IDENTIFIER_BYTES, "ownership")?,
+        tenant_id: take_bounded(o.tenant_id, MAX_IDENTIFIER_BYTES, "ownership")?,
+        account_id: take_optional(o.account_id, MAX_IDENTIFIER_BYTES, "ownership")?,
+        user_id: take_optional(o.user_id, MAX_IDENTIFIER_BYTES, "ownership")?,
     })
 }
 
@@ -203,32 +223,58 @@ pub fn validate_key(
     parse: &dyn Fn(&str) -> Option<i64>,
 ) -> Result<ValidKey, StoreError> {
     check_matches_ownership(&input.identity, &input.ownership, now, parse)?;
-    key_fields(input)
+    key_fields(&input.identity, input.parts())
 }
 
-/// The key's fields bounded and its ownership equal to the identity's, without the identity's
-/// activity check (which depends on the time and is repeated at every transition).
-pub fn key_fields(input: &KeyInput) -> Result<ValidKey, StoreError> {
-    let owner = owner_of(&input.ownership)?;
-    let id = &input.identity;
+/// A key's fields besides its identity, given by value: a valid key keeps their strings.
+#[derive(Debug, Clone, Default)]
+pub struct KeyParts {
+    pub ownership: OwnershipView,
+    pub key: Field,
+    pub session_id: Field,
+    pub run_id: Field,
+    pub tool_call_id: Field,
+    pub tool_name: Field,
+    pub arguments_hash: Field,
+}
+
+impl KeyInput {
+    /// Its fields besides the identity, copied.
+    pub fn parts(&self) -> KeyParts {
+        KeyParts {
+            ownership: self.ownership.clone(),
+            key: self.key.clone(),
+            session_id: self.session_id.clone(),
+            run_id: self.run_id.clone(),
+            tool_call_id: self.tool_call_id.clone(),
+            tool_name: self.tool_name.clone(),
+            arguments_hash: self.arguments_hash.clone(),
+        }
+    }
+}
+
+/// The key's fields bounded and its ownership equal to `id`'s, without the identity's activity
+/// check (which depends on the time and is repeated at every transition).
+pub fn key_fields(id: &IdentityView, parts: KeyParts) -> Result<ValidKey, StoreError> {
+    let owner = owner_of(parts.ownership)?;
     if Some(owner.tenant_id.as_str()) != id.tenant_id.text()
         || owner.account_id.as_deref() != id.account_id.text()
         || owner.user_id.as_deref() != id.user_id.text()
     {
         return Err(EffectError::conflict().into());
     }
-    let key = bounded_text(&input.key, MAX_EFFECT_KEY_BYTES, "effect key")?;
-    let session_id = bounded_text(&input.session_id, MAX_IDENTIFIER_BYTES, "session id")?;
-    let run_id = bounded_text(&input.run_id, MAX_IDENTIFIER_BYTES, "run id")?;
-    let tool_call_id = bounded_text(&input.tool_call_id, MAX_IDENTIFIER_BYTES, "tool call id")?;
-    let tool_name = bounded_text(&input.tool_name, MAX_TOOL_NAME_BYTES, "tool name")?;
-    let arguments_hash = match input.arguments_hash.text() {
-        Some(h)
+    let key = take_bounded(parts.key, MAX_EFFECT_KEY_BYTES, "effect key")?;
+    let session_id = take_bounded(parts.session_id, MAX_IDENTIFIER_BYTES, "session id")?;
+    let run_id = take_bounded(parts.run_id, MAX_IDENTIFIER_BYTES, "run id")?;
+    let tool_call_id = take_bounded(parts.tool_call_id, MAX_IDENTIFIER_BYTES, "tool call id")?;
+    let tool_name = take_bounded(parts.tool_name, MAX_TOOL_NAME_BYTES, "tool name")?;
+    let arguments_hash = match parts.arguments_hash {
+        Field::Text(h)
             if h.len() == 64
                 && h.bytes()
                     .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)) =>
         {
-            h.to_owned()
+            h
         }
         _ => return Err(EffectError::limit("arguments hash is invalid").into()),
     };
@@ -859,7 +905,7 @@ impl<S: RecordStorage> EffectStore<S> {
             .text()
             .and_then(parse)
             .ok_or_else(|| EffectError::limit("cleanup boundary is invalid"))?;
-        let owner = owner_of(ownership)?;
+        let owner = owner_of(ownership.clone())?;
         let limit = safe_int(
             limit,
             DEFAULT_CLEANUP_LIMIT as i64,

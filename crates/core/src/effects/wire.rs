@@ -179,6 +179,51 @@ pub fn date_parser(obj: &Map<String, Value>) -> impl Fn(&str) -> Option<i64> + '
     }
 }
 
+/// What dispatch's identity check reads, as `lib/effect-store-wire.js` writes it
+/// (`identityCheckWire`): the identity, the ownership it must own (`None`: none asked), and the
+/// timestamps only `Date.parse` understands, pre-parsed.
+#[derive(Debug, Default)]
+pub struct IdentityCheck {
+    pub identity: IdentityView,
+    pub ownership: Option<OwnershipView>,
+    dates: Vec<(String, i64)>,
+}
+
+impl IdentityCheck {
+    /// Reads the check's JSON text; `None` when it is not the object the host writes.
+    pub fn parse(text: &str) -> Option<Self> {
+        let v: Value = serde_json::from_str(text).ok()?;
+        let obj = v.as_object()?;
+        let dates = obj
+            .get("dates")
+            .and_then(Value::as_array)
+            .map_or(&[][..], Vec::as_slice)
+            .iter()
+            .filter_map(|pair| {
+                let pair = pair.as_array()?;
+                Some((
+                    pair.first()?.as_str()?.to_owned(),
+                    pair.get(1)?.as_f64()? as i64,
+                ))
+            })
+            .collect();
+        Some(IdentityCheck {
+            identity: identity(obj.get("identity")),
+            ownership: obj.get("ownership").map(|o| ownership(Some(o))),
+            dates,
+        })
+    }
+
+    /// How the identity's timestamps parse: common ISO forms in Rust, the rest as the host parsed them.
+    pub fn parse_date(&self, text: &str) -> Option<i64> {
+        parse_iso_strict(text).or_else(|| {
+            self.dates
+                .iter()
+                .find_map(|(t, ms)| (t == text).then_some(*ms))
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -249,6 +294,32 @@ mod tests {
             }) => assert_eq!(fi.code, Field::Invalid),
             other => panic!("unexpected {other:?}"),
         }
+    }
+
+    #[test]
+    fn an_identity_check_reads_its_ownership_and_host_parsed_dates() {
+        let text = r#"{"identity":{"tenantId":"t","issuedAt":"Tue, 01 Dec 2026 00:00:00 GMT","verified":true},"ownership":{},"dates":[["Tue, 01 Dec 2026 00:00:00 GMT",1796083200000]]}"#;
+        let c = IdentityCheck::parse(text).expect("an identity check");
+        assert_eq!(c.identity.tenant_id, Field::Text("t".into()));
+        assert!(c.identity.verified);
+        assert_eq!(
+            c.ownership.as_ref().map(|o| o.tenant_id.is_absent()),
+            Some(true)
+        );
+        assert_eq!(
+            c.parse_date("Tue, 01 Dec 2026 00:00:00 GMT"),
+            Some(1796083200000)
+        );
+        assert_eq!(
+            c.parse_date("2026-12-01T00:00:00.000Z"),
+            Some(1796083200000)
+        );
+        assert_eq!(c.parse_date("yesterday"), None);
+        let none = IdentityCheck::parse(r#"{"identity":null}"#).expect("an identity check");
+        assert!(none.ownership.is_none());
+        assert!(!none.identity.verified);
+        assert!(IdentityCheck::parse("[1]").is_none());
+        assert!(IdentityCheck::parse("{").is_none());
     }
 
     #[test]

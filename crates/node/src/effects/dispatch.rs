@@ -26,16 +26,17 @@ use prism_tools_core::effects::declaration::Idempotency;
 use prism_tools_core::effects::error::{EffectError, StoreError};
 use prism_tools_core::effects::identity::{self, Field, IdentityView, OwnershipView};
 use prism_tools_core::effects::record::EffectRecord;
-use prism_tools_core::effects::store::{key_fields, BeginOutcome, Claim, KeyInput, ValidKey};
-use prism_tools_core::effects::time::{now_ms, parse_iso_strict};
+use prism_tools_core::effects::store::{key_fields, BeginOutcome, Claim, KeyParts, ValidKey};
+use prism_tools_core::effects::time::now_ms;
+use prism_tools_core::effects::wire::IdentityCheck;
+use std::rc::Rc;
 
-/// One dispatch's effect identity: the identity as read at the identity check, and the key once
-/// derived (or why it is not a valid store key, reported when a store is asked to claim it).
+/// One dispatch's effect identity: the identity as read at the identity check (its timestamps that
+/// only `Date.parse` reads parsed then, so a later check runs no JS while the snapshot is borrowed),
+/// and the key once derived (or why it is not a valid store key, reported when a store is asked to
+/// claim it).
 pub struct EffectSnapshot {
-    identity: IdentityView,
-    /// The identity's timestamps that only `Date.parse` reads, parsed when the snapshot was made, so
-    /// a later check runs no JS while the snapshot is borrowed.
-    dates: Vec<(String, i64)>,
+    check: Rc<IdentityCheck>,
     key: Option<std::result::Result<ValidKey, StoreError>>,
 }
 
@@ -50,31 +51,23 @@ fn already_used() -> StoreError {
     EffectError::limit("tool effect dispatch snapshot was already used").into()
 }
 
-/// Dispatch's identity check, reading the identity once (its field values as `lib/dispatch.js`
-/// lists them, `read_identity_fields`): `assertIdentityActive(identity)` then,
-/// when `ownership` is given, `assertIdentityMatchesOwnership(identity, ownership)` (`null` is an
+/// Dispatch's identity check with an effect store, on what `identityCheck` read (the identity read
+/// once, in JS, by `lib/effect-store-wire.js`): `assertIdentityActive(identity)` then, when the
+/// check names an ownership, `assertIdentityMatchesOwnership(identity, ownership)` (`null` is an
 /// ownership, an empty one). Keeps the snapshot in dispatch `dispatch` and answers its identity
 /// check: returns the next command's code.
 #[napi(js_name = "dispatchIdentity")]
 pub fn dispatch_identity(
     env: Env,
     dispatch: u32,
-    fields: Unknown,
-    ownership: Unknown,
+    check: &External<Rc<IdentityCheck>>,
 ) -> Result<u32> {
     let js = Js(env.raw());
-    // An unknown id is the caller's mistake: said before any identity is read.
+    // An unknown id is the caller's mistake: said before any identity is checked.
     with_effect(dispatch, |_| ()).ok_or_else(|| not_in_flight("dispatchIdentity", dispatch))?;
-    let id = checked_dispatch_identity(js, fields.raw(), ownership.raw())?;
-    let dates = [&id.issued_at, &id.expires_at, &id.revoked_at]
-        .into_iter()
-        .filter_map(|f| f.text())
-        .filter(|t| parse_iso_strict(t).is_none())
-        .filter_map(|t| js.date_parse(t).map(|ms| (t.to_owned(), ms)))
-        .collect();
+    checked_dispatch_identity(js, check)?;
     let snapshot = EffectSnapshot {
-        identity: id,
-        dates,
+        check: Rc::clone(check),
         key: None,
     };
     with_effect(dispatch, |slot| *slot = Some(Box::new(snapshot)))
@@ -175,7 +168,7 @@ fn derive_into(
     tool_name: Field,
     arguments_hash: String,
 ) -> Option<String> {
-    let id = &effect.identity;
+    let id = &effect.check.identity;
     let principal = id.principal.as_ref().and_then(|p| p.id.text());
     let (Some(tenant), Some(principal), Some(s), Some(r), Some(c), Some(n)) = (
         id.tenant_id.text(),
@@ -198,20 +191,21 @@ fn derive_into(
         tool_name: n,
         arguments_hash: &arguments_hash,
     });
-    let mut input = KeyInput {
-        identity: std::mem::take(&mut effect.identity),
-        ownership: OwnershipView::default(),
-        key: Field::Text(key.clone()),
+    let mut answer = String::with_capacity(key.len() + arguments_hash.len());
+    answer.push_str(&key);
+    answer.push_str(&arguments_hash);
+    // The key's strings move into it: nothing read here is copied a second time.
+    let parts = KeyParts {
+        ownership: ownership_of(id),
+        key: Field::Text(key),
         session_id,
         run_id,
         tool_call_id,
         tool_name,
-        arguments_hash: Field::Text(arguments_hash.clone()),
+        arguments_hash: Field::Text(arguments_hash),
     };
-    input.ownership = ownership_of(&input.identity);
-    effect.key = Some(key_fields(&input));
-    effect.identity = input.identity;
-    Some(key + &arguments_hash)
+    effect.key = Some(key_fields(id, parts));
+    Some(answer)
 }
 
 /// The snapshot's key, or the error a store reports for it; the identity checked active at `now`.
@@ -225,15 +219,8 @@ fn checked_key(
         Some(Err(e)) => return Err(e.clone()),
         None => return Err(EffectError::limit("tool effect key input is invalid").into()),
     };
-    let parse = |t: &str| {
-        parse_iso_strict(t).or_else(|| {
-            effect
-                .dates
-                .iter()
-                .find_map(|(text, ms)| (text == t).then_some(*ms))
-        })
-    };
-    identity::check_active(&effect.identity, now, &parse)?;
+    let check = &effect.check;
+    identity::check_active(&check.identity, now, &|t: &str| check.parse_date(t))?;
     Ok(key)
 }
 

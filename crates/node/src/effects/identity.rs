@@ -2,7 +2,7 @@
 
 use super::errors::{effect_result, throw_store_error};
 use super::js::{check, host_parse, Js};
-use super::read::{read_identity, read_identity_fields, read_ownership};
+use super::read::{read_identity, read_ownership};
 use napi::bindgen_prelude::*;
 use napi::sys;
 use napi_derive::napi;
@@ -11,7 +11,9 @@ use prism_tools_core::effects::declaration::{invalid_declaration, parse_declarat
 use prism_tools_core::effects::error::{EffectError, IdentityFailure, StoreError};
 use prism_tools_core::effects::identity::{self, Field};
 use prism_tools_core::effects::time::now_ms;
+use prism_tools_core::effects::wire::IdentityCheck;
 use std::ptr;
+use std::rc::Rc;
 
 /// `deriveToolEffectKey({ identity, ownership, sessionId, runId, toolCallId, toolName, argumentsHash })`.
 #[napi(js_name = "deriveToolEffectKey")]
@@ -121,32 +123,37 @@ pub fn assert_identity_active(env: Env, identity: Unknown, options: Option<Unkno
     outcome.map_err(|f| throw_store_error(js, &StoreError::Identity(f)))
 }
 
-/// Dispatch's identity check: `assertIdentityActive(identity)` then, when `ownership` is given,
-/// `assertIdentityMatchesOwnership(identity, ownership)`, with the identity read once, from its
-/// field values as `lib/dispatch.js` lists them (`read_identity_fields`). `null` is an ownership
-/// (an empty one), as it is for `assertIdentityMatchesOwnership`.
-#[napi(js_name = "assertDispatchIdentity")]
-pub fn assert_dispatch_identity(env: Env, fields: Unknown, ownership: Unknown) -> Result<()> {
-    checked_dispatch_identity(Js(env.raw()), fields.raw(), ownership.raw()).map(drop)
+/// `identityCheck(text)`: what dispatch's identity check reads, from the text
+/// `lib/effect-store-wire.js` writes for it (`identityCheckWire`), as a handle JS keeps while the
+/// identity it read stays the same: a run's calls with one identity cross it once.
+#[napi(js_name = "identityCheck")]
+pub fn identity_check(text: String) -> Result<External<Rc<IdentityCheck>>> {
+    let check = IdentityCheck::parse(&text).ok_or_else(|| {
+        Error::new(
+            Status::InvalidArg,
+            "identityCheck: not an identity check's JSON text",
+        )
+    })?;
+    Ok(External::new(Rc::new(check)))
 }
 
-/// The identity as read once, after dispatch's checks: active, and owning `ownership` unless that
-/// is `undefined`. A refusal throws `IdentityError`.
-pub(crate) fn checked_dispatch_identity(
-    js: Js,
-    fields: sys::napi_value,
-    ownership: sys::napi_value,
-) -> Result<identity::IdentityView> {
+/// Dispatch's identity check without an effect store: `assertIdentityActive(identity)` then, when
+/// the check names an ownership, `assertIdentityMatchesOwnership(identity, ownership)`.
+#[napi(js_name = "assertDispatchIdentity")]
+pub fn assert_dispatch_identity(env: Env, check: &External<Rc<IdentityCheck>>) -> Result<()> {
+    checked_dispatch_identity(Js(env.raw()), check)
+}
+
+/// Dispatch's identity check on what `identityCheck` read: active, and owning its ownership when
+/// it names one (`null` is an empty one). A refusal throws `IdentityError`.
+pub(crate) fn checked_dispatch_identity(js: Js, check: &IdentityCheck) -> Result<()> {
     let now = now_ms();
-    let parse = host_parse(js);
-    let id = read_identity_fields(js, fields)?;
-    let mut outcome = identity::check_active(&id, now, &parse);
-    if outcome.is_ok() && js.type_of(ownership)? != sys::ValueType::napi_undefined {
-        let own = read_ownership(js, ownership)?;
-        outcome = identity::check_matches_ownership(&id, &own, now, &parse);
+    let parse = |t: &str| check.parse_date(t);
+    let mut outcome = identity::check_active(&check.identity, now, &parse);
+    if let (Ok(()), Some(own)) = (&outcome, &check.ownership) {
+        outcome = identity::check_matches_ownership(&check.identity, own, now, &parse);
     }
-    outcome.map_err(|f| throw_store_error(js, &StoreError::Identity(f)))?;
-    Ok(id)
+    outcome.map_err(|f| throw_store_error(js, &StoreError::Identity(f)))
 }
 
 /// `assertIdentityMatchesOwnership(identity, ownership?)`: throws `IdentityError` on a conflict.

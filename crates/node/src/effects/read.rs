@@ -41,10 +41,11 @@ fn string_list(js: Js, v: sys::napi_value) -> Result<Option<Vec<Field>>> {
 }
 
 /// The `AgentIdentity` fields the binding reads, in the order it reads them (a getter on one sees
-/// the earlier ones read); every top-level field is read before anything it holds. Dispatch's identity check reads them in JS, in this order, into one
-/// array (`lib/dispatch.js`, `identityFields`): a property read there costs a JIT inline-cache hit
-/// where a named read here costs a Node-API call and interning the name.
-/// `__test__/dispatch-effects.test.ts` checks the two orders are the same.
+/// the earlier ones read); every top-level field is read before anything it holds. Dispatch's
+/// identity check reads an identity in JS, in this same order (`lib/effect-store-wire.js`,
+/// `identityWire`): a property read there costs a JIT inline-cache hit where a named read here
+/// costs a Node-API call and interning the name. `__test__/dispatch-effects.test.ts` checks the
+/// two orders are the same.
 const IDENTITY_FIELDS: [&CStr; 14] = [
     c"sponsor",
     c"owner",
@@ -74,21 +75,8 @@ pub(crate) fn read_identity(js: Js, v: sys::napi_value) -> Result<IdentityView> 
     identity_of(js, values)
 }
 
-/// Reads an identity from the array of its field values in `IDENTITY_FIELDS` order (`undefined`
-/// for an identity that is not an object: an empty, inactive one).
-pub(crate) fn read_identity_fields(js: Js, fields: sys::napi_value) -> Result<IdentityView> {
-    if !js.is_object(fields)? {
-        return Ok(IdentityView::default());
-    }
-    let mut values = [ptr::null_mut(); IDENTITY_FIELDS.len()];
-    for (i, value) in values.iter_mut().enumerate() {
-        *value = js.element(fields, i as u32)?;
-    }
-    identity_of(js, values)
-}
-
-/// The identity held by its top-level field values (read first, in `IDENTITY_FIELDS` order, by
-/// either reader): what they hold is read after, the same way for both.
+/// The identity held by its top-level field values (read first, in `IDENTITY_FIELDS` order): what
+/// they hold is read after.
 fn identity_of(js: Js, values: [sys::napi_value; 14]) -> Result<IdentityView> {
     let [sponsor, owner, delegated_from, credential_refs, metadata, tenant_id, account_id, user_id, principal_value, scopes, issued_at, expires_at, revoked_at, verified] =
         values;
