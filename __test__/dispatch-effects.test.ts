@@ -9,6 +9,7 @@ import {
   createToolRegistry,
   deriveToolEffectKey,
   dispatchToolCall,
+  resolveToolEffectDeclaration,
   toolEffectArgumentsHash,
   type ToolDefinition,
   type ToolEffectStore,
@@ -393,7 +394,7 @@ describe("dispatch effects without a claim", () => {
     expect(key).toBeUndefined();
   });
 
-  it("reads a declaration that can change at every call, and remembers only one that cannot", async () => {
+  it("reads a declaration again at every call, frozen or not", async () => {
     const run = async (effect: unknown) => {
       const tool = { name: "x", effect, execute: (_a: unknown, c: any) => ({ toolCallId: c.toolCallId, name: "x", value: 1 }) } as never;
       const r = await dispatchToolCall({ call: call("x"), registry: createToolRegistry([tool]), context: ctx(), identity });
@@ -418,13 +419,62 @@ describe("dispatch effects without a claim", () => {
     // A frozen valid one keeps working.
     const fixed = Object.freeze({ kind: "none", idempotency: "none" });
     for (let i = 0; i < 3; i++) expect(await run(fixed)).toBe("ran");
-    // A valid declaration whose frozenness cannot be asked (a Proxy whose traps throw) is simply not
-    // remembered: the call it declared for goes on as declared.
+    // A Proxy whose other traps throw is read through its get trap alone.
     const asking = new Proxy(
       { kind: "external_mutation", idempotency: "tool_managed" },
       { isExtensible: () => { throw new Error("trap"); }, ownKeys: () => { throw new Error("trap"); } },
     );
     for (let i = 0; i < 2; i++) expect(await run(asking)).toBe("ran");
+  });
+
+  it("reads a declaration as resolveToolEffectDeclaration does, whatever the value", async () => {
+    const reads: string[] = [];
+    const watched = (target: object) =>
+      new Proxy(target, {
+        get(t, key, receiver) {
+          if (typeof key === "string") reads.push(key);
+          return Reflect.get(t, key, receiver);
+        },
+      });
+    const thenable = { kind: "none", idempotency: "none", then: () => {} };
+    const effects: [string, () => unknown][] = [
+      ["null", () => null],
+      ["a string", () => "external_mutation"],
+      ["a number", () => 3],
+      ["an array", () => ["external_mutation", "required"]],
+      ["a promise", () => Promise.resolve({ kind: "none", idempotency: "none" })],
+      ["a thenable", () => thenable],
+      ["a kind that is no string", () => ({ kind: 1, idempotency: "none" })],
+      ["no idempotency", () => ({ kind: "external_mutation" })],
+      ["a valid one", () => ({ kind: "external_mutation", idempotency: "tool_managed" })],
+      ["a valid one with an inherited kind", () => Object.assign(Object.create({ kind: "local_mutation" }), { idempotency: "optional" })],
+      ["a getter that throws", () => Object.defineProperty({ idempotency: "none" }, "kind", { get: () => { throw new Error("kind getter"); } })],
+      ["a watched one", () => watched({ kind: "local_mutation", idempotency: "optional" })],
+      ["a watched thenable", () => watched({ kind: "none", idempotency: "none", then: () => {} })],
+    ];
+    for (const [what, make] of effects) {
+      const tool = { name: "x", effect: make(), execute: (_a: unknown, c: any) => ({ toolCallId: c.toolCallId, name: "x", value: c.idempotencyKey ?? "no key" }) } as never;
+      reads.length = 0;
+      let resolved: string;
+      let publicReads: string[];
+      try {
+        const d = resolveToolEffectDeclaration(tool, {}, ctx() as never);
+        publicReads = [...reads];
+        resolved = d === undefined ? "none" : `${(d as any).kind}/${(d as any).idempotency}`;
+      } catch (e) {
+        publicReads = [...reads];
+        resolved = `threw ${(e as Error).message}`;
+      }
+      reads.length = 0;
+      const r = await dispatchToolCall({ call: call("x"), registry: createToolRegistry([tool]), context: ctx(), identity });
+      const dispatched = r.error ? `threw ${r.error.message}` : "ran";
+      if (resolved.startsWith("threw")) expect(dispatched, what).toBe(resolved);
+      else expect(dispatched, what).toBe("ran");
+      // What a key-only declaration does is seen by the tool: a key exactly when one is declared.
+      if (resolved === "external_mutation/tool_managed") expect(r.value, what).toMatch(/^prism:tool-effect:v1:/);
+      // Dispatch reads what the binding's own resolver reads, in its order, once.
+      expect(reads, what).toEqual(publicReads.filter((k) => k !== "effect"));
+    }
   });
 
   it("refuses an invalid declaration or a classifier that throws", async () => {

@@ -14,6 +14,7 @@ const bindRecords = require('./dispatch-records.js')
 const bindGuardrails = require('./dispatch-guardrails.js')
 const { callStoreMethod, nativeStoreOf } = require('./effects.js')
 const { identityChecker } = require('./effect-store-wire.js')
+const { isPromise } = require('node:util').types
 const { isoNow } = require('./clock.js')
 const { raceAbort: raceAbortWith } = require('./abort-watch.js')
 const { plainLookup } = require('./registry.js')
@@ -252,16 +253,6 @@ module.exports = function bindDispatch(native, errors) {
   // Effect declarations that cannot change — a frozen object whose `kind` and `idempotency` are its
   // own data properties (every bridged MCP tool's) — are remembered once Rust accepted them, so
   // such a tool crosses no boundary for its declaration. Anything else is resolved at every call.
-  const fixedDeclarations = new WeakMap()
-  function isFixedDeclaration(effect) {
-    if (!Object.isFrozen(effect) || Array.isArray(effect)) return false
-    for (const name of ['kind', 'idempotency']) {
-      const d = Object.getOwnPropertyDescriptor(effect, name)
-      if (d === undefined || !('value' in d)) return false
-    }
-    return true
-  }
-
   const STATUS = { __proto__: null, claimed: C.S_CLAIMED, dispatched: C.S_DISPATCHED, completed: C.S_COMPLETED, unknown: C.S_UNKNOWN }
   const status = (r) => STATUS[r?.status] ?? C.S_OTHER
 
@@ -585,31 +576,30 @@ module.exports = function bindDispatch(native, errors) {
           k = dispatchStep(s, C.A_DONE)
           continue
         case C.K_EFFECT_DECLARATION: {
-          const tool = st.tool
-          let effect
           try {
-            effect = tool.effect
-            if (effect === undefined) {
+            const tool = st.tool
+            const effect = tool.effect
+            if (effect === undefined || effect === null) {
               k = dispatchStep(s, C.A_DECLARATION)
-              continue
+            } else if (typeof effect === 'function') {
+              // A classifier: called, its answer validated and handed to the machine in one crossing.
+              k = native.dispatchDeclaration(s, tool, effect, st.call.arguments, st.ctx)
+            } else {
+              // A declaration, read here once and in the binding's order (`resolve_declaration` in
+              // crates/node/src/effects/identity.rs): a value that is no object, a promise or a
+              // thenable is invalid and nothing more of it is read; then `kind`, then `idempotency`.
+              let kind
+              let idempotency
+              if (typeof effect === 'object' && !isPromise(effect) && typeof effect.then !== 'function') {
+                kind = effect.kind
+                idempotency = effect.idempotency
+              }
+              k = native.dispatchDeclared(s, typeof kind === 'string' ? kind : undefined, typeof idempotency === 'string' ? idempotency : undefined)
             }
-            const fixed = typeof effect === 'object' && effect !== null ? fixedDeclarations.get(effect) : undefined
-            if (fixed !== undefined) {
-              k = dispatchAnswer(s, C.A_DECLARATION, undefined, undefined, fixed[0], fixed[1])
-              continue
-            }
-            // Resolved, validated and handed to the machine in one crossing.
-            k = native.dispatchDeclaration(s, tool, st.call.arguments, st.ctx)
           } catch (e) {
             st.thrown = e
             k = dispatchAnswer(s, C.A_THREW, undefined, undefined, codeOf(e))
-            continue
           }
-          // A frozen declaration's data properties cannot change: the next call skips the resolving.
-          // The machine has its answer already, so a proxy trap that throws here only skips the cache.
-          try {
-            if (typeof effect === 'object' && effect !== null && isFixedDeclaration(effect)) fixedDeclarations.set(effect, [effect.kind, effect.idempotency])
-          } catch {}
           continue
         }
         case C.K_EFFECT_KEY: {

@@ -6,7 +6,7 @@ use std::rc::Rc;
 
 use super::guard::Stage;
 use super::reasons::BlockedReason;
-use crate::effects::declaration::EffectPlan;
+use crate::effects::declaration::{Declaration, EffectPlan, Idempotency};
 use crate::filter::Filter;
 use crate::redact::Secrets;
 
@@ -183,6 +183,17 @@ pub enum Answer {
     /// A guardrail threw or its promise rejected (`guardrail_failed`).
     GuardFailed(GuardFacts),
     Guard(GuardDecision, GuardFacts),
+}
+
+impl Answer {
+    /// The answer to the declaration step: the tool's declaration, or `None` when it declares none.
+    pub fn effect_plan(declared: Option<&Declaration>) -> Answer {
+        Answer::EffectPlan {
+            plan: declared.map(|d| d.plan()),
+            idempotency_unsupported: declared
+                .is_some_and(|d| d.idempotency == Idempotency::Unsupported),
+        }
+    }
 }
 
 /// How an error the machine reports is described.

@@ -198,26 +198,29 @@ pub fn write_number(f: f64, out: &mut String) -> Result<(), EffectError> {
 pub fn write_json_string(s: &str, out: &mut String) {
     out.push('"');
     let mut start = 0;
-    for (i, c) in s.char_indices() {
-        let esc: Option<&str> = match c {
-            '"' => Some("\\\""),
-            '\\' => Some("\\\\"),
-            '\u{08}' => Some("\\b"),
-            '\u{0c}' => Some("\\f"),
-            '\n' => Some("\\n"),
-            '\r' => Some("\\r"),
-            '\t' => Some("\\t"),
-            c if (c as u32) < 0x20 => None,
+    // Every character JSON escapes is ASCII, so a byte scan finds them and cuts at char boundaries.
+    for (i, &b) in s.as_bytes().iter().enumerate() {
+        let esc: &str = match b {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            0x08 => "\\b",
+            0x0c => "\\f",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            0..0x20 => "",
             _ => continue,
         };
         out.push_str(&s[start..i]);
-        match esc {
-            Some(e) => out.push_str(e),
-            None => {
-                out.push_str(&format!("\\u{:04x}", c as u32));
-            }
+        if esc.is_empty() {
+            const HEX: &[u8; 16] = b"0123456789abcdef";
+            out.push_str("\\u00");
+            out.push(HEX[(b >> 4) as usize] as char);
+            out.push(HEX[(b & 15) as usize] as char);
+        } else {
+            out.push_str(esc);
         }
-        start = i + c.len_utf8();
+        start = i + 1;
     }
     out.push_str(&s[start..]);
     out.push('"');

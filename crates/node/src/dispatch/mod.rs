@@ -19,7 +19,7 @@ use prism_tools_core::dispatch::machine::{
     GuardDecision, GuardFacts, RecordStatus, Rejection, Setup, Terminal, ToolReturn, Validation,
 };
 use prism_tools_core::dispatch::slab::Slab;
-use prism_tools_core::effects::declaration::{parse_declaration, Idempotency};
+use prism_tools_core::effects::declaration::parse_declaration;
 use prism_tools_core::error::{Code, Kind, PrismError};
 use prism_tools_core::filter::{Filter, FilterRule};
 use prism_tools_core::redact::Secrets;
@@ -343,15 +343,9 @@ pub fn dispatch_answer(
         A_INVALID_INFO => Answer::Validated(Validation::Info),
         A_INVALID_OTHER => Answer::Validated(Validation::Other(type_name(n))),
         A_DECLARATION => match (&text, &a) {
-            (None, None) => Answer::EffectPlan {
-                plan: None,
-                idempotency_unsupported: false,
-            },
+            (None, None) => Answer::effect_plan(None),
             _ => match parse_declaration(text.as_deref(), a.as_deref()) {
-                Ok(d) => Answer::EffectPlan {
-                    plan: Some(d.plan()),
-                    idempotency_unsupported: d.idempotency == Idempotency::Unsupported,
-                },
+                Ok(d) => Answer::effect_plan(Some(&d)),
                 Err(e) => Answer::Threw {
                     code: Some(e.code.as_str().to_owned()),
                 },

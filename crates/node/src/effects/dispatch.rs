@@ -22,7 +22,7 @@ use napi::sys;
 use napi_derive::napi;
 use prism_tools_core::dispatch::machine::{Answer, Begun};
 use prism_tools_core::effects::canonical::{self, KeyMaterial};
-use prism_tools_core::effects::declaration::Idempotency;
+use prism_tools_core::effects::declaration::parse_declaration;
 use prism_tools_core::effects::error::{EffectError, StoreError};
 use prism_tools_core::effects::identity::{self, Field, IdentityView, OwnershipView};
 use prism_tools_core::effects::record::EffectRecord;
@@ -75,29 +75,43 @@ pub fn dispatch_identity(
     Ok(answer(dispatch, Answer::Done))
 }
 
-/// Dispatch's declaration step: `tool.effect` resolved and validated as
-/// `resolveToolEffectDeclaration` does it, and handed to dispatch `dispatch`'s machine here.
-/// Returns the next command's code; an invalid declaration, or a classifier's throw, is thrown.
+/// Dispatch's declaration step for a classifier: `effect` (the `tool.effect` JS read) called and
+/// its answer validated as `resolveToolEffectDeclaration` does it, and handed to dispatch
+/// `dispatch`'s machine here. Returns the next command's code; an invalid declaration, or a
+/// classifier's throw, is thrown.
 #[napi(js_name = "dispatchDeclaration")]
 pub fn dispatch_declaration(
     env: Env,
     dispatch: u32,
     tool: Unknown,
+    effect: Unknown,
     args: Unknown,
     ctx: Unknown,
 ) -> Result<u32> {
     let js = Js(env.raw());
-    let plan = match resolve_declaration(js, tool.raw(), args.raw(), ctx.raw())? {
-        None => Answer::EffectPlan {
-            plan: None,
-            idempotency_unsupported: false,
-        },
-        Some((_, d)) => Answer::EffectPlan {
-            plan: Some(d.plan()),
-            idempotency_unsupported: d.idempotency == Idempotency::Unsupported,
-        },
-    };
-    Ok(answer(dispatch, plan))
+    let declared = resolve_declaration(js, tool.raw(), effect.raw(), args.raw(), ctx.raw())?;
+    Ok(answer(
+        dispatch,
+        Answer::effect_plan(declared.as_ref().map(|(_, d)| d)),
+    ))
+}
+
+/// Dispatch's declaration step for a declaration object JS read itself (`lib/dispatch.js`, in the
+/// binding's order: not a thenable, then `kind`, then `idempotency`; each `None` unless a string):
+/// validated as `resolveToolEffectDeclaration` validates it and handed to dispatch `dispatch`'s
+/// machine. Returns the next command's code; an invalid declaration is thrown.
+#[napi(js_name = "dispatchDeclared")]
+pub fn dispatch_declared(
+    env: Env,
+    dispatch: u32,
+    kind: Option<String>,
+    idempotency: Option<String>,
+) -> Result<u32> {
+    let declared = effect_result(
+        Js(env.raw()),
+        parse_declaration(kind.as_deref(), idempotency.as_deref()),
+    )?;
+    Ok(answer(dispatch, Answer::effect_plan(Some(&declared))))
 }
 
 /// The ownership a dispatch's key carries: the identity's own tenant, account and user.

@@ -170,17 +170,19 @@ pub fn assert_identity_matches_ownership(
         .map_err(|f| throw_store_error(js, &StoreError::Identity(f)))
 }
 
-/// Resolves `tool.effect` for a call (for dispatch): `None` when the tool declares nothing; the declaration
-/// object and its parsed form otherwise. A classifier is called with `(args, frozenContext)` where the
+/// Resolves `effect` (the `tool.effect` its caller read) for a call: `None` when the tool declares
+/// nothing; the declaration object and its parsed form otherwise. A declaration object is read in
+/// this order, which `lib/dispatch.js` keeps when it reads one itself: a promise or a thenable is
+/// invalid, then `kind`, then `idempotency`. A classifier is called with `(args, frozenContext)` where the
 /// context holds only `sessionId`, `runId`, `toolCallId`, `signal`, `metadata`; it must return a
 /// declaration synchronously (a thenable is refused). A throwing classifier's error propagates as is.
 pub(crate) fn resolve_declaration(
     js: Js,
     tool: sys::napi_value,
+    effect: sys::napi_value,
     args: sys::napi_value,
     ctx: sys::napi_value,
 ) -> Result<Option<(sys::napi_value, Declaration)>> {
-    let effect = js.prop(tool, c"effect")?;
     let declaration = match js.type_of(effect)? {
         sys::ValueType::napi_undefined | sys::ValueType::napi_null => return Ok(None),
         sys::ValueType::napi_function => {
@@ -237,7 +239,8 @@ pub fn resolve_tool_effect_declaration<'a>(
         Some(c) => c.raw(),
         None => js.undefined()?,
     };
-    match resolve_declaration(js, tool.raw(), args.raw(), ctx)? {
+    let effect = js.prop(tool.raw(), c"effect")?;
+    match resolve_declaration(js, tool.raw(), effect, args.raw(), ctx)? {
         Some((v, _)) => js.unknown(env, v),
         None => js.unknown(env, js.undefined()?),
     }
