@@ -274,6 +274,10 @@ module.exports = function bindDispatch(native, errors) {
     return extra ? Object.assign(t, extra) : t
   }
 
+  // A built-in store checks its input's signal first. On dispatch's own claim the signal crosses
+  // only when it is aborted (the binding then throws its reason): a live one costs no read there.
+  const abortedSignal = (sig) => (typeof sig === 'object' && sig !== null && sig.aborted === true ? sig : undefined)
+
   // `complete` on a built-in store: the result crosses as the JSON text the store keeps, and the
   // stored result dispatch answers with is that text parsed — what the record would hold. On the
   // dispatch's own claim the binding hands the new version to the machine itself.
@@ -289,7 +293,7 @@ module.exports = function bindDispatch(native, errors) {
     }
     const stored = text === undefined ? undefined : JSON.parse(text)
     if (st.effectClaim !== undefined) {
-      st.next = ns.advanceClaim(s, true, text, unserializable, stored !== null && typeof stored === 'object', st.effectKey.signal)
+      st.next = ns.advanceClaim(s, true, text, unserializable, stored !== null && typeof stored === 'object', abortedSignal(st.effectKey.signal))
       st.effectRecord = { result: stored }
       return STEPPED
     }
@@ -504,7 +508,7 @@ module.exports = function bindDispatch(native, errors) {
           if (ns === undefined) return storeCall(h, 'begin', st.effectKey, f)
           if (st.effectRead === undefined) return storeCall(h, 'begin', st.effectKey, f)
           // The claim makes markDispatched too when the host's markDispatched is this store's own.
-          const v = ns.claimDispatch(s, st.effectKey.signal, nativeStoreOf(h.effectStore.markDispatched) === ns)
+          const v = ns.claimDispatch(s, abortedSignal(st.effectKey.signal), nativeStoreOf(h.effectStore.markDispatched) === ns)
           if (typeof v !== 'number') return v // another claimant's record, answered below
           st.effectClaim = true
           st.next = v
@@ -517,7 +521,7 @@ module.exports = function bindDispatch(native, errors) {
           const f = h.effectStore.markDispatched
           const ns = nativeStoreOf(f)
           if (ns !== undefined && st.effectClaim !== undefined) {
-            st.next = ns.advanceClaim(s, false, undefined, false, false, st.effectKey.signal)
+            st.next = ns.advanceClaim(s, false, undefined, false, false, abortedSignal(st.effectKey.signal))
             return STEPPED
           }
           const d = dispatchDetail(s)
