@@ -1,8 +1,9 @@
 'use strict'
 // Acceptance of plainly valid argument objects without serializing them. Rust restates a warm
-// schema, when it only uses plain comparisons, as a plan (crates/core/src/validate/plan.rs); this file turns
-// the plan into closures (no eval) that walk the live object and answer `true` only when the
-// object is certainly valid: plain JSON data, inside every argument bound, matching the plan.
+// schema, when it only uses plain comparisons, as a plan (crates/core/src/validate/plan.rs); this file
+// turns the plan into nodes (no eval) that one walk checks against the live object, answering `true`
+// only when the object is certainly valid: plain JSON data, inside every argument bound, matching the
+// plan.
 // Anything else answers `false`, and the caller validates the JSON text in Rust as before, which
 // decides and words every refusal. A `true` here must never contradict Rust's verdict on the
 // same value's JSON text; __test__/validation-plan.test.ts checks that differentially.
@@ -45,6 +46,206 @@ function typeBit(v) {
   }
 }
 
+// A plan node made ready to check: one class for every node, so the walk below reads the same
+// fields of the same shape whatever the schema (V8's feedback at its call sites does not depend on
+// which plans were checked before).
+class PlanNode {
+  constructor() {
+    this.any = false // no constraints: any plain JSON value inside the bounds
+    this.types = 0
+    this.values = null // the enum/const values, a Set
+    this.props = null // name -> { node, required }: the object's declared properties
+    this.required = 0
+    this.requiredNames = null
+    this.other = null // the node of an undeclared key; null: no other key is admitted
+    this.items = null
+    this.minItems = 0
+    this.maxItems = Infinity
+    this.minLength = 0
+    this.maxLength = Infinity
+    this.min = -Infinity
+    this.max = Infinity
+    this.emin = -Infinity
+    this.emax = Infinity
+    this.all = null
+    this.anyOf = null
+    this.one = null
+    // The last key list an object of this node had, and the node each key resolved to: objects of
+    // one shape (an array of records) then skip the per-key lookups.
+    this.shapeKeys = null
+    this.shapeNodes = null
+  }
+}
+
+// The bounds of one plan, as Rust resolved them.
+class PlanLimits {
+  constructor(maxDepth, maxProperties, maxStringLength, maxArrayLength) {
+    // Rust refuses a container at depth >= maxDepth (root 0); stay one level clear of it.
+    this.depthLimit = maxDepth - 1
+    this.maxProperties = maxProperties
+    this.maxStringLength = maxStringLength
+    this.maxArrayLength = maxArrayLength
+  }
+}
+
+const plainString = (s, lim) => s.length <= lim.maxStringLength && s.isWellFormed()
+const admits = (n, bit) => n.types === 0 || (n.types & bit) !== 0
+
+// Any plain JSON value inside the bounds (`n` is a node with no constraints, its own `other`).
+function anyValue(n, v, depth, lim) {
+  // typeof compared with a literal, not switched on: V8 turns each test into a type check where a
+  // switch calls the typeof builtin and compares its strings.
+  if (typeof v === 'string') return plainString(v, lim)
+  if (typeof v === 'number') return Number.isFinite(v)
+  if (typeof v === 'boolean') return true
+  if (typeof v !== 'object') return false
+  if (v === null) return true
+  if (depth >= lim.depthLimit) return false
+  if (Array.isArray(v)) {
+    if (v.length > lim.maxArrayLength || plainContainerProblem(v) !== undefined) return false
+    for (let i = 0; i < v.length; i++) if (!anyValue(n, v[i], depth + 1, lim)) return false
+    return true
+  }
+  return members(n, v, depth, lim)
+}
+
+/** Whether `v` is certainly valid against node `n`. */
+function check(n, v, depth, lim) {
+  if (n.any) return anyValue(n, v, depth, lim)
+  if (!checkOwn(n, v, depth, lim)) return false
+  return n.all === null && n.anyOf === null && n.one === null ? true : checkBranches(n, v, depth, lim)
+}
+
+function checkOwn(n, v, depth, lim) {
+  if (n.values !== null && !n.values.has(v)) return false
+  if (typeof v === 'string') {
+    if (!admits(n, T_STRING) || !plainString(v, lim)) return false
+    if (v.length < n.minLength) return false
+    if (v.length > n.maxLength || v.length < 2 * n.minLength) {
+      const count = codePoints(v)
+      return count >= n.minLength && count <= n.maxLength
+    }
+    return true
+  }
+  if (typeof v === 'number') {
+    if (!Number.isFinite(v)) return false
+    if (!(admits(n, T_NUMBER) || (admits(n, T_INTEGER) && Number.isInteger(v)))) return false
+    return v >= n.min && v <= n.max && v > n.emin && v < n.emax
+  }
+  if (typeof v === 'boolean') return admits(n, T_BOOLEAN)
+  if (typeof v !== 'object') return false
+  if (v === null) return admits(n, T_NULL)
+  if (depth >= lim.depthLimit) return false
+  if (Array.isArray(v)) {
+    if (!admits(n, T_ARRAY)) return false
+    const len = v.length
+    if (len > lim.maxArrayLength || len < n.minItems || len > n.maxItems || plainContainerProblem(v) !== undefined) return false
+    const items = n.items
+    for (let i = 0; i < len; i++) if (!check(items, v[i], depth + 1, lim)) return false
+    return true
+  }
+  if (!admits(n, T_OBJECT)) return false
+  return members(n, v, depth, lim)
+}
+
+function checkBranches(n, v, depth, lim) {
+  const all = n.all
+  if (all !== null) for (let i = 0; i < all.length; i++) if (!check(all[i], v, depth, lim)) return false
+  const anyOf = n.anyOf
+  if (anyOf !== null) {
+    let some = false
+    for (let i = 0; i < anyOf.length && !some; i++) some = check(anyOf[i], v, depth, lim)
+    if (!some) return false
+  }
+  const one = n.one
+  if (one !== null) {
+    // Exactly one branch valid: one accepts and every other one certainly refuses.
+    let accepted = 0
+    for (let i = 0; i < one.length; i++) {
+      if (check(one[i], v, depth, lim)) accepted++
+      else if (!refuses(one[i], v)) return false
+    }
+    if (accepted !== 1) return false
+  }
+  return true
+}
+
+// The members of an object of node `n`: each own enumerable key (what JSON.stringify writes) is
+// refused, or checked by its property's node, else by `n.other` (null: no other key admitted);
+// every required key must be among them.
+function members(n, v, depth, lim) {
+  if (plainContainerProblem(v) !== undefined) return false
+  // An object of the last shape seen: `for…in` reads its keys in Object.keys' order without
+  // allocating a key list, and each value as its key comes (a read from the enumeration's own
+  // cache, where a read by a key from the list is a megamorphic lookup). A value its key's node
+  // refuses answers false at once; a key out of the shape's order (an inherited enumerable key,
+  // only on a polluted prototype, included) sends the object to the full path below.
+  const shapeKeys = n.shapeKeys
+  if (shapeKeys !== null) {
+    let i = 0
+    let same = true
+    for (const k in v) {
+      if (i >= shapeKeys.length || k !== shapeKeys[i]) {
+        same = false
+        break
+      }
+      i++
+    }
+    if (same && i === shapeKeys.length) {
+      const values = Object.values(v)
+      const shapeNodes = n.shapeNodes
+      for (let j = 0; j < i; j++) {
+        const x = values[j]
+        if (x === undefined || !check(shapeNodes[j], x, depth + 1, lim)) return false // JSON.stringify drops undefined
+      }
+      return true
+    }
+  }
+  const keys = Object.keys(v)
+  const count = keys.length
+  if (count > lim.maxProperties) return false
+  const nodes = resolve(n, keys, lim)
+  if (nodes === null) return false
+  n.shapeKeys = keys
+  n.shapeNodes = nodes
+  for (let i = 0; i < count; i++) {
+    const x = v[keys[i]]
+    if (x === undefined || !check(nodes[i], x, depth + 1, lim)) return false // JSON.stringify drops undefined
+  }
+  return true
+}
+
+// The node each key of an object of node `n` is checked by; null when a key is refused or a
+// required one is missing.
+function resolve(n, keys, lim) {
+  const nodes = new Array(keys.length)
+  let seen = 0
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i]
+    if (REFUSED_KEYS.has(k) || !plainString(k, lim)) return null
+    const p = n.props === null ? undefined : n.props.get(k)
+    if (p !== undefined && p.required) seen++
+    const node = p === undefined || p.node === null ? n.other : p.node
+    if (node === null) return null
+    nodes[i] = node
+  }
+  return seen === n.required ? nodes : null
+}
+
+// Whether a value is certainly invalid against a node, by an assertion that holds whatever else
+// the node says (plan.rs `Node::refuses`): a type it does not admit, a value outside its
+// enum/const, an object without a required key. Only asked of a value another branch accepted,
+// so the value is plain JSON data.
+function refuses(n, v) {
+  if (n.values !== null && !n.values.has(v)) return true
+  if (n.types !== 0 && (n.types & typeBit(v)) === 0) return true
+  const required = n.requiredNames
+  if (required !== null && typeof v === 'object' && v !== null && !Array.isArray(v)) {
+    for (const k of required) if (!Object.hasOwn(v, k)) return true
+  }
+  return false
+}
+
 /**
  * The acceptor of a plan's text: `(value) => boolean`, or `null` when the text is not a plan.
  * `limits` are [maxDepth, maxProperties, maxStringLength, maxArrayLength] as Rust resolved them.
@@ -57,205 +258,47 @@ function acceptorOf(planText) {
     return null
   }
   if (plan === null || typeof plan !== 'object' || !Array.isArray(plan.limits)) return null
-  const [maxDepth, maxProperties, maxStringLength, maxArrayLength] = plan.limits
-  // Rust refuses a container at depth >= maxDepth (root 0); stay one level clear of it.
-  const depthLimit = maxDepth - 1
-
-  function plainString(s) {
-    return s.length <= maxStringLength && s.isWellFormed()
-  }
-
-  // Any plain JSON value inside the bounds (a node with no constraints).
-  function anyValue(v, depth) {
-    switch (typeof v) {
-      case 'string':
-        return plainString(v)
-      case 'number':
-        return Number.isFinite(v)
-      case 'boolean':
-        return true
-      case 'object':
-        if (v === null) return true
-        if (depth >= depthLimit) return false
-        if (Array.isArray(v)) {
-          if (v.length > maxArrayLength || plainContainerProblem(v) !== undefined) return false
-          for (let i = 0; i < v.length; i++) if (!anyValue(v[i], depth + 1)) return false
-          return true
-        }
-        return anyMembers(v, depth)
-      default:
-        return false
-    }
-  }
-  const anyMembers = objectMembers(null, 0, anyValue)
-
-  // The members check of an object node: each own enumerable key (what JSON.stringify writes) is
-  // refused, or checked by its property's node, else by `other` (null: no other key admitted);
-  // every `required` key must be among them. The last key list seen and what each key resolved to
-  // are kept: objects of one shape (an array of records) then skip the per-key lookups.
-  function objectMembers(props, required, other) {
-    let shapeKeys = null
-    let shapeChecks = null
-    function resolve(keys) {
-      const checks = new Array(keys.length)
-      let seen = 0
-      for (let i = 0; i < keys.length; i++) {
-        const k = keys[i]
-        if (REFUSED_KEYS.has(k) || !plainString(k)) return null
-        const p = props === null ? undefined : props.get(k)
-        if (p !== undefined && p.required) seen++
-        const check = p === undefined || p.check === undefined ? other : p.check
-        if (check === null) return null
-        checks[i] = check
-      }
-      return seen === required ? checks : null
-    }
-    return function members(v, depth) {
-      if (plainContainerProblem(v) !== undefined) return false
-      // An object of the last shape seen: `for…in` reads its keys in Object.keys' order without
-      // allocating a key list, and each value as its key comes (a read from the enumeration's own
-      // cache, where a read by a key from the list is a megamorphic lookup). A value its key's check
-      // refuses answers false at once; a key out of the shape's order (an inherited enumerable key,
-      // only on a polluted prototype, included) sends the object to the full path below.
-      if (shapeKeys !== null) {
-        let i = 0
-        let same = true
-        for (const k in v) {
-          if (i >= shapeKeys.length || k !== shapeKeys[i]) {
-            same = false
-            break
-          }
-          const x = v[k]
-          if (x === undefined || !shapeChecks[i](x, depth + 1)) return false // JSON.stringify drops undefined
-          i++
-        }
-        if (same && i === shapeKeys.length) return true
-      }
-      const keys = Object.keys(v)
-      const n = keys.length
-      if (n > maxProperties) return false
-      const checks = resolve(keys)
-      if (checks === null) return false
-      shapeKeys = keys
-      shapeChecks = checks
-      for (let i = 0; i < n; i++) {
-        const x = v[keys[i]]
-        if (x === undefined || !checks[i](x, depth + 1)) return false // JSON.stringify drops undefined
-      }
-      return true
-    }
-  }
+  const lim = new PlanLimits(...plan.limits)
+  const any = new PlanNode()
+  any.any = true
+  any.other = any
 
   function compile(node) {
     if (node === null || typeof node !== 'object') throw new TypeError('plan node')
-    const types = node.t ?? 0
-    const values = Array.isArray(node.e) ? new Set(node.e) : null
-    let props = null
-    let required = 0
+    const n = new PlanNode()
+    n.types = node.t ?? 0
+    if (Array.isArray(node.e)) n.values = new Set(node.e)
     if (Array.isArray(node.p) || Array.isArray(node.r)) {
-      props = new Map()
-      for (const [name, sub] of node.p ?? []) props.set(name, { check: compile(sub), required: false })
+      n.props = new Map()
+      for (const [name, sub] of node.p ?? []) n.props.set(name, { node: compile(sub), required: false })
       for (const name of node.r ?? []) {
-        const p = props.get(name) ?? { check: undefined, required: false }
-        if (!p.required) required++
+        const p = n.props.get(name) ?? { node: null, required: false }
+        if (!p.required) n.required++
         p.required = true
-        props.set(name, p)
+        n.props.set(name, p)
       }
     }
-    const other = node.a === false ? null : node.a === undefined || node.a === true ? anyValue : compile(node.a)
-    const members = props === null && other === anyValue ? anyMembers : objectMembers(props, required, other)
-    const items = node.i === undefined ? anyValue : compile(node.i)
-    const minItems = node.ni ?? 0
-    const maxItems = node.xi ?? Infinity
-    const minLength = node.nl ?? 0
-    const maxLength = node.xl ?? Infinity
-    const min = node.min ?? -Infinity
-    const max = node.max ?? Infinity
-    const emin = node.emin ?? -Infinity
-    const emax = node.emax ?? Infinity
-    const admits = (bit) => types === 0 || (types & bit) !== 0
-    const all = branchChecks(node.all)
-    const any = branchChecks(node.any)
-    const one = branchChecks(node.one)
-    const oneRefusers = one === null ? null : node.one.map(refuser)
-
-    const check = function check(v, depth) {
-      if (values !== null && !values.has(v)) return false
-      switch (typeof v) {
-        case 'string': {
-          if (!admits(T_STRING) || !plainString(v)) return false
-          if (v.length < minLength) return false
-          if (v.length > maxLength || v.length < 2 * minLength) {
-            const n = codePoints(v)
-            return n >= minLength && n <= maxLength
-          }
-          return true
-        }
-        case 'number':
-          if (!Number.isFinite(v)) return false
-          if (!(admits(T_NUMBER) || (admits(T_INTEGER) && Number.isInteger(v)))) return false
-          return v >= min && v <= max && v > emin && v < emax
-        case 'boolean':
-          return admits(T_BOOLEAN)
-        case 'object': {
-          if (v === null) return admits(T_NULL)
-          if (depth >= depthLimit) return false
-          if (Array.isArray(v)) {
-            if (!admits(T_ARRAY)) return false
-            const n = v.length
-            if (n > maxArrayLength || n < minItems || n > maxItems || plainContainerProblem(v) !== undefined) return false
-            for (let i = 0; i < n; i++) if (!items(v[i], depth + 1)) return false
-            return true
-          }
-          if (!admits(T_OBJECT)) return false
-          return members(v, depth)
-        }
-        default:
-          return false
-      }
-    }
-    if (all === null && any === null && one === null) return check
-    // The branches in a closure of their own: `check` stays small enough for V8 to inline into
-    // the walks of plans without branches (a large record array is checked a third slower else).
-    return function checkWithBranches(v, depth) {
-      if (!check(v, depth)) return false
-      if (all !== null) for (let i = 0; i < all.length; i++) if (!all[i](v, depth)) return false
-      if (any !== null && !any.some((b) => b(v, depth))) return false
-      if (one !== null) {
-        // Exactly one branch valid: one accepts and every other one certainly refuses.
-        let accepted = 0
-        for (let i = 0; i < one.length; i++) {
-          if (one[i](v, depth)) accepted++
-          else if (!oneRefusers[i](v)) return false
-        }
-        if (accepted !== 1) return false
-      }
-      return true
-    }
+    if (Array.isArray(node.r) && node.r.length > 0) n.requiredNames = node.r
+    n.other = node.a === false ? null : node.a === undefined || node.a === true ? any : compile(node.a)
+    n.items = node.i === undefined ? any : compile(node.i)
+    n.minItems = node.ni ?? 0
+    n.maxItems = node.xi ?? Infinity
+    n.minLength = node.nl ?? 0
+    n.maxLength = node.xl ?? Infinity
+    n.min = node.min ?? -Infinity
+    n.max = node.max ?? Infinity
+    n.emin = node.emin ?? -Infinity
+    n.emax = node.emax ?? Infinity
+    n.all = branches(node.all)
+    n.anyOf = branches(node.any)
+    n.one = branches(node.one)
+    return n
   }
 
-  function branchChecks(list) {
+  function branches(list) {
     if (list === undefined) return null
     if (!Array.isArray(list) || list.length === 0) throw new TypeError('plan branches')
     return list.map(compile)
-  }
-
-  // Whether a value is certainly invalid against a node, by an assertion that holds whatever else
-  // the node says (plan.rs `Node::refuses`): a type it does not admit, a value outside its
-  // enum/const, an object without a required key. Only asked of a value another branch accepted,
-  // so the value is plain JSON data.
-  function refuser(node) {
-    const types = node.t ?? 0
-    const values = Array.isArray(node.e) ? new Set(node.e) : null
-    const required = Array.isArray(node.r) ? node.r : []
-    return function refuses(v) {
-      if (values !== null && !values.has(v)) return true
-      if (types !== 0 && (types & typeBit(v)) === 0) return true
-      if (required.length > 0 && typeof v === 'object' && v !== null && !Array.isArray(v)) {
-        for (const k of required) if (!Object.hasOwn(v, k)) return true
-      }
-      return false
-    }
   }
 
   let root
@@ -269,7 +312,7 @@ function acceptorOf(planText) {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) return false
     try {
       walkFrom(value)
-      const ok = root(value, 0)
+      const ok = check(root, value, 0, lim)
       if (ok) walkPassed(value)
       return ok
     } catch {
