@@ -1,8 +1,9 @@
 //! The in-memory storage of the effect store (the SQLite and PostgreSQL storages are beside it).
 
 use super::error::StoreError;
+use super::key::{Owner, ValidKey};
 use super::record::EffectRecord;
-use super::store::{Owner, RecordStorage, Update, ValidKey};
+use super::store::{RecordStorage, Update};
 use std::collections::HashMap;
 use std::sync::Mutex;
 

@@ -5,6 +5,7 @@ pub mod canonical;
 pub mod declaration;
 pub mod error;
 pub mod identity;
+pub mod key;
 pub mod memory;
 pub mod postgres;
 pub mod record;

@@ -7,9 +7,10 @@
 //! never the JS thread.
 
 use super::error::StoreError;
+use super::key::{Owner, ValidKey};
 use super::record::EffectRecord;
 use super::row::{self, COLUMNS};
-use super::store::{Owner, RecordStorage, Update, ValidKey};
+use super::store::{RecordStorage, Update};
 use crate::storage::postgres::{failed, PgError, PgPool};
 use crate::storage::row::pg_params;
 

@@ -6,9 +6,10 @@
 //! survives a killed process and a power loss; `NORMAL` survives a killed process only.
 
 use super::error::StoreError;
+use super::key::{Owner, ValidKey};
 use super::record::EffectRecord;
 use super::row::{self, COLUMNS};
-use super::store::{Owner, RecordStorage, Update, ValidKey};
+use super::store::{RecordStorage, Update};
 use crate::storage::sqlite::{
     add_missing_columns, query_opt, SqliteConnection, SqliteError, SqliteOptions,
 };

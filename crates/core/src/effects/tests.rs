@@ -3,6 +3,7 @@
 use super::error::{EffectErrorCode, StoreError};
 use super::identity::tests::identity;
 use super::identity::{Field, OwnershipView};
+use super::key::KeyInput;
 use super::memory::MemoryStorage;
 use super::record::Status;
 use super::sqlite::SqliteStorage;

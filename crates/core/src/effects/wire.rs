@@ -6,7 +6,8 @@
 use serde_json::{Map, Value};
 
 use super::identity::{Field, IdentityView, OwnershipView, PrincipalView};
-use super::store::{Claim, FailureInput, KeyInput, Resolution, ResultInput, Transition};
+use super::key::KeyInput;
+use super::store::{Claim, FailureInput, Resolution, ResultInput, Transition};
 use super::time::parse_iso_strict;
 
 /// Most list items read from a host array; past it the list holds one invalid entry (every bound is far

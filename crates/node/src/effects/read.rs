@@ -4,7 +4,8 @@ use super::js::{check, Js};
 use napi::bindgen_prelude::*;
 use napi::sys;
 use prism_tools_core::effects::identity::{Field, IdentityView, OwnershipView, PrincipalView};
-use prism_tools_core::effects::store::{Claim, FailureInput, KeyInput, ResultInput};
+use prism_tools_core::effects::key::KeyInput;
+use prism_tools_core::effects::store::{Claim, FailureInput, ResultInput};
 use std::ffi::CStr;
 use std::ptr;
 

@@ -11,12 +11,13 @@ use napi::sys;
 use napi_derive::napi;
 use prism_tools_core::effects::error::StoreError;
 use prism_tools_core::effects::identity::Field;
+use prism_tools_core::effects::key::{validate_key, KeyInput};
 use prism_tools_core::effects::memory::MemoryStorage;
 use prism_tools_core::effects::record::EffectRecord;
 use prism_tools_core::effects::sqlite::SqliteStorage;
 use prism_tools_core::effects::store::{
-    validate_key, BeginOutcome, Claim, EffectStore, KeyInput, Resolution, Transition,
-    HARD_MAX_RESULT_BYTES, MAX_RESULT_BYTES,
+    BeginOutcome, Claim, EffectStore, Resolution, Transition, HARD_MAX_RESULT_BYTES,
+    MAX_RESULT_BYTES,
 };
 use prism_tools_core::effects::time::now_ms;
 use prism_tools_core::storage::sqlite::SqliteOptions;
