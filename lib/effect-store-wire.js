@@ -11,10 +11,12 @@ const MAX_LIST_ITEMS = 4096
 const INVALID = 0 // any non-string JSON value reads as "present but invalid"
 
 const isObject = (v) => typeof v === 'object' && v !== null
-// A string as the native reader reads a JS string: a lone surrogate becomes U+FFFD (as Node-API's
-// UTF-8 conversion makes it), so the text means the same on both sides and is always valid JSON.
-const wellFormed = (s) => (s.isWellFormed() ? s : s.toWellFormed())
-const text = (v) => (typeof v === 'string' ? wellFormed(v) : v === undefined ? undefined : INVALID)
+const text = (v) => (typeof v === 'string' ? v : v === undefined ? undefined : INVALID)
+// The JSON.stringify replacer every wire text is written with: a lone surrogate becomes U+FFFD, as
+// Node-API's UTF-8 conversion makes it, so the text means the same on both sides and is always
+// valid JSON. Applied when the text is written, not at each read: a read compared with the last one
+// (identityChecker) needs no scan.
+const wellFormedText = (_key, v) => (typeof v === 'string' && !v.isWellFormed() ? v.toWellFormed() : v)
 
 // At most MAX_LIST_ITEMS items are read; a longer list holds one invalid item after them.
 function list(v) {
@@ -24,7 +26,7 @@ function list(v) {
   const n = Math.min(length, MAX_LIST_ITEMS)
   for (let i = 0; i < n; i++) {
     const item = v[i]
-    out.push(typeof item === 'string' ? wellFormed(item) : INVALID)
+    out.push(typeof item === 'string' ? item : INVALID)
   }
   if (length > MAX_LIST_ITEMS) out.push(INVALID)
   return out
@@ -149,7 +151,7 @@ function identityChecker(make) {
     if (last !== undefined && sameIdentity(last.id, id) && sameOwnership(last.own, own)) return last.handle
     const dates = []
     identityDates(dates, id)
-    const handle = make(JSON.stringify({ identity: id, ownership: own, dates }))
+    const handle = make(JSON.stringify({ identity: id, ownership: own, dates }, wellFormedText))
     last = { id, own, handle }
     return handle
   }
@@ -207,7 +209,7 @@ function wire(input) {
   addDate(dates, input.before)
   // Non-finite numbers become null in JSON, which the native side reads as "not a number" — as it
   // reads them from JS values.
-  return JSON.stringify(out)
+  return JSON.stringify(out, wellFormedText)
 }
 
 // Native failures are real Errors with a code; give contract refusals their public classes.
