@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import {
   assertIdentityActive,
   createMemoryToolEffectStore,
+  createMiddlewareRegistry,
   createSqliteToolEffectStore,
   createToolRegistry,
   deriveToolEffectKey,
@@ -336,6 +337,17 @@ describe("dispatch's identity, read again at every call", () => {
       deriveToolEffectKey({ identity: { ...id, principal: { kind: "user", id: principalId } }, ownership: { tenantId: "t1", userId: "u1" }, sessionId: ctx().sessionId!, runId: ctx().runId!, toolCallId: call("pay").id, toolName: "pay", argumentsHash: toolEffectArgumentsHash({ n: 1 }) });
     expect(before).toBe(keyFor("u1"));
     expect(after).toBe(keyFor("u2"));
+  });
+
+  it("keys a call by its tool name after call middleware renamed it", async () => {
+    const middleware = createMiddlewareRegistry();
+    middleware.use("tool_call", (c: any) => ({ ...c, name: "pay" }));
+    const r = await dispatchToolCall({ call: call("alias", { n: 1 }), registry, context: ctx(), identity: fresh(), effectStore: createMemoryToolEffectStore(), middleware });
+    expect(r.error).toBeUndefined();
+    const keyOfName = (toolName: string) =>
+      deriveToolEffectKey({ identity: fresh(), ownership: { tenantId: "t1", userId: "u1" }, sessionId: ctx().sessionId!, runId: ctx().runId!, toolCallId: call("pay").id, toolName, argumentsHash: toolEffectArgumentsHash({ n: 1 }) });
+    expect(r.value).toBe(keyOfName("pay"));
+    expect(r.value).not.toBe(keyOfName("alias"));
   });
 
   it("reads the same fields at every call, from the first on", async () => {

@@ -717,11 +717,11 @@ describe("dispatchToolCall: the binding forgets every dispatch, however it ends"
     const id = Math.floor(binding.dispatchBegin(plan, 0, 0, 0, 1, "pay", 0) / 128);
     for (const dispatch of [id + 4096, 0]) {
       expect(() => binding.dispatchIdentity(dispatch, check)).toThrow(`dispatchIdentity: dispatch ${dispatch} is not in flight`);
-      expect(() => binding.dispatchEffectKey(dispatch, "s", "r", "c", "pay", {})).toThrow(`dispatchEffectKey: dispatch ${dispatch} is not in flight`);
+      expect(() => binding.dispatchEffectKey(dispatch, "s", "r", "c", {})).toThrow(`dispatchEffectKey: dispatch ${dispatch} is not in flight`);
       expect(() => store.claimDispatch(dispatch, undefined)).toThrow(`claimDispatch: dispatch ${dispatch} is not in flight`);
     }
     // A live dispatch with no snapshot yet: the key step and the claim are refused as a store refuses.
-    expect(() => binding.dispatchEffectKey(id, "s", "r", "c", "pay", {})).toThrow("tool effect dispatch snapshot was already used");
+    expect(() => binding.dispatchEffectKey(id, "s", "r", "c", {})).toThrow("tool effect dispatch snapshot was already used");
     expect(() => store.claimDispatch(id, undefined)).toThrow("tool effect dispatch snapshot was already used");
     binding.dispatchEnd(id);
     expect(binding.dispatchLive()).toBe(0);

@@ -616,7 +616,7 @@ module.exports = function bindDispatch(native, errors) {
             const key = { identity: id, ownership, sessionId: text(st.ctx.sessionId), runId: text(st.ctx.runId), toolCallId: text(st.call.id), toolName: st.name }
             if (st.effectRead !== undefined) {
               // The snapshot's key: the key then the 64 hex digits of the arguments hash.
-              const kh = native.dispatchEffectKey(s, key.sessionId, key.runId, key.toolCallId, key.toolName, st.call.arguments)
+              const kh = native.dispatchEffectKey(s, key.sessionId, key.runId, key.toolCallId, st.call.arguments)
               key.argumentsHash = kh.slice(-64)
               key.key = kh.slice(0, -64)
             } else {

@@ -59,6 +59,11 @@ pub(crate) fn transition_claim(id: u32) -> Option<(String, f64)> {
     .flatten()
 }
 
+/// Dispatch `id`'s tool name as its machine holds it (the call's, after any rewrite by middleware).
+pub(crate) fn tool_name(id: u32) -> Option<String> {
+    with_session(id, |s| s.machine.name().to_owned())
+}
+
 /// Whether dispatch `id`'s command in progress is `markDispatched` (on the claim it just took).
 pub(crate) fn marking_dispatched(id: u32) -> bool {
     with_session(id, |s| matches!(s.last, Command::MarkDispatched(_))).unwrap_or(false)

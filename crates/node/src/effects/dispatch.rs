@@ -133,8 +133,9 @@ fn text_of(js: Js, v: sys::napi_value) -> Result<Field> {
 }
 
 /// Dispatch's key step on the snapshot: hashes `args` (canonical JSON), derives the key as
-/// `deriveToolEffectKey` does from the identity's ownership and principal, and keeps both in the
-/// snapshot. Returns the key followed by the 64 hex digits of the arguments hash, in one string.
+/// `deriveToolEffectKey` does from the identity's ownership and principal and the tool name the
+/// machine holds, and keeps both in the snapshot. Returns the key followed by the 64 hex digits of
+/// the arguments hash, in one string.
 #[napi(js_name = "dispatchEffectKey")]
 pub fn dispatch_effect_key(
     env: Env,
@@ -142,7 +143,6 @@ pub fn dispatch_effect_key(
     session_id: Unknown,
     run_id: Unknown,
     tool_call_id: Unknown,
-    tool_name: Unknown,
     args: Unknown,
 ) -> Result<String> {
     let js = Js(env.raw());
@@ -150,7 +150,7 @@ pub fn dispatch_effect_key(
     let session_id = text_of(js, session_id.raw())?;
     let run_id = text_of(js, run_id.raw())?;
     let tool_call_id = text_of(js, tool_call_id.raw())?;
-    let tool_name = text_of(js, tool_name.raw())?;
+    let tool_name = crate::dispatch::tool_name(dispatch).map_or(Field::Invalid, Field::Text);
     let derived = with_effect(dispatch, |slot| match slot.as_deref_mut() {
         None => Err(already_used()),
         Some(effect) => Ok(derive_into(
