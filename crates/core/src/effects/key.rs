@@ -7,17 +7,11 @@ use super::record::EffectKey;
 use super::store::{MAX_EFFECT_KEY_BYTES, MAX_IDENTIFIER_BYTES, MAX_TOOL_NAME_BYTES};
 use sha2::Digest;
 
-/// `ToolEffectKey` as read from the host.
+/// `ToolEffectKey` as read from the host: its identity and its other fields.
 #[derive(Debug, Clone, Default)]
 pub struct KeyInput {
     pub identity: IdentityView,
-    pub ownership: OwnershipView,
-    pub key: Field,
-    pub session_id: Field,
-    pub run_id: Field,
-    pub tool_call_id: Field,
-    pub tool_name: Field,
-    pub arguments_hash: Field,
+    pub parts: KeyParts,
 }
 
 /// A key whose identity, ownership and fields passed validation.
@@ -104,8 +98,8 @@ pub fn validate_key(
     now: i64,
     parse: &dyn Fn(&str) -> Option<i64>,
 ) -> Result<ValidKey, StoreError> {
-    check_matches_ownership(&input.identity, &input.ownership, now, parse)?;
-    key_fields(&input.identity, input.parts())
+    check_matches_ownership(&input.identity, &input.parts.ownership, now, parse)?;
+    key_fields(&input.identity, input.parts.clone())
 }
 
 /// A key's fields besides its identity, given by value: a valid key keeps their strings.
@@ -118,21 +112,6 @@ pub struct KeyParts {
     pub tool_call_id: Field,
     pub tool_name: Field,
     pub arguments_hash: Field,
-}
-
-impl KeyInput {
-    /// Its fields besides the identity, copied.
-    pub fn parts(&self) -> KeyParts {
-        KeyParts {
-            ownership: self.ownership.clone(),
-            key: self.key.clone(),
-            session_id: self.session_id.clone(),
-            run_id: self.run_id.clone(),
-            tool_call_id: self.tool_call_id.clone(),
-            tool_name: self.tool_name.clone(),
-            arguments_hash: self.arguments_hash.clone(),
-        }
-    }
 }
 
 /// The key's fields bounded and its ownership equal to `id`'s, without the identity's activity

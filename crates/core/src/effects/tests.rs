@@ -3,7 +3,7 @@
 use super::error::{EffectErrorCode, StoreError};
 use super::identity::tests::identity;
 use super::identity::{Field, OwnershipView};
-use super::key::KeyInput;
+use super::key::{KeyInput, KeyParts};
 use super::memory::MemoryStorage;
 use super::record::Status;
 use super::sqlite::SqliteStorage;
@@ -16,16 +16,18 @@ const NOW: i64 = 1_767_225_600_000;
 fn key(call: &str) -> KeyInput {
     KeyInput {
         identity: identity(),
-        ownership: OwnershipView {
-            tenant_id: "tenant".into(),
-            ..Default::default()
+        parts: KeyParts {
+            ownership: OwnershipView {
+                tenant_id: "tenant".into(),
+                ..Default::default()
+            },
+            key: Field::Text(format!("prism:tool-effect:v1:{call}")),
+            session_id: "s".into(),
+            run_id: "r".into(),
+            tool_call_id: call.into(),
+            tool_name: "pay".into(),
+            arguments_hash: Field::Text("a".repeat(64)),
         },
-        key: Field::Text(format!("prism:tool-effect:v1:{call}")),
-        session_id: "s".into(),
-        run_id: "r".into(),
-        tool_call_id: call.into(),
-        tool_name: "pay".into(),
-        arguments_hash: Field::Text("a".repeat(64)),
     }
 }
 
@@ -272,19 +274,19 @@ fn lifecycle<S: RecordStorage>(store: EffectStore<S>) {
         EffectErrorCode::Limit
     );
     let mut bad = key("c5");
-    bad.arguments_hash = "A".into();
+    bad.parts.arguments_hash = "A".into();
     assert_eq!(
         code(store.begin(&bad, None, None, NOW, p).unwrap_err()),
         EffectErrorCode::Limit
     );
     let mut bad = key("c5");
-    bad.ownership = OwnershipView::default();
+    bad.parts.ownership = OwnershipView::default();
     assert_eq!(
         code(store.begin(&bad, None, None, NOW, p).unwrap_err()),
         EffectErrorCode::Conflict
     );
     let mut bad = key("c1");
-    bad.arguments_hash = Field::Text("b".repeat(64));
+    bad.parts.arguments_hash = Field::Text("b".repeat(64));
     assert_eq!(
         code(store.begin(&bad, None, None, NOW, p).unwrap_err()),
         EffectErrorCode::Conflict

@@ -6,7 +6,7 @@
 use serde_json::{Map, Value};
 
 use super::identity::{Field, IdentityView, OwnershipView, PrincipalView};
-use super::key::KeyInput;
+use super::key::{KeyInput, KeyParts};
 use super::store::{Claim, FailureInput, Resolution, ResultInput, Transition};
 use super::time::parse_iso_strict;
 
@@ -91,13 +91,15 @@ pub fn ownership(v: Option<&Value>) -> OwnershipView {
 pub fn key(obj: &Map<String, Value>) -> KeyInput {
     KeyInput {
         identity: identity(obj.get("identity")),
-        ownership: ownership(obj.get("ownership")),
-        key: field(obj, "key"),
-        session_id: field(obj, "sessionId"),
-        run_id: field(obj, "runId"),
-        tool_call_id: field(obj, "toolCallId"),
-        tool_name: field(obj, "toolName"),
-        arguments_hash: field(obj, "argumentsHash"),
+        parts: KeyParts {
+            ownership: ownership(obj.get("ownership")),
+            key: field(obj, "key"),
+            session_id: field(obj, "sessionId"),
+            run_id: field(obj, "runId"),
+            tool_call_id: field(obj, "toolCallId"),
+            tool_name: field(obj, "toolName"),
+            arguments_hash: field(obj, "argumentsHash"),
+        },
     }
 }
 
@@ -237,6 +239,7 @@ mod tests {
     #[test]
     fn fields_read_as_absent_text_or_invalid() {
         let k = key(&obj(json!({ "key": "k", "sessionId": 5, "runId": null })));
+        let k = k.parts;
         assert_eq!(k.key, Field::Text("k".into()));
         assert_eq!(k.session_id, Field::Invalid);
         assert_eq!(k.run_id, Field::Invalid);

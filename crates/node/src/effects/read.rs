@@ -4,7 +4,7 @@ use super::js::{check, Js};
 use napi::bindgen_prelude::*;
 use napi::sys;
 use prism_tools_core::effects::identity::{Field, IdentityView, OwnershipView, PrincipalView};
-use prism_tools_core::effects::key::KeyInput;
+use prism_tools_core::effects::key::{KeyInput, KeyParts};
 use prism_tools_core::effects::store::{Claim, FailureInput, ResultInput};
 use std::ffi::CStr;
 use std::ptr;
@@ -132,13 +132,15 @@ pub(crate) fn read_ownership(js: Js, v: sys::napi_value) -> Result<OwnershipView
 pub(crate) fn read_key(js: Js, v: sys::napi_value) -> Result<KeyInput> {
     Ok(KeyInput {
         identity: read_identity(js, js.prop(v, c"identity")?)?,
-        ownership: read_ownership(js, js.prop(v, c"ownership")?)?,
-        key: js.field(v, c"key")?,
-        session_id: js.field(v, c"sessionId")?,
-        run_id: js.field(v, c"runId")?,
-        tool_call_id: js.field(v, c"toolCallId")?,
-        tool_name: js.field(v, c"toolName")?,
-        arguments_hash: js.field(v, c"argumentsHash")?,
+        parts: KeyParts {
+            ownership: read_ownership(js, js.prop(v, c"ownership")?)?,
+            key: js.field(v, c"key")?,
+            session_id: js.field(v, c"sessionId")?,
+            run_id: js.field(v, c"runId")?,
+            tool_call_id: js.field(v, c"toolCallId")?,
+            tool_name: js.field(v, c"toolName")?,
+            arguments_hash: js.field(v, c"argumentsHash")?,
+        },
     })
 }
 
