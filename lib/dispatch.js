@@ -250,9 +250,6 @@ module.exports = function bindDispatch(native, errors) {
 
   // ----- effects -----------------------------------------------------------------------------------
 
-  // Effect declarations that cannot change — a frozen object whose `kind` and `idempotency` are its
-  // own data properties (every bridged MCP tool's) — are remembered once Rust accepted them, so
-  // such a tool crosses no boundary for its declaration. Anything else is resolved at every call.
   const STATUS = { __proto__: null, claimed: C.S_CLAIMED, dispatched: C.S_DISPATCHED, completed: C.S_COMPLETED, unknown: C.S_UNKNOWN }
   const status = (r) => STATUS[r?.status] ?? C.S_OTHER
 

@@ -6,7 +6,6 @@
 
 const { ToolEffectError, IdentityError } = require('./effect-errors.js')
 
-const PRINCIPALS = ['sponsor', 'owner', 'delegatedFrom']
 const MAX_LIST_ITEMS = 4096
 const INVALID = 0 // any non-string JSON value reads as "present but invalid"
 
