@@ -167,23 +167,36 @@ pub fn resolution(obj: &Map<String, Value>) -> Resolution {
     }
 }
 
+/// The `dates` a host sent: `[text, epochMs]` pairs it parsed with `Date.parse`.
+fn host_dates(obj: &Map<String, Value>) -> Vec<(String, i64)> {
+    obj.get("dates")
+        .and_then(Value::as_array)
+        .map_or(&[][..], Vec::as_slice)
+        .iter()
+        .filter_map(|pair| {
+            let pair = pair.as_array()?;
+            Some((
+                pair.first()?.as_str()?.to_owned(),
+                pair.get(1)?.as_f64()? as i64,
+            ))
+        })
+        .collect()
+}
+
+/// How a timestamp parses: common ISO forms in Rust, the rest from the host's `dates`.
+fn parse_date_with(dates: &[(String, i64)], text: &str) -> Option<i64> {
+    parse_iso_strict(text).or_else(|| dates.iter().find_map(|(t, ms)| (t == text).then_some(*ms)))
+}
+
 /// How timestamps parse: common ISO forms in Rust, the rest from `dates` (`[text, epochMs]` pairs the host
 /// parsed with `Date.parse`).
-pub fn date_parser(obj: &Map<String, Value>) -> impl Fn(&str) -> Option<i64> + '_ {
-    let dates = obj.get("dates").and_then(Value::as_array);
-    move |text: &str| {
-        parse_iso_strict(text).or_else(|| {
-            dates?.iter().find_map(|pair| {
-                let pair = pair.as_array()?;
-                (pair.first()?.as_str()? == text)
-                    .then(|| pair.get(1)?.as_f64().map(|ms| ms as i64))?
-            })
-        })
-    }
+pub fn date_parser(obj: &Map<String, Value>) -> impl Fn(&str) -> Option<i64> {
+    let dates = host_dates(obj);
+    move |text: &str| parse_date_with(&dates, text)
 }
 
 /// What dispatch's identity check reads, as `lib/effect-store-wire.js` writes it
-/// (`identityCheckWire`): the identity, the ownership it must own (`None`: none asked), and the
+/// (`identityChecker`): the identity, the ownership it must own (`None`: none asked), and the
 /// timestamps only `Date.parse` understands, pre-parsed.
 #[derive(Debug, Default)]
 pub struct IdentityCheck {
@@ -197,33 +210,16 @@ impl IdentityCheck {
     pub fn parse(text: &str) -> Option<Self> {
         let v: Value = serde_json::from_str(text).ok()?;
         let obj = v.as_object()?;
-        let dates = obj
-            .get("dates")
-            .and_then(Value::as_array)
-            .map_or(&[][..], Vec::as_slice)
-            .iter()
-            .filter_map(|pair| {
-                let pair = pair.as_array()?;
-                Some((
-                    pair.first()?.as_str()?.to_owned(),
-                    pair.get(1)?.as_f64()? as i64,
-                ))
-            })
-            .collect();
         Some(IdentityCheck {
             identity: identity(obj.get("identity")),
             ownership: obj.get("ownership").map(|o| ownership(Some(o))),
-            dates,
+            dates: host_dates(obj),
         })
     }
 
     /// How the identity's timestamps parse: common ISO forms in Rust, the rest as the host parsed them.
     pub fn parse_date(&self, text: &str) -> Option<i64> {
-        parse_iso_strict(text).or_else(|| {
-            self.dates
-                .iter()
-                .find_map(|(t, ms)| (t == text).then_some(*ms))
-        })
+        parse_date_with(&self.dates, text)
     }
 }
 

@@ -124,7 +124,7 @@ pub fn assert_identity_active(env: Env, identity: Unknown, options: Option<Unkno
 }
 
 /// `identityCheck(text)`: what dispatch's identity check reads, from the text
-/// `lib/effect-store-wire.js` writes for it (`identityCheckWire`), as a handle JS keeps while the
+/// `lib/effect-store-wire.js` writes for it (`identityChecker`), as a handle JS keeps while the
 /// identity it read stays the same: a run's calls with one identity cross it once.
 #[napi(js_name = "identityCheck")]
 pub fn identity_check(text: String) -> Result<External<Rc<IdentityCheck>>> {
