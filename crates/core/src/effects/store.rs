@@ -17,6 +17,7 @@ use super::error::{EffectError, StoreError};
 use super::identity::{Field, OwnershipView};
 use super::key::{bounded_text, optional_text, owner_of, validate_key, KeyInput, Owner, ValidKey};
 use super::record::{EffectRecord, Failure, ResultDigest, Status};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 
 pub const DEFAULT_CLAIM_TTL_MS: i64 = 15 * 60_000;
@@ -264,27 +265,63 @@ fn check_size(record: &EffectRecord, max: usize) -> Result<(), EffectError> {
 
 /// Random bytes from the OS, taken 4 KiB at a time: one `getrandom` call serves 256 claim tokens
 /// (a call per token was most of a claim's cost). Each byte is used once; the pool belongs to the
-/// process that filled it (a forked child refills its own before using any).
+/// process that filled it: a forked child refills its own before using any (see [`note_fork`]).
 struct RandomPool {
     bytes: [u8; 4096],
     used: usize,
-    pid: u32,
+    forks: u64,
+}
+
+impl RandomPool {
+    /// Whether the next 16 bytes must come from a fresh fill: the pool is spent, or it was filled
+    /// by another process (`forks` is this process's [`lineage`]).
+    fn stale(&self, forks: u64) -> bool {
+        self.used + 16 > self.bytes.len() || self.forks != forks
+    }
 }
 
 static RANDOM: Mutex<RandomPool> = Mutex::new(RandomPool {
     bytes: [0; 4096],
     used: 4096,
-    pid: 0,
+    forks: 0,
 });
+
+/// How many forks this process descends from, as counted by [`note_fork`].
+static FORKS: AtomicU64 = AtomicU64::new(0);
+/// Whether a host counts forks with [`note_fork`] (see [`watching_forks`]).
+static FORKS_WATCHED: AtomicBool = AtomicBool::new(false);
+
+/// Tells the claim-token pool that this process is a fork's child: its copy of the parent's pool
+/// is never used, so parent and child never hand out the same token. It only bumps a counter, so
+/// it is safe in a child.
+pub fn note_fork() {
+    FORKS.fetch_add(1, Ordering::Relaxed);
+}
+
+/// Says that [`note_fork`] runs in every fork's child (the Node binding registers it with
+/// `pthread_atfork` when it loads). Until a host says so, the pool asks for the process id at
+/// every token instead: a system call per claim.
+pub fn watching_forks() {
+    FORKS_WATCHED.store(true, Ordering::Relaxed);
+}
+
+/// Which process the pool serves: the fork count when forks are watched, else the process id.
+fn lineage() -> u64 {
+    if FORKS_WATCHED.load(Ordering::Relaxed) {
+        FORKS.load(Ordering::Relaxed)
+    } else {
+        u64::from(std::process::id()) | 1 << 63
+    }
+}
 
 fn random_16() -> Result<[u8; 16], StoreError> {
     let mut pool = RANDOM.lock().unwrap_or_else(|e| e.into_inner());
-    let pid = std::process::id();
-    if pool.used + 16 > pool.bytes.len() || pool.pid != pid {
+    let forks = lineage();
+    if pool.stale(forks) {
         getrandom::fill(&mut pool.bytes)
             .map_err(|e| StoreError::Storage(format!("tool effect store failed: {e}")))?;
         pool.used = 0;
-        pool.pid = pid;
+        pool.forks = forks;
     }
     let mut b = [0u8; 16];
     let at = pool.used;
@@ -724,5 +761,44 @@ impl<S: RecordStorage> EffectStore<S> {
             "cleanup limit exceeds limits",
         )?;
         self.storage.cleanup(&owner, before, limit as u32)
+    }
+}
+
+#[cfg(test)]
+mod random_pool_tests {
+    use super::*;
+
+    #[test]
+    fn a_pool_filled_before_a_fork_is_never_used_after_it() {
+        let pool = RandomPool {
+            bytes: [7; 4096],
+            used: 16,
+            forks: 0,
+        };
+        assert!(!pool.stale(0), "a fresh pool serves its own process");
+        assert!(
+            pool.stale(1),
+            "the same bytes, seen from a fork's child, are refilled"
+        );
+        let spent = RandomPool {
+            used: 4096 - 8,
+            ..pool
+        };
+        assert!(spent.stale(0), "fewer than 16 bytes left: refilled");
+    }
+
+    #[test]
+    fn noting_a_fork_refills_before_the_next_token() {
+        let before = random_16().unwrap();
+        // Unwatched, the pool is the process id's; watched, the fork count's.
+        assert_eq!(lineage(), u64::from(std::process::id()) | 1 << 63);
+        watching_forks();
+        note_fork();
+        let after = random_16().unwrap();
+        assert_ne!(before, after);
+        let pool = RANDOM.lock().unwrap_or_else(|e| e.into_inner());
+        assert_eq!(pool.forks, FORKS.load(Ordering::Relaxed));
+        // The bytes handed out are wiped, the rest of the fresh fill is still there.
+        assert!(pool.bytes[..pool.used].iter().all(|&b| b == 0));
     }
 }
