@@ -599,4 +599,39 @@ describe("the memory store's claim and markDispatched in one crossing", () => {
     const lean = await scenario(createMemoryToolEffectStore(), endings[0][1], false);
     expect(lean.record).toMatchObject({ status: "completed", version: 3, hasClaim: false });
   });
+
+  it("answers with the result a host store's complete kept when it is an object, else with the tool's", async () => {
+    const kept = { toolCallId: "call_1", name: "pay", value: "as stored" };
+    const answers: [string, unknown, unknown][] = [
+      ["an object", kept, kept],
+      ["null", null, "ran"],
+      ["a string", "text", "ran"],
+      ["a number", 7, "ran"],
+      ["nothing", undefined, "ran"],
+    ];
+    for (const [what, result, expected] of answers) {
+      const base = createMemoryToolEffectStore();
+      const store = {
+        ...base,
+        complete: async (input: never) => ({ ...((await base.complete(input)) as object), result }),
+      };
+      const payTool: ToolDefinition = {
+        name: "pay",
+        effect: { kind: "external_mutation", idempotency: "required" },
+        execute: (_args, c) => ({ toolCallId: c.toolCallId, name: "pay", value: "ran" }),
+      };
+      const out = await dispatchToolCall({ call: call("pay", { amount: 5 }), registry: createToolRegistry([payTool]), context: ctx(), identity, ownership, effectStore: store as ToolEffectStore });
+      expect(out.error, what).toBeUndefined();
+      if (typeof expected === "object") expect(out, what).toBe(expected);
+      else expect(out.value, what).toBe(expected);
+    }
+    // A built-in store keeps the result's JSON: the call answers with that copy, not the tool's object.
+    const returned = { toolCallId: "call_1", name: "pay", value: { at: new Date(0) } };
+    const dated: ToolDefinition = { name: "pay", effect: { kind: "external_mutation", idempotency: "required" }, execute: () => returned };
+    for (const store of [createMemoryToolEffectStore(), asyncStore(createMemoryToolEffectStore())]) {
+      const out = await dispatchToolCall({ call: call("pay", { amount: 5 }), registry: createToolRegistry([dated]), context: ctx(), identity, ownership, effectStore: store });
+      expect(out).not.toBe(returned);
+      expect(out.value).toEqual({ at: "1970-01-01T00:00:00.000Z" });
+    }
+  });
 });

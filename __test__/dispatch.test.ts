@@ -697,11 +697,11 @@ describe("dispatchToolCall: the binding forgets every dispatch, however it ends"
   it("a built-in store's claim transition reads its token only from a dispatch that is making one", async () => {
     const { createRequire } = await import("node:module");
     const binding = createRequire(import.meta.url)("../binding.js");
-    const store = binding.createMemoryToolEffectStore();
+    const store = binding.memoryStoreHandle(binding.createMemoryToolEffectStore());
     const plan = binding.dispatchPlan(undefined, undefined);
     const id = Math.floor(binding.dispatchBegin(plan, 0, 0, 0, 1, "echo", 0) / 128); // at its lookup, not a transition
     for (const dispatch of [id, id + 4096, 0]) {
-      expect(() => store.advanceClaim(dispatch, false, undefined, false, false, undefined)).toThrow(`advanceClaim: dispatch ${dispatch} has no claim transition in progress`);
+      expect(() => binding.advanceClaim(store, dispatch, false, undefined, false, false, undefined)).toThrow(`advanceClaim: dispatch ${dispatch} has no claim transition in progress`);
     }
     binding.dispatchEnd(id);
     expect(binding.dispatchLive()).toBe(0);
@@ -710,7 +710,7 @@ describe("dispatchToolCall: the binding forgets every dispatch, however it ends"
   it("the effect snapshot lives in its dispatch: a stale or unknown id finds none, and an ended dispatch drops it", async () => {
     const { createRequire } = await import("node:module");
     const binding = createRequire(import.meta.url)("../binding.js");
-    const store = binding.createMemoryToolEffectStore();
+    const store = binding.memoryStoreHandle(binding.createMemoryToolEffectStore());
     const identity = { tenantId: "t1", userId: "u1", principal: { kind: "user", id: "p1" }, scopes: ["payments.write"], issuedAt: new Date().toISOString(), verified: true };
     const check = binding.identityCheck(JSON.stringify({ identity }));
     const plan = binding.dispatchPlan(undefined, undefined);
@@ -718,13 +718,28 @@ describe("dispatchToolCall: the binding forgets every dispatch, however it ends"
     for (const dispatch of [id + 4096, 0]) {
       expect(() => binding.dispatchIdentity(dispatch, check)).toThrow(`dispatchIdentity: dispatch ${dispatch} is not in flight`);
       expect(() => binding.dispatchEffectKey(dispatch, "s", "r", "c", {})).toThrow(`dispatchEffectKey: dispatch ${dispatch} is not in flight`);
-      expect(() => store.claimDispatch(dispatch, undefined)).toThrow(`claimDispatch: dispatch ${dispatch} is not in flight`);
+      expect(() => binding.claimDispatch(store, dispatch, undefined)).toThrow(`claimDispatch: dispatch ${dispatch} is not in flight`);
     }
     // A live dispatch with no snapshot yet: the key step and the claim are refused as a store refuses.
     expect(() => binding.dispatchEffectKey(id, "s", "r", "c", {})).toThrow("tool effect dispatch snapshot was already used");
-    expect(() => store.claimDispatch(id, undefined)).toThrow("tool effect dispatch snapshot was already used");
+    expect(() => binding.claimDispatch(store, id, undefined)).toThrow("tool effect dispatch snapshot was already used");
     binding.dispatchEnd(id);
     expect(binding.dispatchLive()).toBe(0);
-    expect(() => store.claimDispatch(id, undefined)).toThrow(`claimDispatch: dispatch ${id} is not in flight`);
+    expect(() => binding.claimDispatch(store, id, undefined)).toThrow(`claimDispatch: dispatch ${id} is not in flight`);
+  });
+
+  it("a built-in store's claim takes only a memory store's handle", async () => {
+    const { createRequire } = await import("node:module");
+    const binding = createRequire(import.meta.url)("../binding.js");
+    const store = binding.createMemoryToolEffectStore();
+    const identity = { tenantId: "t1", principal: { kind: "user", id: "p1" }, verified: true };
+    // Another kind of handle, the store object itself, or no value: refused before any dispatch is read.
+    for (const wrong of [binding.identityCheck(JSON.stringify({ identity })), store, {}, 7, undefined]) {
+      expect(() => binding.claimDispatch(wrong, 0, undefined)).toThrow();
+      expect(() => binding.advanceClaim(wrong, 0, true, "{}", false, true, undefined)).toThrow();
+    }
+    expect(() => binding.claimDispatch(binding.identityCheck(JSON.stringify({ identity })), 0, undefined)).toThrow(/is not the type of wrapped object/);
+    expect(() => binding.memoryStoreHandle({})).toThrow();
+    expect(binding.dispatchLive()).toBe(0);
   });
 });

@@ -277,7 +277,8 @@ module.exports = function bindDispatch(native, errors) {
 
   // `complete` on a built-in store: the result crosses as the JSON text the store keeps, and the
   // stored result dispatch answers with is that text parsed — what the record would hold. On the
-  // dispatch's own claim the binding hands the new version to the machine itself.
+  // dispatch's own claim the binding hands the new version to the machine itself, and the stored
+  // result is taken here (see `useStored`).
   function advanceComplete(ns, st, s) {
     const result = st.result
     let text
@@ -290,13 +291,20 @@ module.exports = function bindDispatch(native, errors) {
     }
     const stored = text === undefined ? undefined : JSON.parse(text)
     if (st.effectClaim !== undefined) {
-      st.next = ns.advanceClaim(s, true, text, unserializable, stored !== null && typeof stored === 'object', abortedSignal(st.effectKey.signal))
+      st.next = native.advanceClaim(ns.handle, s, true, text, unserializable, abortedSignal(st.effectKey.signal))
       st.effectRecord = { result: stored }
+      useStored(st, stored)
       return STEPPED
     }
-    const version = ns.advance(transition(st, dispatchDetail(s)), true, text, unserializable)
+    const version = ns.store.advance(transition(st, dispatchDetail(s)), true, text, unserializable)
     st.effectRecord = { result: stored }
     return version
+  }
+
+  // A completed record's stored result, when it is an object, is what the call answers with
+  // (upstream's `record.result ?? result`): taken as the store answers, before the machine goes on.
+  function useStored(st, stored) {
+    if (stored !== null && typeof stored === 'object') st.result = stored
   }
 
   function storeCall(h, method, arg, f = h.effectStore[method]) {
@@ -423,12 +431,13 @@ module.exports = function bindDispatch(native, errors) {
         case C.K_EFFECT_COMPLETE: {
           // A built-in store's lean answer: the new version (and `st.effectRecord` set by advanceComplete).
           if (typeof v === 'number') {
-            const r = k === C.K_EFFECT_COMPLETE ? st.effectRecord?.result : undefined
-            return dispatchAnswer(s, C.A_RECORD, v, r !== null && typeof r === 'object' ? 1 : 0)
+            if (k === C.K_EFFECT_COMPLETE) useStored(st, st.effectRecord?.result)
+            return dispatchAnswer(s, C.A_RECORD, v)
           }
-          st.effectRecord = v
           const version = typeof v?.version === 'number' ? v.version : NaN
-          return dispatchAnswer(s, C.A_RECORD, version, v?.result !== null && typeof v?.result === 'object' ? 1 : 0)
+          st.effectRecord = v
+          if (k === C.K_EFFECT_COMPLETE) useStored(st, v?.result)
+          return dispatchAnswer(s, C.A_RECORD, version)
         }
         case C.K_EXECUTE:
           // A bare value (a number, a domain object…) or a result missing its id or name is made
@@ -505,7 +514,7 @@ module.exports = function bindDispatch(native, errors) {
           if (ns === undefined) return storeCall(h, 'begin', st.effectKey, f)
           if (st.effectRead === undefined) return storeCall(h, 'begin', st.effectKey, f)
           // The claim makes markDispatched too when the host's markDispatched is this store's own.
-          const v = ns.claimDispatch(s, abortedSignal(st.effectKey.signal), nativeStoreOf(h.effectStore.markDispatched) === ns)
+          const v = native.claimDispatch(ns.handle, s, abortedSignal(st.effectKey.signal), nativeStoreOf(h.effectStore.markDispatched) === ns)
           if (typeof v !== 'number') return v // another claimant's record, answered below
           st.effectClaim = true
           st.next = v
@@ -518,12 +527,12 @@ module.exports = function bindDispatch(native, errors) {
           const f = h.effectStore.markDispatched
           const ns = nativeStoreOf(f)
           if (ns !== undefined && st.effectClaim !== undefined) {
-            st.next = ns.advanceClaim(s, false, undefined, false, false, abortedSignal(st.effectKey.signal))
+            st.next = native.advanceClaim(ns.handle, s, false, undefined, false, abortedSignal(st.effectKey.signal))
             return STEPPED
           }
           const d = dispatchDetail(s)
           if (ns === undefined) return storeCall(h, 'markDispatched', transition(st, d), f)
-          return ns.advance(transition(st, d), false, undefined, false)
+          return ns.store.advance(transition(st, d), false, undefined, false)
         }
       case C.K_EFFECT_COMPLETE:
         return () => {
@@ -632,10 +641,6 @@ module.exports = function bindDispatch(native, errors) {
           continue
         }
         case C.K_REPLAY:
-          st.result = st.effectRecord.result
-          k = dispatchStep(s, C.A_DONE)
-          continue
-        case C.K_USE_STORED_RESULT:
           st.result = st.effectRecord.result
           k = dispatchStep(s, C.A_DONE)
           continue

@@ -10,7 +10,9 @@ const { poolStoreFace } = require('./effect-store-wire.js')
 const STORE_METHODS = ['get', 'begin', 'markDispatched', 'complete', 'fail', 'markUnknown', 'resolveUnknown', 'cleanup']
 // Each method of a built-in store → [native store, native method], for dispatch to call directly.
 const directMethods = new WeakMap()
-// Each method of a built-in store → its native store.
+// Each method of a built-in memory store → `{ store, handle }`: its native store (for its own
+// methods) and the handle dispatch's claim and transitions take (free functions: a class method
+// pays an unwrap at every call).
 const nativeStores = new WeakMap()
 
 /**
@@ -20,6 +22,7 @@ const nativeStores = new WeakMap()
  */
 function storeFace(nativeStore) {
   const store = {}
+  const builtIn = { store: nativeStore, handle: native.memoryStoreHandle(nativeStore) }
   for (const m of STORE_METHODS) {
     const f = nativeStore[m]
     const method = {
@@ -32,7 +35,7 @@ function storeFace(nativeStore) {
       },
     }[m]
     directMethods.set(method, [nativeStore, f])
-    nativeStores.set(method, nativeStore)
+    nativeStores.set(method, builtIn)
     store[m] = method
   }
   /** A no-op: the memory store holds no file or connection. */
@@ -46,7 +49,7 @@ function callStoreMethod(store, f, arg) {
   return d === undefined ? f.call(store, arg) : d[1].call(d[0], arg)
 }
 
-/** The native store behind `f` when `f` is a built-in store's method (dispatch's lean calls). */
+/** `{ store, handle }` of the memory store behind `f` when `f` is a built-in store's method (dispatch's lean calls). */
 const nativeStoreOf = (f) => nativeStores.get(f)
 
 const createMemoryToolEffectStore = (options) => storeFace(native.createMemoryToolEffectStore(options))

@@ -401,16 +401,11 @@ impl Dispatch {
             }
             (Step::ResultMiddleware | Step::Redact, _) => self.advance(),
             (Step::Complete, a) => match a {
-                Answer::Record {
-                    result_is_object, ..
-                } => {
+                Answer::Record { .. } => {
                     if let Some(c) = self.claim.as_mut() {
                         c.completed = true;
                     }
                     self.end(Terminal::Finished);
-                    if result_is_object {
-                        return Some(Command::UseStoredResult);
-                    }
                 }
                 _ => return Some(self.effect_unknown()),
             },

@@ -93,14 +93,8 @@ fn happy(c: &Command) -> Answer {
             token: "t".into(),
             version: 1.0,
         }),
-        Command::MarkDispatched(_) => Answer::Record {
-            version: Some(2.0),
-            result_is_object: false,
-        },
-        Command::EffectComplete(_) => Answer::Record {
-            version: Some(3.0),
-            result_is_object: true,
-        },
+        Command::MarkDispatched(_) => Answer::Record { version: Some(2.0) },
+        Command::EffectComplete(_) => Answer::Record { version: Some(3.0) },
         _ => Answer::Done,
     }
 }
@@ -241,7 +235,6 @@ fn every_hook_runs_in_the_contracts_order() {
             } => "output-record",
             Command::RedactResult => "redact",
             Command::EffectComplete(_) => "complete",
-            Command::UseStoredResult => "stored-result",
             Command::EmitTerminal(Terminal::Finished) => "emit-finished",
             Command::AppendTerminal(Terminal::Finished) => "row-finished",
             Command::Resolve => "resolve",
@@ -278,7 +271,6 @@ fn every_hook_runs_in_the_contracts_order() {
             "output-record",
             "redact",
             "complete",
-            "stored-result",
             "emit-finished",
             "row-finished",
             "resolve"
@@ -759,7 +751,7 @@ fn effect_claim_is_begun_dispatched_and_completed() {
             version: 2.0
         })
     );
-    assert!(cmds.contains(&Command::UseStoredResult));
+    assert_eq!(ending(&cmds), (None, Some(Terminal::Finished)));
 }
 
 #[test]
@@ -848,10 +840,7 @@ fn an_unconfirmed_mark_dispatched_reads_the_record_before_marking_it_unknown() {
     );
     // Still claimed: nothing to mark.
     let cmds = drive(effects(), call("pay"), |c| match c {
-        Command::MarkDispatched(_) => Answer::Record {
-            version: None,
-            result_is_object: false,
-        },
+        Command::MarkDispatched(_) => Answer::Record { version: None },
         Command::EffectGet => Answer::Stored {
             status: RecordStatus::Claimed,
             token: Some("t".into()),
@@ -1593,23 +1582,16 @@ fn every_begin_answer_has_its_transition() {
 }
 
 #[test]
-fn a_completion_without_a_stored_object_keeps_the_tools_result() {
+fn a_completion_with_no_version_still_finishes() {
     let cmds = drive(effects(), call("pay"), |c| match c {
-        Command::EffectComplete(_) => Answer::Record {
-            version: Some(3.0),
-            result_is_object: false,
-        },
+        Command::EffectComplete(_) => Answer::Record { version: None },
         o => claiming(o),
     });
     assert_eq!(ending(&cmds), (None, Some(Terminal::Finished)));
-    assert!(!cmds.contains(&Command::UseStoredResult));
     assert!(!cmds.iter().any(|c| matches!(c, Command::MarkUnknown(_))));
     // A mark that answered no version leaves the outcome unknown: the tool never runs.
     let cmds = drive(effects(), call("pay"), |c| match c {
-        Command::MarkDispatched(_) => Answer::Record {
-            version: None,
-            result_is_object: false,
-        },
+        Command::MarkDispatched(_) => Answer::Record { version: None },
         Command::EffectGet => Answer::Threw { code: None },
         o => claiming(o),
     });

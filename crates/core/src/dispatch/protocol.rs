@@ -160,10 +160,11 @@ pub enum Answer {
         idempotency_unsupported: bool,
     },
     Begun(Begun),
-    /// A transition answered with a record; `version` when it holds a numeric one.
+    /// A transition answered with a record; `version` when it holds a numeric one. After
+    /// `EffectComplete` the caller has already taken the record's stored result when it is an
+    /// object (dispatch answers with what the store kept, as upstream's `record.result ?? result`).
     Record {
         version: Option<f64>,
-        result_is_object: bool,
     },
     /// `effectStore.get` answered (for an unconfirmed `markDispatched`).
     Stored {
@@ -283,8 +284,6 @@ pub enum Command {
     /// Redact the result before it leaves the call.
     RedactResult,
     EffectComplete(ClaimRef),
-    /// Take the stored result the store answered with.
-    UseStoredResult,
     /// The call's result becomes `{ toolCallId, name, error }` with this error.
     SetError(ErrorSpec),
     /// Settle an unfinished claim: mark it unknown (after dispatch).

@@ -81,7 +81,6 @@ pub const K_EXECUTE: u32 = 19;
 pub const K_RESULT_MIDDLEWARE: u32 = 20;
 pub const K_REDACT_RESULT: u32 = 21;
 pub const K_EFFECT_COMPLETE: u32 = 22;
-pub const K_USE_STORED_RESULT: u32 = 23;
 pub const K_SET_ERROR: u32 = 24;
 pub const K_MARK_UNKNOWN: u32 = 25;
 pub const K_EFFECT_GET: u32 = 26;
@@ -211,7 +210,6 @@ pub const ALL: &[(&str, u32)] = &[
     ("K_RESULT_MIDDLEWARE", K_RESULT_MIDDLEWARE),
     ("K_REDACT_RESULT", K_REDACT_RESULT),
     ("K_EFFECT_COMPLETE", K_EFFECT_COMPLETE),
-    ("K_USE_STORED_RESULT", K_USE_STORED_RESULT),
     ("K_SET_ERROR", K_SET_ERROR),
     ("K_MARK_UNKNOWN", K_MARK_UNKNOWN),
     ("K_EFFECT_GET", K_EFFECT_GET),

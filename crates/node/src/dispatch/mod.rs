@@ -367,7 +367,6 @@ pub fn dispatch_answer(
         A_MALFORMED => Answer::Begun(Begun::Malformed),
         A_RECORD => Answer::Record {
             version: n.filter(|v| !v.is_nan()),
-            result_is_object: flag(m),
         },
         A_STORED => Answer::Stored {
             status: status(n),
@@ -467,7 +466,6 @@ fn command_code(c: &Command) -> u32 {
         Command::ResultMiddleware => K_RESULT_MIDDLEWARE,
         Command::RedactResult => K_REDACT_RESULT,
         Command::EffectComplete(_) => K_EFFECT_COMPLETE,
-        Command::UseStoredResult => K_USE_STORED_RESULT,
         Command::SetError(_) => K_SET_ERROR,
         Command::MarkUnknown(_) => K_MARK_UNKNOWN,
         Command::EffectGet => K_EFFECT_GET,

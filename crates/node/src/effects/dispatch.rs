@@ -15,7 +15,7 @@ use super::errors::{effect_result, throw_store_error};
 use super::identity::{checked_dispatch_identity, resolve_declaration};
 use super::js::Js;
 use super::read::check_abort;
-use super::store::{lean_transition, NativeToolEffectStore};
+use super::store::{lean_transition, MemoryEffectStore};
 use crate::dispatch::{answer, with_effect};
 use napi::bindgen_prelude::*;
 use napi::sys;
@@ -245,107 +245,101 @@ enum Claimed {
     Existing(String),
 }
 
-#[napi]
-impl NativeToolEffectStore {
-    /// `begin` for dispatch `dispatch`, on the snapshot its `dispatchIdentity` and
-    /// `dispatchEffectKey` made. When the claim is acquired the machine takes it here and the
-    /// answer is the next command's code (the token and version stay in the machine, for
-    /// [`Self::advance_claim`]); any other outcome answers like `begin`, with the record (without
-    /// its claim token), for dispatch to hand over. `signal` is the dispatch's abort signal.
-    ///
-    /// `mark_too`: the host's `markDispatched` is this store's own, so the claim may make that
-    /// transition too (see [`Self::mark_dispatched_at_once`]).
-    #[napi]
-    pub fn claim_dispatch<'a>(
-        &self,
-        env: &'a Env,
-        dispatch: u32,
-        signal: Unknown<'a>,
-        mark_too: Option<bool>,
-    ) -> Result<Unknown<'a>> {
-        let js = Js(env.raw());
-        check_abort(js, signal.raw())?;
-        // The clock first: it may run JS, which must find no dispatch borrowed.
-        let now = self.now(env)?;
-        let claimed = with_effect(dispatch, |slot| {
-            let claimed = checked_key(slot, now).and_then(|k| {
-                self.backend
-                    .begin_valid(k, None, None, now, |outcome, r: &EffectRecord| {
-                        match (outcome, &r.claim_token) {
-                            (BeginOutcome::Acquired, Some(token)) => Claimed::Acquired {
-                                version: r.version,
-                                token: token.clone(),
-                            },
-                            _ => Claimed::Existing(r.to_json_with(false)),
-                        }
-                    })
-            });
-            if !matches!(claimed, Ok(Claimed::Acquired { .. })) {
-                *slot = None; // another claimant's record, or a refusal: not used again
-            }
-            claimed
-        })
-        .ok_or_else(|| not_in_flight("claimDispatch", dispatch))?;
-        match claimed.map_err(|e| throw_store_error(js, &e))? {
-            Claimed::Acquired { version, token } => {
-                let next = answer(
-                    dispatch,
-                    Answer::Begun(Begun::Acquired {
-                        token,
-                        version: version as f64,
-                    }),
-                );
-                let next = if mark_too == Some(true) {
-                    self.mark_dispatched_at_once(dispatch, next)?
-                } else {
-                    next
-                };
-                Ok(env.create_uint32(next)?.to_unknown())
-            }
-            Claimed::Existing(record) => {
-                let text = format!("{{\"outcome\":\"existing\",\"record\":{record}}}");
-                js.unknown(env, js.json_parse(&text)?)
-            }
+/// `begin` for dispatch `dispatch`, on the snapshot its `dispatchIdentity` and
+/// `dispatchEffectKey` made. When the claim is acquired the machine takes it here and the
+/// answer is the next command's code (the token and version stay in the machine, for
+/// [`advance_claim`]); any other outcome answers like `begin`, with the record (without
+/// its claim token), for dispatch to hand over. `signal` is the dispatch's abort signal.
+///
+/// `mark_too`: the host's `markDispatched` is this store's own, so the claim may make that
+/// transition too (see [`MemoryEffectStore::mark_dispatched_at_once`]).
+#[napi(js_name = "claimDispatch")]
+pub fn claim_dispatch<'a>(
+    env: &'a Env,
+    store: &External<Rc<MemoryEffectStore>>,
+    dispatch: u32,
+    signal: Unknown<'a>,
+    mark_too: Option<bool>,
+) -> Result<Unknown<'a>> {
+    let js = Js(env.raw());
+    check_abort(js, signal.raw())?;
+    // The clock first: it may run JS, which must find no dispatch borrowed.
+    let now = store.now(env)?;
+    let claimed = with_effect(dispatch, |slot| {
+        let claimed = checked_key(slot, now).and_then(|k| {
+            store
+                .backend
+                .begin_valid(k, None, None, now, |outcome, r: &EffectRecord| {
+                    match (outcome, &r.claim_token) {
+                        (BeginOutcome::Acquired, Some(token)) => Claimed::Acquired {
+                            version: r.version,
+                            token: token.clone(),
+                        },
+                        _ => Claimed::Existing(r.to_json_with(false)),
+                    }
+                })
+        });
+        if !matches!(claimed, Ok(Claimed::Acquired { .. })) {
+            *slot = None; // another claimant's record, or a refusal: not used again
         }
-    }
-
-    /// `markDispatched` (`complete: false`) or `complete` for dispatch `dispatch` on the claim its
-    /// [`Self::claim_dispatch`] took. The claim token and expected version are those of the
-    /// dispatch's transition command in progress (the machine's, never re-read from JS). `signal`
-    /// is the dispatch's abort signal, checked first as every store method checks its input's.
-    /// `result` is the result's JSON text, `unserializable` when the result had none, and
-    /// `result_is_object` whether that text parses to an object. The machine takes the new
-    /// version here: the answer is the next command's code.
-    #[napi]
-    #[allow(clippy::too_many_arguments)]
-    pub fn advance_claim(
-        &self,
-        env: &Env,
-        dispatch: u32,
-        complete: bool,
-        result: Option<String>,
-        unserializable: bool,
-        result_is_object: bool,
-        signal: Unknown,
-    ) -> Result<u32> {
-        let js = Js(env.raw());
-        check_abort(js, signal.raw())?;
-        // The clock first: it may run JS, which must find no dispatch borrowed.
-        let now = self.now(env)?;
-        let version = self
-            .claimed_transition(dispatch, complete, result, unserializable, now, false)?
-            .map_err(|e| throw_store_error(js, &e))?;
-        Ok(answer(
-            dispatch,
-            Answer::Record {
-                version: Some(version),
-                result_is_object,
-            },
-        ))
+        claimed
+    })
+    .ok_or_else(|| not_in_flight("claimDispatch", dispatch))?;
+    match claimed.map_err(|e| throw_store_error(js, &e))? {
+        Claimed::Acquired { version, token } => {
+            let next = answer(
+                dispatch,
+                Answer::Begun(Begun::Acquired {
+                    token,
+                    version: version as f64,
+                }),
+            );
+            let next = if mark_too == Some(true) {
+                store.mark_dispatched_at_once(dispatch, next)?
+            } else {
+                next
+            };
+            Ok(env.create_uint32(next)?.to_unknown())
+        }
+        Claimed::Existing(record) => {
+            let text = format!("{{\"outcome\":\"existing\",\"record\":{record}}}");
+            js.unknown(env, js.json_parse(&text)?)
+        }
     }
 }
 
-impl NativeToolEffectStore {
+/// `markDispatched` (`complete: false`) or `complete` for dispatch `dispatch` on the claim its
+/// [`claim_dispatch`] took. The claim token and expected version are those of the
+/// dispatch's transition command in progress (the machine's, never re-read from JS). `signal`
+/// is the dispatch's abort signal, checked first as every store method checks its input's.
+/// `result` is the result's JSON text, `unserializable` when the result had none. The machine
+/// takes the new version here: the answer is the next command's code.
+#[napi(js_name = "advanceClaim")]
+pub fn advance_claim(
+    env: &Env,
+    store: &External<Rc<MemoryEffectStore>>,
+    dispatch: u32,
+    complete: bool,
+    result: Option<String>,
+    unserializable: bool,
+    signal: Unknown,
+) -> Result<u32> {
+    let js = Js(env.raw());
+    check_abort(js, signal.raw())?;
+    // The clock first: it may run JS, which must find no dispatch borrowed.
+    let now = store.now(env)?;
+    let version = store
+        .claimed_transition(dispatch, complete, result, unserializable, now, false)?
+        .map_err(|e| throw_store_error(js, &e))?;
+    Ok(answer(
+        dispatch,
+        Answer::Record {
+            version: Some(version),
+        },
+    ))
+}
+
+impl MemoryEffectStore {
     /// The claimed transition of dispatch `dispatch`'s command in progress, on its snapshot: the
     /// record's new version, or the store's refusal. The snapshot is dropped once the claim is
     /// completed, and on a refusal unless `keep_on_refusal` (the same transition is then asked
@@ -401,7 +395,6 @@ impl NativeToolEffectStore {
                 dispatch,
                 Answer::Record {
                     version: Some(version),
-                    result_is_object: false,
                 },
             )),
             Err(_) => Ok(next),

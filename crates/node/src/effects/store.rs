@@ -21,7 +21,9 @@ use prism_tools_core::effects::store::{
 };
 use prism_tools_core::effects::time::now_ms;
 use prism_tools_core::storage::sqlite::SqliteOptions;
+use std::ops::Deref;
 use std::ptr;
+use std::rc::Rc;
 use std::sync::Arc;
 
 /// The transition of dispatch's lean `markDispatched` (`complete: false`) or `complete`: the result
@@ -46,12 +48,36 @@ pub(crate) fn lean_transition(
 }
 
 /// The memory `ToolEffectStore`. Every method answers synchronously with a plain value (no Promise, no
-/// event-loop turn) and throws synchronously; `await store.method(...)` works as for any store. Errors: `ToolEffectError` (contract refusals), `IdentityError` (the key's identity is inactive or
+/// event-loop turn) and throws synchronously; `await store.method(...)` works as for any store.
+/// Errors: `ToolEffectError` (contract refusals), `IdentityError` (the key's identity is inactive or
 /// does not own the key), `Error` with code `ERR_PRISM_TOOL_EFFECT_STORE` (storage failure).
+///
+/// The class is the store's face for its own methods; its state is shared with the handle
+/// [`memory_store_handle`] makes, through which dispatch's claim and transitions reach it as free
+/// functions (a class method pays an unwrap and a type-tag check at every call).
 #[napi]
 pub struct NativeToolEffectStore {
+    state: Rc<MemoryEffectStore>,
+}
+
+/// What a memory store is: its records and its clock.
+pub struct MemoryEffectStore {
     pub(crate) backend: EffectStore<MemoryStorage>,
     now: Option<FunctionRef<(), f64>>,
+}
+
+impl Deref for NativeToolEffectStore {
+    type Target = MemoryEffectStore;
+    fn deref(&self) -> &MemoryEffectStore {
+        &self.state
+    }
+}
+
+/// `memoryStoreHandle(store)`: the handle dispatch passes to `claimDispatch` and `advanceClaim`
+/// (`lib/effects.js` makes it once, with the store's face).
+#[napi(js_name = "memoryStoreHandle")]
+pub fn memory_store_handle(store: &NativeToolEffectStore) -> External<Rc<MemoryEffectStore>> {
+    External::new(Rc::clone(&store.state))
 }
 
 fn read_now_option(options: Option<&Unknown>) -> Result<Option<FunctionRef<(), f64>>> {
@@ -88,7 +114,7 @@ pub(crate) fn read_max_result_bytes(js: Js, options: sys::napi_value) -> Result<
     }
 }
 
-impl NativeToolEffectStore {
+impl MemoryEffectStore {
     /// Whether the store reads a host clock (`options.now`), which runs JS.
     pub(crate) fn has_clock(&self) -> bool {
         self.now.is_some()
@@ -171,7 +197,7 @@ impl NativeToolEffectStore {
         let claim = read_claim(js, v)?;
         let to = to(js, v)?;
         let text = self.run_transition(env, js, &key, &claim, to, EffectRecord::to_json)?;
-        Self::record(env, js, &text)
+        MemoryEffectStore::record(env, js, &text)
     }
 }
 
@@ -186,7 +212,7 @@ impl NativeToolEffectStore {
         let now = self.now(env)?;
         let parse = host_parse(js);
         match self.backend.get(&key, now, &parse) {
-            Ok(Some(r)) => Self::record(env, js, &r.to_json()),
+            Ok(Some(r)) => MemoryEffectStore::record(env, js, &r.to_json()),
             Ok(None) => js.unknown(env, js.undefined()?),
             Err(e) => Err(throw_store_error(js, &e)),
         }
@@ -203,7 +229,7 @@ impl NativeToolEffectStore {
                 record.to_json_with(outcome == BeginOutcome::Acquired)
             )
         })?;
-        Self::record(env, js, &text)
+        MemoryEffectStore::record(env, js, &text)
     }
 
     /// `markDispatched` (`complete: false`) or `complete` for dispatch, answered with the new version
@@ -289,7 +315,7 @@ impl NativeToolEffectStore {
         let now = self.now(env)?;
         let parse = host_parse(js);
         match self.backend.resolve_unknown(&key, resolution, now, &parse) {
-            Ok(r) => Self::record(env, js, &r.to_json()),
+            Ok(r) => MemoryEffectStore::record(env, js, &r.to_json()),
             Err(e) => Err(throw_store_error(js, &e)),
         }
     }
@@ -331,8 +357,10 @@ pub fn create_memory_tool_effect_store(
     let js = Js(env.raw());
     let max = read_max_result_bytes(js, options.as_ref().map_or(ptr::null_mut(), |o| o.raw()))?;
     Ok(NativeToolEffectStore {
-        backend: EffectStore::with_max_result_bytes(MemoryStorage::default(), max),
-        now: read_now_option(options.as_ref())?,
+        state: Rc::new(MemoryEffectStore {
+            backend: EffectStore::with_max_result_bytes(MemoryStorage::default(), max),
+            now: read_now_option(options.as_ref())?,
+        }),
     })
 }
 
