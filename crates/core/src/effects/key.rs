@@ -6,6 +6,7 @@ use super::identity::{check_matches_ownership, Field, IdentityView, OwnershipVie
 use super::record::EffectKey;
 use super::store::{MAX_EFFECT_KEY_BYTES, MAX_IDENTIFIER_BYTES, MAX_TOOL_NAME_BYTES};
 use sha2::Digest;
+use std::sync::Arc;
 
 /// `ToolEffectKey` as read from the host: its identity and its other fields.
 #[derive(Debug, Clone, Default)]
@@ -21,8 +22,9 @@ pub struct ValidKey {
     pub storage_id: String,
     /// SHA-256 of `storage_id`: the memory store's map key (32 bytes in the table, no allocation).
     pub storage_digest: [u8; 32],
-    /// The fields a record of this key holds.
-    pub key: EffectKey,
+    /// The fields a record of this key holds, shared with the record a claim makes (a new record
+    /// takes a reference, not a copy of nine strings).
+    pub key: Arc<EffectKey>,
 }
 
 /// An exact ownership (tenant, optional account, optional user).
@@ -166,7 +168,7 @@ pub fn key_fields(id: &IdentityView, parts: KeyParts) -> Result<ValidKey, StoreE
     Ok(ValidKey {
         storage_id,
         storage_digest,
-        key: EffectKey {
+        key: Arc::new(EffectKey {
             tenant_id: owner.tenant_id,
             account_id: owner.account_id,
             user_id: owner.user_id,
@@ -176,6 +178,6 @@ pub fn key_fields(id: &IdentityView, parts: KeyParts) -> Result<ValidKey, StoreE
             tool_call_id,
             tool_name,
             arguments_hash,
-        },
+        }),
     })
 }

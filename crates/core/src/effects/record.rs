@@ -2,6 +2,7 @@
 
 use super::canonical::write_json_string;
 use super::time::format_iso;
+use std::sync::Arc;
 
 /// `ToolEffectStatus`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -76,7 +77,8 @@ pub struct EffectKey {
 /// One effect record. Times are epoch milliseconds; `result` is the stored `ToolResult` as JSON text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EffectRecord {
-    pub key: EffectKey,
+    /// The key's fields, never changed once the record is made (shared with the key that made it).
+    pub key: Arc<EffectKey>,
     pub status: Status,
     pub attempt: u32,
     pub version: u64,

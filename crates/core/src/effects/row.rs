@@ -4,6 +4,7 @@
 use super::error::StoreError;
 use super::record::{EffectKey, EffectRecord, Failure, ResultDigest, Status};
 use crate::storage::row::{Columns, Value};
+use std::sync::Arc;
 
 /// Every column but `id`, in the order `values` binds (after `id`) and `record` reads them.
 pub const COLUMNS: &str = "tenant_id, account_id, user_id, effect_key, session_id, run_id, tool_call_id,
@@ -56,7 +57,7 @@ pub fn record(row: &impl Columns) -> Result<EffectRecord, StoreError> {
         let failure_reference = row.opt_text(16)?;
         let omitted_sha256 = row.opt_text(21)?;
         Ok(EffectRecord {
-            key: EffectKey {
+            key: Arc::new(EffectKey {
                 tenant_id: row.text(0)?,
                 account_id: row.opt_text(1)?,
                 user_id: row.opt_text(2)?,
@@ -66,7 +67,7 @@ pub fn record(row: &impl Columns) -> Result<EffectRecord, StoreError> {
                 tool_call_id: row.text(6)?,
                 tool_name: row.text(7)?,
                 arguments_hash: row.text(8)?,
-            },
+            }),
             status,
             attempt: row.int(10)?.clamp(0, u32::MAX.into()) as u32,
             version: row.int(11)?.max(0) as u64,
