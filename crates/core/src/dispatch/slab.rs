@@ -61,21 +61,23 @@ impl<T> Slab<T> {
         slot.value.as_mut()
     }
 
-    /// Forgets `id`'s value (nothing when the id is stale); its slot's next id differs.
-    pub fn remove(&mut self, id: u32) -> Option<T> {
+    /// Forgets `id`'s value, dropped where it lies (not moved out of its slot first); its slot's
+    /// next id differs. Whether `id` named a live value (a stale id forgets nothing).
+    pub fn discard(&mut self, id: u32) -> bool {
         let index = id & INDEX_MASK;
-        let slot = self.slots.get_mut(index as usize)?;
-        if slot.generation != id >> INDEX_BITS {
-            return None;
+        let Some(slot) = self.slots.get_mut(index as usize) else {
+            return false;
+        };
+        if slot.generation != id >> INDEX_BITS || slot.value.is_none() {
+            return false;
         }
-        let value = slot.value.take()?;
+        slot.value = None;
         slot.generation = (slot.generation + 1) & GENERATION_MASK;
         self.free.push(index);
         self.live -= 1;
-        Some(value)
+        true
     }
 
-    /// How many values are held.
     pub fn len(&self) -> usize {
         self.live
     }
@@ -93,12 +95,13 @@ mod tests {
     fn a_stale_id_finds_nothing_after_its_slot_is_reused() {
         let mut slab = Slab::default();
         let a = slab.insert("a").unwrap();
-        assert_eq!(slab.remove(a), Some("a"));
+        assert_eq!(slab.get_mut(a), Some(&mut "a"));
+        assert!(slab.discard(a));
         let b = slab.insert("b").unwrap();
         assert_ne!(a, b, "the reused slot has a new id");
         assert_eq!(a & INDEX_MASK, b & INDEX_MASK, "the same slot");
         assert_eq!(slab.get_mut(a), None);
-        assert_eq!(slab.remove(a), None, "a stale id cannot end the new value");
+        assert!(!slab.discard(a), "a stale id cannot end the new value");
         assert_eq!(slab.get_mut(b), Some(&mut "b"));
         assert_eq!(slab.len(), 1);
     }
@@ -113,17 +116,34 @@ mod tests {
                 assert_ne!(id, prev);
                 assert_eq!(slab.get_mut(prev), None);
             }
-            assert_eq!(slab.remove(id), Some(i));
+            assert_eq!(slab.get_mut(id), Some(&mut i.clone()));
+            assert!(slab.discard(id));
             last = Some(id);
         }
         assert!(slab.is_empty());
     }
 
     #[test]
+    fn a_discarded_value_is_dropped_once_and_its_slot_reused() {
+        let value = std::rc::Rc::new(());
+        let mut slab = Slab::default();
+        let id = slab.insert(std::rc::Rc::clone(&value)).unwrap();
+        assert_eq!(std::rc::Rc::strong_count(&value), 2);
+        assert!(slab.discard(id));
+        assert_eq!(std::rc::Rc::strong_count(&value), 1, "dropped at once");
+        assert!(!slab.discard(id), "a second discard finds nothing");
+        assert!(slab.is_empty());
+        let next = slab.insert(std::rc::Rc::clone(&value)).unwrap();
+        assert_eq!(next & INDEX_MASK, id & INDEX_MASK, "the same slot, reused");
+        assert!(!slab.discard(id), "the stale id cannot end the new value");
+        assert_eq!(slab.len(), 1);
+    }
+
+    #[test]
     fn unknown_and_out_of_range_ids_find_nothing() {
         let mut slab: Slab<u8> = Slab::default();
         assert_eq!(slab.get_mut(0), None);
-        assert_eq!(slab.remove(u32::MAX), None);
+        assert!(!slab.discard(u32::MAX));
         let id = slab.insert(1).unwrap();
         assert_eq!(slab.get_mut(id ^ (1 << INDEX_BITS)), None);
     }

@@ -211,25 +211,33 @@ pub fn dispatch_begin(
         filter: plan.filter.clone(),
         secrets: plan.secrets.clone(),
     };
-    let mut machine = Dispatch::new(setup, call_facts(name, call));
-    let mut last = machine.start();
-    // The host looked the tool up before beginning (`found`: 1 none, 2 a tool, 3 a tool with no
-    // `effect` property), which it does only when nothing runs before the lookup and the registry's
-    // lookup runs no host code: its answer is taken here, without a crossing of its own. A tool with
-    // no `effect` also answers the declaration, when that is the very next command (no hook between).
-    if let (Some(found @ 1..=3), Command::Lookup) = (found, &last) {
-        last = machine.step(Answer::Found(found >= 2));
-        if found == 3 {
-            last = no_effect(&mut machine, last);
-        }
-    }
-    let code = code_of(&machine, &last);
-    let Some(id) = SESSIONS.with(|s| {
-        s.borrow_mut().insert(Session {
-            machine,
-            last,
+    let facts = call_facts(name, call);
+    // The session is made in its slot and started there: the machine is not moved after it is made
+    // (copying it in and out was a tenth of a bare dispatch).
+    let Some((id, code)) = SESSIONS.with(|s| {
+        let mut slab = s.borrow_mut();
+        let id = slab.insert(Session {
+            machine: Dispatch::new(setup, facts),
+            last: Command::Resolve,
             effect: None,
-        })
+        })?;
+        let session = slab.get_mut(id)?;
+        let machine = &mut session.machine;
+        let mut last = machine.start();
+        // The host looked the tool up before beginning (`found`: 1 none, 2 a tool, 3 a tool with
+        // no `effect` property), which it does only when nothing runs before the lookup and the
+        // registry's lookup runs no host code: its answer is taken here, without a crossing of its
+        // own. A tool with no `effect` also answers the declaration, when that is the very next
+        // command (no hook between).
+        if let (Some(found @ 1..=3), Command::Lookup) = (found, &last) {
+            last = machine.step(Answer::Found(found >= 2));
+            if found == 3 {
+                last = no_effect(machine, last);
+            }
+        }
+        let code = code_of(machine, &last);
+        session.last = last;
+        Some((id, code))
     }) else {
         return PrismError::new(
             Kind::RangeError,
@@ -246,7 +254,7 @@ pub fn dispatch_begin(
 /// guardrail rejection, or the loop itself failing).
 #[napi(js_name = "dispatchEnd")]
 pub fn dispatch_end(id: u32) {
-    SESSIONS.with(|s| s.borrow_mut().remove(id));
+    SESSIONS.with(|s| s.borrow_mut().discard(id));
 }
 
 /// `dispatchLive()`: how many dispatches the binding holds (the tests check none is leaked).
@@ -305,7 +313,7 @@ fn step(id: u32, answer: Answer, without_effect: bool) -> u32 {
 /// forget it here, saving the loop a `dispatchEnd` crossing; every other exit calls `dispatchEnd`.
 fn forget_if_over(id: u32, code: u32) -> u32 {
     if code == K_RESOLVE || code == K_REJECT_THROWN {
-        SESSIONS.with(|s| s.borrow_mut().remove(id));
+        SESSIONS.with(|s| s.borrow_mut().discard(id));
     }
     code
 }
