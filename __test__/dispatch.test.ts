@@ -560,6 +560,25 @@ describe("dispatchToolCall: secrets", () => {
     expect(JSON.stringify([rec.events, rec.rows])).not.toContain(SECRET);
     expect(seen.length).toBeGreaterThan(0);
   });
+
+  it("reads the secrets at every call: the same list changed in place, a new list, a redactor added or gone", async () => {
+    const registry = createToolRegistry([echoTool()]);
+    const secrets: unknown[] = ["alpha"];
+    const options = { call: call("echo", { text: "alpha beta gamma" }), registry, context: ctx(), secrets: secrets as string[] };
+    const text = async (o: object = options) => ((await dispatchToolCall(o as never)).value as { text: string }).text;
+    expect(await text()).toBe("[REDACTED] beta gamma");
+    secrets.push("beta");
+    expect(await text()).toBe("[REDACTED] [REDACTED] gamma");
+    secrets[0] = "gamma";
+    expect(await text()).toBe("alpha [REDACTED] [REDACTED]");
+    secrets.length = 0;
+    secrets.push(7, null, "alpha");
+    expect(await text()).toBe("[REDACTED] beta gamma");
+    expect(await text({ ...options, secrets: ["gamma"] })).toBe("alpha beta [REDACTED]");
+    expect(await text({ ...options, redactor: createSecretRedactor(["beta"]) })).toBe("[REDACTED] [REDACTED] gamma");
+    expect(await text({ ...options, secrets: undefined })).toBe("alpha beta gamma");
+    expect(await text()).toBe("[REDACTED] beta gamma");
+  });
 });
 
 describe("createToolDispatcher", () => {

@@ -147,6 +147,31 @@ module.exports = function bindDispatch(native, errors) {
 
   const given = (v) => (v === null ? undefined : v)
 
+  // The secrets a plan redacts: the strings of `options.secrets`, then a built-in redactor's own.
+  function secretList(listed, own) {
+    const list = listed === undefined ? undefined : listed.filter((s) => typeof s === 'string')
+    return own === undefined ? list : list ? list.concat(own) : own
+  }
+
+  // The plan of the last options without a filter, with what its secrets were made of: a dispatch
+  // that passes the same secrets at every call (items compared one by one, so a list changed in
+  // place is seen) reuses it without listing, joining and looking them up again.
+  let lastPlan = { listed: undefined, own: undefined, compiled: NO_SECRETS }
+  function unfilteredPlan(listed, own) {
+    const last = lastPlan
+    if (own === last.own && sameItems(listed, last.listed)) return last.compiled
+    const compiled = planFor(undefined, secretList(listed, own))
+    lastPlan = { listed: listed === undefined ? undefined : listed.slice(), own, compiled }
+    return compiled
+  }
+  function sameItems(a, b) {
+    if (a === undefined || b === undefined) return a === b
+    const n = a.length
+    if (n !== b.length) return false
+    for (let i = 0; i < n; i++) if (a[i] !== b[i]) return false
+    return true
+  }
+
   function stageList(g, key) {
     const list = g[key]
     if (list === undefined || list === null) return undefined
@@ -185,22 +210,20 @@ module.exports = function bindDispatch(native, errors) {
     }
     if (h.registry === undefined) throw invalidOption(TypeError, `${who}: options.registry is required`)
     const filter = options.filter
-    let secrets = options.secrets
-    if (secrets !== undefined && secrets !== null) {
-      if (!Array.isArray(secrets)) throw invalidOption(TypeError, 'secrets must be an array of strings')
-      secrets = secrets.filter((s) => typeof s === 'string')
-    } else secrets = undefined
+    let listed = options.secrets
+    if (listed !== undefined && listed !== null) {
+      if (!Array.isArray(listed)) throw invalidOption(TypeError, 'secrets must be an array of strings')
+    } else listed = undefined
     // A redactor made by createSecretRedactor redacts in Rust with the same matcher: its secrets
     // join the plan's and it is never called back.
     h.hostRedactor = h.redactor
     const own = h.redactor !== undefined ? redactorSecrets(h.redactor) : undefined
     if (own !== undefined) {
-      secrets = secrets ? secrets.concat(own) : own
       h.hostRedactor = undefined
     } else if (h.redactor !== undefined && typeof h.redactor.redact !== 'function') {
       throw invalidOption(TypeError, 'redactor must have a redact(value) method')
     }
-    const compiled = planFor(filter, secrets)
+    const compiled = filter !== undefined ? planFor(filter, secretList(listed, own)) : unfilteredPlan(listed, own)
     h.plan = compiled.plan
     h.secrets = compiled.secrets
     h.nativeRedactor = compiled.redactor
