@@ -313,15 +313,15 @@ module.exports = function bindDispatch(native, errors) {
       if (text === undefined) unserializable = true
     }
     const stored = text === undefined ? undefined : JSON.parse(text)
+    let answer = STEPPED
     if (st.effectClaim !== undefined) {
       st.next = native.advanceClaim(ns.handle, s, true, text, unserializable, abortedSignal(st.effectKey.signal))
-      st.effectRecord = { result: stored }
-      useStored(st, stored)
-      return STEPPED
+    } else {
+      answer = ns.store.advance(transition(st, dispatchDetail(s)), true, text, unserializable)
     }
-    const version = ns.store.advance(transition(st, dispatchDetail(s)), true, text, unserializable)
     st.effectRecord = { result: stored }
-    return version
+    useStored(st, stored)
+    return answer
   }
 
   // A completed record's stored result, when it is an object, is what the call answers with
@@ -452,11 +452,9 @@ module.exports = function bindDispatch(native, errors) {
         }
         case C.K_MARK_DISPATCHED:
         case C.K_EFFECT_COMPLETE: {
-          // A built-in store's lean answer: the new version (and `st.effectRecord` set by advanceComplete).
-          if (typeof v === 'number') {
-            if (k === C.K_EFFECT_COMPLETE) useStored(st, st.effectRecord?.result)
-            return dispatchAnswer(s, C.A_RECORD, v)
-          }
+          // A built-in store's lean answer: the new version (`st.effectRecord` and the stored result
+          // are taken by advanceComplete).
+          if (typeof v === 'number') return dispatchAnswer(s, C.A_RECORD, v)
           const version = typeof v?.version === 'number' ? v.version : NaN
           st.effectRecord = v
           if (k === C.K_EFFECT_COMPLETE) useStored(st, v?.result)

@@ -269,21 +269,22 @@ fn check_size(record: &EffectRecord, max: usize) -> Result<(), EffectError> {
 struct RandomPool {
     bytes: [u8; 4096],
     used: usize,
-    forks: u64,
+    /// The [`lineage`] of the process that filled it.
+    lineage: u64,
 }
 
 impl RandomPool {
     /// Whether the next 16 bytes must come from a fresh fill: the pool is spent, or it was filled
-    /// by another process (`forks` is this process's [`lineage`]).
-    fn stale(&self, forks: u64) -> bool {
-        self.used + 16 > self.bytes.len() || self.forks != forks
+    /// by another process (`lineage` is this process's).
+    fn stale(&self, lineage: u64) -> bool {
+        self.used + 16 > self.bytes.len() || self.lineage != lineage
     }
 }
 
 static RANDOM: Mutex<RandomPool> = Mutex::new(RandomPool {
     bytes: [0; 4096],
     used: 4096,
-    forks: 0,
+    lineage: 0,
 });
 
 /// How many forks this process descends from, as counted by [`note_fork`].
@@ -316,12 +317,12 @@ fn lineage() -> u64 {
 
 fn random_16() -> Result<[u8; 16], StoreError> {
     let mut pool = RANDOM.lock().unwrap_or_else(|e| e.into_inner());
-    let forks = lineage();
-    if pool.stale(forks) {
+    let lineage = lineage();
+    if pool.stale(lineage) {
         getrandom::fill(&mut pool.bytes)
             .map_err(|e| StoreError::Storage(format!("tool effect store failed: {e}")))?;
         pool.used = 0;
-        pool.forks = forks;
+        pool.lineage = lineage;
     }
     let mut b = [0u8; 16];
     let at = pool.used;
@@ -773,7 +774,7 @@ mod random_pool_tests {
         let pool = RandomPool {
             bytes: [7; 4096],
             used: 16,
-            forks: 0,
+            lineage: 0,
         };
         assert!(!pool.stale(0), "a fresh pool serves its own process");
         assert!(
@@ -797,7 +798,7 @@ mod random_pool_tests {
         let after = random_16().unwrap();
         assert_ne!(before, after);
         let pool = RANDOM.lock().unwrap_or_else(|e| e.into_inner());
-        assert_eq!(pool.forks, FORKS.load(Ordering::Relaxed));
+        assert_eq!(pool.lineage, FORKS.load(Ordering::Relaxed));
         // The bytes handed out are wiped, the rest of the fresh fill is still there.
         assert!(pool.bytes[..pool.used].iter().all(|&b| b == 0));
     }
