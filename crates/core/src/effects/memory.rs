@@ -62,9 +62,9 @@ impl RecordStorage for MemoryStorage {
             .filter(|(_, r)| {
                 r.status.is_terminal()
                     && r.updated_at < before
-                    && r.key.tenant_id == owner.tenant_id
-                    && r.key.account_id == owner.account_id
-                    && r.key.user_id == owner.user_id
+                    && r.key.tenant_id() == owner.tenant_id
+                    && r.key.account_id() == owner.account_id.as_deref()
+                    && r.key.user_id() == owner.user_id.as_deref()
             })
             .take(limit as usize)
             .map(|(id, _)| *id)

@@ -61,17 +61,120 @@ pub struct ResultDigest {
 
 /// The validated fields of a `ToolEffectKey`: the exact ownership, the effect key, and the call it
 /// belongs to. A record is created with its key's fields and answers only a key with the same ones.
-#[derive(Debug, Clone, PartialEq, Eq)]
+///
+/// The nine fields are kept end to end in one buffer: a memory store keeps one of these per record,
+/// and one allocation holds what nine strings (nine allocations and their headers) held before.
+#[derive(Clone, PartialEq, Eq)]
 pub struct EffectKey {
-    pub tenant_id: String,
-    pub account_id: Option<String>,
-    pub user_id: Option<String>,
-    pub effect_key: String,
-    pub session_id: String,
-    pub run_id: String,
-    pub tool_call_id: String,
-    pub tool_name: String,
-    pub arguments_hash: String,
+    text: Box<str>,
+    /// Where each field ends in `text`, in [`KeyFields`]' order.
+    ends: [u32; 9],
+    /// Bit 0: the account is absent; bit 1: the user is absent (an absent field is empty in `text`).
+    absent: u8,
+}
+
+/// A key's fields, borrowed, to make an [`EffectKey`] from.
+#[derive(Debug, Clone, Copy)]
+pub struct KeyFields<'a> {
+    pub tenant_id: &'a str,
+    pub account_id: Option<&'a str>,
+    pub user_id: Option<&'a str>,
+    pub effect_key: &'a str,
+    pub session_id: &'a str,
+    pub run_id: &'a str,
+    pub tool_call_id: &'a str,
+    pub tool_name: &'a str,
+    pub arguments_hash: &'a str,
+}
+
+const ACCOUNT_ABSENT: u8 = 1;
+const USER_ABSENT: u8 = 2;
+
+impl EffectKey {
+    pub fn new(f: KeyFields<'_>) -> Self {
+        let parts = [
+            f.tenant_id,
+            f.account_id.unwrap_or(""),
+            f.user_id.unwrap_or(""),
+            f.effect_key,
+            f.session_id,
+            f.run_id,
+            f.tool_call_id,
+            f.tool_name,
+            f.arguments_hash,
+        ];
+        let mut text = String::with_capacity(parts.iter().map(|p| p.len()).sum());
+        let mut ends = [0u32; 9];
+        for (end, part) in ends.iter_mut().zip(parts) {
+            text.push_str(part);
+            // Every field is bounded (kilobytes at most) before a key is made; saturate regardless.
+            *end = u32::try_from(text.len()).unwrap_or(u32::MAX);
+        }
+        let absent = if f.account_id.is_none() {
+            ACCOUNT_ABSENT
+        } else {
+            0
+        } | if f.user_id.is_none() { USER_ABSENT } else { 0 };
+        Self {
+            text: text.into_boxed_str(),
+            ends,
+            absent,
+        }
+    }
+
+    fn part(&self, i: usize) -> &str {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
+        self.text.get(start..self.ends[i] as usize).unwrap_or("")
+    }
+
+    pub fn tenant_id(&self) -> &str {
+        self.part(0)
+    }
+    pub fn account_id(&self) -> Option<&str> {
+        (self.absent & ACCOUNT_ABSENT == 0).then(|| self.part(1))
+    }
+    pub fn user_id(&self) -> Option<&str> {
+        (self.absent & USER_ABSENT == 0).then(|| self.part(2))
+    }
+    pub fn effect_key(&self) -> &str {
+        self.part(3)
+    }
+    pub fn session_id(&self) -> &str {
+        self.part(4)
+    }
+    pub fn run_id(&self) -> &str {
+        self.part(5)
+    }
+    pub fn tool_call_id(&self) -> &str {
+        self.part(6)
+    }
+    pub fn tool_name(&self) -> &str {
+        self.part(7)
+    }
+    pub fn arguments_hash(&self) -> &str {
+        self.part(8)
+    }
+
+    /// The fields, borrowed.
+    pub fn fields(&self) -> KeyFields<'_> {
+        KeyFields {
+            tenant_id: self.tenant_id(),
+            account_id: self.account_id(),
+            user_id: self.user_id(),
+            effect_key: self.effect_key(),
+            session_id: self.session_id(),
+            run_id: self.run_id(),
+            tool_call_id: self.tool_call_id(),
+            tool_name: self.tool_name(),
+            arguments_hash: self.arguments_hash(),
+        }
+    }
+}
+
+impl std::fmt::Debug for EffectKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.fields().fmt(f)
+    }
 }
 
 /// One effect record. Times are epoch milliseconds; `result` is the stored `ToolResult` as JSON text.
@@ -85,9 +188,10 @@ pub struct EffectRecord {
     pub claim_token: Option<String>,
     pub result: Option<String>,
     pub result_ref: Option<String>,
-    /// Set instead of `result` when the result was larger than the store keeps.
-    pub result_omitted: Option<ResultDigest>,
-    pub failure: Option<Failure>,
+    /// Set instead of `result` when the result was larger than the store keeps. Boxed, as is
+    /// `failure`: most records have neither, and a memory store keeps every record inline.
+    pub result_omitted: Option<Box<ResultDigest>>,
+    pub failure: Option<Box<Failure>>,
     pub created_at: i64,
     pub updated_at: i64,
     pub expires_at: Option<i64>,
@@ -103,16 +207,7 @@ impl EffectRecord {
     /// escaping (6 bytes per byte) plus the field names, numbers and timestamps.
     pub fn json_len_bound(&self) -> usize {
         let opt = |s: &Option<String>| s.as_ref().map_or(0, String::len);
-        let k = &self.key;
-        let texts = k.tenant_id.len()
-            + opt(&k.account_id)
-            + opt(&k.user_id)
-            + k.effect_key.len()
-            + k.session_id.len()
-            + k.run_id.len()
-            + k.tool_call_id.len()
-            + k.tool_name.len()
-            + k.arguments_hash.len()
+        let texts = self.key.text.len()
             + opt(&self.claim_token)
             + opt(&self.result_ref)
             + self.result_omitted.as_ref().map_or(0, |d| d.sha256.len())
@@ -135,19 +230,19 @@ impl EffectRecord {
         };
         let k = &self.key;
         o.push_str("{\"tenantId\":");
-        write_json_string(&k.tenant_id, &mut o);
-        if let Some(a) = &k.account_id {
+        write_json_string(k.tenant_id(), &mut o);
+        if let Some(a) = k.account_id() {
             field(&mut o, "accountId", a);
         }
-        if let Some(u) = &k.user_id {
+        if let Some(u) = k.user_id() {
             field(&mut o, "userId", u);
         }
-        field(&mut o, "key", &k.effect_key);
-        field(&mut o, "sessionId", &k.session_id);
-        field(&mut o, "runId", &k.run_id);
-        field(&mut o, "toolCallId", &k.tool_call_id);
-        field(&mut o, "toolName", &k.tool_name);
-        field(&mut o, "argumentsHash", &k.arguments_hash);
+        field(&mut o, "key", k.effect_key());
+        field(&mut o, "sessionId", k.session_id());
+        field(&mut o, "runId", k.run_id());
+        field(&mut o, "toolCallId", k.tool_call_id());
+        field(&mut o, "toolName", k.tool_name());
+        field(&mut o, "argumentsHash", k.arguments_hash());
         field(&mut o, "status", self.status.as_str());
         o.push_str(&format!(
             ",\"attempt\":{},\"version\":{}",
@@ -194,5 +289,67 @@ impl EffectRecord {
             claim_token: None,
             ..self.clone()
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{EffectKey, KeyFields};
+
+    fn fields<'a>(account: Option<&'a str>, user: Option<&'a str>) -> KeyFields<'a> {
+        KeyFields {
+            tenant_id: "tenant é",
+            account_id: account,
+            user_id: user,
+            effect_key: "pay:🦀:1",
+            session_id: "s",
+            run_id: "r",
+            tool_call_id: "call_1",
+            tool_name: "pay",
+            arguments_hash: "ab",
+        }
+    }
+
+    #[test]
+    fn a_key_answers_the_fields_it_was_made_from() {
+        for (account, user) in [
+            (None, None),
+            (Some("acct"), None),
+            (None, Some("ü")),
+            (Some(""), Some("")),
+        ] {
+            let k = EffectKey::new(fields(account, user));
+            assert_eq!(k.tenant_id(), "tenant é");
+            assert_eq!(k.account_id(), account);
+            assert_eq!(k.user_id(), user);
+            assert_eq!(k.effect_key(), "pay:🦀:1");
+            assert_eq!(k.session_id(), "s");
+            assert_eq!(k.run_id(), "r");
+            assert_eq!(k.tool_call_id(), "call_1");
+            assert_eq!(k.tool_name(), "pay");
+            assert_eq!(k.arguments_hash(), "ab");
+        }
+    }
+
+    #[test]
+    fn keys_are_equal_only_when_every_field_is() {
+        let base = EffectKey::new(fields(Some("a"), None));
+        assert_eq!(base, EffectKey::new(fields(Some("a"), None)));
+        // An absent field is not an empty one.
+        assert_ne!(
+            EffectKey::new(fields(None, None)),
+            EffectKey::new(fields(Some(""), None))
+        );
+        assert_ne!(
+            EffectKey::new(fields(None, None)),
+            EffectKey::new(fields(None, Some("")))
+        );
+        // The same text split differently between two fields is another key.
+        let moved = EffectKey::new(KeyFields {
+            session_id: "sr",
+            run_id: "",
+            ..fields(Some("a"), None)
+        });
+        assert_ne!(base, moved);
     }
 }

@@ -2,7 +2,7 @@
 //! bound values, one reading back (`storage::row`).
 
 use super::error::StoreError;
-use super::record::{EffectKey, EffectRecord, Failure, ResultDigest, Status};
+use super::record::{EffectKey, EffectRecord, Failure, KeyFields, ResultDigest, Status};
 use crate::storage::row::{Columns, Value};
 use std::sync::Arc;
 
@@ -15,15 +15,15 @@ pub const COLUMNS: &str = "tenant_id, account_id, user_id, effect_key, session_i
 pub fn values<'a>(id: &'a str, r: &'a EffectRecord) -> [Value<'a>; 23] {
     [
         id.into(),
-        (&r.key.tenant_id).into(),
-        (&r.key.account_id).into(),
-        (&r.key.user_id).into(),
-        (&r.key.effect_key).into(),
-        (&r.key.session_id).into(),
-        (&r.key.run_id).into(),
-        (&r.key.tool_call_id).into(),
-        (&r.key.tool_name).into(),
-        (&r.key.arguments_hash).into(),
+        r.key.tenant_id().into(),
+        r.key.account_id().into(),
+        r.key.user_id().into(),
+        r.key.effect_key().into(),
+        r.key.session_id().into(),
+        r.key.run_id().into(),
+        r.key.tool_call_id().into(),
+        r.key.tool_name().into(),
+        r.key.arguments_hash().into(),
         r.status.as_str().into(),
         i64::from(r.attempt).into(),
         (r.version as i64).into(),
@@ -57,17 +57,17 @@ pub fn record(row: &impl Columns) -> Result<EffectRecord, StoreError> {
         let failure_reference = row.opt_text(16)?;
         let omitted_sha256 = row.opt_text(21)?;
         Ok(EffectRecord {
-            key: Arc::new(EffectKey {
-                tenant_id: row.text(0)?,
-                account_id: row.opt_text(1)?,
-                user_id: row.opt_text(2)?,
-                effect_key: row.text(3)?,
-                session_id: row.text(4)?,
-                run_id: row.text(5)?,
-                tool_call_id: row.text(6)?,
-                tool_name: row.text(7)?,
-                arguments_hash: row.text(8)?,
-            }),
+            key: Arc::new(EffectKey::new(KeyFields {
+                tenant_id: &row.text(0)?,
+                account_id: row.opt_text(1)?.as_deref(),
+                user_id: row.opt_text(2)?.as_deref(),
+                effect_key: &row.text(3)?,
+                session_id: &row.text(4)?,
+                run_id: &row.text(5)?,
+                tool_call_id: &row.text(6)?,
+                tool_name: &row.text(7)?,
+                arguments_hash: &row.text(8)?,
+            })),
             status,
             attempt: row.int(10)?.clamp(0, u32::MAX.into()) as u32,
             version: row.int(11)?.max(0) as u64,
@@ -75,14 +75,16 @@ pub fn record(row: &impl Columns) -> Result<EffectRecord, StoreError> {
             result: row.opt_text(13)?,
             result_ref: row.opt_text(14)?,
             result_omitted: row.opt_int(20)?.zip(omitted_sha256).map(|(bytes, sha256)| {
-                ResultDigest {
+                Box::new(ResultDigest {
                     bytes: bytes.max(0) as u64,
                     sha256,
-                }
+                })
             }),
-            failure: row.opt_text(15)?.map(|code| Failure {
-                code,
-                reference: failure_reference,
+            failure: row.opt_text(15)?.map(|code| {
+                Box::new(Failure {
+                    code,
+                    reference: failure_reference,
+                })
             }),
             created_at: row.int(17)?,
             updated_at: row.int(18)?,

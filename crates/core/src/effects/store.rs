@@ -149,10 +149,10 @@ pub fn expire(record: &mut EffectRecord, now: i64) -> bool {
     record.version += 1;
     record.claim_token = None;
     record.expires_at = None;
-    record.failure = Some(Failure {
+    record.failure = Some(Box::new(Failure {
         code: EXPIRED_CODE.to_owned(),
         reference: None,
-    });
+    }));
     record.updated_at = now;
     true
 }
@@ -227,8 +227,8 @@ pub fn validate_result(
     };
     let same = match serde_json::from_str::<ResultHead>(&text) {
         Ok(head) => {
-            head.tool_call_id.as_ref().and_then(|v| v.as_str()) == Some(k.key.tool_call_id.as_str())
-                && head.name.as_ref().and_then(|v| v.as_str()) == Some(k.key.tool_name.as_str())
+            head.tool_call_id.as_ref().and_then(|v| v.as_str()) == Some(k.key.tool_call_id())
+                && head.name.as_ref().and_then(|v| v.as_str()) == Some(k.key.tool_name())
         }
         // Not an object of that shape (an array, a string, a field of another type): JSON that is
         // not this call's result, or not JSON at all.
@@ -413,13 +413,13 @@ impl Change {
         }
         if let Some(d) = self.result.omitted {
             record.result = None;
-            record.result_omitted = Some(d);
+            record.result_omitted = Some(Box::new(d));
         }
         if let Some(r) = self.result_ref {
             record.result_ref = Some(r);
         }
         if let Some(f) = self.failure {
-            record.failure = Some(f);
+            record.failure = Some(Box::new(f));
         }
         record.updated_at = now;
     }
