@@ -3,7 +3,7 @@
 
 use super::error::{EffectError, EffectErrorCode, StoreError};
 use super::identity::{check_matches_ownership, Field, IdentityView, OwnershipView};
-use super::record::{EffectKey, KeyFields};
+use super::record::EffectKey;
 use super::store::{MAX_EFFECT_KEY_BYTES, MAX_IDENTIFIER_BYTES, MAX_TOOL_NAME_BYTES};
 use sha2::Digest;
 use std::sync::Arc;
@@ -168,16 +168,16 @@ pub fn key_fields(id: &IdentityView, parts: KeyParts) -> Result<ValidKey, StoreE
     Ok(ValidKey {
         storage_id,
         storage_digest,
-        key: Arc::new(EffectKey::new(KeyFields {
-            tenant_id: &owner.tenant_id,
-            account_id: owner.account_id.as_deref(),
-            user_id: owner.user_id.as_deref(),
-            effect_key: &key,
-            session_id: &session_id,
-            run_id: &run_id,
-            tool_call_id: &tool_call_id,
-            tool_name: &tool_name,
-            arguments_hash: &arguments_hash,
-        })),
+        key: Arc::new(EffectKey::new([
+            Some(&owner.tenant_id),
+            owner.account_id.as_deref(),
+            owner.user_id.as_deref(),
+            Some(&key),
+            Some(&session_id),
+            Some(&run_id),
+            Some(&tool_call_id),
+            Some(&tool_name),
+            Some(&arguments_hash),
+        ])),
     })
 }

@@ -67,54 +67,28 @@ pub struct ResultDigest {
 #[derive(Clone, PartialEq, Eq)]
 pub struct EffectKey {
     text: Box<str>,
-    /// Where each field ends in `text`, in [`KeyFields`]' order.
+    /// Where each field ends in `text`, in [`EffectKey::new`]'s order.
     ends: [u32; 9],
-    /// Bit 0: the account is absent; bit 1: the user is absent (an absent field is empty in `text`).
-    absent: u8,
+    /// Bit `i`: field `i` is absent (only the account and the user may be; absent is empty in `text`).
+    absent: u16,
 }
-
-/// A key's fields, borrowed, to make an [`EffectKey`] from.
-#[derive(Debug, Clone, Copy)]
-pub struct KeyFields<'a> {
-    pub tenant_id: &'a str,
-    pub account_id: Option<&'a str>,
-    pub user_id: Option<&'a str>,
-    pub effect_key: &'a str,
-    pub session_id: &'a str,
-    pub run_id: &'a str,
-    pub tool_call_id: &'a str,
-    pub tool_name: &'a str,
-    pub arguments_hash: &'a str,
-}
-
-const ACCOUNT_ABSENT: u8 = 1;
-const USER_ABSENT: u8 = 2;
 
 impl EffectKey {
-    pub fn new(f: KeyFields<'_>) -> Self {
-        let parts = [
-            f.tenant_id,
-            f.account_id.unwrap_or(""),
-            f.user_id.unwrap_or(""),
-            f.effect_key,
-            f.session_id,
-            f.run_id,
-            f.tool_call_id,
-            f.tool_name,
-            f.arguments_hash,
-        ];
-        let mut text = String::with_capacity(parts.iter().map(|p| p.len()).sum());
+    /// A key of its fields in the order of the store's columns (`row::COLUMNS`): tenant, account,
+    /// user, effect key, session, run, tool call, tool name, arguments hash. `None` is an absent
+    /// account or user.
+    pub fn new(fields: [Option<&str>; 9]) -> Self {
+        let mut text = String::with_capacity(fields.iter().flatten().map(|f| f.len()).sum());
         let mut ends = [0u32; 9];
-        for (end, part) in ends.iter_mut().zip(parts) {
-            text.push_str(part);
+        let mut absent = 0u16;
+        for (i, field) in fields.into_iter().enumerate() {
+            match field {
+                Some(f) => text.push_str(f),
+                None => absent |= 1 << i,
+            }
             // Every field is bounded (kilobytes at most) before a key is made; saturate regardless.
-            *end = u32::try_from(text.len()).unwrap_or(u32::MAX);
+            ends[i] = u32::try_from(text.len()).unwrap_or(u32::MAX);
         }
-        let absent = if f.account_id.is_none() {
-            ACCOUNT_ABSENT
-        } else {
-            0
-        } | if f.user_id.is_none() { USER_ABSENT } else { 0 };
         Self {
             text: text.into_boxed_str(),
             ends,
@@ -122,58 +96,51 @@ impl EffectKey {
         }
     }
 
-    fn part(&self, i: usize) -> &str {
+    /// Field `i` in [`EffectKey::new`]'s order.
+    pub fn field(&self, i: usize) -> Option<&str> {
         let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
-        self.text.get(start..self.ends[i] as usize).unwrap_or("")
+        (self.absent & (1 << i) == 0)
+            .then(|| self.text.get(start..self.ends[i] as usize).unwrap_or(""))
+    }
+
+    fn text_field(&self, i: usize) -> &str {
+        self.field(i).unwrap_or("")
     }
 
     pub fn tenant_id(&self) -> &str {
-        self.part(0)
+        self.text_field(0)
     }
     pub fn account_id(&self) -> Option<&str> {
-        (self.absent & ACCOUNT_ABSENT == 0).then(|| self.part(1))
+        self.field(1)
     }
     pub fn user_id(&self) -> Option<&str> {
-        (self.absent & USER_ABSENT == 0).then(|| self.part(2))
+        self.field(2)
     }
     pub fn effect_key(&self) -> &str {
-        self.part(3)
+        self.text_field(3)
     }
     pub fn session_id(&self) -> &str {
-        self.part(4)
+        self.text_field(4)
     }
     pub fn run_id(&self) -> &str {
-        self.part(5)
+        self.text_field(5)
     }
     pub fn tool_call_id(&self) -> &str {
-        self.part(6)
+        self.text_field(6)
     }
     pub fn tool_name(&self) -> &str {
-        self.part(7)
+        self.text_field(7)
     }
     pub fn arguments_hash(&self) -> &str {
-        self.part(8)
-    }
-
-    /// The fields, borrowed.
-    pub fn fields(&self) -> KeyFields<'_> {
-        KeyFields {
-            tenant_id: self.tenant_id(),
-            account_id: self.account_id(),
-            user_id: self.user_id(),
-            effect_key: self.effect_key(),
-            session_id: self.session_id(),
-            run_id: self.run_id(),
-            tool_call_id: self.tool_call_id(),
-            tool_name: self.tool_name(),
-            arguments_hash: self.arguments_hash(),
-        }
+        self.text_field(8)
     }
 }
 
 impl std::fmt::Debug for EffectKey {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.fields().fmt(f)
+        f.debug_list()
+            .entries((0..9).map(|i| self.field(i)))
+            .finish()
     }
 }
 
@@ -294,20 +261,22 @@ impl EffectRecord {
 
 #[cfg(test)]
 mod tests {
-    use super::{EffectKey, KeyFields};
+    use super::EffectKey;
 
-    fn fields<'a>(account: Option<&'a str>, user: Option<&'a str>) -> KeyFields<'a> {
-        KeyFields {
-            tenant_id: "tenant é",
-            account_id: account,
-            user_id: user,
-            effect_key: "pay:🦀:1",
-            session_id: "s",
-            run_id: "r",
-            tool_call_id: "call_1",
-            tool_name: "pay",
-            arguments_hash: "ab",
-        }
+    fn key(account: Option<&str>, user: Option<&str>) -> EffectKey {
+        let call = ["s", "r", "call_1", "pay", "ab"].map(Some);
+        let [session, run, tool_call, tool, hash] = call;
+        EffectKey::new([
+            Some("tenant é"),
+            account,
+            user,
+            Some("pay:🦀:1"),
+            session,
+            run,
+            tool_call,
+            tool,
+            hash,
+        ])
     }
 
     #[test]
@@ -318,7 +287,7 @@ mod tests {
             (None, Some("ü")),
             (Some(""), Some("")),
         ] {
-            let k = EffectKey::new(fields(account, user));
+            let k = key(account, user);
             assert_eq!(k.tenant_id(), "tenant é");
             assert_eq!(k.account_id(), account);
             assert_eq!(k.user_id(), user);
@@ -333,23 +302,25 @@ mod tests {
 
     #[test]
     fn keys_are_equal_only_when_every_field_is() {
-        let base = EffectKey::new(fields(Some("a"), None));
-        assert_eq!(base, EffectKey::new(fields(Some("a"), None)));
+        let base = key(Some("a"), None);
+        assert_eq!(base, key(Some("a"), None));
         // An absent field is not an empty one.
-        assert_ne!(
-            EffectKey::new(fields(None, None)),
-            EffectKey::new(fields(Some(""), None))
-        );
-        assert_ne!(
-            EffectKey::new(fields(None, None)),
-            EffectKey::new(fields(None, Some("")))
-        );
+        assert_ne!(key(None, None), key(Some(""), None));
+        assert_ne!(key(None, None), key(None, Some("")));
         // The same text split differently between two fields is another key.
-        let moved = EffectKey::new(KeyFields {
-            session_id: "sr",
-            run_id: "",
-            ..fields(Some("a"), None)
-        });
+        let f = |i| base.field(i);
+        let moved = EffectKey::new([
+            f(0),
+            f(1),
+            f(2),
+            f(3),
+            Some("sr"),
+            Some(""),
+            f(6),
+            f(7),
+            f(8),
+        ]);
         assert_ne!(base, moved);
+        assert_eq!(moved.session_id(), "sr");
     }
 }

@@ -2,7 +2,7 @@
 //! bound values, one reading back (`storage::row`).
 
 use super::error::StoreError;
-use super::record::{EffectKey, EffectRecord, Failure, KeyFields, ResultDigest, Status};
+use super::record::{EffectKey, EffectRecord, Failure, ResultDigest, Status};
 use crate::storage::row::{Columns, Value};
 use std::sync::Arc;
 
@@ -15,15 +15,15 @@ pub const COLUMNS: &str = "tenant_id, account_id, user_id, effect_key, session_i
 pub fn values<'a>(id: &'a str, r: &'a EffectRecord) -> [Value<'a>; 23] {
     [
         id.into(),
-        r.key.tenant_id().into(),
-        r.key.account_id().into(),
-        r.key.user_id().into(),
-        r.key.effect_key().into(),
-        r.key.session_id().into(),
-        r.key.run_id().into(),
-        r.key.tool_call_id().into(),
-        r.key.tool_name().into(),
-        r.key.arguments_hash().into(),
+        r.key.field(0).into(),
+        r.key.field(1).into(),
+        r.key.field(2).into(),
+        r.key.field(3).into(),
+        r.key.field(4).into(),
+        r.key.field(5).into(),
+        r.key.field(6).into(),
+        r.key.field(7).into(),
+        r.key.field(8).into(),
         r.status.as_str().into(),
         i64::from(r.attempt).into(),
         (r.version as i64).into(),
@@ -54,20 +54,19 @@ pub fn record(row: &impl Columns) -> Result<EffectRecord, StoreError> {
         StoreError::Storage("tool effect store failed: corrupt record status".into())
     })?;
     let read = || -> Result<EffectRecord, String> {
+        // The key's columns come first, in EffectKey's order; only the account and user may be null.
+        let mut key_fields: [Option<String>; 9] = Default::default();
+        for (i, f) in key_fields.iter_mut().enumerate() {
+            *f = if i == 1 || i == 2 {
+                row.opt_text(i)?
+            } else {
+                Some(row.text(i)?)
+            };
+        }
         let failure_reference = row.opt_text(16)?;
         let omitted_sha256 = row.opt_text(21)?;
         Ok(EffectRecord {
-            key: Arc::new(EffectKey::new(KeyFields {
-                tenant_id: &row.text(0)?,
-                account_id: row.opt_text(1)?.as_deref(),
-                user_id: row.opt_text(2)?.as_deref(),
-                effect_key: &row.text(3)?,
-                session_id: &row.text(4)?,
-                run_id: &row.text(5)?,
-                tool_call_id: &row.text(6)?,
-                tool_name: &row.text(7)?,
-                arguments_hash: &row.text(8)?,
-            })),
+            key: Arc::new(EffectKey::new(key_fields.each_ref().map(Option::as_deref))),
             status,
             attempt: row.int(10)?.clamp(0, u32::MAX.into()) as u32,
             version: row.int(11)?.max(0) as u64,
