@@ -105,6 +105,35 @@ describe("filterTools", () => {
     expect(out).toEqual([tools[3], tools[0]]);
   });
 
+  it("reads a filter afresh at every call, however it changed since the last one", () => {
+    const names = (filter: Parameters<typeof filterTools>[1]) => filterTools(tools, filter).map((t) => t.name);
+    const filter = { allow: ["a", "b"], deny: ["b"] };
+    expect(names(filter)).toEqual(["a"]);
+    expect(names(filter)).toEqual(["a"]);
+    // Changed in place: the same arrays, other items.
+    filter.allow.push("c");
+    expect(names(filter)).toEqual(["a", "c"]);
+    filter.deny[0] = "a";
+    expect(names(filter)).toEqual(["b", "c"]);
+    filter.deny.length = 0;
+    expect(names(filter)).toEqual(["a", "b", "c"]);
+    // The same names moved between allow and deny, or split over several rules.
+    expect(names({ allow: ["a"], deny: [] })).toEqual(["a"]);
+    expect(names({ allow: [], deny: ["a"] })).toEqual(["b", "c", "d"]);
+    expect(names([{ allow: ["a", "b"] }])).toEqual(["a", "b"]);
+    expect(names([{ allow: ["a"] }, { allow: ["b"] }])).toEqual([]);
+    // A getter that answers a new list at each read.
+    let turn = 0;
+    const moving = {
+      get allow() {
+        turn++;
+        return turn % 2 === 1 ? ["a"] : ["d"];
+      },
+    };
+    expect([names(moving), names(moving), names(moving)]).toEqual([["a"], ["d"], ["a"]]);
+    expect(turn).toBe(3);
+  });
+
   it("rejects malformed filters instead of guessing", () => {
     expect(() => filterTools(tools, { allow: "a" as never })).toThrow("filter.allow must be an array of tool names");
     expect(() => filterTools(tools, { deny: [1] as never })).toThrow("filter.deny must contain only strings");

@@ -17,7 +17,7 @@ const { identityChecker } = require('./effect-store-wire.js')
 const { isPromise } = require('node:util').types
 const { isoNow } = require('./clock.js')
 const { raceAbort: raceAbortWith } = require('./abort-watch.js')
-const { plainLookup } = require('./registry.js')
+const { plainLookup, sameItems } = require('./registry.js')
 
 module.exports = function bindDispatch(native, errors) {
   // A copy with fast properties: the object napi builds (82 keys) is a dictionary, so each `C.K_…` in
@@ -163,13 +163,6 @@ module.exports = function bindDispatch(native, errors) {
     const compiled = planFor(undefined, secretList(listed, own))
     lastPlan = { listed: listed === undefined ? undefined : listed.slice(), own, compiled }
     return compiled
-  }
-  function sameItems(a, b) {
-    if (a === undefined || b === undefined) return a === b
-    const n = a.length
-    if (n !== b.length) return false
-    for (let i = 0; i < n; i++) if (a[i] !== b[i]) return false
-    return true
   }
 
   function stageList(g, key) {

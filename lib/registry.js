@@ -103,25 +103,58 @@ function checkRule(rule) {
   return [nameList(rule.allow, 'filter.allow'), nameList(rule.deny, 'filter.deny')]
 }
 
+// The last filter compiled, with the name lists it was made from: a caller that passes the same
+// filter at every turn (its lists compared item by item, so a list changed in place is seen)
+// reuses its sets instead of building them again.
+let lastFilter = { lists: [], compiled: { allows: [], deny: undefined } }
+
 /**
  * `ToolFilter | ToolFilter[] | undefined` as `{ allows, deny }`: a tool survives when `deny` does not
  * hold its exact name and every set in `allows` does. An empty or missing allow is no restriction.
  * Throws `ERR_PRISM_INVALID_FILTER` for anything that is not that shape.
  */
 function compileToolFilter(filter) {
+  // Each rule's allow and deny, in order, every one read and checked once.
+  const lists = []
+  if (Array.isArray(filter)) {
+    for (let i = 0; i < filter.length; i++) {
+      const [allow, deny] = checkRule(filter[i])
+      lists.push(allow, deny)
+    }
+  } else if (filter !== undefined && filter !== null) {
+    const [allow, deny] = checkRule(filter)
+    lists.push(allow, deny)
+  }
+  const last = lastFilter
+  if (sameLists(lists, last.lists)) return last.compiled
   const allows = []
   let deny
-  const add = (rule) => {
-    const [allow, denied] = checkRule(rule)
-    if (allow.length > 0) allows.push(new Set(allow))
+  for (let i = 0; i < lists.length; i += 2) {
+    if (lists[i].length > 0) allows.push(new Set(lists[i]))
+    const denied = lists[i + 1]
     if (denied.length > 0) {
       deny ??= new Set()
-      for (let i = 0; i < denied.length; i++) deny.add(denied[i])
+      for (let j = 0; j < denied.length; j++) deny.add(denied[j])
     }
   }
-  if (Array.isArray(filter)) for (let i = 0; i < filter.length; i++) add(filter[i])
-  else if (filter !== undefined && filter !== null) add(filter)
-  return { allows, deny }
+  const compiled = { allows, deny }
+  lastFilter = { lists: lists.map((l) => l.slice()), compiled }
+  return compiled
+}
+
+/** Whether two lists (or two `undefined`) hold the same items in the same order. */
+function sameItems(a, b) {
+  if (a === undefined || b === undefined) return a === b
+  const n = a.length
+  if (n !== b.length) return false
+  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return false
+  return true
+}
+
+function sameLists(a, b) {
+  if (a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) if (!sameItems(a[i], b[i])) return false
+  return true
 }
 
 function permits(compiled, name) {
@@ -147,4 +180,4 @@ function filterTools(tools, filter) {
   return out
 }
 
-module.exports = { createToolRegistry, filterTools, compileToolFilter, plainLookup }
+module.exports = { createToolRegistry, filterTools, compileToolFilter, plainLookup, sameItems }
