@@ -96,11 +96,11 @@ impl EffectKey {
         }
     }
 
-    /// Field `i` in [`EffectKey::new`]'s order.
+    /// Field `i` in [`EffectKey::new`]'s order (`None` when absent, or past the ninth).
     pub fn field(&self, i: usize) -> Option<&str> {
-        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
-        (self.absent & (1 << i) == 0)
-            .then(|| self.text.get(start..self.ends[i] as usize).unwrap_or(""))
+        let end = *self.ends.get(i)? as usize;
+        let start = i.checked_sub(1).map_or(0, |p| self.ends[p] as usize);
+        (self.absent & (1 << i) == 0).then(|| self.text.get(start..end).unwrap_or(""))
     }
 
     fn text_field(&self, i: usize) -> &str {
@@ -322,5 +322,6 @@ mod tests {
         ]);
         assert_ne!(base, moved);
         assert_eq!(moved.session_id(), "sr");
+        assert_eq!(base.field(9), None);
     }
 }
