@@ -17,6 +17,7 @@ pub mod ecma;
 pub mod expansion;
 pub mod limits;
 pub mod messages;
+pub mod meta;
 pub mod plan;
 pub mod refs;
 pub mod tape;
@@ -229,7 +230,7 @@ fn compile_with(text: &str, limits: &Limits, defer: bool) -> Result<Compiled, Is
     // compiling it would (the unit tests compare the two on every fixture and the hostile list).
     if defer && plan::compiles_as_planned(&schema, true) {
         if let Some(plan) = plan::Node::of(&schema) {
-            meta_check(draft, &schema)?;
+            meta::meta_check(draft, &schema)?;
             return Ok(Compiled {
                 value: None,
                 plan: Some(plan),
@@ -255,27 +256,6 @@ fn build_value(schema: &Value, draft: Draft) -> Result<Validator, Issue> {
     match catch_unwind(AssertUnwindSafe(|| build::<SerdeJson>(schema, draft))) {
         Ok(Ok(v)) => Ok(v),
         Ok(Err(e)) => Err(messages::schema_issue(&e)),
-        Err(_) => Err(Issue::whole("schema could not be compiled".to_owned())),
-    }
-}
-
-/// The check compiling starts with: the schema against its draft's meta-schema.
-fn meta_check(draft: Draft, schema: &Value) -> Result<(), Issue> {
-    let meta = match draft {
-        Draft::Draft6 => jsonschema::draft6::meta::validator(),
-        Draft::Draft7 => jsonschema::draft7::meta::validator(),
-        Draft::Draft201909 => jsonschema::draft201909::meta::validator(),
-        _ => jsonschema::draft202012::meta::validator(),
-    };
-    // `is_valid` first: it tracks no error locations, and almost every schema passes.
-    match catch_unwind(AssertUnwindSafe(|| {
-        if meta.is_valid(schema) {
-            return Ok(());
-        }
-        meta.validate(schema)
-            .map_err(|e| messages::schema_issue(&e))
-    })) {
-        Ok(outcome) => outcome,
         Err(_) => Err(Issue::whole("schema could not be compiled".to_owned())),
     }
 }

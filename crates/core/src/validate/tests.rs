@@ -536,3 +536,178 @@ fn a_one_of_whose_branches_may_overlap_is_accepted_only_when_the_others_certainl
     // Valid (only the second branch), but the first refuses by length only: left to the validator.
     assert!(validator.is_valid(&json!("xyzw")) && !plan.accepts(&json!("xyzw")));
 }
+
+/// Every schema of the JSON-Schema-Test-Suite's draft 7 and 2020-12 files, and every value below
+/// them (most are no schema at all: the property below must hold for any value).
+fn test_suite_values() -> Vec<Value> {
+    let mut out = Vec::new();
+    for draft in ["draft7", "draft2020-12"] {
+        let dir = format!(
+            "{}/../../fixtures/json-schema-test-suite/tests/{draft}",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_none_or(|e| e != "json") {
+                continue;
+            }
+            let cases: Value =
+                serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+            for case in cases.as_array().unwrap() {
+                let mut stack = vec![case["schema"].clone()];
+                while let Some(v) = stack.pop() {
+                    match &v {
+                        Value::Object(m) => stack.extend(m.values().cloned()),
+                        Value::Array(a) => stack.extend(a.iter().cloned()),
+                        _ => {}
+                    }
+                    out.push(v);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Each keyword the subset meta-schema allows, with values right and wrong for it, at the root and
+/// below `properties`, `items`, `additionalProperties` and each combinator.
+fn keyword_mutations() -> Vec<Value> {
+    let keywords = [
+        "type",
+        "properties",
+        "additionalProperties",
+        "items",
+        "required",
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "minLength",
+        "maxLength",
+        "minItems",
+        "maxItems",
+        "enum",
+        "const",
+        "uniqueItems",
+        "allOf",
+        "anyOf",
+        "oneOf",
+        "title",
+        "description",
+        "default",
+        "examples",
+        "$schema",
+        "$id",
+        "$comment",
+        "readOnly",
+        "writeOnly",
+        "deprecated",
+    ];
+    let values = [
+        json!(null),
+        json!(true),
+        json!(false),
+        json!(0),
+        json!(1),
+        json!(-1),
+        json!(1.5),
+        json!(1.0),
+        json!(-0.0),
+        json!(1e300),
+        json!(""),
+        json!("string"),
+        json!("integer"),
+        json!("strin"),
+        json!("#"),
+        json!("not a uri"),
+        json!("http://json-schema.org/draft-07/schema#"),
+        json!([]),
+        json!([1]),
+        json!([1, 1]),
+        json!([1, 1.0]),
+        json!(["a"]),
+        json!(["a", "a"]),
+        json!(["string", "null"]),
+        json!(["string", "string"]),
+        json!(["strin"]),
+        json!([{}]),
+        json!([true]),
+        json!([{"type": "strin"}]),
+        json!([{"minLength": -1}]),
+        json!({}),
+        json!({"type": "string"}),
+        json!({"a": {}}),
+        json!({"a": 5}),
+        json!({"a": {"type": "strin"}}),
+        json!({"a": {"enum": []}}),
+        json!({"$ref": "#"}),
+    ];
+    let mut out = Vec::new();
+    for k in keywords {
+        for v in &values {
+            let node = json!({ k: v });
+            out.push(node.clone());
+            out.push(json!({"type": "object", "properties": {"a": node.clone()}}));
+            out.push(json!({"items": node.clone()}));
+            out.push(json!({"additionalProperties": node.clone()}));
+            for c in ["allOf", "anyOf", "oneOf"] {
+                out.push(json!({ c: [node.clone()] }));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn the_subset_meta_schema_accepts_only_what_every_draft_accepts() {
+    let mut corpus = planned_schemas();
+    corpus.extend(test_suite_values());
+    corpus.extend(keyword_mutations());
+    let drafts = [
+        Draft::Draft6,
+        Draft::Draft7,
+        Draft::Draft201909,
+        Draft::Draft202012,
+    ];
+    let mut accepted = 0;
+    let mut refused_by_a_draft = 0;
+    for schema in &corpus {
+        let by_drafts: Vec<bool> = drafts
+            .iter()
+            .map(|&d| meta::draft_meta_check(d, schema).is_ok())
+            .collect();
+        if meta::subset_accepts(schema) {
+            accepted += 1;
+            assert!(
+                by_drafts.iter().all(|ok| *ok),
+                "{schema}: the subset accepts, the drafts say {by_drafts:?}"
+            );
+        } else if by_drafts.contains(&false) {
+            refused_by_a_draft += 1;
+        }
+    }
+    // The property is not vacuous: both verdicts occur often in the corpus.
+    assert!(
+        accepted > 1_000 && refused_by_a_draft > 1_000,
+        "accepted {accepted}, refused {refused_by_a_draft}"
+    );
+}
+
+#[test]
+fn every_github_mcp_schema_takes_the_subset_meta_schema() {
+    for tool in fixture("github-mcp-tools.json").as_array().unwrap() {
+        assert!(
+            meta::subset_accepts(&tool["parameters"]),
+            "{}",
+            tool["name"]
+        );
+    }
+    // And a schema outside it still gets its draft's words.
+    let refused = meta::meta_check(Draft::Draft202012, &json!({"deprecated": "yes"})).unwrap_err();
+    assert!(
+        refused.message.contains("deprecated") || refused.message.contains("boolean"),
+        "{}",
+        refused.message
+    );
+    assert!(meta::meta_check(Draft::Draft7, &json!({"deprecated": "yes"})).is_ok());
+}
