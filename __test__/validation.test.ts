@@ -290,6 +290,18 @@ describe("hostile schemas", () => {
     expect(requests).toBe(0);
   });
 
+  it("refuses a schema whose $id is no URI reference, whatever the arguments", () => {
+    // Such a schema used to wait to compile when its plan restated it: valid arguments passed and
+    // invalid ones met the compile error.
+    const schema = { $id: "not a uri", type: "object", properties: { n: { type: "integer" } } };
+    const validate = createJsonSchemaToolArgumentValidator();
+    const t = { name: "t", parameters: schema, execute: () => undefined } as never;
+    for (const args of [{ n: 1 }, { n: "x" }, { n: 1 }]) {
+      expect(validate(t, args, {} as never)).toMatch(/Invalid URI reference 'not a uri'/);
+    }
+    expect(first(schema, { n: 1 })).toMatch(/Invalid URI reference/);
+  });
+
   it("refuses $ref cycles that never reach the arguments", () => {
     expect(first({ $ref: "#" })).toBe("schema $ref cycle never reaches the arguments: # → #");
     expect(first({ $defs: { a: { $ref: "#/$defs/b" }, b: { anyOf: [{ $ref: "#/$defs/a" }] } }, $ref: "#/$defs/a" })).toMatch(/cycle/);

@@ -120,15 +120,17 @@ pub fn acceptance_plan(schema: &Value, limits: &Limits) -> Option<String> {
 }
 
 /// Whether a schema with a plan may wait for its compilation: nothing in it the plan passes over
-/// that compiling would still look at (definitions, embedded resources with their own `$schema`
-/// or `$id`), so its meta-schema check says all that compiling it could refuse.
+/// that compiling would still look at (definitions, an `$id`, embedded resources with their own
+/// `$schema`), so its meta-schema check says all that compiling it could refuse.
 pub fn compiles_as_planned(schema: &Value, root: bool) -> bool {
     let Value::Object(map) = schema else {
         return true;
     };
     map.iter().all(|(key, value)| match key.as_str() {
-        "$defs" | "definitions" => false,
-        "$schema" | "$id" => root,
+        // An `$id` is resolved as a URI reference when compiling (and refused if it is none),
+        // which no meta-schema checks: a schema with one compiles at once.
+        "$defs" | "definitions" | "$id" => false,
+        "$schema" => root,
         "properties" => value
             .as_object()
             .is_some_and(|props| props.values().all(|sub| compiles_as_planned(sub, false))),

@@ -394,7 +394,7 @@ fn planned_schemas() -> Vec<Value> {
 fn a_planned_schema_waits_to_compile_and_refuses_what_compiling_refuses() {
     let limits = Limits::default();
     let mut deferred_count = 0;
-    for schema in planned_schemas() {
+    for schema in planned_schemas().into_iter().chain(keyword_mutations()) {
         let text = schema.to_string();
         let eager = compile_with(&text, &limits, false);
         let deferred = compile_with(&text, &limits, true);
@@ -438,7 +438,7 @@ fn a_plan_accepts_only_what_the_compiled_schema_accepts() {
         json!({"a": 1}),
     ];
     let (mut accepted, mut valid) = (0, 0);
-    for schema in planned_schemas() {
+    for schema in planned_schemas().into_iter().chain(keyword_mutations()) {
         let text = schema.to_string();
         let Ok(mut compiled) = compile_with(&text, &limits, true) else {
             continue;
