@@ -618,12 +618,26 @@ describe("warm arguments checked in place (acceptance plan)", () => {
   it("keeps every argument bound: depth, properties, string and array lengths", () => {
     const limits = { maxDepth: 4, maxProperties: 2, maxStringLength: 4, maxArrayLength: 2 };
     const t = tool({ type: "object" });
-    const over = [{ a: { b: { c: { d: { e: 1 } } } } }, { a: 1, b: 2, c: 3 }, { a: "abcde" }, { abcde: 1 }, { a: [1, 2, 3] }];
+    const over = [{ a: { b: { c: { d: { e: 1 } } } } }, { a: [[[[1]]]] }, { a: 1, b: 2, c: 3 }, { a: "abcde" }, { abcde: 1 }, { a: [1, 2, 3] }];
     for (const args of over) {
       const cold = createJsonSchemaToolArgumentValidator(limits)(tool({ type: "object" }), args, {});
       expect(cold).toMatch(/maximum|depth/);
       const warm = createJsonSchemaToolArgumentValidator(limits);
       for (let i = 0; i < 3; i++) expect(warm(t, args, {})).toBe(cold);
+    }
+  });
+
+  it("keeps the depth bound where the schema types every level", () => {
+    const limits = { maxDepth: 4 };
+    const level = (items: object) => ({ type: "array", items });
+    const typed = { type: "object", properties: { a: level(level(level(level({ type: "integer" })))), o: { type: "object", properties: { p: { type: "object", properties: { q: { type: "object", properties: { r: { type: "object" } } } } } } } } };
+    const within = [{ a: [[[]]] }, { o: { p: { q: {} } } }];
+    const over = [{ a: [[[[1]]]] }, { o: { p: { q: { r: {} } } } }];
+    const warm = createJsonSchemaToolArgumentValidator(limits);
+    const t = tool(typed);
+    for (let i = 0; i < 3; i++) {
+      for (const args of within) expect(warm(t, args, {})).toBeUndefined();
+      for (const args of over) expect(warm(t, args, {})).toBe("arguments exceed maximum depth 4 (maxDepth)");
     }
   });
 });

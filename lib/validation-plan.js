@@ -1,12 +1,11 @@
 'use strict'
 // Acceptance of plainly valid argument objects without serializing them. Rust restates a warm
 // schema, when it only uses plain comparisons, as a plan (crates/core/src/validate/plan.rs); this file
-// turns the plan into nodes (no eval) that one walk checks against the live object, answering `true`
-// only when the object is certainly valid: plain JSON data, inside every argument bound, matching the
-// plan.
+// compiles the plan into checks (closures, no eval) that walk the live object, answering `true` only
+// when the object is certainly valid: plain JSON data, inside every argument bound, matching the plan.
 // Anything else answers `false`, and the caller validates the JSON text in Rust as before, which
-// decides and words every refusal. A `true` here must never contradict Rust's verdict on the
-// same value's JSON text; __test__/validation-plan.test.ts checks that differentially.
+// decides and words every refusal. A `true` here must never contradict Rust's verdict on the same
+// value's JSON text; __test__/properties/validation-plan.test.ts checks that differentially.
 const { plainContainerProblem, walkFrom, walkPassed } = require('./json-object.js')
 
 const T_NULL = 1
@@ -46,37 +45,6 @@ function typeBit(v) {
   }
 }
 
-// A plan node made ready to check: one class for every node, so the walk below reads the same
-// fields of the same shape whatever the schema (V8's feedback at its call sites does not depend on
-// which plans were checked before).
-class PlanNode {
-  constructor() {
-    this.any = false // no constraints: any plain JSON value inside the bounds
-    this.types = 0
-    this.values = null // the enum/const values, a Set
-    this.props = null // name -> { node, required }: the object's declared properties
-    this.required = 0
-    this.requiredNames = null
-    this.other = null // the node of an undeclared key; null: no other key is admitted
-    this.items = null
-    this.minItems = 0
-    this.maxItems = Infinity
-    this.minLength = 0
-    this.maxLength = Infinity
-    this.min = -Infinity
-    this.max = Infinity
-    this.emin = -Infinity
-    this.emax = Infinity
-    this.all = null
-    this.anyOf = null
-    this.one = null
-    // The last key list an object of this node had, and the node each key resolved to: objects of
-    // one shape (an array of records) then skip the per-key lookups.
-    this.shapeKeys = null
-    this.shapeNodes = null
-  }
-}
-
 // The bounds of one plan, as Rust resolved them.
 class PlanLimits {
   constructor(maxDepth, maxProperties, maxStringLength, maxArrayLength) {
@@ -89,157 +57,154 @@ class PlanLimits {
 }
 
 const plainString = (s, lim) => s.length <= lim.maxStringLength && s.isWellFormed()
-const admits = (n, bit) => n.types === 0 || (n.types & bit) !== 0
 
-// Any plain JSON value inside the bounds (`n` is a node with no constraints, its own `other`).
-function anyValue(n, v, depth, lim) {
+// A plan is compiled, without eval, into one check per node: `(value, depth) => boolean`, true
+// only when the value is certainly valid against the node. A node that admits one JSON type (most
+// of them) gets a check of that type alone; any other node gets the general check below. Checks
+// of one kind share their code whatever the schema, so V8's feedback depends on the values seen,
+// not on which plans were compiled before.
+
+function stringLengthOk(v, minLength, maxLength) {
+  if (v.length < minLength) return false
+  if (v.length > maxLength || v.length < 2 * minLength) {
+    const count = codePoints(v)
+    return count >= minLength && count <= maxLength
+  }
+  return true
+}
+
+const stringCheck = (lim, minLength, maxLength) => (v) =>
+  typeof v === 'string' && plainString(v, lim) && stringLengthOk(v, minLength, maxLength)
+const integerCheck = (min, max, emin, emax) => (v) =>
+  typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max && v > emin && v < emax
+const numberCheck = (min, max, emin, emax) => (v) =>
+  typeof v === 'number' && Number.isFinite(v) && v >= min && v <= max && v > emin && v < emax
+const booleanCheck = (v) => typeof v === 'boolean'
+const nullCheck = (v) => v === null
+
+const arrayCheck = (lim, minItems, maxItems, items) => (v, depth) => {
+  if (!Array.isArray(v) || depth >= lim.depthLimit) return false
+  const len = v.length
+  if (len > lim.maxArrayLength || len < minItems || len > maxItems || plainContainerProblem(v) !== undefined) return false
+  for (let i = 0; i < len; i++) if (!items(v[i], depth + 1)) return false
+  return true
+}
+
+// What an object node says of its members: the declared properties (name -> { check, required }),
+// how many are required, and the check of an undeclared key (null: no other key is admitted).
+// It also keeps the last key list an object of this node had and the check each key resolved to:
+// objects of one shape (an array of records) then skip the per-key lookups.
+class Members {
+  constructor(lim, props, required, other) {
+    this.lim = lim
+    this.props = props
+    this.required = required
+    this.other = other
+    this.shapeKeys = null
+    this.shapeChecks = null
+  }
+}
+
+const objectCheck = (m) => (v, depth) =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) && depth < m.lim.depthLimit && members(m, v, depth)
+
+// Each own enumerable key of an object (what JSON.stringify writes) is refused, or checked by its
+// property's check, else by `other`; every required key must be among them.
+function members(m, v, depth) {
+  if (plainContainerProblem(v) !== undefined) return false
+  // An object of the last shape seen: `for…in` reads its keys in Object.keys' order without
+  // allocating a key list, and each value as its key comes (a read from the enumeration's own
+  // cache, where a read by a key from the list is a megamorphic lookup). A value its key's check
+  // refuses answers false at once; a key out of the shape's order (an inherited enumerable key,
+  // only on a polluted prototype, included) sends the object to the full path below.
+  const shapeKeys = m.shapeKeys
+  if (shapeKeys !== null) {
+    const checks = m.shapeChecks
+    let i = 0
+    for (const k in v) {
+      if (i >= shapeKeys.length || k !== shapeKeys[i]) {
+        i = -1
+        break
+      }
+      const x = v[k]
+      if (x === undefined || !checks[i](x, depth + 1)) return false // JSON.stringify drops undefined
+      i++
+    }
+    if (i === shapeKeys.length) return true
+  }
+  const keys = Object.keys(v)
+  const count = keys.length
+  if (count > m.lim.maxProperties) return false
+  const checks = resolve(m, keys)
+  if (checks === null) return false
+  m.shapeKeys = keys
+  m.shapeChecks = checks
+  for (let i = 0; i < count; i++) {
+    const x = v[keys[i]]
+    if (x === undefined || !checks[i](x, depth + 1)) return false // JSON.stringify drops undefined
+  }
+  return true
+}
+
+// The check of each key of an object; null when a key is refused or a required one is missing.
+function resolve(m, keys) {
+  const checks = new Array(keys.length)
+  let seen = 0
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i]
+    if (REFUSED_KEYS.has(k) || !plainString(k, m.lim)) return null
+    const p = m.props === null ? undefined : m.props.get(k)
+    if (p !== undefined && p.required) seen++
+    const check = p === undefined || p.check === null ? m.other : p.check
+    if (check === null) return null
+    checks[i] = check
+  }
+  return seen === m.required ? checks : null
+}
+
+// The general check of a node that admits several types (or any): the check of each admitted
+// container or scalar type, null where the type is not admitted.
+const typedCheck = (string, number, boolean, nil, array, object) => (v, depth) => {
   // typeof compared with a literal, not switched on: V8 turns each test into a type check where a
   // switch calls the typeof builtin and compares its strings.
-  if (typeof v === 'string') return plainString(v, lim)
-  if (typeof v === 'number') return Number.isFinite(v)
-  if (typeof v === 'boolean') return true
+  if (typeof v === 'string') return string !== null && string(v)
+  if (typeof v === 'number') return number !== null && number(v)
+  if (typeof v === 'boolean') return boolean
   if (typeof v !== 'object') return false
-  if (v === null) return true
-  if (depth >= lim.depthLimit) return false
-  if (Array.isArray(v)) {
-    if (v.length > lim.maxArrayLength || plainContainerProblem(v) !== undefined) return false
-    for (let i = 0; i < v.length; i++) if (!anyValue(n, v[i], depth + 1, lim)) return false
-    return true
-  }
-  return members(n, v, depth, lim)
+  if (v === null) return nil
+  if (Array.isArray(v)) return array !== null && array(v, depth)
+  return object !== null && object(v, depth)
 }
 
-/** Whether `v` is certainly valid against node `n`. */
-function check(n, v, depth, lim) {
-  if (n.any) return anyValue(n, v, depth, lim)
-  if (!checkOwn(n, v, depth, lim)) return false
-  return n.all === null && n.anyOf === null && n.one === null ? true : checkBranches(n, v, depth, lim)
-}
+const enumCheck = (values, own) => (v, depth) => values.has(v) && own(v, depth)
 
-function checkOwn(n, v, depth, lim) {
-  if (n.values !== null && !n.values.has(v)) return false
-  if (typeof v === 'string') {
-    if (!admits(n, T_STRING) || !plainString(v, lim)) return false
-    if (v.length < n.minLength) return false
-    if (v.length > n.maxLength || v.length < 2 * n.minLength) {
-      const count = codePoints(v)
-      return count >= n.minLength && count <= n.maxLength
-    }
-    return true
-  }
-  if (typeof v === 'number') {
-    if (!Number.isFinite(v)) return false
-    if (!(admits(n, T_NUMBER) || (admits(n, T_INTEGER) && Number.isInteger(v)))) return false
-    return v >= n.min && v <= n.max && v > n.emin && v < n.emax
-  }
-  if (typeof v === 'boolean') return admits(n, T_BOOLEAN)
-  if (typeof v !== 'object') return false
-  if (v === null) return admits(n, T_NULL)
-  if (depth >= lim.depthLimit) return false
-  if (Array.isArray(v)) {
-    if (!admits(n, T_ARRAY)) return false
-    const len = v.length
-    if (len > lim.maxArrayLength || len < n.minItems || len > n.maxItems || plainContainerProblem(v) !== undefined) return false
-    const items = n.items
-    for (let i = 0; i < len; i++) if (!check(items, v[i], depth + 1, lim)) return false
-    return true
-  }
-  if (!admits(n, T_OBJECT)) return false
-  return members(n, v, depth, lim)
-}
-
-function checkBranches(n, v, depth, lim) {
-  const all = n.all
-  if (all !== null) for (let i = 0; i < all.length; i++) if (!check(all[i], v, depth, lim)) return false
-  const anyOf = n.anyOf
+const branchesCheck = (own, all, anyOf, one, refusals) => (v, depth) => {
+  if (!own(v, depth)) return false
+  if (all !== null) for (let i = 0; i < all.length; i++) if (!all[i](v, depth)) return false
   if (anyOf !== null) {
     let some = false
-    for (let i = 0; i < anyOf.length && !some; i++) some = check(anyOf[i], v, depth, lim)
+    for (let i = 0; i < anyOf.length && !some; i++) some = anyOf[i](v, depth)
     if (!some) return false
   }
-  const one = n.one
   if (one !== null) {
     // Exactly one branch valid: one accepts and every other one certainly refuses.
     let accepted = 0
     for (let i = 0; i < one.length; i++) {
-      if (check(one[i], v, depth, lim)) accepted++
-      else if (!refuses(one[i], v)) return false
+      if (one[i](v, depth)) accepted++
+      else if (!refusals[i](v)) return false
     }
     if (accepted !== 1) return false
   }
   return true
 }
 
-// The members of an object of node `n`: each own enumerable key (what JSON.stringify writes) is
-// refused, or checked by its property's node, else by `n.other` (null: no other key admitted);
-// every required key must be among them.
-function members(n, v, depth, lim) {
-  if (plainContainerProblem(v) !== undefined) return false
-  // An object of the last shape seen: `for…in` reads its keys in Object.keys' order without
-  // allocating a key list, and each value as its key comes (a read from the enumeration's own
-  // cache, where a read by a key from the list is a megamorphic lookup). A value its key's node
-  // refuses answers false at once; a key out of the shape's order (an inherited enumerable key,
-  // only on a polluted prototype, included) sends the object to the full path below.
-  const shapeKeys = n.shapeKeys
-  if (shapeKeys !== null) {
-    let i = 0
-    let same = true
-    for (const k in v) {
-      if (i >= shapeKeys.length || k !== shapeKeys[i]) {
-        same = false
-        break
-      }
-      i++
-    }
-    if (same && i === shapeKeys.length) {
-      const values = Object.values(v)
-      const shapeNodes = n.shapeNodes
-      for (let j = 0; j < i; j++) {
-        const x = values[j]
-        if (x === undefined || !check(shapeNodes[j], x, depth + 1, lim)) return false // JSON.stringify drops undefined
-      }
-      return true
-    }
-  }
-  const keys = Object.keys(v)
-  const count = keys.length
-  if (count > lim.maxProperties) return false
-  const nodes = resolve(n, keys, lim)
-  if (nodes === null) return false
-  n.shapeKeys = keys
-  n.shapeNodes = nodes
-  for (let i = 0; i < count; i++) {
-    const x = v[keys[i]]
-    if (x === undefined || !check(nodes[i], x, depth + 1, lim)) return false // JSON.stringify drops undefined
-  }
-  return true
-}
-
-// The node each key of an object of node `n` is checked by; null when a key is refused or a
-// required one is missing.
-function resolve(n, keys, lim) {
-  const nodes = new Array(keys.length)
-  let seen = 0
-  for (let i = 0; i < keys.length; i++) {
-    const k = keys[i]
-    if (REFUSED_KEYS.has(k) || !plainString(k, lim)) return null
-    const p = n.props === null ? undefined : n.props.get(k)
-    if (p !== undefined && p.required) seen++
-    const node = p === undefined || p.node === null ? n.other : p.node
-    if (node === null) return null
-    nodes[i] = node
-  }
-  return seen === n.required ? nodes : null
-}
-
 // Whether a value is certainly invalid against a node, by an assertion that holds whatever else
 // the node says (plan.rs `Node::refuses`): a type it does not admit, a value outside its
 // enum/const, an object without a required key. Only asked of a value another branch accepted,
 // so the value is plain JSON data.
-function refuses(n, v) {
-  if (n.values !== null && !n.values.has(v)) return true
-  if (n.types !== 0 && (n.types & typeBit(v)) === 0) return true
-  const required = n.requiredNames
+const refusal = (types, values, required) => (v) => {
+  if (values !== null && !values.has(v)) return true
+  if (types !== 0 && (types & typeBit(v)) === 0) return true
   if (required !== null && typeof v === 'object' && v !== null && !Array.isArray(v)) {
     for (const k of required) if (!Object.hasOwn(v, k)) return true
   }
@@ -259,40 +224,89 @@ function acceptorOf(planText) {
   }
   if (plan === null || typeof plan !== 'object' || !Array.isArray(plan.limits)) return null
   const lim = new PlanLimits(...plan.limits)
-  const any = new PlanNode()
-  any.any = true
-  any.other = any
+
+  // Any plain JSON value inside the bounds: its objects admit any key, checked by itself.
+  const anyMembers = new Members(lim, null, 0, null)
+  const anyValue = typedCheck(
+    stringCheck(lim, 0, Infinity),
+    numberCheck(-Infinity, Infinity, -Infinity, Infinity),
+    true,
+    true,
+    arrayCheck(lim, 0, Infinity, (v, depth) => anyValue(v, depth)),
+    objectCheck(anyMembers),
+  )
+  anyMembers.other = anyValue
 
   function compile(node) {
     if (node === null || typeof node !== 'object') throw new TypeError('plan node')
-    const n = new PlanNode()
-    n.types = node.t ?? 0
-    if (Array.isArray(node.e)) n.values = new Set(node.e)
+    const own = ownCheck(node)
+    const values = Array.isArray(node.e) ? new Set(node.e) : null
+    const checked = values === null ? own : enumCheck(values, own)
+    const all = branches(node.all)
+    const anyOf = branches(node.any)
+    const oneNodes = node.one
+    const one = branches(oneNodes)
+    if (all === null && anyOf === null && one === null) return checked
+    const refusals = one === null ? null : oneNodes.map(refusalOf)
+    return branchesCheck(checked, all, anyOf, one, refusals)
+  }
+
+  // The node's own assertions, by type.
+  function ownCheck(node) {
+    const types = node.t ?? 0
+    const admits = (bit) => types === 0 || (types & bit) !== 0
+    const min = node.min ?? -Infinity
+    const max = node.max ?? Infinity
+    const emin = node.emin ?? -Infinity
+    const emax = node.emax ?? Infinity
+    const string = admits(T_STRING) ? stringCheck(lim, node.nl ?? 0, node.xl ?? Infinity) : null
+    const number = admits(T_NUMBER)
+      ? numberCheck(min, max, emin, emax)
+      : admits(T_INTEGER)
+        ? integerCheck(min, max, emin, emax)
+        : null
+    const array = admits(T_ARRAY) ? arrayCheck(lim, node.ni ?? 0, node.xi ?? Infinity, node.i === undefined ? anyValue : compile(node.i)) : null
+    const object = admits(T_OBJECT) ? objectCheck(membersOf(node)) : null
+    switch (types) {
+      case T_STRING:
+        return string
+      case T_INTEGER:
+      case T_NUMBER:
+      case T_INTEGER | T_NUMBER:
+        return number
+      case T_BOOLEAN:
+        return booleanCheck
+      case T_NULL:
+        return nullCheck
+      case T_ARRAY:
+        return array
+      case T_OBJECT:
+        return object
+      default:
+        return typedCheck(string, number, admits(T_BOOLEAN), admits(T_NULL), array, object)
+    }
+  }
+
+  function membersOf(node) {
+    let props = null
+    let required = 0
     if (Array.isArray(node.p) || Array.isArray(node.r)) {
-      n.props = new Map()
-      for (const [name, sub] of node.p ?? []) n.props.set(name, { node: compile(sub), required: false })
+      props = new Map()
+      for (const [name, sub] of node.p ?? []) props.set(name, { check: compile(sub), required: false })
       for (const name of node.r ?? []) {
-        const p = n.props.get(name) ?? { node: null, required: false }
-        if (!p.required) n.required++
+        const p = props.get(name) ?? { check: null, required: false }
+        if (!p.required) required++
         p.required = true
-        n.props.set(name, p)
+        props.set(name, p)
       }
     }
-    if (Array.isArray(node.r) && node.r.length > 0) n.requiredNames = node.r
-    n.other = node.a === false ? null : node.a === undefined || node.a === true ? any : compile(node.a)
-    n.items = node.i === undefined ? any : compile(node.i)
-    n.minItems = node.ni ?? 0
-    n.maxItems = node.xi ?? Infinity
-    n.minLength = node.nl ?? 0
-    n.maxLength = node.xl ?? Infinity
-    n.min = node.min ?? -Infinity
-    n.max = node.max ?? Infinity
-    n.emin = node.emin ?? -Infinity
-    n.emax = node.emax ?? Infinity
-    n.all = branches(node.all)
-    n.anyOf = branches(node.any)
-    n.one = branches(node.one)
-    return n
+    const other = node.a === false ? null : node.a === undefined || node.a === true ? anyValue : compile(node.a)
+    return new Members(lim, props, required, other)
+  }
+
+  function refusalOf(node) {
+    const required = Array.isArray(node.r) && node.r.length > 0 ? node.r : null
+    return refusal(node.t ?? 0, Array.isArray(node.e) ? new Set(node.e) : null, required)
   }
 
   function branches(list) {
@@ -312,7 +326,7 @@ function acceptorOf(planText) {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) return false
     try {
       walkFrom(value)
-      const ok = check(root, value, 0, lim)
+      const ok = root(value, 0)
       if (ok) walkPassed(value)
       return ok
     } catch {
