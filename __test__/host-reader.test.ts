@@ -2,6 +2,8 @@
 // effect key) and redaction: each kind of value gets one reading, and the two consumers give their
 // own answer from it. These cases pin both answers for the same value.
 import vm from "node:vm";
+import { Worker } from "node:worker_threads";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { canonicalToolEffectJson, redactSecrets, toolEffectArgumentsHash } from "../index.js";
 
@@ -57,6 +59,31 @@ describe("the host reader, read by canonical JSON and by redaction", () => {
     );
     expect(() => canonicalToolEffectJson({ p: proxy })).toThrow(thrown);
     expect(redactSecrets({ p: proxy }, [])).toEqual({ p: "[Unreadable]" });
+  });
+
+  it("recognises Map and Set by the built-ins of the addon's load, whatever replaces them later", async () => {
+    // A fresh environment (a worker) loads the package, then a script replaces Map and Set before
+    // the reader's first container: the reader still reads the real ones as what they are.
+    const index = fileURLToPath(new URL("../index.js", import.meta.url));
+    const code = `
+      const { parentPort } = require("node:worker_threads");
+      const api = require(${JSON.stringify(index)});
+      const RealMap = Map, RealSet = Set;
+      globalThis.Map = class Map {};
+      globalThis.Set = class Set {};
+      const first = api.redactSecrets("sk-1", ["sk-1"]);
+      const copy = api.redactSecrets({ m: new RealMap([["k", "sk-1"]]), s: new RealSet(["sk-1"]) }, ["sk-1"]);
+      parentPort.postMessage({ first, copy });`;
+    const worker = new Worker(code, { eval: true });
+    try {
+      const got = await new Promise((resolve, reject) => {
+        worker.once("message", resolve);
+        worker.once("error", reject);
+      });
+      expect(got).toEqual({ first: "[REDACTED]", copy: { m: { k: "[REDACTED]" }, s: ["[REDACTED]"] } });
+    } finally {
+      await worker.terminate();
+    }
   });
 
   it("reads another realm's plain objects and null-prototype objects as plain data in both", () => {

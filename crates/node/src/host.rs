@@ -30,12 +30,29 @@ struct Builtins {
     array_from: Value,
 }
 
-/// The built-ins, captured on first use into the environment's instance data (`crate::instance`),
-/// so each worker thread has its own and a script that replaces `globalThis.Map` later cannot
-/// change what the reader recognises. Copied out at once: no reference into the instance data
+/// Captures this environment's built-ins as the addon loads in it (the main thread, each worker),
+/// so a script that replaces `globalThis.Map` after loading the package cannot change what the
+/// reader recognises. A capture that fails here is tried again at the first use.
+#[napi_derive::napi(module_exports)]
+pub fn capture_realm(_exports: Object, env: Env) -> Result<()> {
+    if builtins(&env).is_err() {
+        // Nothing to report at load: clear what the failed read left pending.
+        let mut thrown = ptr::null_mut();
+        // SAFETY: `env` is the env of the load running now and `thrown` a valid out-pointer; the
+        // handle written, if any, is dropped unused.
+        unsafe { sys::napi_get_and_clear_last_exception(env.raw(), &mut thrown) };
+    }
+    Ok(())
+}
+
+/// The built-ins, kept in the environment's instance data (`crate::instance`) from the addon's load
+/// on, so each worker thread has its own. Copied out at once: no reference into the instance data
 /// outlives this function (a getter the reader runs may re-enter the addon).
 fn builtins(env: &Env) -> Result<Builtins> {
-    if instance(env)?.realm.is_none() {
+    if let Some(realm) = instance(env)?.realm.as_ref() {
+        return realm.builtins(env);
+    }
+    {
         // Read before the instance data is taken again: reading globals may run a host getter.
         let global = env.get_global()?;
         let object: Object = global.get_c_named_property_unchecked(c"Object")?;
@@ -68,20 +85,27 @@ fn builtins(env: &Env) -> Result<Builtins> {
             "prism-tools-native: no realm for this environment",
         ));
     };
-    Ok(Builtins {
-        object_proto: realm.object_proto.get_value(env)?.raw(),
-        map_ctor: realm.map_ctor.get_value(env)?.raw(),
-        set_ctor: realm.set_ctor.get_value(env)?.raw(),
-        regexp_ctor: realm.regexp_ctor.get_value(env)?.raw(),
-        array_from: realm.array_from.get_value(env)?.raw(),
-    })
+    realm.builtins(env)
+}
+
+impl Realm {
+    fn builtins(&self, env: &Env) -> Result<Builtins> {
+        Ok(Builtins {
+            object_proto: self.object_proto.get_value(env)?.raw(),
+            map_ctor: self.map_ctor.get_value(env)?.raw(),
+            set_ctor: self.set_ctor.get_value(env)?.raw(),
+            regexp_ctor: self.regexp_ctor.get_value(env)?.raw(),
+            array_from: self.array_from.get_value(env)?.raw(),
+        })
+    }
 }
 
 /// Reads `v` once into an owned tree, as `policy` says.
 pub(crate) fn read_host(env: &Env, v: Value, policy: ReadPolicy) -> Result<Host<Value>> {
     let mut reader = Reader {
+        env,
         js: Js(env.raw()),
-        b: builtins(env)?,
+        builtins: None,
         policy,
         open: Vec::new(),
         foreign_object_proto: None,
@@ -89,9 +113,12 @@ pub(crate) fn read_host(env: &Env, v: Value, policy: ReadPolicy) -> Result<Host<
     reader.value(v, 0)
 }
 
-struct Reader {
+struct Reader<'e> {
+    env: &'e Env,
     js: Js,
-    b: Builtins,
+    /// Taken at the first container: a string or number (a redacted text, a primitive result)
+    /// reads none.
+    builtins: Option<Builtins>,
     policy: ReadPolicy,
     /// The containers open on the path from the root (with the policy's cycle check).
     open: Vec<Value>,
@@ -102,7 +129,18 @@ struct Reader {
 /// A call that may run JS: `Ok(Err(thrown))` when it threw (the exception cleared and kept).
 type Attempt = Result<std::result::Result<Value, Value>>;
 
-impl Reader {
+impl Reader<'_> {
+    fn b(&mut self) -> Result<Builtins> {
+        match self.builtins {
+            Some(b) => Ok(b),
+            None => {
+                let b = builtins(self.env)?;
+                self.builtins = Some(b);
+                Ok(b)
+            }
+        }
+    }
+
     fn value(&mut self, v: Value, depth: usize) -> Result<Host<Value>> {
         let js = self.js;
         Ok(match js.type_of(v)? {
@@ -146,7 +184,10 @@ impl Reader {
             check(unsafe { sys::napi_get_prototype(js.0, v, &mut proto) })?;
         }
         // Plain objects and arrays (the usual case) skip the checks for the other kinds.
-        let usual = is_array || self.same(proto, self.b.object_proto)?;
+        let usual = is_array || {
+            let object_proto = self.b()?.object_proto;
+            self.same(proto, object_proto)?
+        };
         if !usual && self.is_opaque(v)? {
             return Ok(Host::Opaque(v));
         }
@@ -160,15 +201,14 @@ impl Reader {
         if depth >= self.policy.max_depth {
             return Ok(Host::TooDeep);
         }
+        // Only an unusual object can be a Map or a Set.
+        let unusual = if usual { None } else { Some(self.b()?) };
         self.open.push(v);
-        let out = if is_array {
-            self.array(v, depth)
-        } else if !usual && self.instance_of(v, self.b.map_ctor)? {
-            self.map(v, depth)
-        } else if !usual && self.instance_of(v, self.b.set_ctor)? {
-            self.set(v, depth)
-        } else {
-            self.record(v, usual, proto, depth)
+        let out = match unusual {
+            _ if is_array => self.array(v, depth),
+            Some(b) if self.instance_of(v, b.map_ctor)? => self.map(v, depth),
+            Some(b) if self.instance_of(v, b.set_ctor)? => self.set(v, depth),
+            _ => self.record(v, usual, proto, depth),
         };
         self.open.pop();
         out
@@ -256,8 +296,9 @@ impl Reader {
     }
 
     /// `Array.from(v)` of a `Map` or `Set` (called with no receiver, so it builds a plain array).
-    fn listed(&self, v: Value) -> Result<Value> {
+    fn listed(&mut self, v: Value) -> Result<Value> {
         let js = self.js;
+        let array_from = self.b()?.array_from;
         let args = [v];
         let mut out = ptr::null_mut();
         // SAFETY: a live env and handles of the running call (see `Js`); `args` holds the one
@@ -266,7 +307,7 @@ impl Reader {
             sys::napi_call_function(
                 js.0,
                 js.undefined()?,
-                self.b.array_from,
+                array_from,
                 1,
                 args.as_ptr(),
                 &mut out,
@@ -372,7 +413,7 @@ impl Reader {
     }
 
     /// A `Date`, a typed array or a `RegExp`: kept whole.
-    fn is_opaque(&self, v: Value) -> Result<bool> {
+    fn is_opaque(&mut self, v: Value) -> Result<bool> {
         let js = self.js;
         let mut is = false;
         // SAFETY: a live env and handles of the running call (see `Js`); out-pointers are locals.
@@ -381,7 +422,10 @@ impl Reader {
             // SAFETY: as above.
             check(unsafe { sys::napi_is_typedarray(js.0, v, &mut is) })?;
         }
-        Ok(is || self.instance_of(v, self.b.regexp_ctor)?)
+        Ok(is || {
+            let regexp = self.b()?.regexp_ctor;
+            self.instance_of(v, regexp)?
+        })
     }
 
     /// Whether `proto` is another realm's `Object.prototype` (a `node:vm` context), recognised by

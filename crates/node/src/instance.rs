@@ -46,7 +46,12 @@ pub(crate) struct Instance {
 
 /// This environment's instance data, made empty on first use.
 pub(crate) fn instance(env: &Env) -> Result<&'static mut Instance> {
-    if env.get_instance_data::<Instance>()?.is_none() {
+    // Each lookup locks napi-rs's registry of native payloads and hashes the pointer: the usual
+    // case (the slot is set) looks once.
+    if let Some(data) = env.get_instance_data::<Instance>()? {
+        return Ok(data);
+    }
+    {
         env.set_instance_data(Instance::default(), (), |ctx| {
             let Instance {
                 realm,
