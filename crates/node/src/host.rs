@@ -52,32 +52,30 @@ fn builtins(env: &Env) -> Result<Builtins> {
     if let Some(realm) = instance(env)?.realm.as_ref() {
         return realm.builtins(env);
     }
-    {
-        // Read before the instance data is taken again: reading globals may run a host getter.
-        let global = env.get_global()?;
-        let object: Object = global.get_c_named_property_unchecked(c"Object")?;
-        let array: Object = global.get_c_named_property_unchecked(c"Array")?;
-        let proto: Object = object.get_c_named_property_unchecked(c"prototype")?;
-        let ctor = |name: &std::ffi::CStr| -> Result<ObjectRef> {
-            global
-                .get_c_named_property_unchecked::<Object>(name)?
-                .create_ref()
-        };
-        let realm = Realm {
-            object_proto: proto.create_ref()?,
-            map_ctor: ctor(c"Map")?,
-            set_ctor: ctor(c"Set")?,
-            regexp_ctor: ctor(c"RegExp")?,
-            array_from: array
-                .get_c_named_property_unchecked::<Object>(c"from")?
-                .create_ref()?,
-        };
-        let slot = &mut instance(env)?.realm;
-        match slot {
-            // A getter above re-entered and captured the realm first: keep that one.
-            Some(_) => realm.unref(env)?,
-            None => *slot = Some(realm),
-        }
+    // Read before the instance data is taken again: reading globals may run a host getter.
+    let global = env.get_global()?;
+    let object: Object = global.get_c_named_property_unchecked(c"Object")?;
+    let array: Object = global.get_c_named_property_unchecked(c"Array")?;
+    let proto: Object = object.get_c_named_property_unchecked(c"prototype")?;
+    let ctor = |name: &std::ffi::CStr| -> Result<ObjectRef> {
+        global
+            .get_c_named_property_unchecked::<Object>(name)?
+            .create_ref()
+    };
+    let realm = Realm {
+        object_proto: proto.create_ref()?,
+        map_ctor: ctor(c"Map")?,
+        set_ctor: ctor(c"Set")?,
+        regexp_ctor: ctor(c"RegExp")?,
+        array_from: array
+            .get_c_named_property_unchecked::<Object>(c"from")?
+            .create_ref()?,
+    };
+    let slot = &mut instance(env)?.realm;
+    match slot {
+        // A getter above re-entered and captured the realm first: keep that one.
+        Some(_) => realm.unref(env)?,
+        None => *slot = Some(realm),
     }
     let Some(realm) = instance(env)?.realm.as_ref() else {
         return Err(Error::new(

@@ -51,22 +51,20 @@ pub(crate) fn instance(env: &Env) -> Result<&'static mut Instance> {
     if let Some(data) = env.get_instance_data::<Instance>()? {
         return Ok(data);
     }
-    {
-        env.set_instance_data(Instance::default(), (), |ctx| {
-            let Instance {
-                realm,
-                effect_errors,
-            } = ctx.value;
-            if let Some(r) = realm {
-                let _ = r.unref(&ctx.env);
-            }
-            for r in effect_errors.into_iter().flatten() {
-                // SAFETY: `r` was made in this environment by `napi_create_reference` and is held only
-                // here; the environment is being torn down and nothing reads the slot after this.
-                unsafe { sys::napi_delete_reference(ctx.env.raw(), r) };
-            }
-        })?;
-    }
+    env.set_instance_data(Instance::default(), (), |ctx| {
+        let Instance {
+            realm,
+            effect_errors,
+        } = ctx.value;
+        if let Some(r) = realm {
+            let _ = r.unref(&ctx.env);
+        }
+        for r in effect_errors.into_iter().flatten() {
+            // SAFETY: `r` was made in this environment by `napi_create_reference` and is held only
+            // here; the environment is being torn down and nothing reads the slot after this.
+            unsafe { sys::napi_delete_reference(ctx.env.raw(), r) };
+        }
+    })?;
     env.get_instance_data::<Instance>()?.ok_or_else(|| {
         Error::new(
             Status::GenericFailure,
