@@ -7,7 +7,7 @@
 //! (a keyword outside the list below, a value JSON.stringify would change, a bound near its limit)
 //! sends the call down the text path, which decides and words every refusal. Which keywords are
 //! safe to restate is decided here, once, next to the validator whose verdicts it must never
-//! contradict; the differential tests in `__test__/validation-plan.test.ts` hold the two together.
+//! contradict; the differential tests in `__test__/properties/validation-plan.test.ts` hold the two together.
 
 //!
 //! The same plan also answers in Rust (`Node::accepts`, over parsed and bounded argument text):
