@@ -59,7 +59,8 @@ function walkPassed(root) {
  * thing and the tool another), a `toJSON` method, own or inherited (JSON text would hold what it
  * returns, the tool gets the object), a class instance, and an accessor or non-enumerable own
  * property of an object (a getter can answer differently on each read; JSON text omits a
- * non-enumerable property the tool can still read). Nothing of the value runs: no getter, no trap.
+ * non-enumerable property the tool can still read). No trap of the value runs, and no getter but
+ * one named `toJSON`, which is read to see whether it is a method, as JSON text reads it.
  *
  * The property scan is skipped when the same arguments value is walked again after a walk that
  * passed it: a property of it redefined as an accessor in between is not noticed. An array's
