@@ -134,6 +134,19 @@ describe("filterTools", () => {
     expect(turn).toBe(3);
   });
 
+  it("uses each name as it was checked: a list whose items answer differently on a second read", () => {
+    let reads = 0;
+    // Index 0 answers "a" at its first read and a number after: a second read would see what was never checked.
+    const shifty = new Proxy(["a", "b"], {
+      get(target, key, receiver) {
+        if (key === "0") return reads++ === 0 ? "a" : 42;
+        return Reflect.get(target, key, receiver);
+      },
+    });
+    expect(filterTools(tools, { deny: shifty }).map((t) => t.name)).toEqual(["c", "d"]);
+    expect(reads).toBe(1);
+  });
+
   it("rejects malformed filters instead of guessing", () => {
     expect(() => filterTools(tools, { allow: "a" as never })).toThrow("filter.allow must be an array of tool names");
     expect(() => filterTools(tools, { deny: [1] as never })).toThrow("filter.deny must contain only strings");

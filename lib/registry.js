@@ -88,12 +88,18 @@ function nameList(value, what) {
   if (!Array.isArray(value)) {
     throw codedError(TypeError, `${what} must be an array of tool names`, 'ERR_PRISM_INVALID_FILTER')
   }
-  for (let i = 0; i < value.length; i++) {
-    if (typeof value[i] !== 'string') {
+  // A copy made while checking: each item is read once, so what was checked is what is used (an
+  // accessor or a Proxy could answer a second read differently).
+  const n = value.length
+  const names = new Array(n)
+  for (let i = 0; i < n; i++) {
+    const name = value[i]
+    if (typeof name !== 'string') {
       throw codedError(TypeError, `${what} must contain only strings`, 'ERR_PRISM_INVALID_FILTER')
     }
+    names[i] = name
   }
-  return value
+  return names
 }
 
 function checkRule(rule) {
@@ -103,9 +109,9 @@ function checkRule(rule) {
   return [nameList(rule.allow, 'filter.allow'), nameList(rule.deny, 'filter.deny')]
 }
 
-// The last filter compiled, with the name lists it was made from: a caller that passes the same
-// filter at every turn (its lists compared item by item, so a list changed in place is seen)
-// reuses its sets instead of building them again.
+// The last filter compiled, with the name lists it was made from (the checked copies): a caller that
+// passes the same filter at every turn (its lists compared item by item, so a list changed in place
+// is seen) reuses its sets instead of building them again.
 let lastFilter = { lists: [], compiled: { allows: [], deny: undefined } }
 
 /**
@@ -138,7 +144,7 @@ function compileToolFilter(filter) {
     }
   }
   const compiled = { allows, deny }
-  lastFilter = { lists: lists.map((l) => l.slice()), compiled }
+  lastFilter = { lists, compiled }
   return compiled
 }
 
