@@ -3,7 +3,7 @@
 use super::error::StoreError;
 use super::key::{Owner, ValidKey};
 use super::record::EffectRecord;
-use super::store::{RecordStorage, Update};
+use super::store::{RecordStorage, RecordUpdate};
 use std::collections::HashMap;
 use std::sync::Mutex;
 
@@ -38,11 +38,7 @@ impl RecordStorage for MemoryStorage {
             .map(|r| EffectRecord::clone(r)))
     }
 
-    fn update<R>(
-        &self,
-        k: &ValidKey,
-        f: impl FnOnce(Option<&mut EffectRecord>) -> Update<R>,
-    ) -> Result<R, StoreError> {
+    fn update<R>(&self, k: &ValidKey, f: impl RecordUpdate<R>) -> Result<R, StoreError> {
         let mut map = self.lock();
         if let Some(record) = map.get_mut(&k.storage_digest) {
             // Changed in place: `dirty` needs no write.

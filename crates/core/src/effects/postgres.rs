@@ -10,7 +10,7 @@ use super::error::StoreError;
 use super::key::{Owner, ValidKey};
 use super::record::EffectRecord;
 use super::row::{self, COLUMNS};
-use super::store::{RecordStorage, Update};
+use super::store::{RecordStorage, RecordUpdate};
 use crate::storage::postgres::{failed, PgError, PgPool};
 use crate::storage::row::pg_params;
 
@@ -113,11 +113,7 @@ impl RecordStorage for PostgresStorage {
         self.update(k, |current| Ok(super::store::Step::read(current.cloned())))
     }
 
-    fn update<R>(
-        &self,
-        k: &ValidKey,
-        f: impl FnOnce(Option<&mut EffectRecord>) -> Update<R>,
-    ) -> Result<R, StoreError> {
+    fn update<R>(&self, k: &ValidKey, f: impl RecordUpdate<R>) -> Result<R, StoreError> {
         let id = k.storage_id.as_str();
         self.pool.locked(LOCK, READ, &[&id], |tx, found, st| {
             let mut current = found.as_ref().map(row::record).transpose()?;

@@ -9,7 +9,7 @@ use super::error::StoreError;
 use super::key::{Owner, ValidKey};
 use super::record::EffectRecord;
 use super::row::{self, COLUMNS};
-use super::store::{RecordStorage, Update};
+use super::store::{RecordStorage, RecordUpdate};
 use crate::storage::sqlite::{
     add_missing_columns, query_opt, SqliteConnection, SqliteError, SqliteOptions,
 };
@@ -102,11 +102,7 @@ impl RecordStorage for SqliteStorage {
         self.db.with(|conn| read_with(conn, &k.storage_id))
     }
 
-    fn update<R>(
-        &self,
-        k: &ValidKey,
-        f: impl FnOnce(Option<&mut EffectRecord>) -> Update<R>,
-    ) -> Result<R, StoreError> {
+    fn update<R>(&self, k: &ValidKey, f: impl RecordUpdate<R>) -> Result<R, StoreError> {
         let id = k.storage_id.as_str();
         self.db.write(|tx| {
             let mut current = read_with(tx, id)?;

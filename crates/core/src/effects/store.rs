@@ -114,17 +114,18 @@ impl<R> Step<R> {
 /// Outcome of the atomic primitive's function.
 pub type Update<R> = Result<Step<R>, StoreError>;
 
+/// The atomic primitive's function: it is lent the current record, if any, and says what to write
+/// and what to answer (see [`RecordStorage::update`]).
+pub trait RecordUpdate<R>: FnOnce(Option<&mut EffectRecord>) -> Update<R> {}
+impl<R, F: FnOnce(Option<&mut EffectRecord>) -> Update<R>> RecordUpdate<R> for F {}
+
 /// A place records live in. `update` lends `f` the current record (mutable, so a transition edits it
 /// in place instead of copying it) and must run `f` and the write it asks for as one atomic step with
 /// respect to every other `update` on the same storage, in this process and in others sharing it.
 /// `f` changes the record only once it has decided to succeed, so an `Err` leaves storage as it was.
 pub trait RecordStorage: Send + Sync {
     fn read(&self, k: &ValidKey) -> Result<Option<EffectRecord>, StoreError>;
-    fn update<R>(
-        &self,
-        k: &ValidKey,
-        f: impl FnOnce(Option<&mut EffectRecord>) -> Update<R>,
-    ) -> Result<R, StoreError>;
+    fn update<R>(&self, k: &ValidKey, f: impl RecordUpdate<R>) -> Result<R, StoreError>;
     /// Deletes up to `limit` terminal records of exactly this ownership updated before `before`.
     fn cleanup(&self, owner: &Owner, before: i64, limit: u32) -> Result<u32, StoreError>;
     fn close(&self) {}

@@ -146,6 +146,10 @@ pub struct ListFilter {
     pub limit: usize,
 }
 
+/// What `transact` runs on a key's current row: the write to make and the answer.
+pub trait Decide<T>: FnOnce(Option<Row>) -> Result<(Write, T), CheckpointError> {}
+impl<T, F: FnOnce(Option<Row>) -> Result<(Write, T), CheckpointError>> Decide<T> for F {}
+
 /// Where checkpoints are kept.
 pub trait CheckpointStorage: Send + Sync {
     /// Runs `decide` on the current row of (namespace, key) with every other writer of that key held
@@ -154,7 +158,7 @@ pub trait CheckpointStorage: Send + Sync {
         &self,
         namespace: &str,
         key: &str,
-        decide: impl FnOnce(Option<Row>) -> Result<(Write, T), CheckpointError>,
+        decide: impl Decide<T>,
     ) -> Result<T, CheckpointError>;
     fn read(&self, namespace: &str, key: &str) -> Result<Option<Row>, CheckpointError>;
     /// Matching rows, newest `updated_at` first then by key (UTF-8 byte order), from `offset`, at most

@@ -8,7 +8,7 @@
 //! Runs on a blocking thread, never the JS thread.
 
 use super::checkpoint::{
-    CheckpointError, CheckpointStorage, Checkpoints, ListFilter, Row, Write, COLUMNS,
+    CheckpointError, CheckpointStorage, Checkpoints, Decide, ListFilter, Row, Write, COLUMNS,
 };
 use crate::storage::postgres::{failed, PgError, PgPool, PostgresOptions};
 use crate::storage::row::pg_params;
@@ -107,7 +107,7 @@ impl CheckpointStorage for PostgresStorage {
         &self,
         namespace: &str,
         key: &str,
-        decide: impl FnOnce(Option<Row>) -> Result<(Write, T), CheckpointError>,
+        decide: impl Decide<T>,
     ) -> Result<T, CheckpointError> {
         let params: [&(dyn postgres::types::ToSql + Sync); 2] = [&namespace, &key];
         self.pool.locked(LOCK, READ, &params, |tx, row, st| {

@@ -8,7 +8,7 @@ use rusqlite::{params, Connection};
 use std::sync::LazyLock;
 
 use super::checkpoint::{
-    CheckpointError, CheckpointStorage, Checkpoints, ListFilter, Row, Write, COLUMNS,
+    CheckpointError, CheckpointStorage, Checkpoints, Decide, ListFilter, Row, Write, COLUMNS,
 };
 use crate::storage::sqlite::{query_opt, SqliteConnection, SqliteError, SqliteOptions};
 
@@ -76,7 +76,7 @@ impl CheckpointStorage for SqliteStorage {
         &self,
         namespace: &str,
         key: &str,
-        decide: impl FnOnce(Option<Row>) -> Result<(Write, T), CheckpointError>,
+        decide: impl Decide<T>,
     ) -> Result<T, CheckpointError> {
         self.db.write(|tx| {
             let (write, out) = decide(read_row(tx, namespace, key)?)?; // an Err rolls back
