@@ -10,7 +10,7 @@
 // (stream-checks.js).
 const { FuzzedDataProvider } = require('@jazzer.js/core/dist/FuzzedDataProvider.js')
 const { anthropicMessagesEvents } = require('../../lib/providers/anthropic.js')
-const { SECRET, pick, text, maybe, assign, frame, chunks, body, mentionsSecret } = require('./stream-input.js')
+const { SECRET, pick, text, maybe, assign, streamOptions, streamPayloads, body, mentionsSecret } = require('./stream-input.js')
 const { checkRun } = require('./stream-checks.js')
 
 const NAMES = ['echo', 'get_weather', 'ec', '']
@@ -70,13 +70,7 @@ function event(fdp) {
 
 module.exports.fuzz = async function fuzz(data) {
   const fdp = new FuzzedDataProvider(data)
-  const options = { secrets: [SECRET] }
-  assign(options, 'maxEventBytes', maybe(fdp, [64, 4096]))
-  assign(options, 'maxResponseBytes', maybe(fdp, [256, 1 << 20]))
-  assign(options, 'maxArgumentBytes', maybe(fdp, [16, 1024]))
-  const payloads = []
-  const n = fdp.consumeIntegralInRange(0, 16)
-  for (let i = 0; i < n && fdp.remainingBytes > 0; i++) payloads.push(event(fdp))
-  const parts = chunks(fdp, frame(fdp, payloads))
+  const options = streamOptions(fdp)
+  const { payloads, parts } = streamPayloads(fdp, 16, event)
   await checkRun('anthropic', () => anthropicMessagesEvents(body(parts), options), { payloads, options, mentionsSecret })
 }

@@ -13,7 +13,7 @@
 // - never hangs (Jazzer.js's per-input timeout).
 const { FuzzedDataProvider } = require('@jazzer.js/core/dist/FuzzedDataProvider.js')
 const { openAIChatEvents } = require('../../lib/providers/openai-compatible.js')
-const { SECRET, pick, text, maybe, assign, frame, chunks, body, mentionsSecret } = require('./stream-input.js')
+const { pick, text, maybe, assign, streamOptions, streamPayloads, body, mentionsSecret } = require('./stream-input.js')
 const { checkRun } = require('./stream-checks.js')
 
 const NAMES = ['echo', 'ec', 'ho', 'get_weather', 'echoecho', '']
@@ -71,14 +71,8 @@ function chunk(fdp) {
 
 module.exports.fuzz = async function fuzz(data) {
   const fdp = new FuzzedDataProvider(data)
-  const options = { secrets: [SECRET] }
-  assign(options, 'maxEventBytes', maybe(fdp, [64, 4096]))
-  assign(options, 'maxResponseBytes', maybe(fdp, [256, 1 << 20]))
-  assign(options, 'maxArgumentBytes', maybe(fdp, [16, 1024]))
+  const options = streamOptions(fdp)
   assign(options, 'strictCompletion', maybe(fdp, [false, true]))
-  const payloads = []
-  const n = fdp.consumeIntegralInRange(0, 14)
-  for (let i = 0; i < n && fdp.remainingBytes > 0; i++) payloads.push(chunk(fdp))
-  const parts = chunks(fdp, frame(fdp, payloads))
+  const { payloads, parts } = streamPayloads(fdp, 14, chunk)
   await checkRun('openai', () => openAIChatEvents(body(parts), options), { payloads, options, mentionsSecret })
 }

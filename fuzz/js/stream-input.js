@@ -82,6 +82,23 @@ function chunks(fdp, sse) {
   return out
 }
 
+/** The options every provider stream target starts from: the secret, and small or default size bounds. */
+function streamOptions(fdp) {
+  const options = { secrets: [SECRET] }
+  assign(options, 'maxEventBytes', maybe(fdp, [64, 4096]))
+  assign(options, 'maxResponseBytes', maybe(fdp, [256, 1 << 20]))
+  assign(options, 'maxArgumentBytes', maybe(fdp, [16, 1024]))
+  return options
+}
+
+/** Up to `most` payloads from `draw(fdp)`, and the response body's chunks that frame them. */
+function streamPayloads(fdp, most, draw) {
+  const payloads = []
+  const n = fdp.consumeIntegralInRange(0, most)
+  for (let i = 0; i < n && fdp.remainingBytes > 0; i++) payloads.push(draw(fdp))
+  return { payloads, parts: chunks(fdp, frame(fdp, payloads)) }
+}
+
 /** A ReadableStream of the chunks, one per pull (as a socket delivers them). */
 function body(parts) {
   let i = 0
@@ -98,4 +115,4 @@ function mentionsSecret(value) {
   return JSON.stringify(value).includes(SECRET)
 }
 
-module.exports = { SECRET, pick, text, maybe, assign, frame, chunks, body, mentionsSecret }
+module.exports = { SECRET, pick, text, maybe, assign, streamOptions, streamPayloads, body, mentionsSecret }
