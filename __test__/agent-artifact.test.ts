@@ -14,6 +14,7 @@ import {
   type ProviderRequest,
   type ToolDefinition,
 } from "../index.mjs";
+import { failure } from "./helpers/agent.js";
 
 const model = { provider: "mock", model: "demo" };
 
@@ -54,16 +55,6 @@ async function collect(session: Session, input: string, options?: object): Promi
   }
   await reader;
   return { events, result };
-}
-
-async function failure(run: Promise<unknown>): Promise<any> {
-  try {
-    await run;
-  } catch (e) {
-    if (e instanceof AgentRunError) return e.result;
-    throw e;
-  }
-  throw new Error("the run did not fail");
 }
 
 describe("generate-validate-revise", () => {

@@ -8,12 +8,12 @@ import {
   providerToolCall,
   SEARCH_TOOLS_NAME,
   toolCallContent,
-  AgentRunError,
   type AgentEvent,
   type ProviderEvent,
   type ProviderRequest,
   type ToolDefinition,
 } from "../index.mjs";
+import { failure, streamEvents } from "./helpers/agent.js";
 
 const model = { provider: "mock", model: "demo" };
 const github: ToolDefinition[] = JSON.parse(readFileSync(new URL("../fixtures/github-mcp-tools.json", import.meta.url), "utf8")).map(
@@ -34,23 +34,6 @@ function tool(name: string, log?: string[], extra: Partial<ToolDefinition> = {})
 
 function call(id: string, name: string, args: Record<string, any> = {}): ProviderEvent {
   return providerToolCall(toolCallContent(id, name, args));
-}
-
-// A failed or aborted run rejects with AgentRunError; its result is the run's result.
-async function failure(run: Promise<unknown>): Promise<any> {
-  try {
-    await run;
-  } catch (e) {
-    if (e instanceof AgentRunError) return e.result;
-    throw e;
-  }
-  throw new Error("the run did not fail");
-}
-
-async function collect(session: { stream(input: string, options?: object): AsyncIterable<AgentEvent> }, input: string, options?: object) {
-  const events: AgentEvent[] = [];
-  for await (const e of session.stream(input, options)) events.push(e);
-  return events;
 }
 
 /** A tool that waits until `release(name)` is called; records in-flight counts. */
@@ -266,7 +249,7 @@ describe("per-turn narrowing", () => {
         return ["c", "zzz", "a"];
       },
     }).createSession();
-    const events = await collect(session, "x");
+    const events = await streamEvents(session, "x");
     expect(inputs).toEqual([
       { turn: 1, lastAssistantText: undefined, toolIds: ["a", "b", "c"] },
       { turn: 2, lastAssistantText: "first", toolIds: ["a", "b", "c"] },
@@ -302,9 +285,9 @@ describe("per-turn narrowing", () => {
     const script = () => createMockProvider([[call("c1", "b"), providerDone()], [providerDone()]]);
     const log: string[] = [];
     const tools = [tool("a", log), tool("b", log)];
-    const events = await collect(createAgent({ model, provider: script(), tools, toolNarrowing: () => ["a"] }).createSession(), "x");
+    const events = await streamEvents(createAgent({ model, provider: script(), tools, toolNarrowing: () => ["a"] }).createSession(), "x");
     expect(events.filter((e) => e.type === "tool_execution_blocked").map((e: any) => `${e.name}:${e.reason}`)).toEqual(["b:tool_denied"]);
-    const none = await collect(createAgent({ model, provider: script(), tools, toolNarrowing: () => [] }).createSession(), "x");
+    const none = await streamEvents(createAgent({ model, provider: script(), tools, toolNarrowing: () => [] }).createSession(), "x");
     expect(none.filter((e) => e.type === "tool_execution_blocked").map((e: any) => e.reason)).toEqual(["tool_denied"]);
     expect(log).toEqual([]);
     await createAgent({ model, provider: script(), tools, toolNarrowing: () => ["a"], allowHiddenToolCalls: true }).createSession().run("x");
@@ -373,7 +356,7 @@ describe("stream()", () => {
   it("yields the run's events in order, as @arnilo/prism names them; a refused run throws", async () => {
     const provider = createMockProvider([[providerTextDelta("a"), call("c1", "a"), providerDone()], [providerTextDelta("b"), providerDone()]]);
     const session = createAgent({ model, provider, tools: [tool("a")] }).createSession({ id: "s" });
-    const events = await collect(session, "x");
+    const events = await streamEvents(session, "x");
     const turn = ["turn_started", "provider_turn_started", "message_started", "message_delta"];
     const end = ["provider_turn_finished", "message_finished", "turn_finished"];
     expect(events.map((e) => e.type)).toEqual([

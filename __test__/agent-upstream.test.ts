@@ -27,6 +27,7 @@ import {
   type ProviderRequest,
   type ToolDefinition,
 } from "../index.mjs";
+import { runError } from "./helpers/agent.js";
 
 const model = { provider: "mock", model: "demo" };
 
@@ -39,16 +40,6 @@ function counted(name: string, log: string[]): ToolDefinition {
       return { toolCallId: ctx.toolCallId, name, value: { echoed: args } };
     },
   };
-}
-
-async function failure(run: Promise<unknown>): Promise<AgentRunError> {
-  try {
-    await run;
-  } catch (e) {
-    if (e instanceof AgentRunError) return e;
-    throw e;
-  }
-  throw new Error("the run did not fail");
 }
 
 function reader(iterable: AsyncIterable<AgentEvent>) {
@@ -120,7 +111,7 @@ describe("provider event protocol (@arnilo/prism's providers)", () => {
     ]);
     const session = createAgent({ model, provider, tools: [counted("lookup", log)] }).createSession();
     const events = reader(session.subscribe());
-    const err = await failure(session.run("x"));
+    const err = await runError(session.run("x"));
     expect(err.result.status).toBe("failed");
     expect(err.result.error).toMatchObject({ name: "ProviderTransportError", code: "incomplete_delta", message: "Incomplete tool call delta at index 2" });
     expect(err.cause).toBeDefined();
@@ -145,7 +136,7 @@ describe("run lifecycle", () => {
     // A flat list: every turn of every session replays it.
     const provider = createMockProvider([{ type: "error", error: { message: "upstream 500", code: "http_500" } } as ProviderEvent]);
     const agent = createAgent({ model, provider });
-    const err = await failure(agent.createSession({ id: "s1" }).run("x"));
+    const err = await runError(agent.createSession({ id: "s1" }).run("x"));
     expect(err.name).toBe("AgentRunError");
     expect(err.message).toBe("upstream 500");
     expect(err.result).toMatchObject({ sessionId: "s1", status: "failed", error: { message: "upstream 500", code: "http_500" } });
@@ -166,7 +157,7 @@ describe("run lifecycle", () => {
   it("L1: an aborted run rejects with AgentRunError, status aborted and the abort reason", async () => {
     const controller = new AbortController();
     controller.abort("user left");
-    const err = await failure(createAgent({ model, provider: createMockProvider([providerDone()]) }).createSession().run("x", { signal: controller.signal }));
+    const err = await runError(createAgent({ model, provider: createMockProvider([providerDone()]) }).createSession().run("x", { signal: controller.signal }));
     expect(err.result).toMatchObject({ status: "aborted", abortReason: "user left" });
   });
 
@@ -205,7 +196,7 @@ describe("run lifecycle", () => {
 
   it("L8: without a provider the run resolves one through providerSource, or fails with Unknown provider", async () => {
     const agent = createAgent({ model: { provider: "acme", model: "m" } });
-    const err = await failure(agent.createSession().run("x"));
+    const err = await runError(agent.createSession().run("x"));
     expect(err.result.error?.message).toBe("Unknown provider: acme");
     const asked: unknown[] = [];
     const sourced = createAgent({ model, providerSource: (m: unknown) => (asked.push(m), createMockProvider([providerTextDelta("from source"), providerDone()])) });
@@ -288,7 +279,7 @@ describe("redaction of provider requests and provider errors", () => {
     const provider = createMockProvider([[{ type: "error", error: { message: "401 invalid key sk-live-4242" } } as ProviderEvent]]);
     const session = createAgent({ model, provider, secrets: ["sk-live-4242"] }).createSession();
     const events = reader(session.subscribe());
-    const err = await failure(session.run("x"));
+    const err = await runError(session.run("x"));
     expect(err.result.error?.message).toBe("401 invalid key [REDACTED]");
     expect(err.message).not.toContain("sk-live-4242");
     expect(JSON.stringify(await events)).not.toContain("sk-live-4242");
@@ -297,7 +288,7 @@ describe("redaction of provider requests and provider errors", () => {
 
   it("issue 12: a string provider error becomes an ErrorInfo", async () => {
     const provider = createMockProvider([[{ type: "error", error: "503 from sk-live-4242" } as any]]);
-    const err = await failure(createAgent({ model, provider, secrets: ["sk-live-4242"] }).createSession().run("x"));
+    const err = await runError(createAgent({ model, provider, secrets: ["sk-live-4242"] }).createSession().run("x"));
     expect(err.result.error).toMatchObject({ message: "503 from [REDACTED]" });
     expect(typeof err.result.error).toBe("object");
   });
@@ -323,7 +314,7 @@ describe("abort while the provider stream is stuck (issue 12)", () => {
     const run = session.run("x");
     await new Promise((r) => setTimeout(r, 5));
     session.abort("enough");
-    const err = await failure(run);
+    const err = await runError(run);
     expect(err.result).toMatchObject({ status: "aborted", abortReason: "enough" });
   });
 
@@ -332,7 +323,7 @@ describe("abort while the provider stream is stuck (issue 12)", () => {
     const run = createAgent({ model, provider: stuckProvider() }).createSession().run("x", { signal: controller.signal });
     await new Promise((r) => setTimeout(r, 5));
     controller.abort(new Error("deadline"));
-    const err = await failure(run);
+    const err = await runError(run);
     expect(err.result).toMatchObject({ status: "aborted", error: { message: "deadline" } });
   });
 });

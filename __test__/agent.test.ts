@@ -11,12 +11,11 @@ import {
   providerToolCallDelta,
   toolCallContent,
   AGENT_RUN_LIMITS,
-  AgentRunError,
-  type AgentEvent,
   type ProviderEvent,
   type ProviderRequest,
   type ToolDefinition,
 } from "../index.mjs";
+import { failure, streamEvents } from "./helpers/agent.js";
 
 const model = { provider: "mock", model: "demo" };
 
@@ -35,23 +34,6 @@ function tool(name: string, log?: string[], extra: Partial<ToolDefinition> = {})
 
 function calls(...names: string[]): ProviderEvent[] {
   return names.map((n, i) => providerToolCall(toolCallContent(`c${i + 1}`, n, {})));
-}
-
-// A failed or aborted run rejects with AgentRunError; its result is the run's result.
-async function failure(run: Promise<unknown>): Promise<any> {
-  try {
-    await run;
-  } catch (e) {
-    if (e instanceof AgentRunError) return e.result;
-    throw e;
-  }
-  throw new Error("the run did not fail");
-}
-
-async function collect(session: { stream(input: string, options?: object): AsyncIterable<AgentEvent> }, input: string, options?: object) {
-  const events: AgentEvent[] = [];
-  for await (const e of session.stream(input, options)) events.push(e);
-  return events;
 }
 
 describe("createAgent / session.run", () => {
@@ -109,7 +91,7 @@ describe("createAgent / session.run", () => {
     ]);
     const ledger = createMemoryRunLedger();
     const session = createAgent({ model, provider, tools: [tool("a", log)], runLedger: ledger }).createSession();
-    const events = await collect(session, "go");
+    const events = await streamEvents(session, "go");
     const blocked = events.find((e) => e.type === "tool_execution_blocked") as any;
     expect(blocked).toMatchObject({ toolCallId: "c1", reason: "invalid_arguments", error: { code: "invalid_json_arguments" } });
     const tools = session.messages().filter((m) => m.role === "tool");
@@ -172,7 +154,7 @@ describe("per-run grant (toolNames)", () => {
     const { seen, onRequest } = seenTools();
     const provider = createMockProvider([[...calls("secret"), providerDone()], [providerDone()]], { onRequest });
     const session = createAgent({ model, provider, tools: [tool("echo", log), tool("secret", log)] }).createSession();
-    const events = await collect(session, "hi", { toolNames: ["echo"] });
+    const events = await streamEvents(session, "hi", { toolNames: ["echo"] });
     expect(seen).toEqual([["echo"], ["echo"]]);
     expect(events.filter((e) => e.type === "tool_execution_blocked").map((e: any) => `${e.name}:${e.reason}`)).toEqual(["secret:unknown_tool"]);
     expect(log).toEqual([]);
@@ -210,7 +192,7 @@ describe("per-run grant (toolNames)", () => {
     });
     const { seen, onRequest } = seenTools();
     const provider = createMockProvider([[...calls("echo"), providerDone()], [...calls("late"), providerDone()], [providerDone()]], { onRequest });
-    const events = await collect(createAgent({ model, provider, tools: registry }).createSession(), "x");
+    const events = await streamEvents(createAgent({ model, provider, tools: registry }).createSession(), "x");
     expect(seen).toEqual([["echo"], ["echo"], ["echo"]]);
     expect(events.filter((e) => e.type === "tool_execution_blocked").map((e: any) => e.reason)).toEqual(["unknown_tool"]);
     expect(registry.get("late")).toBeDefined();
@@ -234,11 +216,11 @@ describe("per-run grant (toolNames)", () => {
     const log: string[] = [];
     const provider = createMockProvider([[...calls("a"), providerDone()], [providerDone()]]);
     const agent = createAgent({ model, provider, tools: [tool("a", log)], validator: () => "agent says no" });
-    const e1 = await collect(agent.createSession(), "x");
+    const e1 = await streamEvents(agent.createSession(), "x");
     expect(e1.find((e) => e.type === "tool_execution_blocked")).toMatchObject({ reason: "validation_failed", error: { message: "agent says no" } });
     const provider2 = createMockProvider([[...calls("a"), providerDone()], [providerDone()]]);
     const agent2 = createAgent({ model, provider: provider2, tools: [tool("a", log)], validator: () => "agent says no" });
-    const e2 = await collect(agent2.createSession(), "x", { validate: () => "run says no" });
+    const e2 = await streamEvents(agent2.createSession(), "x", { validate: () => "run says no" });
     expect(e2.find((e) => e.type === "tool_execution_blocked")).toMatchObject({ error: { message: "run says no" } });
     const provider3 = createMockProvider([[...calls("a"), providerDone()], [providerDone()]]);
     await createAgent({ model, provider: provider3, tools: [tool("a", log)], validator: () => "no" }).createSession().run("x", { validate: () => undefined });

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { AgentEvent, ToolCallRecord, ToolDefinition } from "../index.js";
 import { call, ctx, recorder } from "./helpers/harness.js";
+import { failure } from "./helpers/agent.js";
 
 const require = createRequire(import.meta.url);
 const api: typeof import("../index.js") = require("../index.js");
@@ -30,16 +31,6 @@ const dbPath = () => join(dir, `db-${++files}.sqlite`);
 
 const SECRET = "sk-live-4242";
 const model = { provider: "mock", model: "demo" };
-
-async function failure(run: Promise<unknown>): Promise<any> {
-  try {
-    await run;
-  } catch (e) {
-    if (e instanceof AgentRunError) return e.result;
-    throw e;
-  }
-  throw new Error("the run did not fail");
-}
 
 const deepObject = (n: number) => {
   let v: any = { leaf: true };
