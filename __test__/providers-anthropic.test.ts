@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { createAgent, type ProviderEvent, type ToolDefinition } from "../index.mjs";
+import { createAgent, type ProviderEvent } from "../index.mjs";
 import { createAnthropicMessagesProvider, toAnthropicTools } from "../providers/anthropic.mjs";
 import { startServer, sse, type Reply } from "./helpers/sse-server";
+import { tools } from "./helpers/provider-replies";
 
 const KEY = "sk-ant-test-0123456789";
 const model = { provider: "anthropic", model: "claude-test" };
@@ -44,22 +45,6 @@ const parallelReply: Reply = {
     ...stop("tool_use", 40),
   ],
 };
-
-function tools(log: Array<[string, unknown]>): ToolDefinition[] {
-  return [
-    {
-      name: "read_file",
-      description: "Read a file",
-      parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
-      execute: (args: any, ctx: any) => (log.push(["read_file", args]), { toolCallId: ctx.toolCallId, name: "read_file", value: { text: `contents of ${args.path}` } }),
-    },
-    {
-      name: "lookup",
-      parameters: { type: "object", properties: { q: { type: "string" } }, required: ["q"] },
-      execute: (args: any, ctx: any) => (log.push(["lookup", args]), { toolCallId: ctx.toolCallId, name: "lookup", value: { hits: args.q.length } }),
-    },
-  ];
-}
 
 async function events(provider: ReturnType<typeof createAnthropicMessagesProvider>, request: object = {}) {
   const out: ProviderEvent[] = [];

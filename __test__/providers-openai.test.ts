@@ -3,6 +3,7 @@ import { createAgent, type ProviderEvent, type ToolDefinition } from "../index.m
 import { createOpenAICompatibleProvider } from "../providers/openai-compatible.mjs";
 import { serializeOpenAITool, toOpenAITools } from "../providers/openai.mjs";
 import { startServer, sse, type Reply } from "./helpers/sse-server";
+import { chunk, usageChunk, DONE, tools } from "./helpers/provider-replies";
 
 const KEY = "sk-test-0123456789abcdef";
 const model = { provider: "openai-compatible", model: "gpt-test" };
@@ -12,9 +13,6 @@ afterEach(async () => {
   server = undefined;
 });
 
-const chunk = (delta: object, finish: string | null = null) => sse({ id: "c", object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] });
-const usageChunk = (p: number, c: number) => sse({ id: "c", object: "chat.completion.chunk", choices: [], usage: { prompt_tokens: p, completion_tokens: c, total_tokens: p + c } });
-const DONE = "data: [DONE]\n\n";
 const textReply = (text: string, usage = true): Reply => ({
   chunks: [chunk({ role: "assistant", content: "" }), ...text.split(" ").map((w, i) => chunk({ content: (i ? " " : "") + w })), chunk({}, "stop"), ...(usage ? [usageChunk(7, 3)] : []), DONE],
 });
@@ -37,22 +35,6 @@ const parallelReply: Reply = {
     DONE,
   ],
 };
-
-function tools(log: Array<[string, unknown]>): ToolDefinition[] {
-  return [
-    {
-      name: "read_file",
-      description: "Read a file",
-      parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
-      execute: (args: any, ctx: any) => (log.push(["read_file", args]), { toolCallId: ctx.toolCallId, name: "read_file", value: { text: `contents of ${args.path}` } }),
-    },
-    {
-      name: "lookup",
-      parameters: { type: "object", properties: { q: { type: "string" } }, required: ["q"] },
-      execute: (args: any, ctx: any) => (log.push(["lookup", args]), { toolCallId: ctx.toolCallId, name: "lookup", value: { hits: args.q.length } }),
-    },
-  ];
-}
 
 async function events(provider: ReturnType<typeof createOpenAICompatibleProvider>, request: object = {}) {
   const out: ProviderEvent[] = [];

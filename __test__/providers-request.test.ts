@@ -6,6 +6,7 @@ import { createAgent, type ToolDefinition } from "../index.mjs";
 import { buildOpenAIChatBody, createOpenAICompatibleProvider } from "../providers/openai-compatible.mjs";
 import { anthropicMessagesBody, createAnthropicMessagesProvider } from "../providers/anthropic.mjs";
 import { startServer, sse, type Reply } from "./helpers/sse-server";
+import { chunk, DONE } from "./helpers/provider-replies";
 
 let server: Awaited<ReturnType<typeof startServer>> | undefined;
 afterEach(async () => {
@@ -15,8 +16,6 @@ afterEach(async () => {
 
 const oaModel = { provider: "openai-compatible", model: "m" };
 const anModel = { provider: "anthropic", model: "claude" };
-const chunk = (delta: object, finish: string | null = null) => sse({ id: "c", object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] });
-const DONE = "data: [DONE]\n\n";
 const oaText = (text: string): Reply => ({ chunks: [...text.split(" ").map((w, i) => chunk({ content: (i ? " " : "") + w })), chunk({}, "stop"), DONE] });
 const oaCall = (id: string, name: string, args: string): Reply => ({
   chunks: [chunk({ tool_calls: [{ index: 0, id, type: "function", function: { name, arguments: args } }] }), chunk({}, "tool_calls"), DONE],

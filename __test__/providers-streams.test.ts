@@ -7,6 +7,7 @@ import { createAgent, type ProviderEvent, type ToolDefinition } from "../index.m
 import { createOpenAICompatibleProvider } from "../providers/openai-compatible.mjs";
 import { createAnthropicMessagesProvider } from "../providers/anthropic.mjs";
 import { startServer, sse, type Reply } from "./helpers/sse-server";
+import { chunk, DONE } from "./helpers/provider-replies";
 
 const KEY = "sk-live-ABCDEFGHIJ0123456789";
 const model = { provider: "openai-compatible", model: "m" };
@@ -16,8 +17,6 @@ afterEach(async () => {
   server = undefined;
 });
 
-const chunk = (delta: object, finish: string | null = null) => sse({ id: "c", object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] });
-const DONE = "data: [DONE]\n\n";
 const piece = (p: { index?: number; id?: string; name?: string; args?: string }) =>
   chunk({
     tool_calls: [

@@ -16,6 +16,7 @@ import {
 import { createOpenAICompatibleProvider } from "../providers/openai-compatible.mjs";
 import { createAnthropicMessagesProvider } from "../providers/anthropic.mjs";
 import { startServer, sse, type Reply } from "./helpers/sse-server";
+import { chunk, usageChunk, DONE } from "./helpers/provider-replies";
 
 const KEY = "sk-retry-test-0123456789";
 const model = { provider: "openai-compatible", model: "gpt-test" };
@@ -25,9 +26,6 @@ afterEach(async () => {
   server = undefined;
 });
 
-const chunk = (delta: object, finish: string | null = null) => sse({ id: "c", object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] });
-const usageChunk = (p: number, c: number) => sse({ id: "c", object: "chat.completion.chunk", choices: [], usage: { prompt_tokens: p, completion_tokens: c, total_tokens: p + c } });
-const DONE = "data: [DONE]\n\n";
 const textReply = (text: string): Reply => ({ chunks: [chunk({ role: "assistant", content: "" }), chunk({ content: text }), chunk({}, "stop"), usageChunk(5, 2), DONE] });
 const toolReply: Reply = {
   chunks: [
