@@ -1,16 +1,11 @@
 // The Anthropic provider as `@arnilo/prism-provider-anthropic` has it (issue 29 item 10): thinking and
 // effort, prompt-cache breakpoints with retention, document and file blocks, x-client-request-id.
 // Request bodies and headers are asserted on a real HTTP server on 127.0.0.1.
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createAgent, type ProviderEvent } from "../index.mjs";
 import { createAnthropicMessagesProvider, defineAnthropicModel, listAnthropicModels, mapAnthropicModel } from "../providers/anthropic.mjs";
-import { startServer, sse, type Reply } from "./helpers/sse-server";
+import { serveForTest, sse, type Reply } from "./helpers/sse-server";
 
-let server: Awaited<ReturnType<typeof startServer>> | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
 
 const ev = (data: { type: string } & Record<string, unknown>) => sse(data, data.type);
 const textReply = (text = "ok"): Reply => ({
@@ -26,22 +21,22 @@ const textReply = (text = "ok"): Reply => ({
 const model = { provider: "anthropic", model: "claude-test" };
 const user = (text: string) => ({ role: "user", content: [{ type: "text", text }] });
 
-async function send(request: object, providerOptions: object = {}) {
+async function send(server: { url: string }, request: object, providerOptions: object = {}) {
   const out: ProviderEvent[] = [];
-  const provider = createAnthropicMessagesProvider({ baseUrl: server!.url, apiKey: "k-anthropic-test", ...providerOptions });
+  const provider = createAnthropicMessagesProvider({ baseUrl: server.url, apiKey: "k-anthropic-test", ...providerOptions });
   for await (const e of provider.generate({ model, messages: [user("hi")], ...request } as any)) out.push(e);
   return out;
 }
 
 describe("thinking and effort", () => {
   it("sends the request's compat.thinking and effort over the model's, and passes other compat and extra keys", async () => {
-    server = await startServer([textReply(), textReply(), textReply()]);
-    await send({ model: { ...model, parameters: { maxTokens: 444 }, compat: { thinking: { type: "enabled", budget_tokens: 2048 }, effort: "low" } } });
-    await send({
+    const server = await serveForTest([textReply(), textReply(), textReply()]);
+    await send(server, { model: { ...model, parameters: { maxTokens: 444 }, compat: { thinking: { type: "enabled", budget_tokens: 2048 }, effort: "low" } } });
+    await send(server, {
       model: { ...model, compat: { thinking: { type: "enabled", budget_tokens: 2048 }, effort: "low" } },
       options: { compat: { thinking: { type: "adaptive" }, reasoning_effort: "high", service_tier: "auto" }, extra: { metadata: { user_id: "u1" } } },
     });
-    await send({ options: { compat: { thinking: false } } });
+    await send(server, { options: { compat: { thinking: false } } });
     const [a, b, c] = server.requests.map((r) => r.body);
     expect(a).toMatchObject({ max_tokens: 444, thinking: { type: "enabled", budget_tokens: 2048 }, effort: "low" });
     expect(b).toMatchObject({ thinking: { type: "adaptive" }, effort: "high", service_tier: "auto", metadata: { user_id: "u1" } });
@@ -51,7 +46,7 @@ describe("thinking and effort", () => {
   });
 
   it("reaches the request through an agent from the model's compat", async () => {
-    server = await startServer([textReply()]);
+    const server = await serveForTest([textReply()]);
     const agent = createAgent({ model: { ...model, compat: { thinking: { type: "enabled", budget_tokens: 1024 } } }, provider: createAnthropicMessagesProvider({ baseUrl: server.url }) });
     await agent.createSession().run("x");
     expect(server.requests[0].body.thinking).toEqual({ type: "enabled", budget_tokens: 1024 });
@@ -69,9 +64,9 @@ describe("prompt-cache breakpoints", () => {
     body.messages.flatMap((m: any, i: number) => m.content.flatMap((b: any, j: number) => (b.cache_control ? [[i, j, b.cache_control]] : [])));
 
   it("marks the selected message's last block, with a 1 h ttl for retention long", async () => {
-    server = await startServer([textReply(), textReply()]);
-    await send({ model: { ...model, cache: { kind: "cache_control" } }, messages, options: { cacheRetention: "long", cache: { breakpoints: [{ location: "last_stable_message" }] } } });
-    await send({ model: { ...model, cache: { kind: "cache_control" } }, messages, options: { cache: { breakpoints: [{ location: "last_user_message" }, { location: "system_prompt" }] } } });
+    const server = await serveForTest([textReply(), textReply()]);
+    await send(server, { model: { ...model, cache: { kind: "cache_control" } }, messages, options: { cacheRetention: "long", cache: { breakpoints: [{ location: "last_stable_message" }] } } });
+    await send(server, { model: { ...model, cache: { kind: "cache_control" } }, messages, options: { cache: { breakpoints: [{ location: "last_user_message" }, { location: "system_prompt" }] } } });
     expect(marked(server.requests[0].body)).toEqual([[1, 0, { type: "ephemeral", ttl: "1h" }]]);
     expect(server.requests[0].body.system).toBe("instructions");
     expect(marked(server.requests[1].body)).toEqual([[2, 0, { type: "ephemeral" }]]);
@@ -79,16 +74,16 @@ describe("prompt-cache breakpoints", () => {
   });
 
   it("sends no marker unless the model declares cache_control or the mode is on, nor with retention none", async () => {
-    server = await startServer([textReply(), textReply(), textReply()]);
+    const server = await serveForTest([textReply(), textReply(), textReply()]);
     const breakpoints = [{ location: "last_user_message" }];
-    await send({ messages, options: { cache: { breakpoints } } });
-    await send({ messages, options: { cache: { mode: "on", breakpoints } } });
-    await send({ model: { ...model, cache: { kind: "cache_control" } }, messages, options: { cacheRetention: "none", cache: { breakpoints } } });
+    await send(server, { messages, options: { cache: { breakpoints } } });
+    await send(server, { messages, options: { cache: { mode: "on", breakpoints } } });
+    await send(server, { model: { ...model, cache: { kind: "cache_control" } }, messages, options: { cacheRetention: "none", cache: { breakpoints } } });
     expect(server.requests.map((r) => marked(r.body).length)).toEqual([0, 1, 0]);
   });
 
   it("takes the provider's cache defaults, so an agent's turns are cached", async () => {
-    server = await startServer([textReply()]);
+    const server = await serveForTest([textReply()]);
     const provider = createAnthropicMessagesProvider({ baseUrl: server.url, cache: { mode: "on", breakpoints: [{ location: "last_user_message" }] }, cacheRetention: "long" });
     await createAgent({ model, provider, instructions: "be brief" }).createSession().run("question");
     const body = server.requests[0].body;
@@ -99,8 +94,8 @@ describe("prompt-cache breakpoints", () => {
 describe("document and file blocks", () => {
   const pdf = Buffer.from("%PDF-1.4").toString("base64");
   it("sends PDF and plain-text documents and files as document blocks", async () => {
-    server = await startServer([textReply()]);
-    const out = await send({
+    const server = await serveForTest([textReply()]);
+    const out = await send(server, {
       messages: [
         {
           role: "user",
@@ -123,8 +118,8 @@ describe("document and file blocks", () => {
   });
 
   it("refuses a file it cannot map with an error naming the media type, before any request", async () => {
-    server = await startServer([textReply()]);
-    const out = await send({ messages: [{ role: "user", content: [{ type: "file", mediaType: "application/zip", data: "UEs=" }] }] });
+    const server = await serveForTest([textReply()]);
+    const out = await send(server, { messages: [{ role: "user", content: [{ type: "file", mediaType: "application/zip", data: "UEs=" }] }] });
     expect(out).toEqual([{ type: "error", error: expect.objectContaining({ message: expect.stringContaining("got application/zip") }) }]);
     expect(server.requests).toHaveLength(0);
   });
@@ -132,9 +127,9 @@ describe("document and file blocks", () => {
 
 describe("x-client-request-id", () => {
   it("is the request's sessionId, and caller headers cannot replace the provider's own", async () => {
-    server = await startServer([textReply(), textReply()]);
-    await send({ options: { sessionId: "sess-1", headers: { "x-api-key": "attacker", "anthropic-version": "attacker", "x-client-request-id": "forged", "x-caller": "kept" } } });
-    await send({});
+    const server = await serveForTest([textReply(), textReply()]);
+    await send(server, { options: { sessionId: "sess-1", headers: { "x-api-key": "attacker", "anthropic-version": "attacker", "x-client-request-id": "forged", "x-caller": "kept" } } });
+    await send(server, {});
     const [first, second] = server.requests.map((r) => r.headers);
     expect(first).toMatchObject({ "x-client-request-id": "sess-1", "x-api-key": "k-anthropic-test", "anthropic-version": "2023-06-01", "x-caller": "kept" });
     expect(second["x-client-request-id"]).toBeUndefined();
@@ -144,7 +139,7 @@ describe("x-client-request-id", () => {
 describe("model helpers", () => {
   it("listAnthropicModels reads every page of GET /models with the key and version, as model configs", async () => {
     const json = (body: object): Reply => ({ headers: { "content-type": "application/json" }, chunks: [JSON.stringify(body)] });
-    server = await startServer([
+    const server = await serveForTest([
       json({ data: [{ id: "claude-sonnet-5", display_name: "Claude Sonnet 5", max_input_tokens: 1_000_000, max_tokens: 128_000 }], has_more: true, last_id: "claude-sonnet-5" }),
       json({ data: [{ id: "claude-haiku-4-5" }], has_more: false, last_id: "claude-haiku-4-5" }),
     ]);
@@ -160,7 +155,7 @@ describe("model helpers", () => {
   });
 
   it("listAnthropicModels errors redact the key; mapAnthropicModel refuses an entry without id", async () => {
-    server = await startServer([{ status: 401, chunks: ["unauthorized k-anthropic-test"] }, { headers: { "content-type": "application/json" }, chunks: ['{"nope":1}'] }]);
+    const server = await serveForTest([{ status: 401, chunks: ["unauthorized k-anthropic-test"] }, { headers: { "content-type": "application/json" }, chunks: ['{"nope":1}'] }]);
     await expect(listAnthropicModels({ baseUrl: server.url, apiKey: "k-anthropic-test" })).rejects.toThrow(/^Anthropic model discovery failed: 401 unauthorized \[REDACTED\]$/);
     await expect(listAnthropicModels({ baseUrl: server.url })).rejects.toThrow(/no data array/);
     expect(() => mapAnthropicModel({ id: "" } as any)).toThrow(/missing id/);
@@ -169,7 +164,7 @@ describe("model helpers", () => {
   });
 
   it("defineAnthropicModel gives a model that caches with the provider's breakpoints", async () => {
-    server = await startServer([textReply()]);
+    const server = await serveForTest([textReply()]);
     const claude = defineAnthropicModel({ model: "claude-test" });
     const provider = createAnthropicMessagesProvider({ baseUrl: server.url, cache: { breakpoints: [{ location: "last_user_message" }] } });
     await createAgent({ model: claude, provider }).createSession().run("question");

@@ -1,16 +1,11 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createAgent, type ProviderEvent } from "../index.mjs";
 import { createAnthropicMessagesProvider, toAnthropicTools } from "../providers/anthropic.mjs";
-import { startServer, sse, type Reply } from "./helpers/sse-server";
+import { serveForTest, sse, type Reply } from "./helpers/sse-server";
 import { tools } from "./helpers/provider-replies";
 
 const KEY = "sk-ant-test-0123456789";
 const model = { provider: "anthropic", model: "claude-test" };
-let server: Awaited<ReturnType<typeof startServer>> | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
 
 const ev = (data: { type: string } & Record<string, unknown>) => sse(data, data.type);
 const start = (input: number) => ev({ type: "message_start", message: { id: "msg_1", type: "message", role: "assistant", content: [], usage: { input_tokens: input, output_tokens: 1 } } });
@@ -58,7 +53,7 @@ async function events(provider: ReturnType<typeof createAnthropicMessagesProvide
 
 describe("createAnthropicMessagesProvider: the event stream", () => {
   it("streams text and joins message_start's input tokens with message_delta's output tokens", async () => {
-    server = await startServer([textReply("hello there")]);
+    const server = await serveForTest([textReply("hello there")]);
     const out = await events(createAnthropicMessagesProvider({ baseUrl: server.url, apiKey: KEY }), { tools: tools([]) });
     expect(out.filter((e) => e.type === "content_delta").map((e: any) => e.content.text).join("")).toBe("hello there");
     const usage = { inputTokens: 11, outputTokens: 4, totalTokens: 15 };
@@ -73,7 +68,7 @@ describe("createAnthropicMessagesProvider: the event stream", () => {
   });
 
   it("reassembles tool_use blocks from input_json_delta split mid-string and mid-escape, with thinking", async () => {
-    server = await startServer([parallelReply]);
+    const server = await serveForTest([parallelReply]);
     const out = await events(createAnthropicMessagesProvider({ baseUrl: server.url }));
     expect(out[0]).toEqual({ type: "content_delta", content: { type: "thinking", text: "three lookups" } });
     expect(out.filter((e) => e.type === "tool_call").map((e: any) => e.call)).toEqual([
@@ -85,7 +80,7 @@ describe("createAnthropicMessagesProvider: the event stream", () => {
   });
 
   it("answers a 401 echoing the key with a redacted error", async () => {
-    server = await startServer([{ status: 401, chunks: [JSON.stringify({ type: "error", error: { type: "authentication_error", message: `invalid x-api-key ${KEY}` } })] }]);
+    const server = await serveForTest([{ status: 401, chunks: [JSON.stringify({ type: "error", error: { type: "authentication_error", message: `invalid x-api-key ${KEY}` } })] }]);
     const out = await events(createAnthropicMessagesProvider({ baseUrl: server.url, apiKey: KEY }));
     expect(out).toHaveLength(1);
     expect((out[0] as any).error).toMatchObject({ code: 401, message: expect.stringContaining("authentication_error") });
@@ -93,7 +88,7 @@ describe("createAnthropicMessagesProvider: the event stream", () => {
   });
 
   it("retries 429 (Retry-After) and 529/500, then streams", async () => {
-    server = await startServer([
+    const server = await serveForTest([
       { status: 429, headers: { "retry-after": "0" }, chunks: ["rate limited"] },
       { status: 529, chunks: ["overloaded"] },
       textReply("fine"),
@@ -104,20 +99,20 @@ describe("createAnthropicMessagesProvider: the event stream", () => {
   });
 
   it("turns a stream cut mid-event or missing message_stop into an error", async () => {
-    server = await startServer([{ chunks: [start(3), toolStart(0, "toolu_x", "lookup"), 'event: content_block_delta\ndata: {"type":"content_block_delta","ind'], end: "destroy" }]);
+    const server = await serveForTest([{ chunks: [start(3), toolStart(0, "toolu_x", "lookup"), 'event: content_block_delta\ndata: {"type":"content_block_delta","ind'], end: "destroy" }]);
     const out = await events(createAnthropicMessagesProvider({ baseUrl: server.url, retry: false }));
     expect(out.some((e) => e.type === "done" || e.type === "tool_call")).toBe(false);
     expect(out.at(-1)!.type).toBe("error");
   });
 
   it("answers an in-stream error event with an error", async () => {
-    server = await startServer([{ chunks: [start(3), ev({ type: "error", error: { type: "overloaded_error", message: "Overloaded" } })] }]);
+    const server = await serveForTest([{ chunks: [start(3), ev({ type: "error", error: { type: "overloaded_error", message: "Overloaded" } })] }]);
     const out = await events(createAnthropicMessagesProvider({ baseUrl: server.url }));
     expect(out.at(-1)).toEqual({ type: "error", error: expect.objectContaining({ code: "overloaded_error" }) });
   });
 
   it("ends a stalled stream when the signal aborts", async () => {
-    server = await startServer([{ chunks: [start(3), ...textBlock(0, "partial")], end: "stall" }]);
+    const server = await serveForTest([{ chunks: [start(3), ...textBlock(0, "partial")], end: "stall" }]);
     const controller = new AbortController();
     const out: ProviderEvent[] = [];
     for await (const e of createAnthropicMessagesProvider({ baseUrl: server.url }).generate({ model, messages: [], signal: controller.signal } as any)) {
@@ -130,7 +125,7 @@ describe("createAnthropicMessagesProvider: the event stream", () => {
 
 describe("createAnthropicMessagesProvider through createAgent", () => {
   it("runs three parallel tool_use blocks: each tool executes once, results go back in one user message", async () => {
-    server = await startServer([parallelReply, textReply("done")]);
+    const server = await serveForTest([parallelReply, textReply("done")]);
     const log: Array<[string, unknown]> = [];
     const session = createAgent({ model, provider: createAnthropicMessagesProvider({ baseUrl: server.url, apiKey: KEY }), tools: tools(log) }).createSession();
     const result = await session.run("go");
@@ -155,14 +150,14 @@ describe("createAnthropicMessagesProvider through createAgent", () => {
   });
 
   it("runs a text-only transcript and counts usage once", async () => {
-    server = await startServer([textReply("hi")]);
+    const server = await serveForTest([textReply("hi")]);
     const result = await createAgent({ model, provider: createAnthropicMessagesProvider({ baseUrl: server.url }) }).createSession().run("x");
     expect(result.text).toBe("hi");
     expect(result.usage).toMatchObject({ inputTokens: 11, outputTokens: 4, totalTokens: 15 });
   });
 
   it("fails the run on a 401 echoing the key without leaking it", async () => {
-    server = await startServer([{ status: 401, chunks: [JSON.stringify({ type: "error", error: { type: "authentication_error", message: `invalid x-api-key ${KEY}` } })] }]);
+    const server = await serveForTest([{ status: 401, chunks: [JSON.stringify({ type: "error", error: { type: "authentication_error", message: `invalid x-api-key ${KEY}` } })] }]);
     const session = createAgent({ model, provider: createAnthropicMessagesProvider({ baseUrl: server.url, apiKey: KEY }) }).createSession();
     const result = await session.run("x").catch((e: any) => e.result);
     expect(result.status).toBe("failed");
@@ -171,7 +166,7 @@ describe("createAnthropicMessagesProvider through createAgent", () => {
   });
 
   it("fails the run on a stream cut mid-event: no tool runs, no answer is kept", async () => {
-    server = await startServer([{ chunks: [start(5), toolStart(0, "toolu_a", "lookup"), json(0, '{"q":"x'), 'event: content_block_delta\ndata: {"type":"content_bl'], end: "destroy" }]);
+    const server = await serveForTest([{ chunks: [start(5), toolStart(0, "toolu_a", "lookup"), json(0, '{"q":"x'), 'event: content_block_delta\ndata: {"type":"content_bl'], end: "destroy" }]);
     const log: Array<[string, unknown]> = [];
     const session = createAgent({ model, provider: createAnthropicMessagesProvider({ baseUrl: server.url }), tools: tools(log) }).createSession();
     const result = await session.run("x").catch((e: any) => e.result);
@@ -181,7 +176,7 @@ describe("createAnthropicMessagesProvider through createAgent", () => {
   });
 
   it("aborts a run whose stream stalls", async () => {
-    server = await startServer([{ chunks: [start(3), ...textBlock(0, "partial")], end: "stall" }]);
+    const server = await serveForTest([{ chunks: [start(3), ...textBlock(0, "partial")], end: "stall" }]);
     const controller = new AbortController();
     const session = createAgent({ model, provider: createAnthropicMessagesProvider({ baseUrl: server.url }) }).createSession();
     const sub = session.subscribe();

@@ -1,17 +1,12 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createAgent, type ProviderEvent, type ToolDefinition } from "../index.mjs";
 import { createOpenAICompatibleProvider } from "../providers/openai-compatible.mjs";
 import { serializeOpenAITool, toOpenAITools } from "../providers/openai.mjs";
-import { startServer, sse, type Reply } from "./helpers/sse-server";
+import { serveForTest, sse, type Reply } from "./helpers/sse-server";
 import { chunk, usageChunk, DONE, tools } from "./helpers/provider-replies";
 
 const KEY = "sk-test-0123456789abcdef";
 const model = { provider: "openai-compatible", model: "gpt-test" };
-let server: Awaited<ReturnType<typeof startServer>> | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
 
 const textReply = (text: string, usage = true): Reply => ({
   chunks: [chunk({ role: "assistant", content: "" }), ...text.split(" ").map((w, i) => chunk({ content: (i ? " " : "") + w })), chunk({}, "stop"), ...(usage ? [usageChunk(7, 3)] : []), DONE],
@@ -44,7 +39,7 @@ async function events(provider: ReturnType<typeof createOpenAICompatibleProvider
 
 describe("createOpenAICompatibleProvider: the event stream", () => {
   it("streams text deltas, counts the usage chunk once and ends with done and the finish reason", async () => {
-    server = await startServer([textReply("hello there world")]);
+    const server = await serveForTest([textReply("hello there world")]);
     const provider = createOpenAICompatibleProvider({ baseUrl: server.url, apiKey: KEY });
     const out = await events(provider, { tools: tools([]) });
     expect(out.filter((e) => e.type === "content_delta").map((e: any) => e.content.text).join("")).toBe("hello there world");
@@ -58,7 +53,7 @@ describe("createOpenAICompatibleProvider: the event stream", () => {
   });
 
   it("reassembles three interleaved parallel tool calls with split names, strings and escapes", async () => {
-    server = await startServer([parallelReply]);
+    const server = await serveForTest([parallelReply]);
     const out = await events(createOpenAICompatibleProvider({ baseUrl: server.url }));
     const calls = out.filter((e) => e.type === "tool_call").map((e: any) => e.call);
     expect(calls).toEqual([
@@ -75,7 +70,7 @@ describe("createOpenAICompatibleProvider: the event stream", () => {
   });
 
   it("answers a 401 with an error event whose message keeps the status but not the echoed key", async () => {
-    server = await startServer([{ status: 401, headers: { "content-type": "application/json" }, chunks: [JSON.stringify({ error: { message: `Incorrect API key provided: ${KEY}` } })] }]);
+    const server = await serveForTest([{ status: 401, headers: { "content-type": "application/json" }, chunks: [JSON.stringify({ error: { message: `Incorrect API key provided: ${KEY}` } })] }]);
     const out = await events(createOpenAICompatibleProvider({ baseUrl: server.url, apiKey: () => KEY }));
     expect(out).toHaveLength(1);
     const error = (out[0] as any).error;
@@ -87,7 +82,7 @@ describe("createOpenAICompatibleProvider: the event stream", () => {
   });
 
   it("retries a 429 after its Retry-After and a 500, then streams the answer", async () => {
-    server = await startServer([
+    const server = await serveForTest([
       { status: 429, headers: { "retry-after": "0" }, chunks: ["slow down"] },
       { status: 500, chunks: ["upstream exploded"] },
       textReply("ok"),
@@ -98,7 +93,7 @@ describe("createOpenAICompatibleProvider: the event stream", () => {
   });
 
   it("stops retrying at maxAttempts and reports the last status", async () => {
-    server = await startServer([
+    const server = await serveForTest([
       { status: 503, chunks: ["busy"] },
       { status: 503, chunks: ["still busy"] },
     ]);
@@ -108,7 +103,7 @@ describe("createOpenAICompatibleProvider: the event stream", () => {
   });
 
   it("uses mapHttpError, authStyle api-key, extraHeaders and chatCompletionsUrl", async () => {
-    server = await startServer([{ status: 400, chunks: ["bad"] }]);
+    const server = await serveForTest([{ status: 400, chunks: ["bad"] }]);
     const out = await events(
       createOpenAICompatibleProvider({
         id: "azure",
@@ -127,20 +122,20 @@ describe("createOpenAICompatibleProvider: the event stream", () => {
   });
 
   it("turns a stream cut mid-event into an error, never a done", async () => {
-    server = await startServer([{ chunks: [chunk({ content: "par" }), 'data: {"id":"c","choices":[{"index":0,"delta":{"content":"ti'], end: "destroy" }]);
+    const server = await serveForTest([{ chunks: [chunk({ content: "par" }), 'data: {"id":"c","choices":[{"index":0,"delta":{"content":"ti'], end: "destroy" }]);
     const out = await events(createOpenAICompatibleProvider({ baseUrl: server.url, retry: false }));
     expect(out.some((e) => e.type === "done")).toBe(false);
     expect(out.at(-1)!.type).toBe("error");
   });
 
   it("turns a stream that ends without [DONE] into an error naming what is missing", async () => {
-    server = await startServer([{ chunks: [chunk({ content: "partial" })] }]);
+    const server = await serveForTest([{ chunks: [chunk({ content: "partial" })] }]);
     const out = await events(createOpenAICompatibleProvider({ baseUrl: server.url }));
     expect((out.at(-1) as any).error.message).toContain("[DONE]: missing");
   });
 
   it("ends a stalled stream when the signal aborts", async () => {
-    server = await startServer([{ chunks: [chunk({ content: "thinking..." })], end: "stall" }]);
+    const server = await serveForTest([{ chunks: [chunk({ content: "thinking..." })], end: "stall" }]);
     const controller = new AbortController();
     const provider = createOpenAICompatibleProvider({ baseUrl: server.url });
     const out: ProviderEvent[] = [];
@@ -152,7 +147,7 @@ describe("createOpenAICompatibleProvider: the event stream", () => {
   });
 
   it("rejects at once on an already-aborted signal, sending nothing", async () => {
-    server = await startServer([textReply("never")]);
+    const server = await serveForTest([textReply("never")]);
     const controller = new AbortController();
     controller.abort(new Error("stop now"));
     await expect(events(createOpenAICompatibleProvider({ baseUrl: server.url }), { signal: controller.signal })).rejects.toThrow("stop now");
@@ -160,19 +155,19 @@ describe("createOpenAICompatibleProvider: the event stream", () => {
   });
 
   it("bounds the streamed response size", async () => {
-    server = await startServer([{ chunks: Array.from({ length: 20 }, () => chunk({ content: "x".repeat(500) })) }]);
+    const server = await serveForTest([{ chunks: Array.from({ length: 20 }, () => chunk({ content: "x".repeat(500) })) }]);
     const out = await events(createOpenAICompatibleProvider({ baseUrl: server.url, maxResponseBytes: 4096 }));
     expect(out.at(-1)).toEqual({ type: "error", error: expect.objectContaining({ code: "response_body_overflow" }) });
   });
 
   it("answers malformed JSON in an event with an error event", async () => {
-    server = await startServer([{ chunks: ["data: {not json\n\n", DONE] }]);
+    const server = await serveForTest([{ chunks: ["data: {not json\n\n", DONE] }]);
     const out = await events(createOpenAICompatibleProvider({ baseUrl: server.url }));
     expect(out).toEqual([{ type: "error", error: expect.objectContaining({ message: expect.stringContaining("malformed JSON") }) }]);
   });
 
   it("streams reasoning as thinking deltas and maps usage with mapUsage", async () => {
-    server = await startServer([{ chunks: [chunk({ reasoning_content: "hmm" }), chunk({ content: "yes" }, "stop"), sse({ choices: [], usage: { in: 1, out: 2 } }), DONE] }]);
+    const server = await serveForTest([{ chunks: [chunk({ reasoning_content: "hmm" }), chunk({ content: "yes" }, "stop"), sse({ choices: [], usage: { in: 1, out: 2 } }), DONE] }]);
     const out = await events(createOpenAICompatibleProvider({ baseUrl: server.url, mapUsage: (u: any) => ({ inputTokens: u.in, outputTokens: u.out }) }));
     expect(out[0]).toEqual({ type: "content_delta", content: { type: "thinking", text: "hmm" } });
     expect(out.filter((e) => e.type === "usage")).toEqual([{ type: "usage", usage: { inputTokens: 1, outputTokens: 2 } }]);
@@ -186,7 +181,7 @@ describe("createOpenAICompatibleProvider: the event stream", () => {
 
 describe("createOpenAICompatibleProvider through createAgent", () => {
   it("runs a text-only transcript and counts usage once", async () => {
-    server = await startServer([textReply("all done")]);
+    const server = await serveForTest([textReply("all done")]);
     const session = createAgent({ model, provider: createOpenAICompatibleProvider({ baseUrl: server.url, apiKey: KEY }), tools: tools([]) }).createSession();
     const result = await session.run("hello");
     expect(result.status).toBe("succeeded");
@@ -195,7 +190,7 @@ describe("createOpenAICompatibleProvider through createAgent", () => {
   });
 
   it("runs one tool call: the tool executes once and its result reaches the next request as a tool message", async () => {
-    server = await startServer([
+    const server = await serveForTest([
       { chunks: [tc(0, { id: "call_1", name: "read_file", args: '{"path":"notes.md"}' }), chunk({}, "tool_calls"), usageChunk(10, 5), DONE] },
       textReply("read it"),
     ]);
@@ -211,7 +206,7 @@ describe("createOpenAICompatibleProvider through createAgent", () => {
   });
 
   it("runs three parallel calls: each tool executes exactly once and all results reach the next request", async () => {
-    server = await startServer([parallelReply, textReply("done")]);
+    const server = await serveForTest([parallelReply, textReply("done")]);
     const log: Array<[string, unknown]> = [];
     const session = createAgent({ model, provider: createOpenAICompatibleProvider({ baseUrl: server.url }), tools: tools(log) }).createSession();
     const result = await session.run("go");
@@ -232,7 +227,7 @@ describe("createOpenAICompatibleProvider through createAgent", () => {
   });
 
   it("fails the run on a 401 without leaking the key", async () => {
-    server = await startServer([{ status: 401, chunks: [`bad key ${KEY}`] }]);
+    const server = await serveForTest([{ status: 401, chunks: [`bad key ${KEY}`] }]);
     const session = createAgent({ model, provider: createOpenAICompatibleProvider({ baseUrl: server.url, apiKey: KEY }) }).createSession();
     const result = await session.run("x").catch((e: any) => e.result);
     expect(result.status).toBe("failed");
@@ -240,7 +235,7 @@ describe("createOpenAICompatibleProvider through createAgent", () => {
   });
 
   it("fails the run on a stream cut mid-event: the half-sent call never runs", async () => {
-    server = await startServer([{ chunks: [chunk({ role: "assistant", content: null }), tc(0, { id: "call_a", name: "lookup", args: '{"q":"x' }), 'data: {"id":"c","choi'], end: "destroy" }]);
+    const server = await serveForTest([{ chunks: [chunk({ role: "assistant", content: null }), tc(0, { id: "call_a", name: "lookup", args: '{"q":"x' }), 'data: {"id":"c","choi'], end: "destroy" }]);
     const log: Array<[string, unknown]> = [];
     const session = createAgent({ model, provider: createOpenAICompatibleProvider({ baseUrl: server.url }), tools: tools(log) }).createSession();
     const result = await session.run("x").catch((e: any) => e.result);
@@ -249,7 +244,7 @@ describe("createOpenAICompatibleProvider through createAgent", () => {
   });
 
   it("aborts a run whose stream stalls", async () => {
-    server = await startServer([{ chunks: [chunk({ content: "wait" })], end: "stall" }]);
+    const server = await serveForTest([{ chunks: [chunk({ content: "wait" })], end: "stall" }]);
     const controller = new AbortController();
     const session = createAgent({ model, provider: createOpenAICompatibleProvider({ baseUrl: server.url }) }).createSession();
     const run = session.run("x", { signal: controller.signal }).catch((e: any) => e.result);

@@ -1,18 +1,13 @@
 // What the providers send (issue 29 items 1, 2, 3 and 5): the tool choice, one parameter vocabulary,
 // requests every OpenAI-compatible server accepts, and one text part per streamed assistant text.
 // Request bodies are asserted on a real HTTP server on 127.0.0.1.
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createAgent, type ToolDefinition } from "../index.mjs";
 import { buildOpenAIChatBody, createOpenAICompatibleProvider } from "../providers/openai-compatible.mjs";
 import { anthropicMessagesBody, createAnthropicMessagesProvider } from "../providers/anthropic.mjs";
-import { startServer, sse, type Reply } from "./helpers/sse-server";
+import { serveForTest, sse, type Reply } from "./helpers/sse-server";
 import { chunk, DONE } from "./helpers/provider-replies";
 
-let server: Awaited<ReturnType<typeof startServer>> | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
 
 const oaModel = { provider: "openai-compatible", model: "m" };
 const anModel = { provider: "anthropic", model: "claude" };
@@ -42,7 +37,7 @@ function tool(name: string, log: unknown[] = []): ToolDefinition {
 
 describe("toolChoice (issue 29 item 1)", () => {
   it("carries the agent's toolChoice to the OpenAI-compatible request, the run's winning, and stops forcing after the forced call", async () => {
-    server = await startServer([oaText("a"), oaCall("call_1", "lookup", '{"q":"x"}'), oaText("done"), oaText("b")]);
+    const server = await serveForTest([oaText("a"), oaCall("call_1", "lookup", '{"q":"x"}'), oaText("done"), oaText("b")]);
     const log: unknown[] = [];
     const agent = createAgent({ model: oaModel, provider: createOpenAICompatibleProvider({ baseUrl: server.url }), tools: [tool("lookup", log), tool("other")], toolChoice: "required" });
     const session = agent.createSession();
@@ -57,14 +52,14 @@ describe("toolChoice (issue 29 item 1)", () => {
   });
 
   it("maps each choice for Anthropic: auto, none, any, tool", async () => {
-    server = await startServer([anText("a"), anText("b"), anText("c"), anText("d")]);
+    const server = await serveForTest([anText("a"), anText("b"), anText("c"), anText("d")]);
     const session = createAgent({ model: anModel, provider: createAnthropicMessagesProvider({ baseUrl: server.url }), tools: [tool("lookup")] }).createSession();
     for (const toolChoice of ["auto", "none", "required", { type: "tool", name: "lookup" }] as const) await session.run("x", { toolChoice });
     expect(server.requests.map((r) => r.body.tool_choice)).toEqual([{ type: "auto" }, { type: "none" }, { type: "any" }, { type: "tool", name: "lookup" }]);
   });
 
   it("fails the run before any request when the named tool is not active", async () => {
-    server = await startServer([oaText("never")]);
+    const server = await serveForTest([oaText("never")]);
     const session = createAgent({ model: oaModel, provider: createOpenAICompatibleProvider({ baseUrl: server.url }), tools: [tool("lookup")] }).createSession();
     const result = await session.run("x", { toolChoice: { type: "tool", name: "wipe" } }).catch((e: any) => e.result);
     expect(result.status).toBe("failed");
@@ -87,7 +82,7 @@ describe("one parameter vocabulary (issue 29 item 2)", () => {
   const parameters = { maxTokens: 100, temperature: 0, topP: 0.5, stopSequences: ["END"], seed: 7, presencePenalty: 0.1, frequencyPenalty: 0.2, top_k: 5, logprobs: true };
 
   it("maps the shared names to Chat Completions fields and passes other keys as written", async () => {
-    server = await startServer([oaText("ok")]);
+    const server = await serveForTest([oaText("ok")]);
     await createAgent({ model: { ...oaModel, parameters }, provider: createOpenAICompatibleProvider({ baseUrl: server.url }) }).createSession().run("x");
     const body = server.requests[0].body;
     expect(body).toMatchObject({ max_tokens: 100, temperature: 0, top_p: 0.5, stop: ["END"], seed: 7, presence_penalty: 0.1, frequency_penalty: 0.2, top_k: 5, logprobs: true });
@@ -95,7 +90,7 @@ describe("one parameter vocabulary (issue 29 item 2)", () => {
   });
 
   it("maps them to Messages API fields; settings Anthropic lacks are not sent", async () => {
-    server = await startServer([anText("ok")]);
+    const server = await serveForTest([anText("ok")]);
     await createAgent({ model: { ...anModel, parameters }, provider: createAnthropicMessagesProvider({ baseUrl: server.url }) }).createSession().run("x");
     const body = server.requests[0].body;
     expect(body).toMatchObject({ max_tokens: 100, temperature: 0, top_p: 0.5, stop_sequences: ["END"], top_k: 5, logprobs: true });
@@ -113,7 +108,7 @@ describe("requests every server accepts, one text part per turn (issue 29 items 
   });
 
   it("keeps a streamed assistant text as one part in the transcript and in the next OpenAI-compatible request", async () => {
-    server = await startServer([oaText("hello there wide world"), oaText("again")]);
+    const server = await serveForTest([oaText("hello there wide world"), oaText("again")]);
     const session = createAgent({ model: oaModel, provider: createOpenAICompatibleProvider({ baseUrl: server.url }) }).createSession();
     const first = await session.run("one");
     expect(first.content).toEqual([{ type: "text", text: "hello there wide world" }]);
@@ -125,7 +120,7 @@ describe("requests every server accepts, one text part per turn (issue 29 items 
   });
 
   it("does the same for Anthropic, and with a redactor", async () => {
-    server = await startServer([anText("hello there world"), anText("again")]);
+    const server = await serveForTest([anText("hello there world"), anText("again")]);
     const session = createAgent({ model: anModel, provider: createAnthropicMessagesProvider({ baseUrl: server.url }), secrets: ["sk-nothing-here-123"] } as any).createSession();
     await session.run("one");
     await session.run("two");

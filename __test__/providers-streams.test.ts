@@ -2,20 +2,15 @@
 // (issue 27 items 8-11, issue 29 item 4). Every server is a real HTTP server on 127.0.0.1.
 import { createServer as createTcpServer } from "node:net";
 import type { AddressInfo } from "node:net";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createAgent, type ProviderEvent, type ToolDefinition } from "../index.mjs";
 import { createOpenAICompatibleProvider } from "../providers/openai-compatible.mjs";
 import { createAnthropicMessagesProvider } from "../providers/anthropic.mjs";
-import { startServer, sse, type Reply } from "./helpers/sse-server";
+import { serveForTest, sse, type Reply } from "./helpers/sse-server";
 import { chunk, DONE } from "./helpers/provider-replies";
 
 const KEY = "sk-live-ABCDEFGHIJ0123456789";
 const model = { provider: "openai-compatible", model: "m" };
-let server: Awaited<ReturnType<typeof startServer>> | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
 
 const piece = (p: { index?: number; id?: string; name?: string; args?: string }) =>
   chunk({
@@ -47,7 +42,7 @@ const callsOf = (out: ProviderEvent[]) => out.filter((e) => e.type === "tool_cal
 
 describe("OpenAI-compatible stream assembly (issue 27 item 8)", () => {
   it("keeps two calls streamed without index apart, keyed by id", async () => {
-    server = await startServer([
+    const server = await serveForTest([
       toolReply([
         piece({ id: "call_a", name: "echo", args: "" }),
         piece({ args: '{"text":' }),
@@ -63,7 +58,7 @@ describe("OpenAI-compatible stream assembly (issue 27 item 8)", () => {
   });
 
   it("keeps two calls apart when a server numbers both index 0", async () => {
-    server = await startServer([toolReply([piece({ index: 0, id: "call_a", name: "echo", args: '{"text":"one"}' }), piece({ index: 0, id: "call_b", name: "echo", args: '{"text":"two"}' })])]);
+    const server = await serveForTest([toolReply([piece({ index: 0, id: "call_a", name: "echo", args: '{"text":"one"}' }), piece({ index: 0, id: "call_b", name: "echo", args: '{"text":"two"}' })])]);
     const out = await collect(createOpenAICompatibleProvider({ baseUrl: server.url }));
     expect(callsOf(out).map((c: any) => [c.id, c.name, c.arguments])).toEqual([
       ["call_a", "echo", { text: "one" }],
@@ -72,7 +67,7 @@ describe("OpenAI-compatible stream assembly (issue 27 item 8)", () => {
   });
 
   it("does not concatenate a name repeated in every chunk, nor one resent whole", async () => {
-    server = await startServer([
+    const server = await serveForTest([
       toolReply([
         piece({ index: 0, id: "call_a", name: "echo", args: '{"te' }),
         piece({ index: 0, id: "call_a", name: "echo", args: 'xt":"x"}' }),
@@ -91,7 +86,7 @@ describe("OpenAI-compatible stream assembly (issue 27 item 8)", () => {
   });
 
   it("runs both calls of such a stream through an agent, each once", async () => {
-    server = await startServer([
+    const server = await serveForTest([
       toolReply([piece({ id: "call_a", name: "echo", args: '{"text":"one"}' }), piece({ id: "call_b", name: "echo" }), piece({ name: "echo", args: '{"text":"two"}' })]),
       textReply("done"),
     ]);
@@ -132,7 +127,7 @@ const toolUse = (index: number | undefined, id: string, input: object, partial?:
 
 describe("Anthropic tool_use assembly (issue 27 item 9)", () => {
   it("keeps two tool_use blocks at the same index, in order", async () => {
-    server = await startServer([anthropicReply([...toolUse(0, "toolu_a", {}, ['{"text":', '"one"}']), ...toolUse(0, "toolu_b", {}, ['{"text":"two"}'])])]);
+    const server = await serveForTest([anthropicReply([...toolUse(0, "toolu_a", {}, ['{"text":', '"one"}']), ...toolUse(0, "toolu_b", {}, ['{"text":"two"}'])])]);
     const out = await collect(createAnthropicMessagesProvider({ baseUrl: server.url }));
     expect(callsOf(out).map((c: any) => [c.id, c.arguments])).toEqual([
       ["toolu_a", { text: "one" }],
@@ -141,7 +136,7 @@ describe("Anthropic tool_use assembly (issue 27 item 9)", () => {
   });
 
   it("keeps two tool_use blocks without index", async () => {
-    server = await startServer([anthropicReply([...toolUse(undefined, "toolu_a", {}, ['{"text":"one"}']), ...toolUse(undefined, "toolu_b", {}, ['{"text":"two"}'])])]);
+    const server = await serveForTest([anthropicReply([...toolUse(undefined, "toolu_a", {}, ['{"text":"one"}']), ...toolUse(undefined, "toolu_b", {}, ['{"text":"two"}'])])]);
     const out = await collect(createAnthropicMessagesProvider({ baseUrl: server.url }));
     expect(callsOf(out).map((c: any) => [c.id, c.arguments])).toEqual([
       ["toolu_a", { text: "one" }],
@@ -150,7 +145,7 @@ describe("Anthropic tool_use assembly (issue 27 item 9)", () => {
   });
 
   it("uses a start block's whole input when no delta follows, through an agent", async () => {
-    server = await startServer([
+    const server = await serveForTest([
       anthropicReply([ev({ type: "content_block_start", index: 0, content_block: { type: "text", text: "" } }), ev({ type: "content_block_stop", index: 0 }), ...toolUse(1, "toolu_a", { text: "whole" })]),
       {
         chunks: [
@@ -173,7 +168,7 @@ describe("Anthropic tool_use assembly (issue 27 item 9)", () => {
 
 describe("hostile pieces", () => {
   it("OpenAI-compatible: junk pieces are skipped, a call without a name fails the turn as incomplete_delta", async () => {
-    server = await startServer([
+    const server = await serveForTest([
       {
         chunks: [
           chunk({ tool_calls: [null, "x", { index: 0, id: "call_a", function: "not-an-object" }, { index: 0, function: { name: "echo", arguments: '{"text":"a"}' } }] }),
@@ -190,7 +185,7 @@ describe("hostile pieces", () => {
 
   it("OpenAI-compatible: a null or non-object choice, or choices that are not an array, are skipped (found by fuzz/js/openai-stream)", async () => {
     const raw = (data: object) => `data: ${JSON.stringify(data)}\n\n`;
-    server = await startServer([
+    const server = await serveForTest([
       {
         chunks: [
           raw({ choices: [null] }),
@@ -208,7 +203,7 @@ describe("hostile pieces", () => {
   });
 
   it("Anthropic: an input_json_delta outside any tool_use block fails the turn, never joins another call", async () => {
-    server = await startServer([
+    const server = await serveForTest([
       anthropicReply([
         ev({ type: "content_block_start", index: 0, content_block: { type: "text", text: "" } }),
         ev({ type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: '{"text":"smuggled"}' } }),
@@ -221,7 +216,7 @@ describe("hostile pieces", () => {
   });
 
   it("Anthropic: a content_block_start without a content_block is not a call", async () => {
-    server = await startServer([anthropicReply([ev({ type: "content_block_start", index: 0, content_block: null }), ev({ type: "content_block_stop", index: 0 }), ...toolUse(1, "toolu_a", { text: "x" })])]);
+    const server = await serveForTest([anthropicReply([ev({ type: "content_block_start", index: 0, content_block: null }), ev({ type: "content_block_stop", index: 0 }), ...toolUse(1, "toolu_a", { text: "x" })])]);
     const out = await collect(createAnthropicMessagesProvider({ baseUrl: server.url }));
     expect(callsOf(out).map((c: any) => [c.id, c.arguments])).toEqual([["toolu_a", { text: "x" }]]);
   });
@@ -229,7 +224,7 @@ describe("hostile pieces", () => {
 
 describe("errors that quote nothing the server sent (issue 27 item 10)", () => {
   it("a malformed JSON chunk is named by position and kind, never by its bytes (OpenAI-compatible)", async () => {
-    server = await startServer([{ chunks: [`data: {"echo": ${KEY} }\n\n`, DONE] }]);
+    const server = await serveForTest([{ chunks: [`data: {"echo": ${KEY} }\n\n`, DONE] }]);
     const out = await collect(createOpenAICompatibleProvider({ baseUrl: server.url, apiKey: "another-key-entirely" }));
     const error = (out.at(-1) as any).error;
     expect(error.message).toMatch(/malformed JSON/);
@@ -239,7 +234,7 @@ describe("errors that quote nothing the server sent (issue 27 item 10)", () => {
   });
 
   it("a malformed JSON event is named by position and kind, never by its bytes (Anthropic)", async () => {
-    server = await startServer([{ chunks: [`event: message_start\ndata: {"type":"message_start","x":"${KEY}\n\n`] }]);
+    const server = await serveForTest([{ chunks: [`event: message_start\ndata: {"type":"message_start","x":"${KEY}\n\n`] }]);
     const out = await collect(createAnthropicMessagesProvider({ baseUrl: server.url }));
     const error = (out.at(-1) as any).error;
     expect(error.message).toMatch(/malformed JSON in an event: unterminated string at position \d+/);
@@ -298,7 +293,7 @@ describe("endpoint URLs and transport errors (issue 27 item 11, issue 29 item 4)
   });
 
   it("a TLS failure names the cause and is not retried", async () => {
-    server = await startServer([textReply("never")]);
+    const server = await serveForTest([textReply("never")]);
     let attempts = 0;
     const counting: typeof fetch = (input, init) => (attempts++, fetch(input, init));
     const out = await collect(createAnthropicMessagesProvider({ baseUrl: server.url.replace("http:", "https:"), fetch: counting }));
@@ -330,7 +325,7 @@ describe("endpoint URLs and transport errors (issue 27 item 11, issue 29 item 4)
   });
 
   it("a connection closed before any answer is retried and then succeeds", async () => {
-    server = await startServer([{ chunks: [], end: "destroy" }, textReply("second time")]);
+    const server = await serveForTest([{ chunks: [], end: "destroy" }, textReply("second time")]);
     const out = await collect(createOpenAICompatibleProvider({ baseUrl: server.url, retry: { initialDelayMs: 1 } }));
     expect(out.filter((e) => e.type === "content_delta").map((e: any) => e.content.text).join("")).toBe("second time");
     expect(server.requests).toHaveLength(2);

@@ -1,6 +1,6 @@
 // The agent's `retry` option against a real HTTP server on 127.0.0.1: which provider turns are asked
 // again, how long the run waits (Retry-After, backoff, cap), what it emits, and what ends the waiting.
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import {
@@ -15,16 +15,11 @@ import {
 } from "../index.mjs";
 import { createOpenAICompatibleProvider } from "../providers/openai-compatible.mjs";
 import { createAnthropicMessagesProvider } from "../providers/anthropic.mjs";
-import { startServer, sse, type Reply } from "./helpers/sse-server";
+import { serveForTest, sse, type Reply } from "./helpers/sse-server";
 import { chunk, usageChunk, DONE } from "./helpers/provider-replies";
 
 const KEY = "sk-retry-test-0123456789";
 const model = { provider: "openai-compatible", model: "gpt-test" };
-let server: Awaited<ReturnType<typeof startServer>> | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
 
 const textReply = (text: string): Reply => ({ chunks: [chunk({ role: "assistant", content: "" }), chunk({ content: text }), chunk({}, "stop"), usageChunk(5, 2), DONE] });
 const toolReply: Reply = {
@@ -67,7 +62,7 @@ const scheduled = (events: AgentEvent[]) => events.filter((e) => e.type === "ret
 
 describe("agent retry: provider turns that failed before any output", () => {
   it("waits out a 429's Retry-After, backs off after a 500, then runs the tool and finishes", async () => {
-    server = await startServer([
+    const server = await serveForTest([
       { status: 429, headers: { "retry-after": "0.05" }, chunks: [`rate limited for ${KEY}`] },
       { status: 500, chunks: ["upstream exploded"] },
       toolReply,
@@ -107,7 +102,7 @@ describe("agent retry: provider turns that failed before any output", () => {
   });
 
   it("caps a huge Retry-After at maxDelayMs", async () => {
-    server = await startServer([{ status: 503, headers: { "retry-after": "3600" }, chunks: ["down"] }, textReply("ok")]);
+    const server = await serveForTest([{ status: 503, headers: { "retry-after": "3600" }, chunks: ["down"] }, textReply("ok")]);
     const agent = createAgent({ model, provider: createOpenAICompatibleProvider({ baseUrl: server.url }), retry: { baseDelayMs: 1, maxDelayMs: 5, jitter: 0 } });
     const { result, events } = await runCollect(agent);
     expect(result.text).toBe("ok");
@@ -115,7 +110,7 @@ describe("agent retry: provider turns that failed before any output", () => {
   });
 
   it("an abort during the backoff ends the run as aborted without another request", async () => {
-    server = await startServer([{ status: 429, headers: { "retry-after": "60" }, chunks: ["wait a minute"] }, textReply("too late")]);
+    const server = await serveForTest([{ status: 429, headers: { "retry-after": "60" }, chunks: ["wait a minute"] }, textReply("too late")]);
     const controller = new AbortController();
     const agent = createAgent({ model, provider: createOpenAICompatibleProvider({ baseUrl: server.url }), retry: { maxDelayMs: 120_000, jitter: 0 } });
     const session = agent.createSession();
@@ -137,7 +132,7 @@ describe("agent retry: provider turns that failed before any output", () => {
   });
 
   it("gives up after maxAttempts with the last error and its status", async () => {
-    server = await startServer([
+    const server = await serveForTest([
       { status: 503, chunks: ["busy"] },
       { status: 502, chunks: ["bad gateway"] },
       { status: 503, chunks: [`still busy, key ${KEY}`] },
@@ -154,7 +149,7 @@ describe("agent retry: provider turns that failed before any output", () => {
   });
 
   it("never retries a turn whose stream already started", async () => {
-    server = await startServer([{ chunks: [chunk({ role: "assistant", content: "" }), chunk({ content: "half an ans" })], end: "destroy" }, textReply("second answer")]);
+    const server = await serveForTest([{ chunks: [chunk({ role: "assistant", content: "" }), chunk({ content: "half an ans" })], end: "destroy" }, textReply("second answer")]);
     const agent = createAgent({ model, provider: createOpenAICompatibleProvider({ baseUrl: server.url }), retry: { baseDelayMs: 1, maxAttempts: 5 } });
     const { error, events } = await runCollect(agent);
     expect(error).toBeInstanceOf(AgentRunError);
@@ -165,7 +160,7 @@ describe("agent retry: provider turns that failed before any output", () => {
   });
 
   it("does not retry a 401 or a 400", async () => {
-    server = await startServer([{ status: 401, chunks: ["bad key"] }, textReply("never")]);
+    const server = await serveForTest([{ status: 401, chunks: ["bad key"] }, textReply("never")]);
     const agent = createAgent({ model, provider: createOpenAICompatibleProvider({ baseUrl: server.url }), retry: { baseDelayMs: 1 } });
     const { error, events } = await runCollect(agent);
     expect(error.result.error.code).toBe(401);
@@ -186,24 +181,23 @@ describe("agent retry: provider turns that failed before any output", () => {
   });
 
   it("the run's retry: false turns the agent's retry off; the run's fields override the agent's", async () => {
-    server = await startServer([{ status: 500, chunks: ["x"] }, textReply("from the provider's own retry")]);
+    const server = await serveForTest([{ status: 500, chunks: ["x"] }, textReply("from the provider's own retry")]);
     const agent = createAgent({ model, provider: createOpenAICompatibleProvider({ baseUrl: server.url, retry: { initialDelayMs: 1 } }), retry: { baseDelayMs: 1 } });
     const off = await runCollect(agent, { retry: false });
     // With the agent's retry off, the provider keeps its own retry and asks again by itself.
     expect(off.result.text).toBe("from the provider's own retry");
     expect(server.requests).toHaveLength(2);
     expect(scheduled(off.events)).toEqual([]);
-    await server.close();
 
-    server = await startServer([{ status: 500, chunks: ["x"] }, { status: 500, chunks: ["y"] }, textReply("never")]);
-    const agent2 = createAgent({ model, provider: createOpenAICompatibleProvider({ baseUrl: server.url }), retry: { baseDelayMs: 1 } });
+    const server2 = await serveForTest([{ status: 500, chunks: ["x"] }, { status: 500, chunks: ["y"] }, textReply("never")]);
+    const agent2 = createAgent({ model, provider: createOpenAICompatibleProvider({ baseUrl: server2.url }), retry: { baseDelayMs: 1 } });
     const once = await runCollect(agent2, { retry: { maxAttempts: 2 } });
     expect(once.error.result.error.code).toBe(500);
-    expect(server.requests).toHaveLength(2);
+    expect(server2.requests).toHaveLength(2);
   });
 
   it("retry middleware sees each decision and can stop retrying; a custom policy gets the context", async () => {
-    server = await startServer([{ status: 429, chunks: ["a"] }, { status: 429, chunks: ["b"] }, textReply("never")]);
+    const server = await serveForTest([{ status: 429, chunks: ["a"] }, { status: 429, chunks: ["b"] }, textReply("never")]);
     const contexts: any[] = [];
     const middleware = createMiddlewareRegistry();
     middleware.use("retry", (payload: any) => (payload.context.attempt >= 2 ? { ...payload, decision: { retry: false } } : payload));
@@ -225,7 +219,7 @@ describe("agent retry: provider turns that failed before any output", () => {
 
   it("works the same for the Anthropic provider: 429 with Retry-After, then the answer", async () => {
     const ev = (data: { type: string } & Record<string, unknown>) => sse(data, data.type);
-    server = await startServer([
+    const server = await serveForTest([
       { status: 429, headers: { "retry-after": "0.01" }, chunks: [JSON.stringify({ type: "error", error: { type: "rate_limit_error" } })] },
       {
         chunks: [

@@ -2,6 +2,7 @@
 // and body pieces written one by one, then an end, a cut connection, or a stall that never ends.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { onTestFinished } from "vitest";
 
 export interface Reply {
   status?: number;
@@ -53,6 +54,13 @@ export async function startServer(replies: Reply[]) {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** `startServer`, closed when the running test finishes (call it inside a test). */
+export async function serveForTest(replies: Reply[]) {
+  const server = await startServer(replies);
+  onTestFinished(() => server.close());
+  return server;
 }
 
 export const sse = (data: unknown, event?: string) => `${event ? `event: ${event}\n` : ""}data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`;
