@@ -64,6 +64,21 @@ fn gated() -> Vec<usize> {
     GATED.with(|g| g.borrow().clone())
 }
 
+/// A host that gives `answer` to `command` and leaves every other command to `otherwise`.
+fn answering(
+    command: Command,
+    answer: Answer,
+    otherwise: fn(&Command) -> Answer,
+) -> impl FnMut(&Command) -> Answer {
+    move |c| {
+        if *c == command {
+            answer.clone()
+        } else {
+            otherwise(c)
+        }
+    }
+}
+
 /// A host where every hook agrees and the tool returns a result.
 fn happy(c: &Command) -> Answer {
     match c {
@@ -380,13 +395,11 @@ fn identity_trust_and_permission_deny_with_permission_denied() {
         permission: true,
         ..Setup::default()
     };
-    let cmds = drive(s(), call("x"), |c| {
-        if *c == Command::CheckIdentity {
-            Answer::Threw { code: None }
-        } else {
-            happy(c)
-        }
-    });
+    let cmds = drive(
+        s(),
+        call("x"),
+        answering(Command::CheckIdentity, Answer::Threw { code: None }, happy),
+    );
     assert_eq!(blocked(&cmds), BlockedReason::PermissionDenied);
     assert_eq!(ending(&cmds).0, Some(ErrorSpec::Thrown));
 
@@ -434,13 +447,11 @@ fn identity_trust_and_permission_deny_with_permission_denied() {
     });
     assert_eq!(blocked(&cmds), BlockedReason::PermissionDenied);
     assert_eq!(ending(&cmds).0, Some(ErrorSpec::Thrown));
-    let cmds = drive(s(), call("x"), |c| {
-        if *c == Command::CheckTrust {
-            Answer::Missing
-        } else {
-            happy(c)
-        }
-    });
+    let cmds = drive(
+        s(),
+        call("x"),
+        answering(Command::CheckTrust, Answer::Missing, happy),
+    );
     assert!(
         matches!(ending(&cmds).0, Some(ErrorSpec::Named { cause: Some(Cause::Text(t)), .. }) if t == "trust policy has no check function")
     );
@@ -470,13 +481,11 @@ fn validation_failures_block_with_validation_failed() {
         (Answer::Threw { code: None }, ErrorSpec::Thrown),
     ];
     for (answer, spec) in cases {
-        let cmds = drive(s(), call("v"), |c| {
-            if *c == Command::Validate {
-                answer.clone()
-            } else {
-                happy(c)
-            }
-        });
+        let cmds = drive(
+            s(),
+            call("v"),
+            answering(Command::Validate, answer.clone(), happy),
+        );
         assert_eq!(blocked(&cmds), BlockedReason::ValidationFailed);
         assert_eq!(ending(&cmds).0, Some(spec));
     }
@@ -489,25 +498,25 @@ fn secrets_never_reach_a_message() {
         secrets: Rc::new(Secrets::new(["sk-secret"])),
         ..Setup::default()
     };
-    let cmds = drive(s, call("sk-secret"), |c| {
-        if *c == Command::Validate {
-            Answer::Validated(Validation::Message("bad sk-secret".into()))
-        } else {
-            happy(c)
-        }
-    });
+    let cmds = drive(
+        s,
+        call("sk-secret"),
+        answering(
+            Command::Validate,
+            Answer::Validated(Validation::Message("bad sk-secret".into())),
+            happy,
+        ),
+    );
     assert_eq!(message(&cmds), "bad [REDACTED]");
     let s = Setup {
         secrets: Rc::new(Secrets::new(["sk-secret"])),
         ..Setup::default()
     };
-    let cmds = drive(s, call("sk-secret"), |c| {
-        if *c == Command::Lookup {
-            Answer::Found(false)
-        } else {
-            happy(c)
-        }
-    });
+    let cmds = drive(
+        s,
+        call("sk-secret"),
+        answering(Command::Lookup, Answer::Found(false), happy),
+    );
     assert_eq!(message(&cmds), "Unknown tool: [REDACTED]");
 }
 
@@ -519,13 +528,7 @@ fn before_execute_and_middleware_failures() {
             ..Setup::default()
         },
         call("x"),
-        |c| {
-            if *c == Command::BeforeExecute {
-                Answer::Threw { code: None }
-            } else {
-                happy(c)
-            }
-        },
+        answering(Command::BeforeExecute, Answer::Threw { code: None }, happy),
     );
     assert_eq!(blocked(&cmds), BlockedReason::ExecutionDenied);
     assert_eq!(cmds.last(), Some(&Command::Resolve));
@@ -538,13 +541,7 @@ fn before_execute_and_middleware_failures() {
             ..Setup::default()
         },
         call("x"),
-        |c| {
-            if *c == Command::CallMiddleware {
-                Answer::Threw { code: None }
-            } else {
-                happy(c)
-            }
-        },
+        answering(Command::CallMiddleware, Answer::Threw { code: None }, happy),
     );
     assert_eq!(blocked(&cmds), BlockedReason::ExecutionDenied);
     let n = cmds.len();
@@ -562,13 +559,11 @@ fn before_execute_and_middleware_failures() {
             ..Setup::default()
         },
         call("x"),
-        |c| {
-            if *c == Command::ResultMiddleware {
-                Answer::Threw { code: None }
-            } else {
-                happy(c)
-            }
-        },
+        answering(
+            Command::ResultMiddleware,
+            Answer::Threw { code: None },
+            happy,
+        ),
     );
     assert_eq!(ending(&cmds).1, Some(Terminal::Error));
     assert_eq!(ending(&cmds).0, Some(ErrorSpec::Thrown));
@@ -604,37 +599,31 @@ fn tool_errors_and_bad_results() {
             ..Setup::default()
         },
         call("t"),
-        |c| {
-            if *c == Command::Execute {
-                Answer::Threw { code: None }
-            } else {
-                happy(c)
-            }
-        },
+        answering(Command::Execute, Answer::Threw { code: None }, happy),
     );
     assert_eq!(
         ending(&cmds),
         (Some(ErrorSpec::Thrown), Some(Terminal::Error))
     );
-    let cmds = drive(Setup::default(), call("t"), |c| {
-        if *c == Command::Execute {
-            Answer::Returned(ToolReturn::NotResult("a number"))
-        } else {
-            happy(c)
-        }
-    });
+    let cmds = drive(
+        Setup::default(),
+        call("t"),
+        answering(
+            Command::Execute,
+            Answer::Returned(ToolReturn::NotResult("a number")),
+            happy,
+        ),
+    );
     assert_eq!(
         message(&cmds),
         "Tool t returned a number instead of a ToolResult object"
     );
     assert_eq!(code(&cmds), "invalid_tool_result");
-    let cmds = drive(Setup::default(), call("t"), |c| {
-        if *c == Command::Execute {
-            Answer::NoExecute
-        } else {
-            happy(c)
-        }
-    });
+    let cmds = drive(
+        Setup::default(),
+        call("t"),
+        answering(Command::Execute, Answer::NoExecute, happy),
+    );
     assert_eq!(code(&cmds), "invalid_tool");
 }
 
@@ -645,13 +634,11 @@ fn abort_before_and_during_execute() {
         signal: true,
         ..Setup::default()
     };
-    let cmds = drive(s(), call("slow"), |c| {
-        if *c == Command::BeforeExecute {
-            Answer::Aborted
-        } else {
-            happy(c)
-        }
-    });
+    let cmds = drive(
+        s(),
+        call("slow"),
+        answering(Command::BeforeExecute, Answer::Aborted, happy),
+    );
     assert_eq!(blocked(&cmds), BlockedReason::ExecutionDenied);
     assert_eq!(code(&cmds), "ERR_PRISM_ABORTED");
     assert_eq!(message(&cmds), "Tool call aborted before execution: slow");
@@ -668,13 +655,11 @@ fn abort_before_and_during_execute() {
     assert_eq!(code(&cmds), "ERR_PRISM_ABORTED");
     assert_eq!(message(&cmds), "Tool call aborted before execution: slow");
 
-    let cmds = drive(s(), call("slow"), |c| {
-        if *c == Command::Execute {
-            Answer::Aborted
-        } else {
-            happy(c)
-        }
-    });
+    let cmds = drive(
+        s(),
+        call("slow"),
+        answering(Command::Execute, Answer::Aborted, happy),
+    );
     assert_eq!(ending(&cmds).1, Some(Terminal::Error));
     assert_eq!(code(&cmds), "ERR_PRISM_ABORTED");
     assert_eq!(message(&cmds), "Tool call aborted: slow");
@@ -786,26 +771,26 @@ fn a_completed_record_replays_and_others_refuse() {
 
 #[test]
 fn a_failure_after_dispatch_marks_the_effect_unknown() {
-    let cmds = drive(effects(), call("pay"), |c| {
-        if *c == Command::Execute {
-            Answer::Threw { code: None }
-        } else {
-            claiming(c)
-        }
-    });
+    let cmds = drive(
+        effects(),
+        call("pay"),
+        answering(Command::Execute, Answer::Threw { code: None }, claiming),
+    );
     assert_eq!(code(&cmds), "ERR_PRISM_TOOL_EFFECT_UNKNOWN");
     assert!(cmds.contains(&Command::MarkUnknown(ClaimRef {
         token: "t".into(),
         version: 2.0
     })));
     // An error result is a failure too.
-    let cmds = drive(effects(), call("pay"), |c| {
-        if *c == Command::Execute {
-            Answer::Returned(ToolReturn::Result { has_error: true })
-        } else {
-            claiming(c)
-        }
-    });
+    let cmds = drive(
+        effects(),
+        call("pay"),
+        answering(
+            Command::Execute,
+            Answer::Returned(ToolReturn::Result { has_error: true }),
+            claiming,
+        ),
+    );
     assert!(cmds.iter().any(|c| matches!(c, Command::MarkUnknown(_))));
     // A failed completion is unknown as well.
     let cmds = drive(effects(), call("pay"), |c| {
@@ -857,13 +842,15 @@ fn a_stop_before_dispatch_releases_the_claim() {
         before_execute: true,
         ..effects()
     };
-    let cmds = drive(s, call("pay"), |c| {
-        if *c == Command::BeforeExecute {
-            Answer::Threw { code: None }
-        } else {
-            claiming(c)
-        }
-    });
+    let cmds = drive(
+        s,
+        call("pay"),
+        answering(
+            Command::BeforeExecute,
+            Answer::Threw { code: None },
+            claiming,
+        ),
+    );
     assert!(cmds.contains(&Command::ReleaseClaim(ClaimRef {
         token: "t".into(),
         version: 1.0
@@ -881,15 +868,17 @@ fn a_suspension_before_execute_keeps_the_claim_retryable_and_rejects_without_an_
     };
     let paused = |code: &str| {
         let code = code.to_string();
-        drive(s.clone(), call("pay"), move |c| {
-            if *c == Command::BeforeExecute {
+        drive(
+            s.clone(),
+            call("pay"),
+            answering(
+                Command::BeforeExecute,
                 Answer::Threw {
                     code: Some(code.clone()),
-                }
-            } else {
-                claiming(c)
-            }
-        })
+                },
+                claiming,
+            ),
+        )
     };
     let claim = ClaimRef {
         token: "t".into(),
@@ -959,25 +948,29 @@ fn effect_preconditions() {
     });
     assert!(cmds.contains(&Command::EffectKey) && !cmds.contains(&Command::EffectBegin));
     // A store that throws something other than an effect error: outcome unknown, never executed.
-    let cmds = drive(effects(), call("pay"), |c| {
-        if *c == Command::EffectBegin {
+    let cmds = drive(
+        effects(),
+        call("pay"),
+        answering(
+            Command::EffectBegin,
             Answer::Threw {
                 code: Some("ECONNRESET".into()),
-            }
-        } else {
-            claiming(c)
-        }
-    });
+            },
+            claiming,
+        ),
+    );
     assert_eq!(code(&cmds), "ERR_PRISM_TOOL_EFFECT_UNKNOWN");
-    let cmds = drive(effects(), call("pay"), |c| {
-        if *c == Command::EffectBegin {
+    let cmds = drive(
+        effects(),
+        call("pay"),
+        answering(
+            Command::EffectBegin,
             Answer::Threw {
                 code: Some("ERR_PRISM_TOOL_EFFECT_LIMIT".into()),
-            }
-        } else {
-            claiming(c)
-        }
-    });
+            },
+            claiming,
+        ),
+    );
     assert_eq!(ending(&cmds).0, Some(ErrorSpec::Thrown));
 }
 
