@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { AgentIdentity, ToolDefinition, ToolEffectStore } from "../index.js";
 import { createPostgresToolEffectStore } from "../postgres/index.js";
+import { identity } from "./helpers/effect-key.mjs";
 import { freshSchema, postgresUrl } from "./helpers/postgres.js";
 
 const require = createRequire(import.meta.url);
@@ -21,13 +22,6 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let dbs = 0;
 const db = () => join(dir, `large-${++dbs}.db`);
 
-const identity: AgentIdentity = {
-  tenantId: "tenant",
-  principal: { kind: "service", id: "payments" },
-  scopes: ["tools:execute"],
-  issuedAt: "2026-01-01T00:00:00.000Z",
-  verified: true,
-};
 const BIG = "x".repeat(70 * 1024);
 
 interface Made {

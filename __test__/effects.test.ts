@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import * as esm from "../index.mjs";
 import type { AgentIdentity, NativeToolEffectStore, ToolEffectKey, ToolEffectStore } from "../index.js";
+import { effectKey, identity } from "./helpers/effect-key.mjs";
 
 const require = createRequire(import.meta.url);
 const cjs: typeof import("../index.js") = require("../index.js");
@@ -30,27 +31,6 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let dbs = 0;
 const db = () => join(dir, `effects-${++dbs}.db`);
 const child = join(__dirname, "helpers", "effect-child.mjs");
-
-const identity: AgentIdentity = {
-  tenantId: "tenant",
-  principal: { kind: "service", id: "payments" },
-  scopes: ["tools:execute"],
-  issuedAt: "2026-01-01T00:00:00.000Z",
-  verified: true,
-};
-
-function key(toolCallId: string, args: Record<string, unknown> = { amount: 5 }): ToolEffectKey {
-  const base = {
-    identity,
-    ownership: { tenantId: "tenant" },
-    sessionId: "session",
-    runId: "run",
-    toolCallId,
-    toolName: "charge",
-    argumentsHash: toolEffectArgumentsHash(args),
-  };
-  return { ...base, key: deriveToolEffectKey(base) };
-}
 
 async function rejectedCode(run: () => unknown): Promise<string | undefined> {
   try {
@@ -81,7 +61,7 @@ describe("canonical JSON, hashes and keys", () => {
   });
 
   it("derives prism:tool-effect:v1:<sha256> over the documented object", () => {
-    const k = key("call-1");
+    const k = effectKey("call-1");
     const reference = JSON.stringify({
       accountId: null,
       argumentsHash: k.argumentsHash,
@@ -94,7 +74,7 @@ describe("canonical JSON, hashes and keys", () => {
       userId: null,
     });
     expect(k.key).toBe(`prism:tool-effect:v1:${createHash("sha256").update(reference).digest("hex")}`);
-    expect(key("call-1", { amount: 6 }).key).not.toBe(k.key);
+    expect(effectKey("call-1", { amount: 6 }).key).not.toBe(k.key);
     expect(deriveToolEffectKey({ ...k, ownership: { tenantId: "tenant", userId: "u" } })).not.toBe(k.key);
   });
 
@@ -211,7 +191,7 @@ describe.each(stores)("%s store", (_name, make) => {
     const base = { identity: nul, ownership: { tenantId: "ten\u0000ant" }, sessionId: "session", runId: "run", toolCallId: "nul", toolName: "charge", argumentsHash: toolEffectArgumentsHash({}) };
     const err = await Promise.resolve(store.begin({ ...base, key: deriveToolEffectKey(base) })).then(() => undefined, (e) => e);
     expect(err).toMatchObject({ name: "ToolEffectError", code: "ERR_PRISM_TOOL_EFFECT_LIMIT", message: "ownership must not contain NUL (U+0000)" });
-    const sessionNul = { ...key("nul2"), sessionId: "se\u0000ssion" };
+    const sessionNul = { ...effectKey("nul2"), sessionId: "se\u0000ssion" };
     const err2 = await Promise.resolve(store.begin(sessionNul)).then(() => undefined, (e) => e);
     expect(err2).toMatchObject({ code: "ERR_PRISM_TOOL_EFFECT_LIMIT", message: "session id must not contain NUL (U+0000)" });
     store.close();
@@ -219,11 +199,11 @@ describe.each(stores)("%s store", (_name, make) => {
 
   it("returns promises, rejects refusals, and keeps its methods through a spread", async () => {
     const store = make();
-    const pending = store.begin(key("sync"));
+    const pending = store.begin(effectKey("sync"));
     expect(pending).toBeInstanceOf(Promise);
     expect((await pending).outcome).toBe("acquired");
-    expect((await store.get(key("sync")))?.status).toBe("pending");
-    const refused = store.begin({ ...key("x"), argumentsHash: "nope" });
+    expect((await store.get(effectKey("sync")))?.status).toBe("pending");
+    const refused = store.begin({ ...effectKey("x"), argumentsHash: "nope" });
     expect(refused).toBeInstanceOf(Promise);
     await expect(refused).rejects.toMatchObject({ code: "ERR_PRISM_TOOL_EFFECT_LIMIT" });
     // How hosts wrap a store: spread it and override one method; the others still work.
@@ -236,7 +216,7 @@ describe.each(stores)("%s store", (_name, make) => {
 
   it("refuses every claimed transition with a stale version or a wrong claim token", async () => {
     const store = make();
-    const k = key("cas");
+    const k = effectKey("cas");
     const { record } = await store.begin(k);
     const good = { ...k, claimToken: record.claimToken!, expectedVersion: record.version };
     const bad = [
@@ -263,7 +243,7 @@ describe.each(stores)("%s store", (_name, make) => {
   it("expires leases: pending becomes retryable, dispatched becomes unknown", async () => {
     let now = Date.parse("2026-03-01T00:00:00Z");
     const store = _name === "memory" ? createMemoryToolEffectStore({ now: () => now }) : createSqliteToolEffectStore(db(), { now: () => now });
-    const p = key("lease-p");
+    const p = effectKey("lease-p");
     const first = await store.begin({ ...p, claimTtlMs: 1000 });
     now += 1000;
     expect(await store.get(p)).toMatchObject({ status: "failed_retryable", failure: { code: "ERR_PRISM_TOOL_EFFECT_EXPIRED" } });
@@ -271,7 +251,7 @@ describe.each(stores)("%s store", (_name, make) => {
       "ERR_PRISM_TOOL_EFFECT_CONFLICT",
     );
     expect(await store.begin(p)).toMatchObject({ outcome: "acquired", record: { attempt: 2 } });
-    const d = key("lease-d");
+    const d = effectKey("lease-d");
     const claimed = (await store.begin({ ...d, claimTtlMs: 1000 })).record;
     await store.markDispatched({ ...d, claimToken: claimed.claimToken!, expectedVersion: claimed.version });
     now += 5000;
@@ -281,7 +261,7 @@ describe.each(stores)("%s store", (_name, make) => {
 
   it("bounds results, references and inputs", async () => {
     const store = make();
-    const k = key("bounds");
+    const k = effectKey("bounds");
     const { record } = await store.begin(k);
     const d = await store.markDispatched({ ...k, claimToken: record.claimToken!, expectedVersion: record.version });
     const t = { ...k, claimToken: d.claimToken!, expectedVersion: d.version };
@@ -290,13 +270,13 @@ describe.each(stores)("%s store", (_name, make) => {
       "ERR_PRISM_TOOL_EFFECT_LIMIT",
     );
     expect(await rejectedCode(() => store.complete({ ...t, resultRef: "r".repeat(2000) }))).toBe("ERR_PRISM_TOOL_EFFECT_LIMIT");
-    expect(await rejectedCode(() => store.begin({ ...key("x"), argumentsHash: "nope" }))).toBe("ERR_PRISM_TOOL_EFFECT_LIMIT");
-    expect(await rejectedCode(() => store.begin({ ...key("x"), key: "k".repeat(97) }))).toBe("ERR_PRISM_TOOL_EFFECT_LIMIT");
-    expect(await rejectedCode(() => store.begin({ ...key("x"), claimTtlMs: 3_600_001 }))).toBe("ERR_PRISM_TOOL_EFFECT_LIMIT");
-    expect(await rejectedCode(() => store.begin({ ...key("x"), ownership: {} }))).toBe("ERR_PRISM_TOOL_EFFECT_CONFLICT");
-    expect(await rejectedCode(() => store.begin({ ...key("x"), identity: { ...identity, expiresAt: "2020-01-01T00:00:00Z" } }))).toBe("ERR_PRISM_IDENTITY");
+    expect(await rejectedCode(() => store.begin({ ...effectKey("x"), argumentsHash: "nope" }))).toBe("ERR_PRISM_TOOL_EFFECT_LIMIT");
+    expect(await rejectedCode(() => store.begin({ ...effectKey("x"), key: "k".repeat(97) }))).toBe("ERR_PRISM_TOOL_EFFECT_LIMIT");
+    expect(await rejectedCode(() => store.begin({ ...effectKey("x"), claimTtlMs: 3_600_001 }))).toBe("ERR_PRISM_TOOL_EFFECT_LIMIT");
+    expect(await rejectedCode(() => store.begin({ ...effectKey("x"), ownership: {} }))).toBe("ERR_PRISM_TOOL_EFFECT_CONFLICT");
+    expect(await rejectedCode(() => store.begin({ ...effectKey("x"), identity: { ...identity, expiresAt: "2020-01-01T00:00:00Z" } }))).toBe("ERR_PRISM_IDENTITY");
     const aborted = AbortSignal.abort(new Error("stop"));
-    await expect(store.get({ ...key("x"), signal: aborted })).rejects.toThrow("stop");
+    await expect(store.get({ ...effectKey("x"), signal: aborted })).rejects.toThrow("stop");
     expect(await store.complete({ ...t, result: { toolCallId: "bounds", name: "charge", value: 1 }, resultRef: "s3://bucket/r" })).toMatchObject({
       status: "completed",
       resultRef: "s3://bucket/r",
@@ -309,13 +289,13 @@ describe.each(stores)("%s store", (_name, make) => {
     for (let n = 116; n < 136; n++) {
       for (const tail of ["", "é", "中文", "😀", "é😀"]) {
         const id = "c".repeat(n) + tail;
-        const { record } = await store.begin(key(id));
+        const { record } = await store.begin(effectKey(id));
         expect(record.toolCallId).toBe(id);
-        expect((await store.get(key(id)))?.toolCallId).toBe(id);
+        expect((await store.get(effectKey(id)))?.toolCallId).toBe(id);
       }
     }
     const long = "L".repeat(400) + "😀";
-    expect((await store.begin(key(long))).record.toolCallId).toBe(long);
+    expect((await store.begin(effectKey(long))).record.toolCallId).toBe(long);
     store.close();
   });
 
@@ -326,7 +306,7 @@ describe.each(stores)("%s store", (_name, make) => {
       : Array.from({ length: 32 }, () => createSqliteToolEffectStore(path, { synchronous: "normal" }));
     let wins = 0;
     for (let trial = 0; trial < 1000; trial++) {
-      const k = key(`race-${trial}`);
+      const k = effectKey(`race-${trial}`);
       const outcomes = await Promise.all(many.map(async (s) => (await (s as ToolEffectStore).begin(k)).outcome));
       const won = outcomes.filter((o) => o === "acquired").length;
       if (won !== 1) throw new Error(`trial ${trial}: ${won} winners`);
@@ -372,7 +352,7 @@ describe("SQLite store across processes", () => {
     const again = spawnSync(process.execPath, [child, "run", path, file], { encoding: "utf8" });
     expect(again.status).toBe(0);
     const outcome = JSON.parse(again.stdout);
-    const seen = await createSqliteToolEffectStore(path).get(key("crash"));
+    const seen = await createSqliteToolEffectStore(path).get(effectKey("crash"));
     switch (point) {
       case "after-claim":
         // Claimed, never dispatched: the live lease keeps others out; once it expires the effect runs once.
@@ -380,7 +360,7 @@ describe("SQLite store across processes", () => {
         expect(lines()).toBe(0);
         {
           const later = createSqliteToolEffectStore(path, { now: () => Date.now() + 120_000 });
-          const retry = await later.begin(key("crash"));
+          const retry = await later.begin(effectKey("crash"));
           expect(retry).toMatchObject({ outcome: "acquired", record: { attempt: 2 } });
           later.close();
         }

@@ -7,30 +7,10 @@
 // are never executed again.
 import { createRequire } from "node:module";
 import { appendFileSync, writeFileSync } from "node:fs";
+import { effectKey } from "./effect-key.mjs";
 
 const require = createRequire(import.meta.url);
-const { createSqliteToolEffectStore, deriveToolEffectKey, toolEffectArgumentsHash } = require("../../index.js");
-
-export const identity = {
-  tenantId: "tenant",
-  principal: { kind: "service", id: "payments" },
-  scopes: ["tools:execute"],
-  issuedAt: "2026-01-01T00:00:00.000Z",
-  verified: true,
-};
-
-export function effectKey(toolCallId, args = { amount: 5 }) {
-  const base = {
-    identity,
-    ownership: { tenantId: "tenant" },
-    sessionId: "session",
-    runId: "run",
-    toolCallId,
-    toolName: "charge",
-    argumentsHash: toolEffectArgumentsHash(args),
-  };
-  return { ...base, key: deriveToolEffectKey(base) };
-}
+const { createSqliteToolEffectStore } = require("../../index.js");
 
 const [mode, db, a, b, c] = process.argv.slice(2);
 
