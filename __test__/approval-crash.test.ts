@@ -2,12 +2,13 @@
 // one process is resumed by another after the first exited, and a resume killed with SIGKILL between
 // the approval and the end of the side effect never runs the side effect twice: the claim is
 // written before the call, and a claimed run is never replayed automatically.
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { AGENT_RUN_STATE_NAMESPACE, createSqliteCheckpointStore } from "../index.js";
+import { killAt } from "./helpers/kill-at.js";
 
 const child = join(__dirname, "helpers", "approval-child.mjs");
 const root = mkdtempSync(join(tmpdir(), "prism-approval-crash-"));
@@ -23,18 +24,6 @@ function run(args: string[]) {
   const r = spawnSync(process.execPath, [child, ...args], { encoding: "utf8" });
   if (r.status !== 0) throw new Error(`child exited ${r.status}: ${r.stderr}`);
   return JSON.parse(r.stdout);
-}
-
-function killAt(args: string[], point: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, [child, ...args, point], { stdio: ["ignore", "pipe", "inherit"] });
-    let out = "";
-    p.stdout.on("data", (d: Buffer) => {
-      out += d.toString();
-      if (out.includes(point)) p.kill("SIGKILL");
-    });
-    p.on("exit", (code, signal) => (signal === "SIGKILL" ? resolve() : reject(new Error(`child exited ${code} before ${point}: ${out}`))));
-  });
 }
 
 const sideEffects = (dir: string) => {
@@ -83,7 +72,7 @@ describe("durable approval across processes", () => {
     it(`SIGKILL ${point.replace("-", " the ")}: a later resume is refused and the side effect ran ${effects} time(s)`, async () => {
       const dir = fresh();
       const s = run(["suspend", dir]);
-      await killAt(["resume", dir, s.runId, s.sessionId, String(s.version)], point);
+      await killAt(child, ["resume", dir, s.runId, s.sessionId, String(s.version)], point);
       expect(sideEffects(dir)).toBe(effects);
       const record = await stored(dir, s.runId);
       // The claim was written before the call: the run is `running`, its call `dispatched`.
@@ -112,7 +101,7 @@ describe("durable approval across processes", () => {
     const killed = fresh();
     const k = run(["suspend", killed]);
     const before = (await stored(killed, k.runId))!.value;
-    await killAt(["resume", killed, k.runId, k.sessionId, String(k.version)], "after-effect");
+    await killAt(child, ["resume", killed, k.runId, k.sessionId, String(k.version)], "after-effect");
     const retry = run(["resume", killed, k.runId, k.sessionId, String(await restore(killed, k.runId, before))]);
     expect(retry.row.error.code).toMatch(/^ERR_PRISM_TOOL_EFFECT_/);
     expect(sideEffects(killed)).toBe(1);

@@ -20,7 +20,7 @@ import {
   type CheckpointStore,
   type ToolDefinition,
 } from "../index.mjs";
-import { serviceIdentity } from "./helpers/service-identity.js";
+import { serviceIdentity } from "./helpers/service-identity.mjs";
 
 const model = { provider: "mock", model: "demo" };
 

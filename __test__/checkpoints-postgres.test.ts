@@ -12,6 +12,7 @@ import { AGENT_RUN_STATE_NAMESPACE, CheckpointConflictError } from "../index.js"
 import { createPostgresCheckpointStore, type PostgresCheckpointStore } from "../postgres/index.js";
 import { assertCheckpointStoreConforms } from "../testing/checkpoint-store-conformance.js";
 import { freshSchema, postgresUrl } from "./helpers/postgres.js";
+import { killAt } from "./helpers/kill-at.js";
 
 const child = join(__dirname, "helpers", "approval-child.mjs");
 const root = mkdtempSync(join(tmpdir(), "prism-checkpoints-pg-"));
@@ -161,16 +162,7 @@ describe("durable approval over PostgreSQL, across processes", () => {
         p.stdout.on("data", (d: Buffer) => (out += d.toString()));
         p.on("exit", (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`child exited ${code}: ${out}`))));
       });
-    const killAt = (args: string[], point: string) =>
-      new Promise<void>((resolve, reject) => {
-        const p = spawn(process.execPath, [child, ...args, point], { env, stdio: ["ignore", "pipe", "inherit"] });
-        let out = "";
-        p.stdout.on("data", (d: Buffer) => {
-          out += d.toString();
-          if (out.includes(point)) p.kill("SIGKILL");
-        });
-        p.on("exit", (code, signal) => (signal === "SIGKILL" ? resolve() : reject(new Error(`child exited ${code} before ${point}: ${out}`))));
-      });
+    const killAtPoint = (args: string[], point: string) => killAt(child, args, point, env);
     const stored = async (runId: string) => {
       const s = createPostgresCheckpointStore({ connectionString: url, schema: env.PRISM_CHILD_POSTGRES_SCHEMA });
       try {
@@ -179,7 +171,7 @@ describe("durable approval over PostgreSQL, across processes", () => {
         await s.close();
       }
     };
-    return { dir, run, runAsync, killAt, stored };
+    return { dir, run, runAsync, killAt: killAtPoint, stored };
   }
 
   it("a run suspended by one process is resumed by another; the next request carries the result", () => {

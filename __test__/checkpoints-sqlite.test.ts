@@ -6,20 +6,12 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { createSqliteCheckpointStore } from "../index.mjs";
 import { assertCheckpointStoreConforms } from "../testing/checkpoint-store-conformance.mjs";
+import { codeOf } from "./helpers/thrown.js";
 
 const dir = mkdtempSync(join(tmpdir(), "prism-checkpoints-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const record = (version: number, value: unknown) => ({ namespace: "prism.agent-run", key: "run_1", version, value });
-
-function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (error) {
-    return (error as { code?: string }).code;
-  }
-  return "no error";
-}
 
 describe("createSqliteCheckpointStore(path, options?)", () => {
   it("opens a file by path, and the older ({ path }) form reads the same file", async () => {

@@ -1,13 +1,14 @@
 // Crash safety through dispatch (issue 6): a child process runs `dispatchToolCall` with a side-effecting
 // tool against a SQLite effect store and is killed with SIGKILL at each point of the claim path; a fresh
 // process redispatching the same call never runs the side effect a second time.
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { serviceIdentity } from "./helpers/service-identity.js";
+import { serviceIdentity } from "./helpers/service-identity.mjs";
 import { createSqliteToolEffectStore, deriveToolEffectKey, toolEffectArgumentsHash } from "../index.js";
+import { killAt } from "./helpers/kill-at.js";
 
 const child = join(__dirname, "helpers", "dispatch-child.mjs");
 const dir = mkdtempSync(join(tmpdir(), "prism-dispatch-crash-"));
@@ -25,17 +26,7 @@ const notDispatchable = { name: "ToolEffectError", message: "tool effect is not 
 const LEASE_PASSED_MS = 61_000;
 
 /** Starts a dispatch in a child and kills it with SIGKILL once it reports `point`. */
-function killAt(db: string, file: string, point: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, [child, "crash", db, file, point], { stdio: ["ignore", "pipe", "inherit"] });
-    let out = "";
-    p.stdout.on("data", (d: Buffer) => {
-      out += d.toString();
-      if (out.includes(point)) p.kill("SIGKILL");
-    });
-    p.on("exit", (code, signal) => (signal === "SIGKILL" ? resolve() : reject(new Error(`child exited ${code} before ${point}`))));
-  });
-}
+const crashAt = (db: string, file: string, point: string) => killAt(child, ["crash", db, file], point);
 
 /** A fresh process redispatching the same call. */
 function redispatch(db: string, file: string, clockSkewMs = 0): { result: { error?: unknown; value?: unknown }; executed: number } {
@@ -64,7 +55,7 @@ describe("a dispatch killed with SIGKILL never makes a fresh dispatch repeat the
 
   it("after the claim (begin): refused while the lease runs, executed exactly once after it expires", async () => {
     const [db, file] = files();
-    await killAt(db, file, "after-claim");
+    await crashAt(db, file, "after-claim");
     expect(sideEffects(file)).toBe(0);
     expect(await statusOf(db)).toBe("pending");
 
@@ -86,7 +77,7 @@ describe("a dispatch killed with SIGKILL never makes a fresh dispatch repeat the
 
   it("after markDispatched: unknown, never executed again, also once the lease has run out", async () => {
     const [db, file] = files();
-    await killAt(db, file, "after-dispatched");
+    await crashAt(db, file, "after-dispatched");
     expect(sideEffects(file)).toBe(0);
     expect(await statusOf(db)).toBe("dispatched");
     for (const skew of [0, LEASE_PASSED_MS]) {
@@ -100,7 +91,7 @@ describe("a dispatch killed with SIGKILL never makes a fresh dispatch repeat the
 
   it("during execute (after the side effect): unknown, the side effect stays at one", async () => {
     const [db, file] = files();
-    await killAt(db, file, "during-execute");
+    await crashAt(db, file, "during-execute");
     expect(sideEffects(file)).toBe(1);
     expect(await statusOf(db)).toBe("dispatched");
     for (const skew of [0, LEASE_PASSED_MS]) {
@@ -113,7 +104,7 @@ describe("a dispatch killed with SIGKILL never makes a fresh dispatch repeat the
 
   it("after execute, before complete: unknown until reconciled, then the reconciled result replays", async () => {
     const [db, file] = files();
-    await killAt(db, file, "after-execute");
+    await crashAt(db, file, "after-execute");
     expect(sideEffects(file)).toBe(1);
     const again = redispatch(db, file);
     expect(again.result.error).toEqual(unknown);
@@ -133,7 +124,7 @@ describe("a dispatch killed with SIGKILL never makes a fresh dispatch repeat the
 
   it("after complete, before dispatch returned: the stored result replays", async () => {
     const [db, file] = files();
-    await killAt(db, file, "after-complete");
+    await crashAt(db, file, "after-complete");
     expect(sideEffects(file)).toBe(1);
     expect(await statusOf(db)).toBe("completed");
     const replay = redispatch(db, file);

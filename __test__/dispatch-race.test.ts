@@ -6,7 +6,7 @@ import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from "n
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { serviceIdentity } from "./helpers/service-identity.js";
+import { serviceIdentity } from "./helpers/service-identity.mjs";
 import {
   createMemoryToolEffectStore,
   createSqliteToolEffectStore,

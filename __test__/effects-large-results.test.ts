@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { AgentIdentity, ToolDefinition, ToolEffectStore } from "../index.js";
 import { createPostgresToolEffectStore } from "../postgres/index.js";
-import { identity } from "./helpers/effect-key.mjs";
+import { serviceIdentity as identity } from "./helpers/service-identity.mjs";
 import { freshSchema, postgresUrl } from "./helpers/postgres.js";
 
 const require = createRequire(import.meta.url);

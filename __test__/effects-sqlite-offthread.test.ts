@@ -9,7 +9,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { serviceIdentity } from "./helpers/service-identity.js";
+import { serviceIdentity } from "./helpers/service-identity.mjs";
 import type { AgentIdentity } from "../index.js";
 
 const require = createRequire(import.meta.url);

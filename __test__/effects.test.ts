@@ -7,7 +7,8 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import * as esm from "../index.mjs";
 import type { AgentIdentity, NativeToolEffectStore, ToolEffectKey, ToolEffectStore } from "../index.js";
-import { effectKey, identity } from "./helpers/effect-key.mjs";
+import { effectKey, serviceIdentity as identity } from "./helpers/service-identity.mjs";
+import { codeOf } from "./helpers/thrown.js";
 
 const require = createRequire(import.meta.url);
 const cjs: typeof import("../index.js") = require("../index.js");
@@ -35,15 +36,6 @@ const child = join(__dirname, "helpers", "effect-child.mjs");
 async function rejectedCode(run: () => unknown): Promise<string | undefined> {
   try {
     await run();
-  } catch (e) {
-    return (e as { code?: string }).code;
-  }
-  return undefined;
-}
-
-function codeOf(run: () => unknown): string | undefined {
-  try {
-    run();
   } catch (e) {
     return (e as { code?: string }).code;
   }

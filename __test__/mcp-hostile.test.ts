@@ -3,8 +3,8 @@
 // names and a tool list that changes under the bridge. Every call ends with a result; no process stays.
 import { afterAll, describe, expect, it } from "vitest";
 import { createToolRegistry, createToolSearchIndex, dispatchToolCall, selectDisclosedTools } from "../index.mjs";
-import { connectMcpTools, formatProviderSafeMcpToolName, McpToolNameCollisionError } from "../mcp/index.mjs";
-import { hostileStdio, isAlive, stopAll, track, waitFor } from "./helpers/mcp-servers";
+import { formatProviderSafeMcpToolName, McpToolNameCollisionError } from "../mcp/index.mjs";
+import { openHostile, isAlive, stopAll, waitFor } from "./helpers/mcp-servers";
 
 afterAll(async () => {
   expect(await stopAll()).toEqual([]);
@@ -13,15 +13,9 @@ afterAll(async () => {
 const ctx = { sessionId: "s1", runId: "r1" };
 const call = (id: string, name: string, args: Record<string, unknown> = {}) => ({ type: "tool_call" as const, id, name, arguments: args as any });
 
-async function open(mode: string, options: Record<string, unknown> = {}, transport: Record<string, unknown> = {}) {
-  const bridge: any = await connectMcpTools({ serverId: mode, transport: hostileStdio(mode, transport), ...options });
-  track(bridge.pid);
-  return bridge;
-}
-
 describe("a server that hangs", () => {
   it("times the call out with an error result; the bridge stays usable", async () => {
-    const bridge = await open("hang", { callTimeoutMs: 300 });
+    const bridge = await openHostile("hang", { callTimeoutMs: 300 });
     try {
       const registry = createToolRegistry(bridge.tools);
       const hung: any = await dispatchToolCall({ call: call("c1", "mcp:hang:hang"), registry, context: ctx });
@@ -35,7 +29,7 @@ describe("a server that hangs", () => {
   });
 
   it("the dispatch signal cancels a pending call", async () => {
-    const bridge = await open("hang", { callTimeoutMs: 60_000 });
+    const bridge = await openHostile("hang", { callTimeoutMs: 60_000 });
     try {
       const registry = createToolRegistry(bridge.tools);
       const controller = new AbortController();
@@ -50,7 +44,7 @@ describe("a server that hangs", () => {
   });
 
   it("close() ends pending calls and kills the server", async () => {
-    const bridge = await open("hang", { callTimeoutMs: 60_000 });
+    const bridge = await openHostile("hang", { callTimeoutMs: 60_000 });
     const pid = bridge.pid;
     const tool = bridge.tools.find((t: any) => t.name === "mcp:hang:hang");
     const settled = Promise.resolve(tool.execute({}, { ...ctx, toolCallId: "c1" })).then(
@@ -67,7 +61,7 @@ describe("a server that hangs", () => {
 
 describe("a server that returns 50 MB", () => {
   it("a message over maxMessageBytes disconnects the bridge with a clear reason and kills the server", async () => {
-    const bridge = await open("huge", { callTimeoutMs: 30_000 });
+    const bridge = await openHostile("huge", { callTimeoutMs: 30_000 });
     const pid = bridge.pid;
     try {
       const registry = createToolRegistry(bridge.tools);
@@ -87,7 +81,7 @@ describe("a server that returns 50 MB", () => {
   });
 
   it("a result over maxResultBytes is an error result and the bridge stays connected", async () => {
-    const bridge = await open("huge", { callTimeoutMs: 30_000 });
+    const bridge = await openHostile("huge", { callTimeoutMs: 30_000 });
     try {
       const registry = createToolRegistry(bridge.tools);
       const result: any = await dispatchToolCall({ call: call("c1", "mcp:huge:big"), registry, context: ctx });
@@ -95,7 +89,7 @@ describe("a server that returns 50 MB", () => {
       expect(result.content).toBeUndefined();
       expect(bridge.state).toBe("connected");
       // With a larger budget the same result is kept, marked untrusted.
-      const roomy = await open("huge", { callTimeoutMs: 30_000, maxResultBytes: 16 * 1024 * 1024 });
+      const roomy = await openHostile("huge", { callTimeoutMs: 30_000, maxResultBytes: 16 * 1024 * 1024 });
       try {
         const kept: any = await roomy.tools.find((t: any) => t.name === "mcp:huge:big").execute({}, { ...ctx, toolCallId: "c2" });
         expect(kept.content[0].text.length).toBe(12 * 1024 * 1024);
@@ -111,7 +105,7 @@ describe("a server that returns 50 MB", () => {
 
 describe("a server that exits mid-call", () => {
   it("gives every pending call an error result and the bridge the state disconnected", async () => {
-    const bridge = await open("exit", { callTimeoutMs: 60_000 });
+    const bridge = await openHostile("exit", { callTimeoutMs: 60_000 });
     const registry = createToolRegistry(bridge.tools);
     const hang = dispatchToolCall({ call: call("c1", "mcp:exit:hang"), registry, context: ctx });
     const exit = dispatchToolCall({ call: call("c2", "mcp:exit:exit"), registry, context: ctx });
@@ -128,12 +122,12 @@ describe("a server that exits mid-call", () => {
 
 describe("a server that lists 5 000 tools", () => {
   it("the default limits stop the listing and close the server", async () => {
-    await expect(open("many")).rejects.toThrow("MCP tools/list exceeds 500 tools");
-    await expect(open("many", { maxTools: 5000 })).rejects.toThrow("MCP tools/list exceeds 20 pages");
+    await expect(openHostile("many")).rejects.toThrow("MCP tools/list exceeds 500 tools");
+    await expect(openHostile("many", { maxTools: 5000 })).rejects.toThrow("MCP tools/list exceeds 20 pages");
   });
 
   it("raised limits list them all, and search disclosure picks the right few", async () => {
-    const bridge = await open("many", { maxListPages: 100, maxTools: 5000, formatName: formatProviderSafeMcpToolName });
+    const bridge = await openHostile("many", { maxListPages: 100, maxTools: 5000, formatName: formatProviderSafeMcpToolName });
     try {
       expect(bridge.tools.length).toBe(5000);
       // The search index holds up to 1 024 tools: a run grants a slice, here 1 001 of them.
@@ -156,7 +150,7 @@ describe("a server that lists 5 000 tools", () => {
 
 describe("a server with malformed and hostile schemas", () => {
   it("leaves those tools out with a reason and bridges the rest", async () => {
-    const bridge = await open("schemas");
+    const bridge = await openHostile("schemas");
     try {
       // The SDK's parsing drops a `__proto__` key: the tool arrives with an empty, plain `properties`.
       expect(bridge.tools.map((t: any) => t.name)).toEqual(["mcp:schemas:echo", "mcp:schemas:proto_key"]);
@@ -185,8 +179,8 @@ describe("a server with malformed and hostile schemas", () => {
 
 describe("a server whose tool names collide", () => {
   it("distinct remote names stay distinct under both formatters", async () => {
-    const plain = await open("collide");
-    const safe = await open("collide", { formatName: formatProviderSafeMcpToolName });
+    const plain = await openHostile("collide");
+    const safe = await openHostile("collide", { formatName: formatProviderSafeMcpToolName });
     try {
       expect(plain.tools.map((t: any) => t.name)).toEqual(["mcp:collide:read.file", "mcp:collide:read_file", "mcp:collide:read file", "mcp:collide:read:file", "mcp:collide:ä-read"]);
       const names = safe.tools.map((t: any) => t.name);
@@ -203,17 +197,17 @@ describe("a server whose tool names collide", () => {
 
   it("a lossy formatter or a duplicate listing fails with McpToolNameCollisionError and stops the server", async () => {
     const lossy = (prefix: string, name: string) => `${prefix}${name}`.replace(/[^a-zA-Z0-9_-]/g, "_");
-    const error = await open("collide", { formatName: lossy }).catch((e) => e);
+    const error = await openHostile("collide", { formatName: lossy }).catch((e) => e);
     expect(error).toBeInstanceOf(McpToolNameCollisionError);
     expect(error.message).toBe("MCP tool name collision: mcp_collide_read_file (remote tool read_file)");
-    await expect(open("dup")).rejects.toThrow("MCP tool name collision: mcp:dup:echo (remote tool echo)");
+    await expect(openHostile("dup")).rejects.toThrow("MCP tool name collision: mcp:dup:echo (remote tool echo)");
   });
 });
 
 describe("a server whose tool list changes", () => {
   it("list_changed re-lists and updates the tools, never past the host's allow list", async () => {
     const changes: any[] = [];
-    const bridge = await open("changing", {
+    const bridge = await openHostile("changing", {
       allow: ["echo", "add-tools", "remove-echo", "extra"],
       onToolsChanged: (_tools: unknown, change: unknown) => changes.push(change),
     });

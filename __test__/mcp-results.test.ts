@@ -6,8 +6,8 @@ import { getEventListeners } from "node:events";
 import { createRequire } from "node:module";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { createToolRegistry, dispatchToolCall } from "../index.mjs";
-import { connectMcpTools, mapMcpContentToBlocks, measureBoundedJson, resolveMcpClientLimits, summarizeMcpContent } from "../mcp/index.mjs";
-import { hostileStdio, stopAll, track } from "./helpers/mcp-servers";
+import { mapMcpContentToBlocks, measureBoundedJson, resolveMcpClientLimits, summarizeMcpContent } from "../mcp/index.mjs";
+import { openHostile, hostileStdio, stopAll, track } from "./helpers/mcp-servers";
 
 const require = createRequire(import.meta.url);
 const { Client } = require("@modelcontextprotocol/sdk/client/index.js");
@@ -21,12 +21,6 @@ afterAll(async () => {
 const ctx = { sessionId: "s1", runId: "r1" };
 const call = (id: string, name: string, args: Record<string, unknown> = {}) => ({ type: "tool_call" as const, id, name, arguments: args as any });
 
-async function open(mode: string, options: Record<string, unknown> = {}, transport: Record<string, unknown> = {}) {
-  const bridge: any = await connectMcpTools({ serverId: mode, transport: hostileStdio(mode, transport), ...options });
-  track(bridge.pid);
-  return bridge;
-}
-
 const tool = (bridge: any, name: string) => bridge.tools.find((t: any) => t.name === `mcp:${bridge.serverId}:${name}`);
 
 const KINDS = ["text", "blocks", "error", "notError", "empty", "keyOrder", "lone", "annotated", "structured", "extra", "meta", "image", "resource"];
@@ -34,7 +28,7 @@ const TEXTS = ["plain", "", 'quotes " and \\ backslash\n\ttabs \u0001 control', 
 
 describe("bridged results", () => {
   it("every result shape maps as the full path maps it: content, bytes, truncation, error, value", async () => {
-    const bridge = await open("shapes");
+    const bridge = await openHostile("shapes");
     // The same server through the SDK alone: the result as the SDK's own schema parses it.
     const transport = new StdioClientTransport(hostileStdio("shapes"));
     const client = new Client({ name: "oracle", version: "1.0.0" });
@@ -84,7 +78,7 @@ describe("bridged results", () => {
     const text = "edge ✓ \"quoted\"";
     const size = Buffer.byteLength(JSON.stringify({ content: [{ type: "text", text }] }));
     const run = async (options: Record<string, unknown>, name = "shape") => {
-      const bridge = await open("shapes", options);
+      const bridge = await openHostile("shapes", options);
       try {
         return await tool(bridge, name).execute({ kind: "text", text }, { ...ctx, toolCallId: "c" });
       } finally {
@@ -111,7 +105,7 @@ describe("bridged results", () => {
   it("a 50 MB text result that the transport lets through is refused by maxResultBytes; the bridge stays connected", async () => {
     // Moving 50 MB through a child process takes tens of seconds on a loaded 2-core machine: the
     // bounds here leave room for that (the assertion is on the refusal, not on time).
-    const bridge = await open("huge", { callTimeoutMs: 240_000, maxResultBytes: 16 * 1024 * 1024 }, { maxMessageBytes: 64 * 1024 * 1024 });
+    const bridge = await openHostile("huge", { callTimeoutMs: 240_000, maxResultBytes: 16 * 1024 * 1024 }, { maxMessageBytes: 64 * 1024 * 1024 });
     try {
       const registry = createToolRegistry(bridge.tools);
       const result: any = await dispatchToolCall({ call: call("c1", "mcp:huge:huge"), registry, context: ctx });
@@ -169,7 +163,7 @@ describe("the result schema handed to the SDK", () => {
 
 describe("the caller's signal, the timeout and progress", () => {
   it("many calls under one run signal leave at most one listener on it, then none, and no warning; aborting it still cancels a pending call", async () => {
-    const bridge = await open("shapes", { callTimeoutMs: 60_000 });
+    const bridge = await openHostile("shapes", { callTimeoutMs: 60_000 });
     const warnings: string[] = [];
     const onWarning = (warning: Error) => warnings.push(warning.name);
     process.on("warning", onWarning);
@@ -211,7 +205,7 @@ describe("the caller's signal, the timeout and progress", () => {
   });
 
   it("the timeout fires with and without a caller's signal, and the signal keeps no listener once idle", async () => {
-    const bridge = await open("shapes", { callTimeoutMs: 300 });
+    const bridge = await openHostile("shapes", { callTimeoutMs: 300 });
     try {
       const controller = new AbortController();
       const withSignal: any = await tool(bridge, "hang").execute({}, { ...ctx, toolCallId: "a", signal: controller.signal });
@@ -227,7 +221,7 @@ describe("the caller's signal, the timeout and progress", () => {
   });
 
   it("progress is asked for only when someone observes it, and then forwarded", async () => {
-    const bridge = await open("shapes");
+    const bridge = await openHostile("shapes");
     try {
       const registry = createToolRegistry(bridge.tools);
       const unobserved: any = await dispatchToolCall({ call: call("c1", "mcp:shapes:progress"), registry, context: ctx });

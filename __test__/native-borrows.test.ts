@@ -7,7 +7,7 @@
 // suite is what checks the rule.)
 import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
-import { serviceIdentity } from "./helpers/service-identity.js";
+import { serviceIdentity } from "./helpers/service-identity.mjs";
 import type { AgentIdentity, ToolEffectKey } from "../index.js";
 
 const require = createRequire(import.meta.url);

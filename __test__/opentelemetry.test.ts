@@ -15,6 +15,7 @@ import {
 } from "../index.mjs";
 import { createInMemoryTelemetry, createOpenTelemetryInstrumentation, wrapOpenTelemetryApi } from "../opentelemetry/index.mjs";
 import * as cjs from "../opentelemetry/index.js";
+import { codeOf } from "./helpers/thrown.js";
 
 const model = { provider: "mock", model: "demo" };
 
@@ -24,15 +25,6 @@ async function untilDone(session: { subscribe(): AsyncIterable<AgentEvent> }, ru
   })();
   await run().catch(() => undefined);
   await reading;
-}
-
-function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (error) {
-    return (error as { code?: string }).code;
-  }
-  return "no error";
 }
 
 describe("prism-tools-native/opentelemetry: a native agent run", () => {

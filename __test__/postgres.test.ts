@@ -17,8 +17,9 @@ import {
   ToolEffectError,
   type ToolDefinition,
 } from "../index.js";
-import { serviceIdentity } from "./helpers/service-identity.js";
+import { serviceIdentity } from "./helpers/service-identity.mjs";
 import { freshSchema, postgresUrl, startPostgres, type PostgresServer } from "./helpers/postgres.js";
+import { killAt } from "./helpers/kill-at.js";
 
 const child = join(__dirname, "helpers", "dispatch-child.mjs");
 const dir = mkdtempSync(join(tmpdir(), "prism-postgres-"));
@@ -246,17 +247,7 @@ describe("race: 8 processes × 32 concurrent dispatches over the same keys", () 
 
 describe("crash: SIGKILL at each point of the claim path, then a fresh worker", () => {
   const LEASE_PASSED_MS = 61_000;
-  function killAt(db: string, file: string, point: string): Promise<void> {
-    return new Promise((resolve, reject) => {
-      const p = spawn(process.execPath, [child, "crash", db, file, point], { stdio: ["ignore", "pipe", "inherit"] });
-      let out = "";
-      p.stdout.on("data", (d: Buffer) => {
-        out += d.toString();
-        if (out.includes(point)) p.kill("SIGKILL");
-      });
-      p.on("exit", (code, signal) => (signal === "SIGKILL" ? resolve() : reject(new Error(`child exited ${code} before ${point}`))));
-    });
-  }
+  const crashAt = (db: string, file: string, point: string) => killAt(child, ["crash", db, file], point);
   function redispatch(db: string, file: string, skew = 0) {
     const r = spawnSync(process.execPath, [child, "run", db, file, String(skew)], { encoding: "utf8" });
     if (r.status !== 0) throw new Error(`redispatch exited ${r.status}: ${r.stderr}`);
@@ -274,7 +265,7 @@ describe("crash: SIGKILL at each point of the claim path, then a fresh worker", 
     const schema = freshSchema("crash");
     const db = `${url}#${schema}`;
     const file = join(dir, `crash-${point}.txt`);
-    await killAt(db, file, point);
+    await crashAt(db, file, point);
     expect(sideEffects(file).length).toBe(before);
     const now = redispatch(db, file);
     expect(now.executed).toBe(0); // the claim or its unknown outcome blocks an immediate retry

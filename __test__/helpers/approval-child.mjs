@@ -13,6 +13,7 @@
 import { createRequire } from "node:module";
 import { appendFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
+import { serviceIdentity } from "./service-identity.mjs";
 
 const require = createRequire(import.meta.url);
 const {
@@ -27,13 +28,7 @@ const {
   toolCallContent,
 } = require("../../index.js");
 
-const identity = {
-  tenantId: "tenant",
-  principal: { kind: "service", id: "payments" },
-  scopes: ["tools:execute"],
-  issuedAt: "2026-01-01T00:00:00.000Z",
-  verified: true,
-};
+const identity = serviceIdentity;
 
 function park(point) {
   writeSync(1, `${point}\n`);

@@ -17,6 +17,7 @@
 // The tool's side effect is one appended line "<toolCallId>\n" in <sideEffectFile>.
 import { createRequire } from "node:module";
 import { appendFileSync, writeFileSync, writeSync } from "node:fs";
+import { serviceIdentity } from "./service-identity.mjs";
 
 const require = createRequire(import.meta.url);
 const { createSqliteToolEffectStore, createToolRegistry, dispatchToolCall } = require("../../index.js");
@@ -32,13 +33,7 @@ function openStore(db, options = {}) {
 /** Runs `f` once `r` (a value or a promise) has settled, and passes `r` on. */
 const after = (r, f) => (r && typeof r.then === "function" ? r.then((v) => (f(), v)) : (f(), r));
 
-const identity = {
-  tenantId: "tenant",
-  principal: { kind: "service", id: "payments" },
-  scopes: ["tools:execute"],
-  issuedAt: "2026-01-01T00:00:00.000Z",
-  verified: true,
-};
+const identity = serviceIdentity;
 const context = { sessionId: "session", runId: "run", toolCallId: "ignored" };
 const call = (id) => ({ type: "tool_call", id, name: "charge", arguments: { amount: 5 } });
 

@@ -7,7 +7,7 @@
 // are never executed again.
 import { createRequire } from "node:module";
 import { appendFileSync, writeFileSync } from "node:fs";
-import { effectKey } from "./effect-key.mjs";
+import { effectKey } from "./service-identity.mjs";
 
 const require = createRequire(import.meta.url);
 const { createSqliteToolEffectStore } = require("../../index.js");

@@ -4,6 +4,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
+import { connectMcpTools } from "../../mcp/index.mjs";
 
 const require = createRequire(import.meta.url);
 const node = process.execPath;
@@ -25,6 +26,13 @@ export function filesystemStdio(dir: string) {
 
 export function hostileStdio(mode: string, extra: Record<string, unknown> = {}) {
   return { type: "stdio" as const, command: node, args: [hostileEntry, mode], stderr: "ignore" as const, ...extra };
+}
+
+/** A bridge to the hostile test server in `mode`, its process tracked so the suite can check it is gone. */
+export async function openHostile(mode: string, options: Record<string, unknown> = {}, transport: Record<string, unknown> = {}) {
+  const bridge: any = await connectMcpTools({ serverId: mode, transport: hostileStdio(mode, transport), ...options });
+  track(bridge.pid);
+  return bridge;
 }
 
 /** Starts server-everything's Streamable HTTP transport on 127.0.0.1 and a free port. */

@@ -1,12 +1,13 @@
-// The verified service identity and the "charge" effect key that the effect-store suites and their
-// child process (effect-child.mjs) share.
+// The host-verified identity the effect proofs dispatch under, and the key of a "charge" call: shared
+// by the suites and by their child processes (a plain ES module, so a child loads it under every Node
+// version without a build step).
 import { createRequire } from "node:module";
 
 const require = createRequire(import.meta.url);
 const { deriveToolEffectKey, toolEffectArgumentsHash } = require("../../index.js");
 
 /** @type {import("../../index.js").AgentIdentity} */
-export const identity = {
+export const serviceIdentity = {
   tenantId: "tenant",
   principal: { kind: "service", id: "payments" },
   scopes: ["tools:execute"],
@@ -20,7 +21,7 @@ export const identity = {
  */
 export function effectKey(toolCallId, args = { amount: 5 }) {
   const base = {
-    identity,
+    identity: serviceIdentity,
     ownership: { tenantId: "tenant" },
     sessionId: "session",
     runId: "run",
