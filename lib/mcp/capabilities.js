@@ -4,14 +4,9 @@
 const sdk = require('./sdk.js')
 const L = require('./limits.js')
 const { McpBridgeError, McpUnsupportedCapabilityError, McpBridgeClosedError } = require('./errors.js')
-const { measureBoundedJson } = require('./json-bounds.js')
+const { boundedJson } = require('./json-bounds.js')
 const { connectClient, createState, startBridge, closeState, connectionFacade } = require('./bridge.js')
 const { checkedSchema } = require('./shape.js')
-
-function bounded(value, maxBytes, label) {
-  measureBoundedJson(value, { maxBytes, maxDepth: L.DEFAULT_MAX_JSON_DEPTH, maxProperties: L.DEFAULT_MAX_JSON_PROPERTIES, label })
-  return value
-}
 
 function capabilityLimits(options) {
   return {
@@ -46,7 +41,7 @@ async function attachMcpCapabilities(client, transport, options) {
     let cursor
     for (let page = 0; page < limits.maxPages; page++) {
       const result = await client.request({ method, params: cursor ? { cursor } : undefined }, checkedSchema(schema, `MCP ${method} result`), requestOptions(signal))
-      bounded(result, limits.maxBytes, `MCP ${method}`)
+      boundedJson(result, limits.maxBytes, `MCP ${method}`)
       if (out.length + result[key].length > limits.maxItems) {
         throw new McpBridgeError(`MCP ${method} exceeds ${limits.maxItems} items`, { code: 'ERR_PRISM_MCP_LIMIT' })
       }
@@ -72,14 +67,14 @@ async function attachMcpCapabilities(client, transport, options) {
     async readResource(uri, o) {
       require('resources')
       if (typeof uri !== 'string' || uri.length === 0) throw new TypeError('readResource needs a resource URI')
-      return bounded(await client.request({ method: 'resources/read', params: { uri } }, checkedSchema(types.ReadResourceResultSchema, 'MCP resources/read result'), requestOptions(o?.signal)), limits.maxBytes, 'MCP resource result')
+      return boundedJson(await client.request({ method: 'resources/read', params: { uri } }, checkedSchema(types.ReadResourceResultSchema, 'MCP resources/read result'), requestOptions(o?.signal)), limits.maxBytes, 'MCP resource result')
     },
     listPrompts: (o) => collect('prompts', 'prompts/list', types.ListPromptsResultSchema, 'prompts', o?.signal),
     async getPrompt(name, args, o) {
       require('prompts')
       if (typeof name !== 'string' || name.length === 0) throw new TypeError('getPrompt needs a prompt name')
       const params = args === undefined ? { name } : { name, arguments: args }
-      return bounded(await client.request({ method: 'prompts/get', params }, checkedSchema(types.GetPromptResultSchema, 'MCP prompts/get result'), requestOptions(o?.signal)), limits.maxBytes, 'MCP prompt result')
+      return boundedJson(await client.request({ method: 'prompts/get', params }, checkedSchema(types.GetPromptResultSchema, 'MCP prompts/get result'), requestOptions(o?.signal)), limits.maxBytes, 'MCP prompt result')
     },
   })
 }

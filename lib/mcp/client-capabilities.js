@@ -6,18 +6,12 @@
 const sdk = require('./sdk.js')
 const L = require('./limits.js')
 const { McpBridgeError } = require('./errors.js')
-const { measureBoundedJson } = require('./json-bounds.js')
+const { boundedJson } = require('./json-bounds.js')
 const { appsClientCapabilities } = require('./apps.js')
 const { elicitationRequestHandler } = require('./elicitation.js')
 
 const CLIENT_INFO = { name: 'prism-tools-native-mcp', version: '0.1.0' }
 const MAX_ROOTS = 500
-
-function bounded(value, maxBytes, label) {
-  // What JSON carries: optional keys set to undefined are dropped, as on the wire.
-  measureBoundedJson(value, { maxBytes, maxDepth: L.DEFAULT_MAX_JSON_DEPTH, maxProperties: L.DEFAULT_MAX_JSON_PROPERTIES, label })
-  return value
-}
 
 function checkCallback(options, name) {
   if (options[name] !== undefined && typeof options[name] !== 'function') throw new TypeError(`${name} must be a function`)
@@ -44,7 +38,7 @@ function createMcpCapabilityClient(options = {}) {
   const types = sdk.types()
   if (roots) {
     client.setRequestHandler(types.ListRootsRequestSchema, async () => {
-      const list = bounded(await options.roots(), maxBytes, 'MCP roots')
+      const list = boundedJson(await options.roots(), maxBytes, 'MCP roots')
       if (!Array.isArray(list)) throw new McpBridgeError('MCP roots must be an array', { code: 'ERR_PRISM_MCP_PROTOCOL' })
       if (list.length > MAX_ROOTS) throw new McpBridgeError(`MCP roots exceed ${MAX_ROOTS} items`, { code: 'ERR_PRISM_MCP_LIMIT' })
       for (const root of list) {
@@ -61,7 +55,7 @@ function createMcpCapabilityClient(options = {}) {
   }
   if (sampling) {
     client.setRequestHandler(types.CreateMessageRequestSchema, async (request, extra) =>
-      bounded(await options.sampling({ params: bounded(request.params, maxBytes, 'MCP sampling request'), signal: extra.signal }), maxBytes, 'MCP sampling result'),
+      boundedJson(await options.sampling({ params: boundedJson(request.params, maxBytes, 'MCP sampling request'), signal: extra.signal }), maxBytes, 'MCP sampling result'),
     )
   }
   if (elicitation) client.setRequestHandler(types.ElicitRequestSchema, elicitationRequestHandler(options.elicitation, maxBytes))

@@ -7,7 +7,7 @@
 // (≤ 16 KiB, valid against the requested schema when it is given) and proof of human interaction.
 const native = require('../../index.js')
 const { McpBridgeError } = require('./errors.js')
-const { measureBoundedJson, truncateUtf8, utf8Bytes } = require('./json-bounds.js')
+const { measureBoundedJson, boundedJson, truncateUtf8, utf8Bytes } = require('./json-bounds.js')
 const { isPlainObject } = require('./shape.js')
 
 const MAX_MCP_ELICITATION_MESSAGE_BYTES = 2_048
@@ -105,10 +105,10 @@ function mcpElicitationResultFromDecision(decision, options = {}) {
 function elicitationRequestHandler(callback, maxBytes) {
   return async (request, extra) => {
     const params = request && request.params
-    measureBoundedJson(params, { maxBytes, maxDepth: 64, maxProperties: 10_000, label: 'MCP elicitation request' })
+    boundedJson(params, maxBytes, 'MCP elicitation request')
     if (isPlainObject(params) && params.mode !== 'url') mcpElicitationDecision('request', params)
     const result = await callback({ params, signal: extra && extra.signal })
-    measureBoundedJson(result, { maxBytes, maxDepth: 64, maxProperties: 10_000, label: 'MCP elicitation result' })
+    boundedJson(result, maxBytes, 'MCP elicitation result')
     if (!isPlainObject(result) || !('action' in result)) throw elicitationError('Invalid MCP elicitation result')
     if (result.action === 'accept' && result.humanInteraction !== true) throw elicitationError('Accepted MCP elicitation requires explicit human interaction')
     const { humanInteraction: _marker, ...protocolResult } = result

@@ -5,6 +5,7 @@
 const { McpBridgeError } = require('./errors.js')
 const { isObjectPrototype } = require('../json-object.js')
 const { utf8Prefix } = require('../utf8.js')
+const { DEFAULT_MAX_JSON_DEPTH, DEFAULT_MAX_JSON_PROPERTIES } = require('./limits.js')
 
 /** Bytes `JSON.stringify` writes for the string `s` (quotes included), without building the text. */
 function jsonStringBytes(s) {
@@ -92,9 +93,15 @@ function measureBoundedJson(value, bounds) {
   return { bytes, properties }
 }
 
+/** `value`, once it is within `maxBytes` of JSON and the default depth and property bounds; throws otherwise. */
+function boundedJson(value, maxBytes, label) {
+  measureBoundedJson(value, { maxBytes, maxDepth: DEFAULT_MAX_JSON_DEPTH, maxProperties: DEFAULT_MAX_JSON_PROPERTIES, label })
+  return value
+}
+
 function utf8Bytes(s) {
   return Buffer.byteLength(s, 'utf8')
 }
 
 // `truncateUtf8` is the package's one UTF-8 prefix (lib/utf8.js), under the name the MCP modules use.
-module.exports = { measureBoundedJson, jsonStringBytes, truncateUtf8: utf8Prefix, utf8Bytes }
+module.exports = { measureBoundedJson, boundedJson, jsonStringBytes, truncateUtf8: utf8Prefix, utf8Bytes }

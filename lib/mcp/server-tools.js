@@ -2,7 +2,7 @@
 // What an MCP client sees of a served registry: the `tools/list` entry of each tool (its schema checked
 // against the listing bounds once per tool object), and the `CallToolResult` a `ToolResult` becomes
 // (redacted, bounded by `maxResultBytes`).
-const { measureBoundedJson, truncateUtf8, utf8Bytes } = require('./json-bounds.js')
+const { measureBoundedJson, boundedJson, truncateUtf8, utf8Bytes } = require('./json-bounds.js')
 const { SCHEMA_BOUNDS, serverError } = require('./server-limits.js')
 
 const listedCache = new WeakMap()
@@ -151,7 +151,7 @@ function toCallToolResult(result, maxBytes, redactor, blockedReason) {
   const call = { content: out, isError: Boolean(safe.error) }
   if (!safe.error && isPlainObject(safe.value)) {
     try {
-      measureBoundedJson(safe.value, { maxBytes: Math.max(1, maxBytes - used), maxDepth: 64, maxProperties: 10_000 })
+      boundedJson(safe.value, Math.max(1, maxBytes - used))
       call.structuredContent = safe.value
     } catch {
       // Too large beside the text: the text alone carries it.
@@ -182,8 +182,7 @@ function mcpError(message, code, maxBytes) {
 /** A protocol answer (resource, prompt) redacted, then bounded as JSON. */
 function boundedProtocolResult(value, maxBytes, label, redactor) {
   const safe = redactor ? redactor.redact(value) : value
-  measureBoundedJson(safe, { maxBytes, maxDepth: 64, maxProperties: 10_000, label })
-  return safe
+  return boundedJson(safe, maxBytes, label)
 }
 
 module.exports = { listedTool, listTools, toCallToolResult, mcpError, boundedProtocolResult, stringify }
