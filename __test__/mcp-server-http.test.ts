@@ -182,6 +182,16 @@ describe("a registry served over Streamable HTTP", () => {
     expect(await tooBig.json()).toEqual({ error: { message: "MCP response too large", code: "ERR_PRISM_MCP_RESPONSE_LIMIT" } });
   });
 
+  it("ends a request whose resolveAuthInfo never answers at requestTimeoutMs (408)", async () => {
+    const factory = () => createPrismMcpServer({ tools: [], authorize: () => ({ allowed: true }) });
+    const handler = await createPrismMcpWebHandler(factory, { requestTimeoutMs: 50, resolveAuthInfo: () => new Promise(() => undefined) });
+    const response = await handler(
+      new Request("http://127.0.0.1/mcp", { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: JSON.stringify(init()) }),
+    );
+    expect(response.status).toBe(408);
+    expect((await response.json()).error.message).toBe("MCP request timed out");
+  });
+
   it("refuses bad handler options with upstream's messages", async () => {
     const server = createPrismMcpServer({ tools: [], authorize: () => ({ allowed: true }) });
     await expect(createPrismMcpWebHandler(server)).rejects.toThrow(/Stateless MCP web handlers require a server factory/);

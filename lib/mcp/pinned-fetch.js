@@ -11,6 +11,7 @@ const http = require('node:http')
 const https = require('node:https')
 const { isIP } = require('node:net')
 const { isLoopbackAddress, isLoopbackHostname, isNonPublicHostname, normalizeHostname } = require('./address.js')
+const { raceAbort } = require('../abort-watch.js')
 
 const MAX_ADDRESSES = 32
 
@@ -19,16 +20,10 @@ function defaultResolver(hostname) {
   return dns.promises.lookup(hostname, { all: true, verbatim: true })
 }
 
-/** `promise`, or the signal's reason once it aborts first. */
-function raceAbort(promise, signal) {
-  if (!signal) return promise
-  if (signal.aborted) return Promise.reject(signal.reason)
-  return new Promise((resolve, reject) => {
-    const abort = () => reject(signal.reason)
-    signal.addEventListener('abort', abort, { once: true })
-    Promise.resolve(promise)
-      .then(resolve, reject)
-      .finally(() => signal.removeEventListener('abort', abort))
+/** `promise`, or a rejection with the signal's reason once it aborts first. */
+function abortable(promise, signal) {
+  return raceAbort(promise, signal, () => {
+    throw signal.reason
   })
 }
 
@@ -46,7 +41,7 @@ async function resolvePinnedAddress(url, resolver, signal, allowLoopback, fail) 
   else {
     let raw
     try {
-      raw = await raceAbort(Promise.resolve().then(() => resolver(hostname, signal ?? new AbortController().signal)), signal)
+      raw = await abortable(Promise.resolve().then(() => resolver(hostname, signal ?? new AbortController().signal)), signal)
     } catch (error) {
       if (signal && signal.aborted) throw error
       throw fail(`MCP hostname ${hostname} could not be resolved`, error)
@@ -208,4 +203,4 @@ function createPinnedFetch({ resolver = defaultResolver, allowLoopback = false, 
   }
 }
 
-module.exports = { createPinnedFetch, resolvePinnedAddress, requestPinned, defaultResolver, raceAbort, MAX_ADDRESSES }
+module.exports = { createPinnedFetch, resolvePinnedAddress, requestPinned, defaultResolver, MAX_ADDRESSES }

@@ -9,15 +9,12 @@ const { SERVER_LIMITS: L, serverError, bounded, validCapabilityId } = require('.
 const sdk = require('./sdk.js')
 const { linkedController } = require('./server-call.js')
 const http = require('./server-http.js')
+const { raceAbort } = require('../abort-watch.js')
 
+/** `promise`, or a rejection with the signal's reason once it aborts first. */
 function awaitWithSignal(promise, signal) {
-  if (signal.aborted) return Promise.reject(signal.reason)
-  return new Promise((resolve, reject) => {
-    const abort = () => reject(signal.reason ?? serverError('MCP request aborted', 'ERR_PRISM_ABORTED'))
-    signal.addEventListener('abort', abort, { once: true })
-    Promise.resolve(promise)
-      .then(resolve, reject)
-      .finally(() => signal.removeEventListener('abort', abort))
+  return raceAbort(promise, signal, () => {
+    throw signal.reason ?? serverError('MCP request aborted', 'ERR_PRISM_ABORTED')
   })
 }
 
