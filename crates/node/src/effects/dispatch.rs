@@ -24,7 +24,7 @@ use prism_tools_core::dispatch::machine::{Answer, Begun};
 use prism_tools_core::effects::canonical::{self, KeyMaterial};
 use prism_tools_core::effects::declaration::parse_declaration;
 use prism_tools_core::effects::error::{EffectError, StoreError};
-use prism_tools_core::effects::identity::{self, Field, IdentityView, OwnershipView};
+use prism_tools_core::effects::identity::{self, Field};
 use prism_tools_core::effects::key::{key_fields, KeyParts, ValidKey};
 use prism_tools_core::effects::record::EffectRecord;
 use prism_tools_core::effects::store::{BeginOutcome, Claim};
@@ -115,15 +115,6 @@ pub fn dispatch_declared(
     Ok(answer(dispatch, Answer::effect_plan(Some(&declared))))
 }
 
-/// The ownership a dispatch's key carries: the identity's own tenant, account and user.
-fn ownership_of(id: &IdentityView) -> OwnershipView {
-    OwnershipView {
-        tenant_id: id.tenant_id.clone(),
-        account_id: id.account_id.clone(),
-        user_id: id.user_id.clone(),
-    }
-}
-
 /// A key field as dispatch hands it: text, else invalid.
 fn text_of(js: Js, v: sys::napi_value) -> Result<Field> {
     Ok(match js.field_of(v)? {
@@ -211,7 +202,7 @@ fn derive_into(
     answer.push_str(&arguments_hash);
     // The key's strings move into it: nothing read here is copied a second time.
     let parts = KeyParts {
-        ownership: ownership_of(id),
+        ownership: identity::ownership_from_identity(id),
         key: Field::Text(key),
         session_id,
         run_id,
