@@ -77,4 +77,19 @@ describe("a checkpoint key every store cannot keep", () => {
       expect((await s.loadCheckpoint({ namespace: "astral", key: "run-\ud83d\ude00" }))?.value).toEqual({ ok: true });
     }
   });
+
+  it("a value nested deeper than a parser's recursion limit round-trips whole in every store", async () => {
+    // 2 000 levels: JSON.stringify's own stack bounds what a host can hand over; the stores keep
+    // and answer the text without parsing it (before, SQLite and PostgreSQL refused anything deeper
+    // than 128 levels with "namespace and key are required").
+    let value: unknown = { leaf: "x" };
+    for (let i = 0; i < 2000; i++) value = [value];
+    for (const [name, s] of stores()) {
+      await s.saveCheckpoint({ namespace: "deep", key: name, version: 1, value, metadata: { depth: 2000 } });
+      const loaded = await s.loadCheckpoint({ namespace: "deep", key: name });
+      expect(loaded?.value, name).toEqual(value);
+      expect(loaded?.metadata, name).toEqual({ depth: 2000 });
+      expect((await s.listCheckpoints({ namespace: "deep", keyPrefix: name })).items[0].value, name).toEqual(value);
+    }
+  });
 });

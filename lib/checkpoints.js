@@ -2,8 +2,8 @@
 // Checkpoint stores: `@arnilo/prism`'s `CheckpointStore` contract (saveCheckpoint with
 // compare-and-swap on the version and fencing tokens, loadCheckpoint, listCheckpoints,
 // deleteCheckpoint; ownership fields are part of the key's trust boundary). Durable agent runs
-// (lib/approval.js) keep their run state in one. The memory store lives here; the SQLite store's
-// storage and its checks are native (src/run/checkpoint_sqlite.rs), this file only awaits.
+// (lib/approval.js) keep their run state in one. Every store's rules and storage are native
+// (crates/core/src/run/checkpoint*.rs); this file checks and copies inputs, and awaits.
 const native = require('../binding.js')
 const { codedError } = require('./errors.js')
 
@@ -32,7 +32,11 @@ function positive(value, fallback, name) {
   return value
 }
 
-function jsonCopy(value, what) {
+/** A bound as the native side takes it: at most 2^32 - 1, which no store reaches. */
+const u32 = (n) => Math.min(n, 0xffff_ffff)
+
+/** The JSON text of a value a store keeps; a value JSON cannot hold is a conflict naming `what`. */
+function jsonText(value, what) {
   let text
   try {
     text = JSON.stringify(value)
@@ -40,14 +44,10 @@ function jsonCopy(value, what) {
     throw new CheckpointConflictError(`${what} must be JSON serializable: ${err && err.message}`)
   }
   if (text === undefined) throw new CheckpointConflictError(`${what} must be JSON serializable`)
-  return { text, value: JSON.parse(text) }
+  return text
 }
 
 const OWNER = ['tenantId', 'accountId', 'userId']
-
-function sameOwner(a, b) {
-  return OWNER.every((k) => a[k] === b[k])
-}
 
 // Text every store keeps the same: a NUL (which PostgreSQL text cannot hold) or a lone UTF-16
 // surrogate (no UTF-8 store can hold it) is refused by every store alike, saying which.
@@ -66,8 +66,19 @@ function checkText(value, what) {
   }
 }
 
+// The key, ownership and category fields are strings or absent: a number or null there would
+// otherwise be read as "absent", and ownership is part of the key's trust boundary. A list query's
+// category may also be a list of names.
 function checkTexts(input) {
-  for (const k of ['namespace', 'key', 'keyPrefix', 'category', ...OWNER]) checkText(input[k], k)
+  for (const k of ['namespace', 'key', 'keyPrefix', 'category', ...OWNER]) {
+    const value = input[k]
+    if (value === undefined) continue
+    if (k === 'category' && Array.isArray(value)) {
+      for (const name of value) checkText(name, k)
+    } else if (typeof value !== 'string') {
+      throw new CheckpointConflictError(`Checkpoint ${k} must be a string`)
+    } else checkText(value, k)
+  }
 }
 
 function requireKey(input) {
@@ -77,83 +88,17 @@ function requireKey(input) {
   checkTexts(input)
 }
 
-/** In-process checkpoint store: bounded record count (oldest saves evicted) and value size. */
+/**
+ * In-process checkpoint store: bounded record count (the least recently saved evicted) and value size.
+ * Its rules and rows are native (crates/core/src/run/checkpoint_memory.rs), as the SQLite store's are.
+ */
 function createMemoryCheckpointStore(options = {}) {
-  const maxRecords = positive(options.maxRecords, DEFAULT_MAX_RECORDS, 'maxRecords')
-  const maxValueBytes = positive(options.maxValueBytes, DEFAULT_MAX_VALUE_BYTES, 'maxValueBytes')
-  const maxPageSize = positive(options.maxPageSize, DEFAULT_MAX_PAGE_SIZE, 'maxPageSize')
-  const records = new Map() // namespace \0 key -> record; Map order = least recently saved first
-  const id = (input) => `${input.namespace}\0${input.key}`
-  const copy = (record) => JSON.parse(JSON.stringify(record))
-  // The record at the input's key, when there is one and the input's ownership matches it.
-  const stored = (input) => {
-    const record = records.get(id(input))
-    if (record && !sameOwner(input, record)) throw new CheckpointConflictError('Checkpoint ownership mismatch')
-    return record
-  }
-  const lookup = (input) => {
-    throwIfAborted(input && input.signal)
-    requireKey(input)
-    return stored(input)
-  }
-  return {
-    async saveCheckpoint(input) {
-      throwIfAborted(input && input.signal)
-      requireKey(input)
-      if (!Number.isSafeInteger(input.version) || input.version < 1) throw new CheckpointConflictError('Checkpoint version must be a positive safe integer')
-      const existing = stored(input)
-      const current = existing ? existing.version : 0
-      if (input.expectedVersion !== undefined && input.expectedVersion !== current) {
-        throw new CheckpointConflictError(`Checkpoint compare-and-swap failed (expected ${input.expectedVersion}, current ${current})`)
-      }
-      if (existing && input.version <= current) throw new CheckpointConflictError(`Stale checkpoint version ${input.version} (current ${current})`)
-      if (existing && existing.fencingToken !== undefined && (input.fencingToken === undefined || input.fencingToken < existing.fencingToken)) {
-        throw new CheckpointConflictError(`Stale checkpoint fencing token ${input.fencingToken ?? 'missing'} (current ${existing.fencingToken})`)
-      }
-      const value = jsonCopy(input.value, 'Checkpoint value')
-      if (Buffer.byteLength(value.text, 'utf8') > maxValueBytes) throw new RangeError(`Checkpoint value exceeds maxValueBytes (${maxValueBytes})`)
-      const now = new Date().toISOString()
-      const record = { namespace: input.namespace, key: input.key, version: input.version }
-      if (input.fencingToken !== undefined) record.fencingToken = input.fencingToken
-      record.value = value.value
-      if (input.category !== undefined) record.category = input.category
-      for (const k of OWNER) if (input[k] !== undefined) record[k] = input[k]
-      record.createdAt = existing ? existing.createdAt : now
-      record.updatedAt = now
-      if (input.metadata !== undefined) record.metadata = jsonCopy(input.metadata, 'Checkpoint metadata').value
-      records.delete(id(input))
-      records.set(id(input), record)
-      while (records.size > maxRecords) records.delete(records.keys().next().value)
-      return copy(record)
-    },
-    async loadCheckpoint(input) {
-      const record = lookup(input)
-      return record ? copy(record) : null
-    },
-    async listCheckpoints(query = {}) {
-      throwIfAborted(query.signal)
-      checkTexts(query)
-      let offset = 0
-      if (query.cursor !== undefined) {
-        offset = Number(query.cursor)
-        if (!Number.isSafeInteger(offset) || offset < 0) throw new CheckpointConflictError('Invalid checkpoint cursor')
-      }
-      const limit = Math.min(Math.max(1, query.limit ?? 100), maxPageSize)
-      const categories = query.category === undefined ? undefined : new Set([].concat(query.category))
-      const items = [...records.values()]
-        .filter((r) => query.namespace === undefined || r.namespace === query.namespace)
-        .filter((r) => query.keyPrefix === undefined || r.key.startsWith(query.keyPrefix))
-        .filter((r) => categories === undefined || (r.category !== undefined && categories.has(r.category)))
-        .filter((r) => OWNER.every((k) => query[k] === undefined || query[k] === r[k]))
-        .sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
-      const page = items.slice(offset, offset + limit).map(copy)
-      const next = offset + page.length
-      return next < items.length ? { items: page, nextCursor: String(next) } : { items: page }
-    },
-    async deleteCheckpoint(input) {
-      return lookup(input) ? records.delete(id(input)) : false
-    },
-  }
+  const handle = native.openMemoryCheckpointStore(
+    u32(positive(options.maxRecords, DEFAULT_MAX_RECORDS, 'maxRecords')),
+    u32(positive(options.maxValueBytes, DEFAULT_MAX_VALUE_BYTES, 'maxValueBytes')),
+    u32(positive(options.maxPageSize, DEFAULT_MAX_PAGE_SIZE, 'maxPageSize')),
+  )
+  return nativeStore((...args) => handle.call(...args))
 }
 
 function unwrap(text) {
@@ -165,46 +110,43 @@ function unwrap(text) {
   throw new Error(message)
 }
 
-// What crosses to the native store: the key, ownership, and the JSON fields (signal dropped).
-function wire(input, what) {
+// What crosses to the native store as the input's JSON text: the key, ownership and query fields
+// (the signal, the value and the metadata stay out).
+function wire(input) {
   const out = {}
   for (const k of ['namespace', 'key', 'version', 'expectedVersion', 'fencingToken', 'category', 'tenantId', 'accountId', 'userId', 'cursor', 'limit', 'keyPrefix']) {
     if (input[k] !== undefined) out[k] = input[k]
   }
-  if (what) {
-    out.value = jsonCopy(input.value, 'Checkpoint value').value
-    if (input.metadata !== undefined) out.metadata = jsonCopy(input.metadata, 'Checkpoint metadata').value
-  }
-  if (input.category !== undefined) out.category = input.category
   return JSON.stringify(out)
 }
 
-// The four methods over a native handle whose `call(method, inputJson, now)` answers (or resolves
-// to) `{"ok":…}` / `{"error":…}` text. Inputs are checked and copied here, so a host's getters and
-// non-JSON values never reach the native side.
+// The four methods over a native handle whose `call(method, inputJson, now, valueJson?,
+// metadataJson?)` answers (or resolves to) `{"ok":…}` / `{"error":…}` text. Inputs are checked and
+// serialized here, once, so a host's getters and non-JSON values never reach the native side; the
+// value and metadata cross as their own JSON text, which the store keeps and answers as it is.
 function nativeStore(call) {
   return {
     async saveCheckpoint(input) {
       throwIfAborted(input && input.signal)
       requireKey(input)
-      return unwrap(await call('save', wire(input, true), new Date().toISOString()))
+      const value = jsonText(input.value, 'Checkpoint value')
+      const metadata = input.metadata === undefined ? undefined : jsonText(input.metadata, 'Checkpoint metadata')
+      return unwrap(await call('save', wire(input), new Date().toISOString(), value, metadata))
     },
     async loadCheckpoint(input) {
       throwIfAborted(input && input.signal)
       requireKey(input)
-      return unwrap(await call('load', wire(input, false), ''))
+      return unwrap(await call('load', wire(input), ''))
     },
     async listCheckpoints(query = {}) {
       throwIfAborted(query.signal)
       checkTexts(query)
-      const q = JSON.parse(wire(query, false))
-      if (query.cursor !== undefined) q.cursor = String(query.cursor)
-      return unwrap(await call('list', JSON.stringify(q), ''))
+      return unwrap(await call('list', wire(query.cursor === undefined ? query : { ...query, cursor: String(query.cursor) }), ''))
     },
     async deleteCheckpoint(input) {
       throwIfAborted(input && input.signal)
       requireKey(input)
-      return unwrap(await call('delete', wire(input, false), ''))
+      return unwrap(await call('delete', wire(input), ''))
     },
   }
 }
@@ -246,13 +188,13 @@ function createSqliteCheckpointStore(pathOrOptions, maybeOptions) {
   if (synchronous !== 'full' && synchronous !== 'normal') throw invalid(TypeError, 'synchronous must be "full" or "normal"')
   const handle = native.openSqliteCheckpointStore(
     path,
-    positive(options.busyTimeoutMs, 5000, 'busyTimeoutMs'),
+    u32(positive(options.busyTimeoutMs, 5000, 'busyTimeoutMs')),
     synchronous === 'full',
-    positive(options.maxValueBytes, DEFAULT_MAX_VALUE_BYTES, 'maxValueBytes'),
-    positive(options.maxPageSize, DEFAULT_MAX_PAGE_SIZE, 'maxPageSize'),
+    u32(positive(options.maxValueBytes, DEFAULT_MAX_VALUE_BYTES, 'maxValueBytes')),
+    u32(positive(options.maxPageSize, DEFAULT_MAX_PAGE_SIZE, 'maxPageSize')),
   )
   return {
-    ...nativeStore((method, input, now) => handle.call(method, input, now)),
+    ...nativeStore((...args) => handle.call(...args)),
     /** Closes the file; later calls reject. */
     close() {
       handle.close()
@@ -278,10 +220,10 @@ function openPostgresCheckpoints(connection, options) {
     })
     .then((h) => (handle = h))
   opening.catch(() => {}) // surfaced by the first call (or `ready()`), never as an unhandled rejection
-  const store = nativeStore(async (method, input, now) => {
+  const store = nativeStore(async (...args) => {
     if (closed) throw new Error('checkpoint store is closed')
     const h = handle ?? (await opening)
-    return h.call(method, input, now)
+    return h.call(...args)
   })
   return Object.assign(store, {
     /** Resolves once connected and migrated; rejects with the connection or migration failure. */

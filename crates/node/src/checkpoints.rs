@@ -1,7 +1,8 @@
 //! napi exports of the built-in checkpoint stores (`crates/core/src/run/checkpoint*.rs`, the JS objects in
 //! `lib/checkpoints.js`): inputs cross as JSON text, answers come back as `{"ok":…}` or
 //! `{"error":{"kind","message"}}` text, which the facade turns into the record or the documented
-//! error class. SQLite answers synchronously (a local file); PostgreSQL on libuv's thread pool.
+//! error class. The memory and SQLite stores answer synchronously (no I/O, or a local file);
+//! PostgreSQL on libuv's thread pool.
 
 // napi registers these exports; a `cargo test` build sees no caller.
 #![cfg_attr(test, allow(dead_code))]
@@ -11,19 +12,20 @@ use std::sync::Arc;
 use napi::bindgen_prelude::AsyncTask;
 use napi::Env;
 use napi_derive::napi;
-use serde_json::{json, Value};
+use serde_json::json;
 
 use super::approval::parse;
 use crate::blocking::{blocking, Blocking};
 use prism_tools_core::run::checkpoint::{CheckpointError, CheckpointStorage, Checkpoints};
+use prism_tools_core::run::checkpoint_memory::MemoryCheckpoints;
 use prism_tools_core::run::checkpoint_postgres::PostgresCheckpoints;
 use prism_tools_core::run::checkpoint_sqlite::SqliteCheckpoints;
 use prism_tools_core::storage::postgres::PostgresOptions;
 use prism_tools_core::storage::sqlite::SqliteOptions;
 
-fn answer(r: Result<Value, CheckpointError>) -> String {
+fn answer(r: Result<String, CheckpointError>) -> String {
     let (kind, m) = match r {
-        Ok(v) => return json!({ "ok": v }).to_string(),
+        Ok(text) => return format!("{{\"ok\":{text}}}"),
         Err(CheckpointError::Conflict(m)) => ("conflict", m),
         Err(CheckpointError::Range(m)) => ("range", m),
         Err(CheckpointError::Storage(m)) => ("storage", m),
@@ -31,41 +33,97 @@ fn answer(r: Result<Value, CheckpointError>) -> String {
     json!({ "error": { "kind": kind, "message": m } }).to_string()
 }
 
+/// One store call as the facade makes it: the method, its input as JSON text, the ISO time of a
+/// save, and a save's value and metadata as JSON text of their own (kept and answered as given).
+struct Call {
+    method: String,
+    input: String,
+    now: String,
+    value: Option<String>,
+    metadata: Option<String>,
+}
+
 /// One store method over JSON text.
-fn call<S: CheckpointStorage>(
-    store: &Checkpoints<S>,
-    method: &str,
-    input: &str,
-    now: &str,
-) -> String {
-    let input = parse(input);
-    answer(match method {
-        "save" => store.save(&input, now),
-        "load" => store.load(&input).map(|r| r.unwrap_or(Value::Null)),
+fn call<S: CheckpointStorage>(store: &Checkpoints<S>, c: Call) -> String {
+    let input = parse(&c.input);
+    answer(match c.method.as_str() {
+        "save" => match c.value {
+            Some(value) => store.save(&input, value, c.metadata, &c.now),
+            None => Err(CheckpointError::Conflict(
+                "Checkpoint value must be JSON serializable".into(),
+            )),
+        },
+        "load" => store
+            .load(&input)
+            .map(|r| r.unwrap_or_else(|| "null".into())),
         "list" => store.list(&input),
-        "delete" => store.delete(&input).map(Value::Bool),
-        _ => Err(CheckpointError::Storage(format!(
+        "delete" => store.delete(&input).map(|d| d.to_string()),
+        method => Err(CheckpointError::Storage(format!(
             "checkpoint store: unknown method {method:?}"
         ))),
     })
 }
 
-/// The SQLite checkpoint store.
+/// A store answered on the calling thread: in memory, or in a SQLite file.
+enum Local {
+    Memory(MemoryCheckpoints),
+    Sqlite(SqliteCheckpoints),
+}
+
+/// The memory or SQLite checkpoint store.
 #[napi]
-pub struct SqliteCheckpointStoreHandle {
-    inner: SqliteCheckpoints,
+pub struct LocalCheckpointStoreHandle {
+    inner: Local,
 }
 
 #[napi]
-impl SqliteCheckpointStoreHandle {
-    /// `method` is `save`, `load`, `list` or `delete`; `now` the ISO time of a save.
+impl LocalCheckpointStoreHandle {
+    /// `method` is `save`, `load`, `list` or `delete`; `now` the ISO time of a save, `value` and
+    /// `metadata` a save's JSON text.
     #[napi]
-    pub fn call(&self, method: String, input: String, now: String) -> String {
-        call(&self.inner, &method, &input, &now)
+    pub fn call(
+        &self,
+        method: String,
+        input: String,
+        now: String,
+        value: Option<String>,
+        metadata: Option<String>,
+    ) -> String {
+        let c = Call {
+            method,
+            input,
+            now,
+            value,
+            metadata,
+        };
+        match &self.inner {
+            Local::Memory(s) => call(s, c),
+            Local::Sqlite(s) => call(s, c),
+        }
     }
     #[napi]
     pub fn close(&self) {
-        self.inner.close()
+        match &self.inner {
+            Local::Memory(s) => s.close(),
+            Local::Sqlite(s) => s.close(),
+        }
+    }
+}
+
+/// An empty in-process checkpoint store.
+#[napi(js_name = "openMemoryCheckpointStore")]
+pub fn open_memory_checkpoint_store(
+    max_records: u32,
+    max_value_bytes: u32,
+    max_page_size: u32,
+) -> LocalCheckpointStoreHandle {
+    let store = MemoryCheckpoints::open(
+        max_records as usize,
+        max_value_bytes as usize,
+        max_page_size as usize,
+    );
+    LocalCheckpointStoreHandle {
+        inner: Local::Memory(store),
     }
 }
 
@@ -77,7 +135,7 @@ pub fn open_sqlite_checkpoint_store(
     synchronous_full: bool,
     max_value_bytes: u32,
     max_page_size: u32,
-) -> napi::Result<SqliteCheckpointStoreHandle> {
+) -> napi::Result<LocalCheckpointStoreHandle> {
     let options = SqliteOptions {
         busy_timeout_ms,
         synchronous_full,
@@ -88,7 +146,9 @@ pub fn open_sqlite_checkpoint_store(
         max_value_bytes as usize,
         max_page_size as usize,
     )
-    .map(|inner| SqliteCheckpointStoreHandle { inner })
+    .map(|store| LocalCheckpointStoreHandle {
+        inner: Local::Sqlite(store),
+    })
     .map_err(|e| napi::Error::from_reason(e.message()))
 }
 
@@ -146,14 +206,19 @@ impl PostgresCheckpointStoreHandle {
         method: String,
         input: String,
         now: String,
+        value: Option<String>,
+        metadata: Option<String>,
     ) -> AsyncTask<Blocking<String, CheckpointError, String>> {
         let store = Arc::clone(&self.inner);
+        let c = Call {
+            method,
+            input,
+            now,
+            value,
+            metadata,
+        };
         // The answer carries any failure as `{"error":…}` text: the task itself never fails.
-        blocking(
-            move || Ok(call(&store, &method, &input, &now)),
-            |answer| answer,
-            reject,
-        )
+        blocking(move || Ok(call(&store, c)), |answer| answer, reject)
     }
     /// Closes the idle connections; later calls fail.
     #[napi]

@@ -1,10 +1,10 @@
 //! Checkpoint stores: upstream's `CheckpointStore` contract (save with compare-and-swap on the
 //! version, fencing tokens and exact ownership; load; list; delete), decided here once for every
-//! built-in durable store. A storage (`checkpoint_sqlite.rs`, `checkpoint_postgres.rs`) only has to
-//! run a decision on a key's current row with every other writer of that key held off, read rows,
-//! and select a page; the memory store (`lib/checkpoints.js`) applies the same rules in JS.
+//! built-in store. A storage (`checkpoint_memory.rs`, `checkpoint_sqlite.rs`,
+//! `checkpoint_postgres.rs`) only has to run a decision on a key's current row with every other
+//! writer of that key held off, read rows, and select a page.
 
-use serde_json::{json, Map, Value};
+use serde_json::Value;
 
 use crate::storage::row as table;
 
@@ -78,7 +78,7 @@ impl Row {
     /// error, not a panic.
     pub fn read(r: &impl table::Columns) -> Result<Row, CheckpointError> {
         let read = || -> Result<Row, String> {
-            Ok(Row {
+            let row = Row {
                 namespace: r.text(0)?,
                 key: r.text(1)?,
                 version: r.int(2)?,
@@ -89,42 +89,67 @@ impl Row {
                 created_at: r.text(9)?,
                 updated_at: r.text(10)?,
                 metadata: r.opt_text(11)?,
-            })
+            };
+            // The value and metadata go out as the text stored: a row altered by hand so that they
+            // are not JSON is refused here, not sent on as a broken answer.
+            for text in std::iter::once(&row.value).chain(&row.metadata) {
+                if !is_json(text) {
+                    return Err("a stored value or metadata is not JSON".into());
+                }
+            }
+            Ok(row)
         };
         read().map_err(|e| CheckpointError::Storage(format!("checkpoint store failed: read: {e}")))
     }
 
-    /// The record as `loadCheckpoint` returns it.
-    pub fn to_json(&self) -> Value {
-        let mut m = Map::new();
-        m.insert("namespace".into(), json!(self.namespace));
-        m.insert("key".into(), json!(self.key));
-        m.insert("version".into(), json!(self.version));
+    /// The record as `loadCheckpoint` returns it, as JSON text: the value and metadata are the
+    /// stored text itself, never parsed, so a value as deep as JSON text can be round-trips whole.
+    pub fn json(&self) -> String {
+        let mut out = String::with_capacity(self.value.len() + 256);
+        out.push('{');
+        field(&mut out, "namespace", &quoted(&self.namespace));
+        field(&mut out, "key", &quoted(&self.key));
+        field(&mut out, "version", &self.version.to_string());
         if let Some(f) = self.fencing_token {
-            m.insert("fencingToken".into(), json!(f));
+            field(&mut out, "fencingToken", &f.to_string());
         }
-        m.insert(
-            "value".into(),
-            serde_json::from_str(&self.value).unwrap_or(Value::Null),
-        );
+        field(&mut out, "value", &self.value);
         let owner = ["tenantId", "accountId", "userId"]
             .into_iter()
             .zip(&self.owner);
         for (k, v) in [("category", &self.category)].into_iter().chain(owner) {
-            if let Some(s) = v {
-                m.insert(k.into(), json!(s));
+            if let Some(text) = v {
+                field(&mut out, k, &quoted(text));
             }
         }
-        m.insert("createdAt".into(), json!(self.created_at));
-        m.insert("updatedAt".into(), json!(self.updated_at));
+        field(&mut out, "createdAt", &quoted(&self.created_at));
+        field(&mut out, "updatedAt", &quoted(&self.updated_at));
         if let Some(meta) = &self.metadata {
-            m.insert(
-                "metadata".into(),
-                serde_json::from_str(meta).unwrap_or(Value::Null),
-            );
+            field(&mut out, "metadata", meta);
         }
-        Value::Object(m)
+        out.push('}');
+        out
     }
+}
+
+/// Whether `text` is one JSON value. The check walks without recursion, so no depth is too deep.
+pub fn is_json(text: &str) -> bool {
+    serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok()
+}
+
+fn quoted(s: &str) -> String {
+    Value::from(s).to_string()
+}
+
+/// Appends `"name":json` to an object being written (a comma first unless it is the first member).
+fn field(out: &mut String, name: &str, json: &str) {
+    if !out.ends_with('{') {
+        out.push(',');
+    }
+    out.push('"');
+    out.push_str(name);
+    out.push_str("\":");
+    out.push_str(json);
 }
 
 /// What a decision does to the key's row.
@@ -199,18 +224,25 @@ impl<S: CheckpointStorage> Checkpoints<S> {
         }
     }
 
-    /// `saveCheckpoint(input)`; `now` is the ISO time of the save.
-    pub fn save(&self, input: &Value, now: &str) -> Result<Value, CheckpointError> {
+    /// `saveCheckpoint(input)`, with the value and metadata as JSON text (the facade's
+    /// `JSON.stringify`; they are kept and answered as that text, never parsed here); `now` is the
+    /// ISO time of the save. Answers the record as JSON text.
+    pub fn save(
+        &self,
+        input: &Value,
+        value: String,
+        metadata: Option<String>,
+        now: &str,
+    ) -> Result<String, CheckpointError> {
         let (namespace, key) = key_of(input)?;
         let version = input
             .get("version")
             .and_then(Value::as_i64)
             .filter(|v| *v >= 1 && *v < (1i64 << 53))
             .ok_or_else(|| conflict("Checkpoint version must be a positive safe integer"))?;
-        let value = input
-            .get("value")
-            .ok_or_else(|| conflict("Checkpoint value must be JSON serializable"))?
-            .to_string();
+        if !is_json(&value) || metadata.as_deref().is_some_and(|m| !is_json(m)) {
+            return Err(conflict("Checkpoint value must be JSON serializable"));
+        }
         if value.len() > self.max_value_bytes {
             return Err(CheckpointError::Range(format!(
                 "Checkpoint value exceeds maxValueBytes ({})",
@@ -230,10 +262,7 @@ impl<S: CheckpointStorage> Checkpoints<S> {
             owner,
             created_at: now.to_string(),
             updated_at: now.to_string(),
-            metadata: input
-                .get("metadata")
-                .filter(|m| !m.is_null())
-                .map(Value::to_string),
+            metadata,
         };
         let saved = self.storage.transact(&namespace, &key, |existing| {
             let current = existing.as_ref().map_or(0, |e| e.version);
@@ -267,15 +296,16 @@ impl<S: CheckpointStorage> Checkpoints<S> {
             }
             Ok((Write::Put(Box::new(row.clone())), row))
         })?;
-        Ok(saved.to_json())
+        Ok(saved.json())
     }
 
-    /// `loadCheckpoint(key)`: the record, `None` when absent; another owner's record is a conflict.
-    pub fn load(&self, input: &Value) -> Result<Option<Value>, CheckpointError> {
+    /// `loadCheckpoint(key)`: the record's JSON text, `None` when absent; another owner's record is
+    /// a conflict.
+    pub fn load(&self, input: &Value) -> Result<Option<String>, CheckpointError> {
         let (namespace, key) = key_of(input)?;
         match self.storage.read(&namespace, &key)? {
             Some(r) if r.owner != owner_of(input) => Err(conflict("Checkpoint ownership mismatch")),
-            other => Ok(other.map(|r| r.to_json())),
+            other => Ok(other.map(|r| r.json())),
         }
     }
 
@@ -291,8 +321,8 @@ impl<S: CheckpointStorage> Checkpoints<S> {
             })
     }
 
-    /// `listCheckpoints(query)`: newest first, a numeric cursor.
-    pub fn list(&self, query: &Value) -> Result<Value, CheckpointError> {
+    /// `listCheckpoints(query)`: newest first, a numeric cursor; the page as JSON text.
+    pub fn list(&self, query: &Value) -> Result<String, CheckpointError> {
         let offset = match query.get("cursor") {
             None | Some(Value::Null) => 0usize,
             Some(Value::String(s)) => s
@@ -300,11 +330,13 @@ impl<S: CheckpointStorage> Checkpoints<S> {
                 .map_err(|_| conflict("Invalid checkpoint cursor"))?,
             Some(_) => return Err(conflict("Invalid checkpoint cursor")),
         };
+        // Upstream's `Math.min(Math.max(1, limit ?? 100), maxPageSize)`; a fraction pages by its
+        // integer part, as `slice` takes it.
         let limit = query
             .get("limit")
-            .and_then(Value::as_u64)
-            .map_or(100, |l| l.max(1) as usize)
-            .min(self.max_page_size);
+            .and_then(Value::as_f64)
+            .map_or(100.0, |l| l.max(1.0))
+            .min(self.max_page_size as f64) as usize;
         let categories = match query.get("category") {
             None | Some(Value::Null) => None,
             Some(Value::String(s)) => Some(vec![s.clone()]),
@@ -328,15 +360,13 @@ impl<S: CheckpointStorage> Checkpoints<S> {
         let more = rows.len() > limit;
         rows.truncate(limit);
         let next = offset + rows.len();
-        let mut out = Map::new();
-        out.insert(
-            "items".into(),
-            Value::Array(rows.iter().map(Row::to_json).collect()),
-        );
+        let items: Vec<String> = rows.iter().map(Row::json).collect();
+        let mut out = format!("{{\"items\":[{}]", items.join(","));
         if more {
-            out.insert("nextCursor".into(), json!(next.to_string()));
+            field(&mut out, "nextCursor", &quoted(&next.to_string()));
         }
-        Ok(Value::Object(out))
+        out.push('}');
+        Ok(out)
     }
 
     pub fn close(&self) {

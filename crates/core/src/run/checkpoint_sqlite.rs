@@ -171,32 +171,29 @@ mod tests {
     #[test]
     fn compare_and_swap_and_ownership() {
         let (s, dir) = store();
-        let first = json!({ "namespace": "n", "key": "k", "version": 1, "expectedVersion": 0, "value": { "a": 1 }, "tenantId": "t" });
-        let r = s.save(&first, "2026-01-01T00:00:00Z").unwrap();
+        let parsed = |t: String| serde_json::from_str::<serde_json::Value>(&t).unwrap();
+        let first = json!({ "namespace": "n", "key": "k", "version": 1, "expectedVersion": 0, "tenantId": "t" });
+        let r = parsed(
+            s.save(&first, r#"{"a":1}"#.into(), None, "2026-01-01T00:00:00Z")
+                .unwrap(),
+        );
         assert_eq!(r["version"], 1);
         assert!(matches!(
-            s.save(&first, "x"),
+            s.save(&first, "1".into(), None, "x"),
             Err(CheckpointError::Conflict(_))
         ));
-        let next = json!({ "namespace": "n", "key": "k", "version": 2, "expectedVersion": 1, "value": { "a": 2 }, "tenantId": "t" });
-        assert_eq!(
-            s.save(&next, "2026-01-01T00:00:01Z").unwrap()["value"]["a"],
-            2
-        );
+        let next = json!({ "namespace": "n", "key": "k", "version": 2, "expectedVersion": 1, "tenantId": "t" });
+        let saved = s.save(&next, r#"{"a":2}"#.into(), None, "2026-01-01T00:00:01Z");
+        assert_eq!(parsed(saved.unwrap())["value"]["a"], 2);
         let foreign = json!({ "namespace": "n", "key": "k", "tenantId": "u" });
         assert!(matches!(
             s.load(&foreign),
             Err(CheckpointError::Conflict(_))
         ));
         let mine = json!({ "namespace": "n", "key": "k", "tenantId": "t" });
-        assert_eq!(s.load(&mine).unwrap().unwrap()["version"], 2);
-        assert_eq!(
-            s.list(&json!({ "namespace": "n" })).unwrap()["items"]
-                .as_array()
-                .unwrap()
-                .len(),
-            1
-        );
+        assert_eq!(parsed(s.load(&mine).unwrap().unwrap())["version"], 2);
+        let page = parsed(s.list(&json!({ "namespace": "n" })).unwrap());
+        assert_eq!(page["items"].as_array().unwrap().len(), 1);
         assert!(s.delete(&mine).unwrap());
         assert!(s.load(&mine).unwrap().is_none());
         s.close();

@@ -11,6 +11,7 @@ use sha2::{Digest, Sha256};
 pub mod approval;
 pub mod artifact;
 pub mod checkpoint;
+pub mod checkpoint_memory;
 pub mod checkpoint_postgres;
 pub mod checkpoint_sqlite;
 
