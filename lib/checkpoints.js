@@ -98,7 +98,7 @@ function createMemoryCheckpointStore(options = {}) {
     u32(positive(options.maxValueBytes, DEFAULT_MAX_VALUE_BYTES, 'maxValueBytes')),
     u32(positive(options.maxPageSize, DEFAULT_MAX_PAGE_SIZE, 'maxPageSize')),
   )
-  return nativeStore((...args) => handle.call(...args))
+  return nativeStore((c) => handle.call(c))
 }
 
 function unwrap(text) {
@@ -120,8 +120,8 @@ function wire(input) {
   return JSON.stringify(out)
 }
 
-// The four methods over a native handle whose `call(method, inputJson, now, valueJson?,
-// metadataJson?)` answers (or resolves to) `{"ok":…}` / `{"error":…}` text. Inputs are checked and
+// The four methods over a native handle whose `call({ method, input, now, value?, metadata? })`
+// answers (or resolves to) `{"ok":…}` / `{"error":…}` text; `input` is JSON text. Inputs are checked and
 // serialized here, once, so a host's getters and non-JSON values never reach the native side; the
 // value and metadata cross as their own JSON text, which the store keeps and answers as it is.
 function nativeStore(call) {
@@ -131,22 +131,22 @@ function nativeStore(call) {
       requireKey(input)
       const value = jsonText(input.value, 'Checkpoint value')
       const metadata = input.metadata === undefined ? undefined : jsonText(input.metadata, 'Checkpoint metadata')
-      return unwrap(await call('save', wire(input), new Date().toISOString(), value, metadata))
+      return unwrap(await call({ method: 'save', input: wire(input), now: new Date().toISOString(), value, metadata }))
     },
     async loadCheckpoint(input) {
       throwIfAborted(input && input.signal)
       requireKey(input)
-      return unwrap(await call('load', wire(input), ''))
+      return unwrap(await call({ method: 'load', input: wire(input), now: '' }))
     },
     async listCheckpoints(query = {}) {
       throwIfAborted(query.signal)
       checkTexts(query)
-      return unwrap(await call('list', wire(query.cursor === undefined ? query : { ...query, cursor: String(query.cursor) }), ''))
+      return unwrap(await call({ method: 'list', input: wire(query.cursor === undefined ? query : { ...query, cursor: String(query.cursor) }), now: '' }))
     },
     async deleteCheckpoint(input) {
       throwIfAborted(input && input.signal)
       requireKey(input)
-      return unwrap(await call('delete', wire(input), ''))
+      return unwrap(await call({ method: 'delete', input: wire(input), now: '' }))
     },
   }
 }
@@ -194,7 +194,7 @@ function createSqliteCheckpointStore(pathOrOptions, maybeOptions) {
     u32(positive(options.maxPageSize, DEFAULT_MAX_PAGE_SIZE, 'maxPageSize')),
   )
   return {
-    ...nativeStore((...args) => handle.call(...args)),
+    ...nativeStore((c) => handle.call(c)),
     /** Closes the file; later calls reject. */
     close() {
       handle.close()
@@ -220,10 +220,10 @@ function openPostgresCheckpoints(connection, options) {
     })
     .then((h) => (handle = h))
   opening.catch(() => {}) // surfaced by the first call (or `ready()`), never as an unhandled rejection
-  const store = nativeStore(async (...args) => {
+  const store = nativeStore(async (c) => {
     if (closed) throw new Error('checkpoint store is closed')
     const h = handle ?? (await opening)
-    return h.call(...args)
+    return h.call(c)
   })
   return Object.assign(store, {
     /** Resolves once connected and migrated; rejects with the connection or migration failure. */

@@ -33,18 +33,20 @@ fn answer(r: Result<String, CheckpointError>) -> String {
     json!({ "error": { "kind": kind, "message": m } }).to_string()
 }
 
-/// One store call as the facade makes it: the method, its input as JSON text, the ISO time of a
-/// save, and a save's value and metadata as JSON text of their own (kept and answered as given).
-struct Call {
-    method: String,
-    input: String,
-    now: String,
-    value: Option<String>,
-    metadata: Option<String>,
+/// One store call as the facade makes it (`lib/checkpoints.js`): the method (`save`, `load`,
+/// `list` or `delete`), its input as JSON text, the ISO time of a save, and a save's value and
+/// metadata as JSON text of their own (kept and answered as given).
+#[napi(object)]
+pub struct CheckpointCall {
+    pub method: String,
+    pub input: String,
+    pub now: String,
+    pub value: Option<String>,
+    pub metadata: Option<String>,
 }
 
 /// One store method over JSON text.
-fn call<S: CheckpointStorage>(store: &Checkpoints<S>, c: Call) -> String {
+fn call<S: CheckpointStorage>(store: &Checkpoints<S>, c: CheckpointCall) -> String {
     let input = parse(&c.input);
     answer(match c.method.as_str() {
         "save" => match c.value {
@@ -78,24 +80,9 @@ pub struct LocalCheckpointStoreHandle {
 
 #[napi]
 impl LocalCheckpointStoreHandle {
-    /// `method` is `save`, `load`, `list` or `delete`; `now` the ISO time of a save, `value` and
-    /// `metadata` a save's JSON text.
+    /// Answers `c` as `{"ok":…}` or `{"error":…}` text.
     #[napi]
-    pub fn call(
-        &self,
-        method: String,
-        input: String,
-        now: String,
-        value: Option<String>,
-        metadata: Option<String>,
-    ) -> String {
-        let c = Call {
-            method,
-            input,
-            now,
-            value,
-            metadata,
-        };
+    pub fn call(&self, c: CheckpointCall) -> String {
         match &self.inner {
             Local::Memory(s) => call(s, c),
             Local::Sqlite(s) => call(s, c),
@@ -199,24 +186,10 @@ pub struct PostgresCheckpointStoreHandle {
 
 #[napi]
 impl PostgresCheckpointStoreHandle {
-    /// As the SQLite handle's `call`, answered by a promise.
+    /// As the local handle's `call`, answered by a promise.
     #[napi]
-    pub fn call(
-        &self,
-        method: String,
-        input: String,
-        now: String,
-        value: Option<String>,
-        metadata: Option<String>,
-    ) -> AsyncTask<Blocking<String, CheckpointError, String>> {
+    pub fn call(&self, c: CheckpointCall) -> AsyncTask<Blocking<String, CheckpointError, String>> {
         let store = Arc::clone(&self.inner);
-        let c = Call {
-            method,
-            input,
-            now,
-            value,
-            metadata,
-        };
         // The answer carries any failure as `{"error":…}` text: the task itself never fails.
         blocking(move || Ok(call(&store, c)), |answer| answer, reject)
     }

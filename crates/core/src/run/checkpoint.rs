@@ -33,6 +33,13 @@ fn conflict(m: impl Into<String>) -> CheckpointError {
     CheckpointError::Conflict(m.into())
 }
 
+/// Which checkpoint: its namespace and key, both non-empty.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct CheckpointId {
+    pub namespace: String,
+    pub key: String,
+}
+
 /// `tenantId`, `accountId`, `userId`: part of a key's trust boundary, matched exactly.
 pub type Owner = [Option<String>; 3];
 
@@ -177,15 +184,10 @@ impl<T, F: FnOnce(Option<Row>) -> Result<(Write, T), CheckpointError>> Decide<T>
 
 /// Where checkpoints are kept.
 pub trait CheckpointStorage: Send + Sync {
-    /// Runs `decide` on the current row of (namespace, key) with every other writer of that key held
+    /// Runs `decide` on the current row of `id` with every other writer of that checkpoint held
     /// off, then applies its write; an `Err` from `decide` writes nothing.
-    fn transact<T>(
-        &self,
-        namespace: &str,
-        key: &str,
-        decide: impl Decide<T>,
-    ) -> Result<T, CheckpointError>;
-    fn read(&self, namespace: &str, key: &str) -> Result<Option<Row>, CheckpointError>;
+    fn transact<T>(&self, id: &CheckpointId, decide: impl Decide<T>) -> Result<T, CheckpointError>;
+    fn read(&self, id: &CheckpointId) -> Result<Option<Row>, CheckpointError>;
     /// Matching rows, newest `updated_at` first then by key (UTF-8 byte order), from `offset`, at most
     /// `limit + 1` (the extra row says there is a next page).
     fn select(&self, filter: &ListFilter) -> Result<Vec<Row>, CheckpointError>;
@@ -197,9 +199,11 @@ fn text(v: &Value, k: &str) -> Option<String> {
     v.get(k).and_then(Value::as_str).map(str::to_string)
 }
 
-fn key_of(v: &Value) -> Result<(String, String), CheckpointError> {
+fn id_of(v: &Value) -> Result<CheckpointId, CheckpointError> {
     match (text(v, "namespace"), text(v, "key")) {
-        (Some(n), Some(k)) if !n.is_empty() && !k.is_empty() => Ok((n, k)),
+        (Some(namespace), Some(key)) if !namespace.is_empty() && !key.is_empty() => {
+            Ok(CheckpointId { namespace, key })
+        }
         _ => Err(conflict("Checkpoint namespace and key are required")),
     }
 }
@@ -234,7 +238,7 @@ impl<S: CheckpointStorage> Checkpoints<S> {
         metadata: Option<String>,
         now: &str,
     ) -> Result<String, CheckpointError> {
-        let (namespace, key) = key_of(input)?;
+        let id = id_of(input)?;
         let version = input
             .get("version")
             .and_then(Value::as_i64)
@@ -253,8 +257,8 @@ impl<S: CheckpointStorage> Checkpoints<S> {
         let owner = owner_of(input);
         let expected = input.get("expectedVersion").filter(|v| !v.is_null());
         let mut row = Row {
-            namespace: namespace.clone(),
-            key: key.clone(),
+            namespace: id.namespace.clone(),
+            key: id.key.clone(),
             version,
             fencing_token: fencing,
             value,
@@ -264,7 +268,7 @@ impl<S: CheckpointStorage> Checkpoints<S> {
             updated_at: now.to_string(),
             metadata,
         };
-        let saved = self.storage.transact(&namespace, &key, |existing| {
+        let saved = self.storage.transact(&id, |existing| {
             let current = existing.as_ref().map_or(0, |e| e.version);
             if let Some(e) = &existing {
                 if e.owner != row.owner {
@@ -302,8 +306,8 @@ impl<S: CheckpointStorage> Checkpoints<S> {
     /// `loadCheckpoint(key)`: the record's JSON text, `None` when absent; another owner's record is
     /// a conflict.
     pub fn load(&self, input: &Value) -> Result<Option<String>, CheckpointError> {
-        let (namespace, key) = key_of(input)?;
-        match self.storage.read(&namespace, &key)? {
+        let id = id_of(input)?;
+        match self.storage.read(&id)? {
             Some(r) if r.owner != owner_of(input) => Err(conflict("Checkpoint ownership mismatch")),
             other => Ok(other.map(|r| r.json())),
         }
@@ -311,14 +315,13 @@ impl<S: CheckpointStorage> Checkpoints<S> {
 
     /// `deleteCheckpoint(key)`: whether a record was removed.
     pub fn delete(&self, input: &Value) -> Result<bool, CheckpointError> {
-        let (namespace, key) = key_of(input)?;
+        let id = id_of(input)?;
         let owner = owner_of(input);
-        self.storage
-            .transact(&namespace, &key, |existing| match existing {
-                None => Ok((Write::Keep, false)),
-                Some(r) if r.owner != owner => Err(conflict("Checkpoint ownership mismatch")),
-                Some(_) => Ok((Write::Delete, true)),
-            })
+        self.storage.transact(&id, |existing| match existing {
+            None => Ok((Write::Keep, false)),
+            Some(r) if r.owner != owner => Err(conflict("Checkpoint ownership mismatch")),
+            Some(_) => Ok((Write::Delete, true)),
+        })
     }
 
     /// `listCheckpoints(query)`: newest first, a numeric cursor; the page as JSON text.

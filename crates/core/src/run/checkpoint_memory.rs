@@ -7,12 +7,12 @@ use std::sync::{Mutex, MutexGuard};
 use lru::LruCache;
 
 use super::checkpoint::{
-    CheckpointError, CheckpointStorage, Checkpoints, Decide, ListFilter, Row, Write,
+    CheckpointError, CheckpointId, CheckpointStorage, Checkpoints, Decide, ListFilter, Row, Write,
 };
 
-/// `(namespace, key)` → row, least recently saved first.
+/// Checkpoint → row, least recently saved first.
 pub struct MemoryStorage {
-    rows: Mutex<LruCache<(String, String), Row>>,
+    rows: Mutex<LruCache<CheckpointId, Row>>,
     max_records: usize,
 }
 
@@ -31,7 +31,7 @@ impl MemoryCheckpoints {
 }
 
 impl MemoryStorage {
-    fn rows(&self) -> MutexGuard<'_, LruCache<(String, String), Row>> {
+    fn rows(&self) -> MutexGuard<'_, LruCache<CheckpointId, Row>> {
         // A panic while the lock was held left the rows as they were before that step: each step
         // changes them with one put or pop, after its decision.
         self.rows
@@ -56,34 +56,27 @@ fn selected(row: &Row, f: &ListFilter) -> bool {
 }
 
 impl CheckpointStorage for MemoryStorage {
-    fn transact<T>(
-        &self,
-        namespace: &str,
-        key: &str,
-        decide: impl Decide<T>,
-    ) -> Result<T, CheckpointError> {
-        let id = (namespace.to_owned(), key.to_owned());
+    fn transact<T>(&self, id: &CheckpointId, decide: impl Decide<T>) -> Result<T, CheckpointError> {
         let mut rows = self.rows();
-        let (write, out) = decide(rows.peek(&id).cloned())?;
+        let (write, out) = decide(rows.peek(id).cloned())?;
         match write {
             Write::Keep => {}
             Write::Put(row) => {
                 // `push` makes the row the most recently saved.
-                rows.push(id, *row);
+                rows.push(id.clone(), *row);
                 while rows.len() > self.max_records {
                     rows.pop_lru();
                 }
             }
             Write::Delete => {
-                rows.pop(&id);
+                rows.pop(id);
             }
         }
         Ok(out)
     }
 
-    fn read(&self, namespace: &str, key: &str) -> Result<Option<Row>, CheckpointError> {
-        let id = (namespace.to_owned(), key.to_owned());
-        Ok(self.rows().peek(&id).cloned())
+    fn read(&self, id: &CheckpointId) -> Result<Option<Row>, CheckpointError> {
+        Ok(self.rows().peek(id).cloned())
     }
 
     fn select(&self, f: &ListFilter) -> Result<Vec<Row>, CheckpointError> {

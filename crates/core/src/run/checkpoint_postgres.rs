@@ -8,7 +8,8 @@
 //! Runs on a blocking thread, never the JS thread.
 
 use super::checkpoint::{
-    CheckpointError, CheckpointStorage, Checkpoints, Decide, ListFilter, Row, Write, COLUMNS,
+    CheckpointError, CheckpointId, CheckpointStorage, Checkpoints, Decide, ListFilter, Row, Write,
+    COLUMNS,
 };
 use crate::storage::postgres::{failed, PgError, PgPool, PostgresOptions};
 use crate::storage::row::pg_params;
@@ -103,13 +104,8 @@ impl PostgresCheckpoints {
 }
 
 impl CheckpointStorage for PostgresStorage {
-    fn transact<T>(
-        &self,
-        namespace: &str,
-        key: &str,
-        decide: impl Decide<T>,
-    ) -> Result<T, CheckpointError> {
-        let params: [&(dyn postgres::types::ToSql + Sync); 2] = [&namespace, &key];
+    fn transact<T>(&self, id: &CheckpointId, decide: impl Decide<T>) -> Result<T, CheckpointError> {
+        let params: [&(dyn postgres::types::ToSql + Sync); 2] = [&id.namespace, &id.key];
         self.pool.locked(LOCK, READ, &params, |tx, row, st| {
             let current = row.as_ref().map(Row::read).transpose()?;
             let (write, out) = decide(current)?;
@@ -120,7 +116,7 @@ impl CheckpointStorage for PostgresStorage {
                         .map_err(|e| failed("write", &e))?;
                 }
                 Write::Delete => {
-                    tx.execute(&st[DELETE], &[&namespace, &key])
+                    tx.execute(&st[DELETE], &params)
                         .map_err(|e| failed("delete", &e))?;
                 }
             }
@@ -128,8 +124,8 @@ impl CheckpointStorage for PostgresStorage {
         })
     }
 
-    fn read(&self, namespace: &str, key: &str) -> Result<Option<Row>, CheckpointError> {
-        let rows = self.pool.query("read", READ, &[&namespace, &key])?;
+    fn read(&self, id: &CheckpointId) -> Result<Option<Row>, CheckpointError> {
+        let rows = self.pool.query("read", READ, &[&id.namespace, &id.key])?;
         rows.first().map(Row::read).transpose()
     }
 

@@ -8,7 +8,8 @@ use rusqlite::{params, Connection};
 use std::sync::LazyLock;
 
 use super::checkpoint::{
-    CheckpointError, CheckpointStorage, Checkpoints, Decide, ListFilter, Row, Write, COLUMNS,
+    CheckpointError, CheckpointId, CheckpointStorage, Checkpoints, Decide, ListFilter, Row, Write,
+    COLUMNS,
 };
 use crate::storage::sqlite::{query_opt, SqliteConnection, SqliteError, SqliteOptions};
 
@@ -52,8 +53,10 @@ static SELECT: LazyLock<String> = LazyLock::new(|| {
     format!("SELECT {COLUMNS} FROM prism_checkpoints WHERE namespace = ?1 AND key = ?2")
 });
 
-fn read_row(conn: &Connection, ns: &str, key: &str) -> Result<Option<Row>, CheckpointError> {
-    query_opt(conn, &SELECT, params![ns, key], |r| Row::read(r))
+fn read_row(conn: &Connection, id: &CheckpointId) -> Result<Option<Row>, CheckpointError> {
+    query_opt(conn, &SELECT, params![id.namespace, id.key], |r| {
+        Row::read(r)
+    })
 }
 
 impl SqliteCheckpoints {
@@ -72,14 +75,9 @@ impl SqliteCheckpoints {
 }
 
 impl CheckpointStorage for SqliteStorage {
-    fn transact<T>(
-        &self,
-        namespace: &str,
-        key: &str,
-        decide: impl Decide<T>,
-    ) -> Result<T, CheckpointError> {
+    fn transact<T>(&self, id: &CheckpointId, decide: impl Decide<T>) -> Result<T, CheckpointError> {
         self.db.write(|tx| {
-            let (write, out) = decide(read_row(tx, namespace, key)?)?; // an Err rolls back
+            let (write, out) = decide(read_row(tx, id)?)?; // an Err rolls back
             match write {
                 Write::Keep => {}
                 Write::Put(r) => {
@@ -91,7 +89,7 @@ impl CheckpointStorage for SqliteStorage {
                 Write::Delete => {
                     tx.execute(
                         "DELETE FROM prism_checkpoints WHERE namespace = ?1 AND key = ?2",
-                        params![namespace, key],
+                        params![id.namespace, id.key],
                     )?;
                 }
             }
@@ -99,8 +97,8 @@ impl CheckpointStorage for SqliteStorage {
         })
     }
 
-    fn read(&self, namespace: &str, key: &str) -> Result<Option<Row>, CheckpointError> {
-        self.db.with(|conn| read_row(conn, namespace, key))
+    fn read(&self, id: &CheckpointId) -> Result<Option<Row>, CheckpointError> {
+        self.db.with(|conn| read_row(conn, id))
     }
 
     fn select(&self, f: &ListFilter) -> Result<Vec<Row>, CheckpointError> {
