@@ -63,11 +63,20 @@ deno=$app/node_modules/@deno/linux-x64-glibc/deno
 "$deno" --version | head -1
 
 status=0
+# Each runtime's stderr is kept: when its environment ends, the addon deletes every reference it
+# holds, and napi-rs reports one dropped undeleted ("ObjectRef is not unref") there.
+leaked() {
+  cat "$work/$1.err" >&2
+  if grep -q "is not unref" "$work/$1.err"; then echo "runtime-smoke: $1 reported a reference left undeleted" >&2; return 0; fi
+  return 1
+}
 step "bun"
-(cd "$app" && "$bun" smoke.mjs) || status=1
+(cd "$app" && "$bun" smoke.mjs 2>"$work/bun.err") || status=1
+if leaked bun; then status=1; fi
 step "deno"
 # -A: the addon is a Node-API module (--allow-ffi), and the checks read and write temporary files.
-(cd "$app" && DENO_NO_UPDATE_CHECK=1 "$deno" run -A smoke.mjs) || status=1
+(cd "$app" && DENO_NO_UPDATE_CHECK=1 "$deno" run -A smoke.mjs 2>"$work/deno.err") || status=1
+if leaked deno; then status=1; fi
 
 if [ "$status" = 0 ]; then printf '\nruntime-smoke: bun and deno passed\n'; else printf '\nruntime-smoke: a runtime failed\n' >&2; fi
 exit "$status"

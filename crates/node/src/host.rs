@@ -12,7 +12,7 @@
 //! proxy trap that throws kept as the thrown value.
 
 use crate::effects::js::{check, Js};
-use crate::instance::{instance, Realm};
+use crate::instance::{instance, Held, Realm};
 use napi::bindgen_prelude::*;
 use napi::sys;
 use prism_tools_core::host::{Host, ObjectKind, ReadPolicy};
@@ -57,7 +57,7 @@ fn builtins(env: &Env) -> Result<Builtins> {
     let object: Object = global.get_c_named_property_unchecked(c"Object")?;
     let array: Object = global.get_c_named_property_unchecked(c"Array")?;
     let proto: Object = object.get_c_named_property_unchecked(c"prototype")?;
-    let ctor = |name: &std::ffi::CStr| -> Result<ObjectRef> {
+    let ctor = |name: &std::ffi::CStr| -> Result<Held> {
         global
             .get_c_named_property_unchecked::<Object>(name)?
             .create_ref()

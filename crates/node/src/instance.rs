@@ -9,19 +9,26 @@
 use napi::bindgen_prelude::*;
 use napi::sys;
 
+/// A reference the instance data holds, deleted by [`Realm::unref`]. napi-rs's check on drop (a
+/// reference dropped undeleted is reported on stderr as a leak) is off: during some runtimes'
+/// teardown (Deno's) deleting a reference fails, and the environment frees it with itself.
+pub(crate) type Held = ObjectRef<false>;
+
 /// The built-ins the host reader compares against (`crates/node/src/host.rs`), captured once so a script
 /// that replaces `globalThis.Map` cannot change what the walk recognises.
 pub(crate) struct Realm {
-    pub object_proto: ObjectRef,
-    pub map_ctor: ObjectRef,
-    pub set_ctor: ObjectRef,
-    pub regexp_ctor: ObjectRef,
-    pub array_from: ObjectRef,
+    pub object_proto: Held,
+    pub map_ctor: Held,
+    pub set_ctor: Held,
+    pub regexp_ctor: Held,
+    pub array_from: Held,
 }
 
 impl Realm {
-    /// Releases the references (the environment's teardown, or a realm captured twice).
+    /// Deletes the references (the environment's teardown, or a realm captured twice): every one,
+    /// even after one fails; the first failure is the answer.
     pub fn unref(self, env: &Env) -> Result<()> {
+        let mut first = Ok(());
         for r in [
             self.object_proto,
             self.map_ctor,
@@ -29,9 +36,12 @@ impl Realm {
             self.regexp_ctor,
             self.array_from,
         ] {
-            r.unref(env)?;
+            let deleted = r.unref(env);
+            if first.is_ok() {
+                first = deleted;
+            }
         }
-        Ok(())
+        first
     }
 }
 
