@@ -17,6 +17,8 @@ binary=$root/prism-tools-native.linux-x64-gnu.node
 max_glibc=2.17
 
 step() { printf '\n== pack-proof: %s\n' "$*"; }
+# shellcheck source=scripts/pack-tarballs.sh
+. "$root/scripts/pack-tarballs.sh"
 
 [ -f "$binary" ] || { echo "pack-proof: $binary is missing: run npm run build first" >&2; exit 1; }
 
@@ -32,30 +34,7 @@ work=$(mktemp -d /tmp/prism-pack-proof-XXXXXX)
 if [ "${KEEP:-}" = 1 ]; then echo "keeping $work"; else trap 'rm -rf "$work"' EXIT; fi
 
 step "npm pack: the platform package and the main package"
-mkdir -p "$work/platform" "$work/tarballs"
-cp "$root"/npm/linux-x64-gnu/* "$work/platform/"
-cp "$binary" "$work/platform/"
-(cd "$work/platform" && npm pack --silent --pack-destination "$work/tarballs" >/dev/null)
-# The main package as `npm publish` packs it: prepublishOnly's `napi prepublish` first writes every platform
-# package into optionalDependencies (the repository's package.json lists none, so that `npm ci` works before
-# they are published). The same here, in a copy of the files the package ships.
-(cd "$root" && node scripts/prepack.mjs)
-mkdir -p "$work/main"
-(cd "$root" && npm pack --dry-run --json --ignore-scripts 2>/dev/null) |
-  node -e 'for (const f of JSON.parse(require("fs").readFileSync(0, "utf8"))[0].files) console.log(f.path)' |
-  (cd "$root" && while read -r f; do mkdir -p "$work/main/$(dirname "$f")"; cp "$f" "$work/main/$f"; done)
-node -e '
-  const fs = require("fs"), path = process.argv[1], pkg = JSON.parse(fs.readFileSync(path, "utf8"))
-  const suffix = { "x86_64-unknown-linux-gnu": "linux-x64-gnu", "x86_64-unknown-linux-musl": "linux-x64-musl",
-    "aarch64-unknown-linux-gnu": "linux-arm64-gnu", "aarch64-unknown-linux-musl": "linux-arm64-musl",
-    "x86_64-apple-darwin": "darwin-x64", "aarch64-apple-darwin": "darwin-arm64",
-    "x86_64-pc-windows-msvc": "win32-x64-msvc", "aarch64-pc-windows-msvc": "win32-arm64-msvc" }
-  pkg.optionalDependencies = Object.fromEntries(pkg.napi.targets.map((t) => [`${pkg.name}-${suffix[t]}`, pkg.version]))
-  fs.writeFileSync(path, JSON.stringify(pkg, null, 2) + "\n")' "$work/main/package.json"
-(cd "$work/main" && npm pack --silent --ignore-scripts --pack-destination "$work/tarballs" >/dev/null)
-version=$(node -p "require('$root/package.json').version")
-main_tgz=$work/tarballs/prism-tools-native-$version.tgz
-platform_tgz=$work/tarballs/prism-tools-native-linux-x64-gnu-$version.tgz
+pack_tarballs optional-dependencies
 tar -tzf "$platform_tgz" | sort
 tar -xzOf "$main_tgz" package/package.json | node -e '
   const pkg = JSON.parse(require("fs").readFileSync(0, "utf8"))
@@ -80,21 +59,7 @@ cp "$root/examples/demo-tables.mjs" "$app/"
 if grep -q "'\.\./" "$app/agent-demo.mjs"; then echo "pack-proof: the demo still imports from the repository" >&2; exit 1; fi
 # The tools the proof runs with: the versions the repository's lockfile installed.
 ver() { node -p "require('$root/node_modules/$1/package.json').version"; }
-cat >"$app/package.json" <<EOF
-{
-  "name": "prism-pack-proof",
-  "private": true,
-  "type": "module",
-  "dependencies": {
-    "prism-tools-native": "file:$main_tgz",
-    "prism-tools-native-linux-x64-gnu": "file:$platform_tgz"
-  },
-  "devDependencies": {
-    "typescript": "$(ver typescript)",
-    "vitest": "$(ver vitest)"
-  }
-}
-EOF
+write_app_package "$app" prism-pack-proof "\"typescript\": \"$(ver typescript)\", \"vitest\": \"$(ver vitest)\""
 node_dir=$(dirname "$(command -v node)")
 clean_path="$node_dir:/usr/bin:/bin"
 run_clean() { (cd "$app" && env -u CARGO_HOME -u RUSTUP_HOME -u OPENAI_BASE_URL PATH="$clean_path" "$@"); }

@@ -16,45 +16,22 @@ BUN_VERSION=1.4.4   # @oven/bun-linux-x64 (the Bun binary's own package: no inst
 DENO_VERSION=2.9.6  # deno (its binary comes in @deno/linux-x64-glibc, an optional dependency)
 
 step() { printf '\n== runtime-smoke: %s\n' "$*"; }
+# shellcheck source=scripts/pack-tarballs.sh
+. "$root/scripts/pack-tarballs.sh"
 [ -f "$binary" ] || { echo "runtime-smoke: $binary is missing: run npm run build first" >&2; exit 1; }
 
 work=$(mktemp -d /tmp/prism-runtime-smoke-XXXXXX)
 if [ "${KEEP:-}" = 1 ]; then echo "keeping $work"; else trap 'rm -rf "$work"' EXIT; fi
 
 step "npm pack: the platform package and the main package"
-mkdir -p "$work/platform" "$work/tarballs" "$work/main"
-cp "$root"/npm/linux-x64-gnu/* "$work/platform/"
-cp "$binary" "$work/platform/"
-(cd "$work/platform" && npm pack --silent --pack-destination "$work/tarballs" >/dev/null)
-(cd "$root" && node scripts/prepack.mjs)
-(cd "$root" && npm pack --dry-run --json --ignore-scripts 2>/dev/null) |
-  node -e 'for (const f of JSON.parse(require("fs").readFileSync(0, "utf8"))[0].files) console.log(f.path)' |
-  (cd "$root" && while read -r f; do mkdir -p "$work/main/$(dirname "$f")"; cp "$f" "$work/main/$f"; done)
-(cd "$work/main" && npm pack --silent --ignore-scripts --pack-destination "$work/tarballs" >/dev/null)
-version=$(node -p "require('$root/package.json').version")
-main_tgz=$work/tarballs/prism-tools-native-$version.tgz
-platform_tgz=$work/tarballs/prism-tools-native-linux-x64-gnu-$version.tgz
+pack_tarballs
 ls -1 "$work/tarballs"
 
 step "a fresh project: the two tarballs, bun $BUN_VERSION and deno $DENO_VERSION from the npm registry"
 app=$work/app
 mkdir -p "$app"
 cp "$root/scripts/runtime-smoke/smoke.mjs" "$app/"
-cat >"$app/package.json" <<EOF
-{
-  "name": "prism-runtime-smoke",
-  "private": true,
-  "type": "module",
-  "dependencies": {
-    "prism-tools-native": "file:$main_tgz",
-    "prism-tools-native-linux-x64-gnu": "file:$platform_tgz"
-  },
-  "devDependencies": {
-    "@oven/bun-linux-x64": "$BUN_VERSION",
-    "deno": "$DENO_VERSION"
-  }
-}
-EOF
+write_app_package "$app" prism-runtime-smoke "\"@oven/bun-linux-x64\": \"$BUN_VERSION\", \"deno\": \"$DENO_VERSION\""
 # --ignore-scripts: neither runtime needs an install script (both binaries ship in their packages).
 (cd "$app" && npm install --no-audit --no-fund --prefer-offline --ignore-scripts --loglevel=error)
 bun=$app/node_modules/@oven/bun-linux-x64/bin/bun
