@@ -110,7 +110,8 @@ impl Row {
     }
 
     /// The record as `loadCheckpoint` returns it, as JSON text: the value and metadata are the
-    /// stored text itself, never parsed, so a value as deep as JSON text can be round-trips whole.
+    /// stored text itself, never parsed, so a value nested as deep as JSON text can hold round-trips
+    /// whole.
     pub fn json(&self) -> String {
         let mut out = String::with_capacity(self.value.len() + 256);
         out.push('{');
