@@ -124,9 +124,16 @@ function raceAbort(p, signal, aborted) {
   })
 }
 
+/** `p`'s outcome, or a rejection with the signal's reason as soon as `signal` aborts (`raceAbort`). */
+function rejectOnAbort(p, signal) {
+  return raceAbort(p, signal, () => {
+    throw signal.reason
+  })
+}
+
 /** How many signals hold a shared listener (for tests). */
 function watchedSignalCount() {
   return attached.size
 }
 
-module.exports = { watchAbort, unwatchAbort, raceAbort, watchedSignalCount }
+module.exports = { watchAbort, unwatchAbort, raceAbort, rejectOnAbort, watchedSignalCount }

@@ -11,20 +11,13 @@ const http = require('node:http')
 const https = require('node:https')
 const { isIP } = require('node:net')
 const { isLoopbackAddress, isLoopbackHostname, isNonPublicHostname, normalizeHostname } = require('./address.js')
-const { raceAbort } = require('../abort-watch.js')
+const { rejectOnAbort } = require('../abort-watch.js')
 
 const MAX_ADDRESSES = 32
 
 /** `resolveHostname`'s default: every address `dns.lookup` knows, in the resolver's order. */
 function defaultResolver(hostname) {
   return dns.promises.lookup(hostname, { all: true, verbatim: true })
-}
-
-/** `promise`, or a rejection with the signal's reason once it aborts first. */
-function abortable(promise, signal) {
-  return raceAbort(promise, signal, () => {
-    throw signal.reason
-  })
 }
 
 /**
@@ -41,7 +34,7 @@ async function resolvePinnedAddress(url, resolver, signal, allowLoopback, fail) 
   else {
     let raw
     try {
-      raw = await abortable(Promise.resolve().then(() => resolver(hostname, signal ?? new AbortController().signal)), signal)
+      raw = await rejectOnAbort(Promise.resolve().then(() => resolver(hostname, signal ?? new AbortController().signal)), signal)
     } catch (error) {
       if (signal && signal.aborted) throw error
       throw fail(`MCP hostname ${hostname} could not be resolved`, error)

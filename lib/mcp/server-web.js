@@ -9,14 +9,7 @@ const { SERVER_LIMITS: L, serverError, bounded, validCapabilityId } = require('.
 const sdk = require('./sdk.js')
 const { linkedController } = require('./server-call.js')
 const http = require('./server-http.js')
-const { raceAbort } = require('../abort-watch.js')
-
-/** `promise`, or a rejection with the signal's reason once it aborts first. */
-function awaitWithSignal(promise, signal) {
-  return raceAbort(promise, signal, () => {
-    throw signal.reason ?? serverError('MCP request aborted', 'ERR_PRISM_ABORTED')
-  })
-}
+const { rejectOnAbort } = require('../abort-watch.js')
 
 function isInitialize(body) {
   const one = (message) => message && typeof message === 'object' && message.method === 'initialize'
@@ -100,8 +93,8 @@ async function createPrismMcpWebHandler(server, options = {}) {
       if (request.method !== 'GET') return http.httpError(405, 'Method not allowed')
       return http.protectedResourceMetadata(protectedResource)
     }
-    const authInfo = options.resolveAuthInfo ? await awaitWithSignal(options.resolveAuthInfo(request), controller.signal) : undefined
-    const identity = options.resolveIdentity ? await awaitWithSignal(options.resolveIdentity(request, authInfo), controller.signal) : undefined
+    const authInfo = options.resolveAuthInfo ? await rejectOnAbort(options.resolveAuthInfo(request), controller.signal) : undefined
+    const identity = options.resolveIdentity ? await rejectOnAbort(options.resolveIdentity(request, authInfo), controller.signal) : undefined
     if (options.resolveIdentity && !identity) return http.unauthorized(protectedResource, request)
     const identityId = identity ? identity.id : undefined
     if (identityId !== undefined && (!validCapabilityId(identityId) || Buffer.byteLength(identityId, 'utf8') > 256)) {
@@ -138,7 +131,7 @@ async function createPrismMcpWebHandler(server, options = {}) {
       }
       let response
       try {
-        response = await awaitWithSignal(transport.handleRequest(transportRequest, { parsedBody, authInfo }), controller.signal)
+        response = await rejectOnAbort(transport.handleRequest(transportRequest, { parsedBody, authInfo }), controller.signal)
       } catch (error) {
         if (!existing && transport !== sharedTransport) {
           void Promise.resolve(transport.close()).catch(() => undefined)
