@@ -80,20 +80,21 @@ impl CheckpointStorage for MemoryStorage {
     }
 
     fn select(&self, f: &ListFilter) -> Result<Vec<Row>, CheckpointError> {
-        let mut page: Vec<Row> = self
-            .rows()
+        let rows = self.rows();
+        let mut matching: Vec<&Row> = rows
             .iter()
             .map(|(_, row)| row)
             .filter(|row| selected(row, f))
-            .cloned()
             .collect();
         // As the SQL stores order them: newest `updated_at` first, then by key (UTF-8 byte order).
-        page.sort_by(|a, b| {
+        // Only the page is copied.
+        matching.sort_by(|a, b| {
             b.updated_at
                 .cmp(&a.updated_at)
                 .then_with(|| a.key.cmp(&b.key))
         });
-        Ok(page.into_iter().skip(f.offset).take(f.limit + 1).collect())
+        let page = matching.into_iter().skip(f.offset).take(f.limit + 1);
+        Ok(page.cloned().collect())
     }
 
     fn close(&self) {}
