@@ -1,0 +1,2 @@
+// Subpath `prism-tools-native/openapi`.
+export * from "../types/openapi";
