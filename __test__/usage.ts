@@ -479,3 +479,25 @@ function runLedgerRowsUsage(): void {
   void [status, scope, row, events[0]?.event.type];
 }
 void runLedgerRowsUsage;
+
+// OpenAPI operations as tools (prism-tools-native/openapi)
+import { createOpenApiTools, OpenApiToolError, type OpenApiToolsOptions } from "../openapi/index.js";
+async function openApiUsage(document: string) {
+  const options: OpenApiToolsOptions = {
+    document,
+    operations: ["getCustomer"],
+    server: "https://api.example.com/v1",
+    credentials: async ({ operationId }) => ({ headers: { authorization: `Bearer ${operationId}` } }),
+    pagination: { pageParam: "cursor", nextPath: "meta.next" },
+    limits: { maxRetries: 1 },
+  };
+  const tools = createOpenApiTools(options);
+  createToolRegistry(tools);
+  try {
+    await tools[0].execute({ id: "1" }, { sessionId: "s", runId: "r", toolCallId: "t" });
+  } catch (error) {
+    if (error instanceof OpenApiToolError && error.code === "ERR_PRISM_OPENAPI_ADDRESS") return undefined;
+  }
+  return tools.length;
+}
+void openApiUsage;
