@@ -501,3 +501,14 @@ async function openApiUsage(document: string) {
   return tools.length;
 }
 void openApiUsage;
+
+// A tool's contract: title, outputSchema and annotations (served over MCP)
+const contractTool: import("../index.js").ToolDefinition<{ city: string }> = {
+  name: "weather",
+  title: "Current weather",
+  parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+  outputSchema: { type: "object", properties: { temp: { type: "number" } }, required: ["temp"] },
+  annotations: { readOnlyHint: true, openWorldHint: true },
+  execute: () => ({ temp: 3 }),
+};
+void contractTool;

@@ -51,12 +51,31 @@ export interface ToolResult {
 }
 
 /** A tool the host owns. */
+/** MCP's tool annotations: hints for a client, never enforced. */
+export interface ToolAnnotations {
+  title?: string;
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+  [key: string]: unknown;
+}
+
 export interface ToolDefinition<Args extends JsonObject = JsonObject> {
   name: string;
   kind?: string;
   description?: string;
   /** JSON Schema of the arguments; stored as given, never copied or rewritten. */
   parameters?: JsonObject;
+  /** A human-readable name; served as MCP's `title`. */
+  title?: string;
+  /**
+   * JSON Schema (`type: "object"`) of the result's `value`. Served in MCP `tools/list`; a served call's
+   * `value` must match it and goes out as `structuredContent` (docs/mcp.md).
+   */
+  outputSchema?: JsonObject;
+  /** MCP tool annotations; served in `tools/list`, with `readOnlyHint` taken from a declared `effect`. */
+  annotations?: ToolAnnotations;
   /** Forces a parallel turn that calls this tool to run sequentially. */
   exclusive?: boolean;
   effect?: ToolEffectDeclaration | ToolEffectClassifier;

@@ -15,6 +15,7 @@ const { mapMcpContentToBlocks, summarizeMcpContent, boundedMcpErrorMessage, mcpC
 const { assertValidServerId, defaultMcpNamePrefix, formatMcpToolName } = require('./names.js')
 const { createMcpTransport } = require('./transport.js')
 const { createCallToolResultSchema } = require('./result-schema.js')
+const { outputSchemaMismatch } = require('./output-schema.js')
 const { createProgressRelay } = require('./progress.js')
 const apps = require('./apps.js')
 const { listPageSchema, toolRefusal, entryName, isValidatorError, describeIssues } = require('./shape.js')
@@ -88,6 +89,9 @@ async function listAllMcpTools(client, signal, input = {}, onRejected) {
         if (typeof name === 'string') assertStringBytes('MCP tool name', name, limits.maxToolNameBytes)
         if (typeof name === 'string' && typeof listed.description === 'string') {
           assertStringBytes(`MCP tool ${name} description`, listed.description, limits.maxToolDescriptionBytes)
+        }
+        if (typeof name === 'string' && typeof listed.title === 'string') {
+          assertStringBytes(`MCP tool ${name} title`, listed.title, limits.maxToolDescriptionBytes)
         }
         // Bounds first: a hostile schema costs at most the bound before anything else reads it.
         const bounds = { maxBytes: limits.maxToolSchemaBytes, maxDepth: limits.maxJsonDepth, maxProperties: limits.maxJsonProperties }
@@ -183,6 +187,11 @@ function mapMcpToolsToDefinitions(remoteTools, context) {
       },
     }
     if (exclusive !== undefined) tool.exclusive = exclusive
+    // The remote contract, kept: a served or provider-facing copy of this tool says what the server said,
+    // and a result's `structuredContent` is checked against `outputSchema` (mapCallResult).
+    if (typeof remote.title === 'string') tool.title = remote.title
+    if (remote.outputSchema !== undefined) tool.outputSchema = remote.outputSchema
+    if (remote.annotations !== undefined) tool.annotations = remote.annotations
     out.push(tool)
   }
   return out
@@ -302,11 +311,15 @@ async function refreshTools(state, signal) {
       // Schemas the validator refuses (unknown dialect, remote $ref, hostile keys) are left out.
       const adapter = schemaAdapter()
       const usable = []
-      for (const tool of kept) {
-        const schema = tool.inputSchema
+      const schemaRefusal = (schema) => {
         const checked = adapter.validate(schema, {})
-        const refusal = !checked.ok && checked.errors && checked.errors.find((issue) => !issue.path && /^schema\b/.test(issue.message))
+        return !checked.ok && checked.errors && checked.errors.find((issue) => !issue.path && /^schema\b/.test(issue.message))
+      }
+      for (const tool of kept) {
+        const refusal = schemaRefusal(tool.inputSchema)
+        const outputRefused = refusal ? undefined : tool.outputSchema !== undefined ? schemaRefusal(tool.outputSchema) : undefined
         if (refusal) rejected.push({ remoteName: tool.name, reason: `input schema refused: ${refusal.message}` })
+        else if (outputRefused) rejected.push({ remoteName: tool.name, reason: `output schema refused: ${outputRefused.message}` })
         else usable.push(tool)
       }
       // MCP Apps: every usable tool gets its app view; one whose UI metadata is bad is left out.
@@ -489,7 +502,7 @@ async function callRemoteTool(state, remoteName, args, ctx, name) {
   try {
     const result = await state.client.request({ method: 'tools/call', params: { name: remoteName, arguments: args } }, resultSchemaFor(state), requestOptions)
     if (relay !== undefined) relay.flush()
-    return mapCallResult(state, remoteName, name, ctx, result)
+    return mapCallResult(state, remoteName, name, ctx, result, current.outputSchema)
   } catch (error) {
     if (relay !== undefined) relay.cancel()
     if (state.status === 'closed') throw new McpBridgeClosedError()
@@ -511,8 +524,24 @@ async function callRemoteTool(state, remoteName, args, ctx, name) {
   }
 }
 
-/** A `tools/call` result as a `ToolResult`: bounded, mapped, marked untrusted. */
-function mapCallResult(state, remoteName, name, ctx, result) {
+/**
+ * A successful result of a tool with an `outputSchema` must carry `structuredContent` that matches it
+ * (MCP 2025-06-18); the refusal as an error result, or undefined.
+ */
+function outputRefusal(state, remoteName, name, ctx, outputSchema, structured) {
+  if (outputSchema === undefined) return undefined
+  const metadata = mcpMetadata(state, remoteName)
+  if (structured === undefined) {
+    return errorResult(ctx, name, `MCP tool ${remoteName} declares an outputSchema but returned no structuredContent`, 'ERR_PRISM_MCP_INVALID_OUTPUT', metadata)
+  }
+  const mismatch = outputSchemaMismatch(name, outputSchema, structured)
+  if (mismatch === undefined) return undefined
+  const message = truncateUtf8(`MCP tool ${remoteName} structuredContent does not match its outputSchema: ${mismatch}`, Math.min(MAX_ERROR_BYTES, state.limits.maxResultBytes))
+  return errorResult(ctx, name, message, 'ERR_PRISM_MCP_INVALID_OUTPUT', metadata)
+}
+
+/** A `tools/call` result as a `ToolResult`: bounded, mapped, checked against `outputSchema`, marked untrusted. */
+function mapCallResult(state, remoteName, name, ctx, result, outputSchema) {
   const toolCallId = ctx.toolCallId
   const simple = simpleResults.get(result)
   if (simple !== undefined) {
@@ -524,7 +553,7 @@ function mapCallResult(state, remoteName, name, ctx, result) {
       const message = summarizeMcpContent(blocks, Math.min(MAX_ERROR_BYTES, state.limits.maxResultBytes))
       return { toolCallId, name, content, error: mcpCallError(message), metadata }
     }
-    return { toolCallId, name, content, metadata }
+    return outputRefusal(state, remoteName, name, ctx, outputSchema, undefined) ?? { toolCallId, name, content, metadata }
   }
   let measured
   try {
@@ -551,6 +580,8 @@ function mapCallResult(state, remoteName, name, ctx, result) {
       metadata,
     }
   }
+  const refusal = outputRefusal(state, remoteName, name, ctx, outputSchema, result.structuredContent)
+  if (refusal !== undefined) return refusal
   const out = { toolCallId, name, content: mapped.content, metadata }
   if (result.structuredContent !== undefined) out.value = result.structuredContent
   return out

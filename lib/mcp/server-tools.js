@@ -4,17 +4,54 @@
 // (redacted, bounded by `maxResultBytes`).
 const { measureBoundedJson, boundedJson, truncateUtf8, utf8Bytes } = require('./json-bounds.js')
 const { SCHEMA_BOUNDS, serverError } = require('./server-limits.js')
+const { outputSchemaMismatch } = require('./output-schema.js')
 
 const listedCache = new WeakMap()
 
 /** Hints from a declared effect; a classifier function gives none (it depends on the arguments). */
-function annotationsFor(tool) {
+function effectHints(tool) {
   const effect = tool.effect
   if (!effect || typeof effect !== 'object') return undefined
   if (effect.kind === 'none') return { readOnlyHint: true, openWorldHint: false }
   if (effect.kind === 'local_mutation') return { readOnlyHint: false, openWorldHint: false }
   if (effect.kind === 'external_mutation') return { readOnlyHint: false, openWorldHint: true }
   return undefined
+}
+
+const ANNOTATION_TYPES = { title: 'string', readOnlyHint: 'boolean', destructiveHint: 'boolean', idempotentHint: 'boolean', openWorldHint: 'boolean' }
+
+/**
+ * The hints of the tool's declared effect, then its own `annotations` over them (MCP's keys, each of its
+ * type; other keys are not listed), except `readOnlyHint`: the effect is what dispatch enforces, and a
+ * client may skip its confirmation for a tool that says it is read-only.
+ */
+function annotationsFor(tool, name) {
+  const derived = effectHints(tool)
+  const out = { ...derived }
+  const declared = tool.annotations
+  if (declared !== undefined) {
+    if (!isPlainObject(declared)) throw serverError(`MCP tool ${name} annotations must be an object`, 'ERR_PRISM_MCP_SCHEMA')
+    for (const [key, type] of Object.entries(ANNOTATION_TYPES)) {
+      const value = declared[key]
+      if (value === undefined) continue
+      if (typeof value !== type) throw serverError(`MCP tool ${name} annotations.${key} must be a ${type}`, 'ERR_PRISM_MCP_SCHEMA')
+      if (type === 'string' && utf8Bytes(value) > SCHEMA_BOUNDS.maxToolDescriptionBytes) {
+        throw serverError(`MCP tool ${name} annotations.${key} exceeds ${SCHEMA_BOUNDS.maxToolDescriptionBytes} bytes`, 'ERR_PRISM_MCP_LIMIT')
+      }
+      out[key] = value
+    }
+  }
+  if (derived !== undefined) out.readOnlyHint = derived.readOnlyHint
+  return Object.keys(out).length ? out : undefined
+}
+
+/** The `outputSchema` MCP lists, or undefined: MCP requires a JSON Schema of type "object". */
+function outputSchemaFor(name, outputSchema) {
+  if (outputSchema === undefined) return undefined
+  if (!isPlainObject(outputSchema) || outputSchema.type !== 'object') {
+    throw serverError(`MCP tool ${name} outputSchema must be a JSON Schema of type "object"`, 'ERR_PRISM_MCP_SCHEMA')
+  }
+  return outputSchema
 }
 
 /** The schema MCP lists: `parameters` (`type: "object"` added when missing), or `{ type: "object" }`. */
@@ -44,16 +81,23 @@ function listedTool(tool, description = tool.description, parameters = tool.para
   if (description !== undefined && (typeof description !== 'string' || utf8Bytes(description) > SCHEMA_BOUNDS.maxToolDescriptionBytes)) {
     throw serverError(`MCP tool ${name} description exceeds ${SCHEMA_BOUNDS.maxToolDescriptionBytes} bytes`, 'ERR_PRISM_MCP_LIMIT')
   }
+  const title = tool.title
+  if (title !== undefined && (typeof title !== 'string' || utf8Bytes(title) > SCHEMA_BOUNDS.maxToolDescriptionBytes)) {
+    throw serverError(`MCP tool ${name} title must be a string of at most ${SCHEMA_BOUNDS.maxToolDescriptionBytes} bytes`, 'ERR_PRISM_MCP_LIMIT')
+  }
   const inputSchema = inputSchemaFor(name, parameters)
-  const { bytes } = measureBoundedJson(inputSchema, {
-    maxBytes: SCHEMA_BOUNDS.maxToolSchemaBytes,
-    maxDepth: SCHEMA_BOUNDS.maxJsonDepth,
-    maxProperties: SCHEMA_BOUNDS.maxJsonProperties,
-    label: `MCP tool ${name} inputSchema`,
-  })
+  const outputSchema = outputSchemaFor(name, tool.outputSchema)
+  const bounds = { maxBytes: SCHEMA_BOUNDS.maxToolSchemaBytes, maxDepth: SCHEMA_BOUNDS.maxJsonDepth, maxProperties: SCHEMA_BOUNDS.maxJsonProperties }
+  let { bytes } = measureBoundedJson(inputSchema, { ...bounds, label: `MCP tool ${name} inputSchema` })
+  if (outputSchema !== undefined) {
+    // One budget for both schemas of a tool.
+    bytes += measureBoundedJson(outputSchema, { ...bounds, maxBytes: Math.max(1, bounds.maxBytes - bytes), label: `MCP tool ${name} outputSchema` }).bytes
+  }
   const entry = { name, inputSchema }
+  if (title !== undefined) entry.title = title
   if (description !== undefined) entry.description = description
-  const annotations = annotationsFor(tool)
+  if (outputSchema !== undefined) entry.outputSchema = outputSchema
+  const annotations = annotationsFor(tool, name)
   if (annotations) entry.annotations = annotations
   const out = { entry: Object.freeze(entry), bytes }
   listedCache.set(tool, out)
@@ -118,8 +162,9 @@ function blocksOf(result) {
  * `code` (`ERR_PRISM_MCP_BLOCKED` for a blocked call without one, `ERR_PRISM_MCP_TOOL` for a tool's
  * error without one), `name`, dispatch's blocked `reason` and the `tool`.
  */
-function toCallToolResult(result, maxBytes, redactor, blockedReason) {
+function toCallToolResult(result, maxBytes, redactor, blockedReason, outputSchema) {
   const safe = redactor ? redactor.redact(result) : result
+  if (outputSchema !== undefined && !safe.error) return toStructuredCallToolResult(safe, maxBytes, outputSchema)
   let blocks = blocksOf(safe)
   if (blocks.length === 0) {
     const text = safe.value !== undefined ? stringify(safe.value) : safe.error?.message ?? 'OK'
@@ -168,6 +213,32 @@ function toCallToolResult(result, maxBytes, redactor, blockedReason) {
   if (truncated) meta['prism/truncated'] = true
   if (Object.keys(meta).length) call._meta = meta
   return call
+}
+
+/**
+ * The `CallToolResult` of a successful call of a tool with an `outputSchema`: its `value` is the
+ * `structuredContent`, which must be a JSON object that matches the schema and fits `maxBytes` (MCP
+ * requires it, and an SDK client refuses a result without it); the text blocks share what is left.
+ * Otherwise an error result, `ERR_PRISM_MCP_INVALID_OUTPUT` naming the path, or `ERR_PRISM_MCP_LIMIT`.
+ */
+function toStructuredCallToolResult(safe, maxBytes, outputSchema) {
+  const name = typeof safe.name === 'string' ? safe.name : 'tool'
+  if (!isPlainObject(safe.value)) {
+    return mcpError(`Tool ${name} has an outputSchema but its result value is not an object`, 'ERR_PRISM_MCP_INVALID_OUTPUT', maxBytes)
+  }
+  let structuredBytes
+  try {
+    structuredBytes = measureBoundedJson(safe.value, { maxBytes, maxDepth: SCHEMA_BOUNDS.maxJsonDepth, maxProperties: SCHEMA_BOUNDS.maxJsonProperties, label: `Tool ${name} structuredContent` }).bytes
+  } catch (error) {
+    return mcpError(error.message, 'ERR_PRISM_MCP_LIMIT', maxBytes)
+  }
+  const mismatch = outputSchemaMismatch(name, outputSchema, safe.value)
+  if (mismatch !== undefined) {
+    return mcpError(`Tool ${name} result does not match its outputSchema: ${mismatch}`, 'ERR_PRISM_MCP_INVALID_OUTPUT', maxBytes)
+  }
+  const rest = toCallToolResult({ ...safe, value: undefined, content: safe.content ?? stringify(safe.value) }, Math.max(0, maxBytes - structuredBytes))
+  rest.structuredContent = safe.value
+  return rest
 }
 
 /** An error result the server itself produces (`<code>: <message>`, as upstream). */

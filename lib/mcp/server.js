@@ -161,7 +161,7 @@ function createPrismMcpServer(options) {
     } finally {
       if (sent) sent.relay.flush()
     }
-    return toCallToolResult(result, maxResultBytes, redactor, blockedReason)
+    return toCallToolResult(result, maxResultBytes, redactor, blockedReason, registry.get(name)?.outputSchema)
   }
 
   const runExtra = async (extraTool, args, authorization, signal, ids, extra) => {
@@ -174,7 +174,7 @@ function createPrismMcpServer(options) {
         metadata: { ...command.metadata, ...authorization.metadata },
       })
       const r = result ?? {}
-      return toCallToolResult({ toolCallId: ids.toolCallId, name: command.name, content: r.content, value: r.value, error: r.error, metadata: r.metadata }, maxResultBytes, redactor)
+      return toCallToolResult({ toolCallId: ids.toolCallId, name: command.name, content: r.content, value: r.value, error: r.error, metadata: r.metadata }, maxResultBytes, redactor, undefined, command.outputSchema)
     }
     const ownership = requireLifecycleOwnership(authorization)
     const ref = { runId: lifecycleId(args.runId), sessionId: args.sessionId === undefined ? undefined : lifecycleId(args.sessionId) }
