@@ -368,3 +368,37 @@ describe("openapi documents that are hostile or unsupported", () => {
     expect(error.message).toBe("credentials header authorization contains a control character");
   });
 });
+
+describe("openapi names that are JavaScript's own", () => {
+  it("refuses __proto__, prototype and constructor as names, naming the operation", () => {
+    // Written plainly, `properties.__proto__ = schema` would set a prototype and drop the parameter
+    // without a word; the validator must see the key to refuse it.
+    for (const name of ["__proto__", "prototype", "constructor"]) {
+      const doc = withOperation("/v1/p", "get", { operationId: "p", parameters: [{ name, in: "query", schema: { type: "string" } }] });
+      const refused = refusal(() => createOpenApiTools({ document: JSON.stringify(doc), operations: ["p"], server: "https://api.example.test" }));
+      expect(refused.code).toBe("ERR_PRISM_OPENAPI_SCHEMA_BOUNDS");
+      expect(refused.message).toBe(`argument schema of p is refused: schema uses forbidden JSON key "${name}" at #/properties/${name}`);
+    }
+  });
+
+  it("keeps toString and hasOwnProperty as data, and never sends what is inherited", async () => {
+    const { base, seen } = await listen((_req, res) => json(res, 200, {}));
+    const doc = withOperation("/v1/odd/{toString}", "post", {
+      operationId: "odd",
+      parameters: [
+        { name: "toString", in: "path", required: true, schema: { type: "string" } },
+        { name: "valueOf", in: "query", schema: { type: "string" } },
+      ],
+      requestBody: { content: { "application/json": { schema: { type: "object", properties: { hasOwnProperty: { type: "integer" } }, additionalProperties: false } } } },
+    });
+    const [tool] = createOpenApiTools({ document: doc, operations: ["odd"], server: base, allowLoopbackHttp: true });
+    expect(Object.keys((tool.parameters as any).properties)).toEqual(["toString", "valueOf", "body"]);
+    expect((await rejection(tool.execute({ toString: "c", body: { hasOwnProperty: "x" } } as any, ctx()))).code).toBe("ERR_PRISM_OPENAPI_ARGUMENTS");
+    await tool.execute({ toString: "c", valueOf: "q", body: { hasOwnProperty: 1 } } as any, ctx());
+    expect(seen[0].url).toBe("/v1/odd/c?valueOf=q");
+    expect(seen[0].body).toBe('{"hasOwnProperty":1}');
+    // Absent optional `valueOf`: the inherited method is not sent.
+    await tool.execute({ toString: "c" } as any, ctx());
+    expect(seen[1].url).toBe("/v1/odd/c");
+  });
+});

@@ -3,7 +3,7 @@
 // description, one argument schema (path, query and header parameters and a JSON `body`, refs inlined),
 // an effect from the HTTP method, and what the request is built from.
 const { OpenApiToolError } = require('./errors.js')
-const { parseDocument, checkServers, operationsById, isRecord, documentError } = require('./document.js')
+const { parseDocument, checkServers, operationsById, isRecord, setOwn, documentError } = require('./document.js')
 const { createSchemaResolver, schemaError } = require('./schema.js')
 const { utf8Prefix } = require('../utf8.js')
 
@@ -73,7 +73,7 @@ function compileOperation(ref, pinned, resolver, pagination) {
   const headers = []
   const addArgument = (name, schema, isRequired) => {
     if (Object.prototype.hasOwnProperty.call(properties, name)) throw schemaError(`duplicate argument name in ${operationId}: ${name}`)
-    properties[name] = schema
+    setOwn(properties, name, schema)
     if (isRequired) required.push(name)
   }
   for (const p of params.values()) {

@@ -17,6 +17,14 @@ function isRecord(value) {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
+/**
+ * `target[key] = value` as an own, enumerable property whatever the key: a document's names are data,
+ * and `__proto__` assigned plainly would set the prototype instead and lose the entry.
+ */
+function setOwn(target, key, value) {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
+}
+
 /** The document as a plain object, within `maxDocumentBytes` of JSON text, acyclic and of bounded depth. */
 function parseDocument(document, maxDocumentBytes) {
   let parsed = document
@@ -31,6 +39,9 @@ function parseDocument(document, maxDocumentBytes) {
   if (!isRecord(parsed)) throw documentError('document must be a JSON object')
   try {
     measureBoundedJson(parsed, { maxBytes: maxDocumentBytes, maxDepth: MAX_DOCUMENT_DEPTH, maxProperties: maxDocumentBytes, label: 'document' })
+    // A host object becomes data once, so a getter or a later change cannot make the document read
+    // differently from what was bounded.
+    if (typeof document !== 'string') parsed = JSON.parse(JSON.stringify(parsed))
   } catch (error) {
     // The walk's own wording (`document exceeds N bytes`, `… contains a cycle`), under this package's code.
     const message = error instanceof Error ? error.message : String(error)
@@ -102,4 +113,4 @@ function operationsById(doc, pinned) {
   return byId
 }
 
-module.exports = { parseDocument, pinnedServer, checkServers, operationsById, isRecord, documentError }
+module.exports = { parseDocument, pinnedServer, checkServers, operationsById, isRecord, setOwn, documentError }

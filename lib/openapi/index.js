@@ -13,12 +13,19 @@ const { executeOperation } = require('./execute.js')
 const { argumentError } = require('./request.js')
 const { createPinnedFetch } = require('../mcp/pinned-fetch.js')
 const { isLoopbackHostname, isNonPublicHostname, normalizeHostname } = require('../mcp/address.js')
-const { checkedArguments, createJsonSchemaArgumentValidator } = require('../validation.js')
+const { checkedArguments, createJsonSchemaArgumentValidator, createJsonSchemaToolArgumentValidator } = require('../validation.js')
 
+// One engine checks the schemas when tools are made (a refused schema is told apart from a value that
+// does not match); the tool validator checks calls, caching each tool's compiled schema.
 let sharedValidator
 function validator() {
   if (!sharedValidator) sharedValidator = createJsonSchemaArgumentValidator({ maxErrors: 4 })
   return sharedValidator
+}
+let sharedToolValidator
+function toolValidator() {
+  if (!sharedToolValidator) sharedToolValidator = createJsonSchemaToolArgumentValidator({ maxErrors: 4 })
+  return sharedToolValidator
 }
 
 function issuesText(errors) {
@@ -38,8 +45,8 @@ function checkedArgumentsOf(tool, args, context) {
   const checked = context ? checkedArguments.get(context) : undefined
   if (checked !== undefined && checked[0] === tool.parameters && checked[1] === args) return args
   if (args === null || typeof args !== 'object' || Array.isArray(args)) throw argumentError(`arguments of ${tool.name} must be an object`)
-  const result = validator().validate(tool.parameters, args)
-  if (!result.ok) throw argumentError(`arguments of ${tool.name} do not match its schema: ${issuesText(result.errors)}`)
+  const refusal = toolValidator()(tool, args, undefined)
+  if (refusal !== undefined) throw argumentError(`arguments of ${tool.name} do not match its schema: ${typeof refusal === 'string' ? refusal : refusal.message}`)
   return args
 }
 
@@ -63,6 +70,8 @@ function checkedPagination(pagination) {
   return { ...pagination }
 }
 
+// The secure fetch words its refusals (lib/mcp/pinned-fetch.js); an address refused is told apart from a
+// transport failure by them, and __test__/openapi.test.ts checks each refusal keeps this code.
 function addressError(message, cause) {
   const text = String(message).replace(/^MCP /, 'OpenAPI ')
   // A name that did not resolve may resolve on a retry; an address refused stays refused.

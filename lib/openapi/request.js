@@ -2,9 +2,15 @@
 // Building one HTTP request of a compiled operation from checked arguments: the URL (path parameters
 // percent-encoded, query parameters form-style), the headers and the JSON body, each bounded.
 const { OpenApiToolError } = require('./errors.js')
+const { setOwn } = require('./document.js')
 
 // Header values may not carry CR, LF or NUL (request splitting) nor other control characters.
 const BAD_HEADER_VALUE = /[\u0000-\u0008\u000a-\u001f\u007f]/
+
+/** An argument by name, own properties only (a parameter named `__proto__` or `constructor` is data). */
+function own(args, name) {
+  return Object.prototype.hasOwnProperty.call(args, name) ? args[name] : undefined
+}
 
 function argumentError(message) {
   return new OpenApiToolError('ERR_PRISM_OPENAPI_ARGUMENTS', message)
@@ -20,13 +26,13 @@ function scalarText(value, where) {
 function requestUrl(operation, base, args, credentialQuery) {
   let path = operation.path
   for (const name of operation.pathParams) {
-    const value = args[name]
+    const value = own(args, name)
     if (value === undefined) throw argumentError(`missing path parameter: ${name}`)
     path = path.split(`{${name}}`).join(encodeURIComponent(scalarText(value, `path parameter ${name}`)))
   }
   const url = new URL(`${base.href.replace(/\/+$/, '')}${path}`)
   for (const { name, explode } of operation.query) {
-    const value = args[name]
+    const value = own(args, name)
     if (value === undefined || value === null) continue
     if (Array.isArray(value)) {
       const texts = value.map((item, i) => scalarText(item, `query parameter ${name}[${i}]`))
@@ -41,21 +47,21 @@ function requestUrl(operation, base, args, credentialQuery) {
 function requestHeaders(operation, args, credentialHeaders, idempotencyKey) {
   const headers = {}
   for (const { name } of operation.headers) {
-    const value = args[name]
+    const value = own(args, name)
     if (value === undefined || value === null) continue
     const text = Array.isArray(value) ? value.map((item, i) => scalarText(item, `header ${name}[${i}]`)).join(',') : scalarText(value, `header ${name}`)
     if (BAD_HEADER_VALUE.test(text)) throw argumentError(`header ${name} contains a control character`)
-    headers[name] = text
+    setOwn(headers, name, text)
   }
-  if (operation.body !== undefined && args[operation.body.name] !== undefined) headers['content-type'] = operation.body.mediaType
+  if (operation.body !== undefined && own(args, operation.body.name) !== undefined) headers['content-type'] = operation.body.mediaType
   if (idempotencyKey !== undefined && operation.effect.kind !== 'none') headers['idempotency-key'] = idempotencyKey
-  if (credentialHeaders) for (const [key, value] of Object.entries(credentialHeaders)) headers[key] = value
+  if (credentialHeaders) for (const [key, value] of Object.entries(credentialHeaders)) setOwn(headers, key, value)
   return headers
 }
 
 function requestBody(operation, args, maxBodyBytes) {
   if (operation.body === undefined) return undefined
-  const value = args[operation.body.name]
+  const value = own(args, operation.body.name)
   if (value === undefined) return undefined
   const text = JSON.stringify(value)
   if (Buffer.byteLength(text, 'utf8') > maxBodyBytes) {

@@ -4,7 +4,7 @@
 // multiply the work), and schema nodes built (MAX_SCHEMA_NODES). A `$ref` that reaches itself is a cycle,
 // named; an external or unresolvable `$ref` is refused. Keywords that hold no schema are kept as given.
 const { OpenApiToolError } = require('./errors.js')
-const { isRecord } = require('./document.js')
+const { isRecord, setOwn } = require('./document.js')
 
 const SCHEMA_KEYWORDS = new Set(['items', 'additionalProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames', 'unevaluatedProperties', 'unevaluatedItems', 'contentSchema'])
 const SCHEMA_MAP_KEYWORDS = new Set(['properties', 'patternProperties', 'dependentSchemas', '$defs', 'definitions'])
@@ -60,15 +60,15 @@ function createSchemaResolver(doc, limits) {
       if (key === '$ref') continue
       const child = value[key]
       if (SCHEMA_LIST_KEYWORDS.has(key) && Array.isArray(child)) {
-        out[key] = child.map((item) => resolve(item, where, depth + 1, nextExpanding))
+        setOwn(out, key, child.map((item) => resolve(item, where, depth + 1, nextExpanding)))
       } else if (SCHEMA_MAP_KEYWORDS.has(key) && isRecord(child)) {
         const mapped = {}
-        for (const name of Object.keys(child)) mapped[name] = resolve(child[name], where, depth + 1, nextExpanding)
-        out[key] = mapped
+        for (const name of Object.keys(child)) setOwn(mapped, name, resolve(child[name], where, depth + 1, nextExpanding))
+        setOwn(out, key, mapped)
       } else if (SCHEMA_KEYWORDS.has(key) && (isRecord(child) || typeof child === 'boolean')) {
-        out[key] = resolve(child, where, depth + 1, nextExpanding)
+        setOwn(out, key, resolve(child, where, depth + 1, nextExpanding))
       } else {
-        out[key] = child
+        setOwn(out, key, child)
       }
     }
     if (target === undefined) return out
