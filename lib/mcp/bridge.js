@@ -187,7 +187,7 @@ function mapMcpToolsToDefinitions(remoteTools, context) {
       },
     }
     if (exclusive !== undefined) tool.exclusive = exclusive
-    // The remote contract, kept: a served or provider-facing copy of this tool says what the server said,
+    // The remote contract, kept: this tool served on (createPrismMcpServer) says what the server said,
     // and a result's `structuredContent` is checked against `outputSchema` (mapCallResult).
     if (typeof remote.title === 'string') tool.title = remote.title
     if (remote.outputSchema !== undefined) tool.outputSchema = remote.outputSchema
