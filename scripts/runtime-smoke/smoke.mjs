@@ -1,8 +1,9 @@
-// The package's smoke suite for Bun and Deno (scripts/runtime-smoke.sh runs it from the installed
-// tarballs): dispatch, argument validation, tool search, an agent run with a tool over the mock
-// provider, textStream, an effect store, SQLite (a run ledger and a checkpoint store), the
-// OpenTelemetry subpath, and CommonJS require. Prints one line per check and a closing
-// "<runtime>: N passed, N failed"; exits 1 when a check failed.
+// The package's smoke suite for Bun and Deno (scripts/runtime-smoke.sh runs it in a project that installed
+// the tarballs and in one that installed this checkout as a folder): every subpath of package.json's
+// "exports" through import and require, dispatch, argument validation, tool search, an agent run with a
+// tool over the mock provider, textStream, an effect store, SQLite (a run ledger and a checkpoint store),
+// and the OpenTelemetry subpath. Prints one line per check and a closing
+// "<runtime> (<install>): N passed, N failed"; exits 1 when a check failed.
 import { createRequire } from "node:module";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -30,6 +31,8 @@ const {
 } = prism;
 
 const runtime = typeof globalThis.Bun !== "undefined" ? `bun ${globalThis.Bun.version}` : typeof globalThis.Deno !== "undefined" ? `deno ${globalThis.Deno.version.deno}` : `node ${process.version}`;
+const install = process.env.SMOKE_INSTALL ?? "unknown install";
+const require = createRequire(import.meta.url);
 const dir = mkdtempSync(join(tmpdir(), "prism-runtime-smoke-"));
 const checks = [];
 const check = (name, fn) => checks.push([name, fn]);
@@ -46,6 +49,21 @@ const add = {
   execute: (args, ctx) => ({ toolCallId: ctx.toolCallId, name: "add", value: { sum: args.a + args.b } }),
 };
 const context = (id) => ({ sessionId: "s1", runId: "r1", toolCallId: id });
+
+check("every subpath loads through import and require, with the same objects", async () => {
+  const subpaths = Object.keys(require("prism-tools-native/package.json").exports).filter((k) => k !== "./package.json");
+  if (subpaths.length < 10) throw new Error(`only ${subpaths.length} subpaths in exports`);
+  for (const subpath of subpaths) {
+    const specifier = `prism-tools-native${subpath.slice(1)}`;
+    const esm = await import(specifier);
+    const cjs = require(specifier);
+    const names = Object.keys(esm).filter((k) => k !== "default");
+    if (names.length === 0) throw new Error(`${specifier}: import gave no named exports`);
+    const differ = names.filter((k) => esm[k] !== cjs[k]);
+    const missing = Object.keys(cjs).filter((k) => !(k in esm));
+    if (differ.length > 0 || missing.length > 0) throw new Error(`${specifier}: import and require differ on ${[...differ, ...missing].join(", ")}`);
+  }
+});
 
 check("the native addon loads", () => {
   if (typeof nativeVersion() !== "string") throw new Error("nativeVersion() is not a string");
@@ -146,7 +164,6 @@ check("opentelemetry: a run's spans nest under invoke_agent prism", async () => 
 });
 
 check("CommonJS require gives the same objects as import", () => {
-  const require = createRequire(import.meta.url);
   const cjs = require("prism-tools-native");
   if (cjs.dispatchToolCall !== dispatchToolCall || cjs.createAgent !== createAgent) throw new Error("require and import differ");
 });
@@ -165,5 +182,5 @@ for (const [name, fn] of checks) {
 }
 rmSync(dir, { recursive: true, force: true });
 console.log(`# ${runtime}`);
-console.log(`${runtime.split(" ")[0]}: ${passed} passed, ${failed} failed`);
+console.log(`${runtime.split(" ")[0]} (${install}): ${passed} passed, ${failed} failed`);
 if (failed > 0) process.exit(1);
