@@ -181,9 +181,9 @@ function sqliteArguments(pathOrOptions, maybeOptions) {
  */
 function createSqliteCheckpointStore(pathOrOptions, maybeOptions) {
   const { path, options } = sqliteArguments(pathOrOptions, maybeOptions)
-  if (typeof path !== 'string' || path === '') {
-    throw invalid(TypeError, 'path must be a file path (an empty path would be a private in-memory database; use createMemoryCheckpointStore() for one process)')
-  }
+  // The native open refuses a private in-memory path ("", ":memory:") or one SQLite cannot open,
+  // with the same code, as the other SQLite factories do.
+  if (typeof path !== 'string') throw invalid(TypeError, 'path must be a file path (a string)')
   const synchronous = options.synchronous ?? 'full'
   if (synchronous !== 'full' && synchronous !== 'normal') throw invalid(TypeError, 'synchronous must be "full" or "normal"')
   const handle = native.openSqliteCheckpointStore(
