@@ -48,11 +48,30 @@ class SentHeaderValues {
     this.secrets = undefined
   }
 
-  /** `value` with every noted header value replaced by `[REDACTED]`: a copy, or `value` when none is noted. */
+  /**
+   * `value` with every noted header value replaced by `[REDACTED]`: a copy when one occurs in it,
+   * else `value` itself (so a result that echoes nothing is passed on untouched, past redactSecrets'
+   * depth bound too).
+   */
   redact(value) {
-    if (this.values.size === 0) return value
+    if (this.values.size === 0 || !this.occursIn(value)) return value
     if (this.secrets === undefined) this.secrets = [...this.values]
     return redactSecrets(value, this.secrets)
+  }
+
+  // Whether a noted value occurs in `value`'s strings or keys: in its JSON text, where each value is
+  // looked for as JSON writes it inside a string. A value JSON cannot write (a cycle, a BigInt) counts
+  // as holding one, so redactSecrets judges it.
+  occursIn(value) {
+    let text
+    try {
+      text = typeof value === 'string' ? value : JSON.stringify(value)
+    } catch {
+      return true
+    }
+    if (typeof text !== 'string') return false // undefined, a function or a symbol: no strings
+    for (const v of this.values) if (text.includes(typeof value === 'string' ? v : JSON.stringify(v).slice(1, -1))) return true
+    return false
   }
 
   /**
