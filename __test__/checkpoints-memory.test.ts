@@ -125,6 +125,25 @@ describe("createMemoryCheckpointStore", () => {
     expect(keys(await capped.listCheckpoints({ limit: 50 })).length).toBe(2);
   });
 
+
+  it("reads a limit as upstream's Math.max(1, limit ?? 100): a numeric text is its number, NaN an empty page", async () => {
+    for (const [name, s] of stores()) {
+      for (const key of ["a", "b", "c"]) await s.saveCheckpoint({ namespace: "n", key, version: 1, value: 1 });
+      const list = (limit: unknown, cursor?: string) => s.listCheckpoints({ namespace: "n", limit, cursor } as any);
+      expect(keys(await list("2")).length, name).toBe(2);
+      expect((await list("2")).nextCursor, name).toBe("2");
+      expect(keys(await list([1])).length, name).toBe(1); // ToNumber([1]) is 1
+      expect(keys(await list({ valueOf: () => 2 })).length, name).toBe(2);
+      expect(keys(await list(Infinity)).length, name).toBe(3);
+      expect(keys(await list(null)).length, name).toBe(3);
+      // Math.max(1, NaN) is NaN and slice(offset, NaN) is empty: no records, the same cursor again.
+      for (const nan of [NaN, "abc", {}]) {
+        expect(await list(nan, "1"), `${name} ${String(nan)}`).toEqual({ items: [], nextCursor: "1" });
+      }
+      await expect(list(Symbol("x")), name).rejects.toThrow(TypeError);
+      await expect(list(2n), name).rejects.toThrow(TypeError);
+    }
+  });
   it("refuses bad options with ERR_PRISM_INVALID_OPTION", () => {
     for (const options of [{ maxRecords: 0 }, { maxValueBytes: 1.5 }, { maxPageSize: -1 }]) {
       expect(() => createMemoryCheckpointStore(options)).toThrow(expect.objectContaining({ name: "RangeError", code: "ERR_PRISM_INVALID_OPTION" }));

@@ -57,7 +57,8 @@ describe("createSqliteCheckpointStore(path, options?)", () => {
     for (const [what, fn] of cases) {
       expect([what, codeOf(fn)]).toEqual([what, "ERR_PRISM_INVALID_OPTION"]);
     }
-    expect(() => createSqliteCheckpointStore("")).toThrow(/createSqliteCheckpointStore: path must be a file path/);
+    expect(() => createSqliteCheckpointStore("")).toThrow('createSqliteCheckpointStore: path "" opens a private in-memory database');
+    expect(() => (createSqliteCheckpointStore as any)({ path: 42 })).toThrow("createSqliteCheckpointStore: path must be a file path (a string)");
     expect(() => (createSqliteCheckpointStore as any)(join(dir, "x.db"), { path: join(dir, "y.db") })).toThrow(/given twice/);
   });
 });

@@ -40,4 +40,9 @@ describe("fuzz/js targets on seeded inputs", () => {
     const { fuzz } = require("../fuzz/js/anthropic-stream.fuzz.js") as { fuzz(b: Buffer): Promise<void> };
     for (const b of inputs(0x5eed3, RUNS)) await fuzz(b);
   });
+
+  it("address", () => {
+    const { fuzz } = require("../fuzz/js/address.fuzz.js") as { fuzz(b: Buffer): void };
+    for (const b of inputs(0x5eed4, RUNS * 2)) fuzz(b);
+  });
 });

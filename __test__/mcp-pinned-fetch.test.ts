@@ -72,6 +72,10 @@ describe("a public hostname that resolves to a non-public address", () => {
       [v6("::1")],
       [v6("::ffff:127.0.0.1")],
       [v6("fd00::1")],
+      [v6("64:ff9b::a9fe:a9fe")], // NAT64 of 169.254.169.254
+      [v6("2002:a00:1::1")], // 6to4 of 10.0.0.1
+      [v6("::ffff:0:7f00:1")], // SIIT of 127.0.0.1
+      [v6("2001:0:4136:e378:8000:63bf:5601:5601")], // Teredo, client 169.254.169.254
       [v4("93.184.216.34"), v4("127.0.0.1")], // one bad answer among good ones
     ]) {
       const resolve = resolver(answers);
@@ -129,6 +133,16 @@ describe("pinning the checked answer", () => {
     }
     expect(resolve.calls).toEqual(["localhost", "localhost", "localhost"]);
     expect(seen).toEqual([`POST /mcp host=localhost:${port}`, `GET /mcp host=localhost:${port}`, `DELETE /mcp host=localhost:${port}`]);
+  });
+
+  it("takes ::1 as loopback however the resolver writes it", async () => {
+    const { port, seen } = await listen((_req, res) => res.end("six"), "::1");
+    const origin = `http://localhost:${port}`;
+    for (const address of ["0:0:0:0:0:0:0:1", "::0.0.0.1", "0000::0001"]) {
+      const fetch = createSecureMcpFetch({ type: "streamable-http", url: `${origin}/mcp`, allowedOrigins: [origin], allowLoopbackHttp: true, resolveHostname: resolver([v6(address)]) });
+      expect(await (await fetch(`${origin}/mcp`)).text(), address).toBe("six");
+    }
+    expect(seen).toHaveLength(3);
   });
 
   it("refuses a rebound answer: loopback first, then a private address", async () => {

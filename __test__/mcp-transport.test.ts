@@ -29,6 +29,15 @@ describe("createMcpTransport addresses", () => {
       "https://localhost/mcp",
       "https://printer.local/mcp",
       "https://metadata.google.internal/mcp",
+      // IPv6 forms that carry a non-public IPv4 address (169.254.169.254 is a9fe:a9fe).
+      "https://[64:ff9b::a9fe:a9fe]/mcp", // NAT64
+      "https://[64:ff9b::169.254.169.254]/mcp",
+      "https://[64:ff9b:1::808:808]/mcp", // NAT64 local use: never public
+      "https://[2002:a9fe:a9fe::1]/mcp", // 6to4
+      "https://[::ffff:0:a9fe:a9fe]/mcp", // SIIT
+      "https://[::a9fe:a9fe]/mcp", // IPv4-compatible
+      "https://[2001:0:4136:e378:8000:63bf:5601:5601]/mcp", // Teredo, client 169.254.169.254
+      "https://[2001:0:a00:1:8000:63bf:f7f7:f7f7]/mcp", // Teredo, server 10.0.0.1
     ]) {
       let error: any;
       try {
@@ -41,6 +50,9 @@ describe("createMcpTransport addresses", () => {
     }
     expect(() => createMcpTransport(http("https://mcp.example.test/mcp"))).not.toThrow();
     expect(() => createMcpTransport(http("https://93.184.216.34/mcp"))).not.toThrow();
+    for (const host of ["64:ff9b::808:808", "2002:808:808::1", "2001:0:4136:e378:8000:63bf:f7f7:f7f7"]) {
+      expect(() => createMcpTransport(http(`https://[${host}]/mcp`)), host).not.toThrow();
+    }
   });
 
   it("allowLoopbackHttp admits loopback (https or http) and nothing else that is not public", () => {

@@ -159,7 +159,54 @@ describe("no content, secrets redacted", () => {
     expect(memory.spans[0]!.attributes["prism.session_id"]).toBe("s-[REDACTED]");
     expect(memory.spans[1]!.status).toEqual({ code: "error", message: "denied for [REDACTED] with [REDACTED]" });
     expect(String(memory.spans[1]!.attributes["gen_ai.tool.name"]).length).toBe(1024);
-    expect(memory.spans[1]!.name.length).toBeGreaterThan(1024); // the span name is the tool's; only attributes are cut
+    // The span name says what the attribute says: the tool's name, redacted and cut as it is.
+    expect(memory.spans[1]!.name).toBe(`execute_tool ${"x".repeat(1024)}`);
+  });
+
+  it("a status message is cut between characters: no surrogate pair is split", () => {
+    const memory = createInMemoryTelemetry();
+    const telemetry = createOpenTelemetryInstrumentation({ tracer: memory.tracer });
+    telemetry.handleAgentEvent({ type: "agent_started", sessionId: "s", runId: "r" });
+    // 1 023 ASCII bytes, then emoji (4 bytes, two UTF-16 units): the cut falls inside the first one.
+    for (const [i, message] of ["a".repeat(1023) + "😀".repeat(10), "b".repeat(1022) + "😀".repeat(10), "😀".repeat(700)].entries()) {
+      telemetry.handleAgentEvent({ type: "tool_execution_started", sessionId: "s", runId: "r", call: { type: "tool_call", id: `c${i}`, name: "t", arguments: {} } });
+      telemetry.handleAgentEvent({
+        type: "tool_execution_error",
+        sessionId: "s",
+        runId: "r",
+        call: { type: "tool_call", id: `c${i}`, name: "t", arguments: {} },
+        error: { message },
+        metadata: { durationMs: 1, status: "error" },
+      });
+      const status = memory.spans[memory.spans.length - 1]!.status.message!;
+      expect(status, `message ${i}`).not.toMatch(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/);
+      expect(message.startsWith(status)).toBe(true);
+      expect(Buffer.byteLength(status)).toBeLessThanOrEqual(1024);
+      expect(Buffer.byteLength(status)).toBeGreaterThan(1020); // no more than the split character goes
+    }
+  });
+
+  it("the chat span's name carries the model as its exported attribute does: redacted, or as the field policy left it", () => {
+    const turn = (telemetry: ReturnType<typeof createOpenTelemetryInstrumentation>, model: string) => {
+      telemetry.handleAgentEvent({ type: "agent_started", sessionId: "s", runId: "r" });
+      telemetry.handleAgentEvent({ type: "provider_turn_started", sessionId: "s", runId: "r", turn: 1, metadata: { providerId: "p", model } } as any);
+    };
+    const chat = (memory: ReturnType<typeof createInMemoryTelemetry>) => memory.spans.find((s) => s.name.startsWith("chat"))!;
+    const secretModel = "ft:gpt-4o:acme:key-sk-live-42";
+    for (const [options, name, attribute] of [
+      [{ secrets: ["sk-live-42"] }, "chat ft:gpt-4o:acme:key-[REDACTED]", "ft:gpt-4o:acme:key-[REDACTED]"],
+      [{ redactor: createSecretRedactor(["sk-live-42"]) }, "chat ft:gpt-4o:acme:key-[REDACTED]", "ft:gpt-4o:acme:key-[REDACTED]"],
+      [{ fieldPolicy: ({ path }: { path: string }) => ({ action: path === "gen_ai.request.model" ? "redact" : "allow" }) }, "chat [REDACTED]", "[REDACTED]"],
+      [{ fieldPolicy: ({ path }: { path: string }) => ({ action: path === "gen_ai.request.model" ? "deny" : "allow" }) }, "chat", undefined],
+    ] as const) {
+      const memory = createInMemoryTelemetry();
+      const telemetry = createOpenTelemetryInstrumentation({ tracer: memory.tracer, ...(options as object) });
+      turn(telemetry, secretModel);
+      telemetry.handleAgentEvent({ type: "agent_finished", sessionId: "s", runId: "r" } as any);
+      expect(chat(memory).name).toBe(name);
+      expect(chat(memory).attributes["gen_ai.request.model"]).toBe(attribute);
+      expect(JSON.stringify(memory.spans)).not.toContain("sk-live-42");
+    }
   });
 
   it("guardrail decisions export stage and action, never the guardrail's reason or metadata", () => {

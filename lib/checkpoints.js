@@ -114,10 +114,19 @@ function unwrap(text) {
 // (the signal, the value and the metadata stay out).
 function wire(input) {
   const out = {}
-  for (const k of ['namespace', 'key', 'version', 'expectedVersion', 'fencingToken', 'category', 'tenantId', 'accountId', 'userId', 'cursor', 'limit', 'keyPrefix']) {
+  for (const k of ['namespace', 'key', 'version', 'expectedVersion', 'fencingToken', 'category', 'tenantId', 'accountId', 'userId', 'cursor', 'keyPrefix']) {
     if (input[k] !== undefined) out[k] = input[k]
   }
+  if (input.limit !== undefined && input.limit !== null) out.limit = limitNumber(input.limit)
   return JSON.stringify(out)
+}
+
+// A list limit as upstream's `Math.max(1, query.limit ?? 100)` reads it: JavaScript's ToNumber
+// (`"2"` is 2; a Symbol or BigInt throws, as there). JSON has no NaN or Infinity, so those cross as
+// text; the native store applies the bounds (crates/core/src/run/checkpoint.rs, `page_limit`).
+function limitNumber(limit) {
+  const n = +limit
+  return Number.isFinite(n) ? n : String(n)
 }
 
 // The four methods over a native handle whose `call({ method, input, now, value?, metadata? })`
@@ -181,9 +190,9 @@ function sqliteArguments(pathOrOptions, maybeOptions) {
  */
 function createSqliteCheckpointStore(pathOrOptions, maybeOptions) {
   const { path, options } = sqliteArguments(pathOrOptions, maybeOptions)
-  if (typeof path !== 'string' || path === '') {
-    throw invalid(TypeError, 'path must be a file path (an empty path would be a private in-memory database; use createMemoryCheckpointStore() for one process)')
-  }
+  // The native open refuses a private in-memory path ("", ":memory:") or one SQLite cannot open,
+  // with the same code, as the other SQLite factories do.
+  if (typeof path !== 'string') throw invalid(TypeError, 'path must be a file path (a string)')
   const synchronous = options.synchronous ?? 'full'
   if (synchronous !== 'full' && synchronous !== 'normal') throw invalid(TypeError, 'synchronous must be "full" or "normal"')
   const handle = native.openSqliteCheckpointStore(

@@ -15,14 +15,17 @@
 //
 // Only metadata is exported: no prompt, message, tool argument or result ever becomes an attribute.
 // Ids (session, run, call) are span attributes, never metric labels. String values and status
-// messages go through `redactor` / `secrets` when given, and are cut at 1 024 characters. A failing
+// messages go through `redactor` / `secrets` when given, and are cut to 1 024 UTF-8 bytes between
+// characters. A span's name says what its attribute says (`chat {model}` from the exported
+// `gen_ai.request.model`, `execute_tool {tool}` from `gen_ai.tool.name`), never more. A failing
 // tracer, meter or exporter never reaches the run: the error goes to `onExporterError`.
 // `@opentelemetry/api` is an optional peer: wrapOpenTelemetryApi adapts its tracer and meter.
 const { createInMemoryTelemetry } = require('./opentelemetry-memory.js')
 const { wrapOpenTelemetryApi } = require('./opentelemetry-wrap.js')
+const { utf8Prefix } = require('./utf8.js')
 
 const CODE_INVALID_OPTION = 'ERR_PRISM_INVALID_OPTION'
-const MAX_STRING = 1024
+const MAX_STRING_BYTES = 1024
 const MAX_EVALUATION_NAME = 128
 const REDACTED = '[REDACTED]'
 
@@ -49,7 +52,7 @@ function checkOptions(options) {
   return max
 }
 
-// A string value as exported: redacted, then cut.
+// A string value as exported: redacted, then cut between characters (never through a surrogate pair).
 function makeCleaner(options) {
   const secrets = (options.secrets ?? []).filter((s) => s !== '').sort((a, b) => b.length - a.length)
   const redactor = options.redactor
@@ -60,7 +63,7 @@ function makeCleaner(options) {
       out = typeof r === 'string' ? r : REDACTED
     }
     for (const s of secrets) if (out.includes(s)) out = out.split(s).join(REDACTED)
-    return out.length > MAX_STRING ? out.slice(0, MAX_STRING) : out
+    return utf8Prefix(out, MAX_STRING_BYTES)
   }
 }
 
@@ -170,10 +173,15 @@ function createOpenTelemetryInstrumentation(options = {}) {
     options.onTraceReference?.({ runId, traceId })
   }
 
-  function openChild(key, runId, sessionId, name, kind, attributes) {
+  // `operation`, then the exported value of the attribute `subject` names when there is one: the span
+  // name carries nothing its attribute does not (redacted, cut, and as the field policy left it).
+  function openChild(key, runId, sessionId, operation, subject, kind, attributes) {
     if (!tracer) return
     close(key, 'error', 'Duplicate span start')
-    const span = tracer.startSpan(name, { kind, parent: agentSpan(runId), attributes: exported(attributes) })
+    const out = exported(attributes)
+    const named = subject === undefined ? undefined : out[subject]
+    const name = typeof named === 'string' && named !== '' ? `${operation} ${named}` : operation
+    const span = tracer.startSpan(name, { kind, parent: agentSpan(runId), attributes: out })
     open.set(key, { span, runId, sessionId })
   }
 
@@ -225,7 +233,7 @@ function createOpenTelemetryInstrumentation(options = {}) {
       attributes['prism.turn'] = e.turn
       if (m.attempt) attributes['prism.attempt'] = m.attempt
       turnStarts.set(key, Date.now())
-      openChild(key, e.runId, e.sessionId, model === undefined ? 'chat' : `chat ${model}`, 'client', attributes)
+      openChild(key, e.runId, e.sessionId, 'chat', 'gen_ai.request.model', 'client', attributes)
     },
     provider_turn_finished(e) {
       const m = e.metadata ?? {}
@@ -252,7 +260,7 @@ function createOpenTelemetryInstrumentation(options = {}) {
     tool_execution_started(e) {
       const call = e.call ?? {}
       const name = str(call.name ?? e.toolName)
-      openChild(`tool:${e.runId}:${call.id}`, e.runId, e.sessionId, `execute_tool ${name}`, 'internal', {
+      openChild(`tool:${e.runId}:${call.id}`, e.runId, e.sessionId, 'execute_tool', 'gen_ai.tool.name', 'internal', {
         'gen_ai.operation.name': 'execute_tool',
         'gen_ai.tool.name': name,
         'gen_ai.tool.call.id': str(call.id),
@@ -327,7 +335,7 @@ function createOpenTelemetryInstrumentation(options = {}) {
       if (event === null || typeof event !== 'object') return
       guard(() => {
         const key = `delegation:${event.runId}:${event.delegationId}`
-        if (event.type === 'started') openChild(key, event.runId, 'delegation', 'prism.agent.delegate', 'internal', { 'prism.delegation.child': str(event.childId) })
+        if (event.type === 'started') openChild(key, event.runId, 'delegation', 'prism.agent.delegate', undefined, 'internal', { 'prism.delegation.child': str(event.childId) })
         else close(key, event.type === 'finished' ? 'ok' : 'error', event.message)
       })
     },

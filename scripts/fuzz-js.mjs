@@ -18,6 +18,7 @@ const TARGETS = {
   "stream-redaction": { file: "stream-redaction.fuzz.js", sync: true },
   "openai-stream": { file: "openai-stream.fuzz.js", sync: false },
   "anthropic-stream": { file: "anthropic-stream.fuzz.js", sync: false },
+  address: { file: "address.fuzz.js", sync: true },
 };
 
 const [name, ...rest] = process.argv.slice(2);

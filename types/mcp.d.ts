@@ -708,6 +708,11 @@ export interface CreatePrismMcpWebHandlerOptions {
   readonly maxSessions?: number;
   /** A session idle this long may be evicted for a new one (default 15 min, hard 24 h). Not upstream's. */
   readonly sessionIdleMs?: number;
+  /**
+   * `Host` headers accepted, exactly (port included). Without it, a request that arrives on a loopback
+   * address through `createPrismMcpNodeHandler` must name `localhost`, `127.0.0.1` or `[::1]` (any port):
+   * anything else is a 403 `Invalid Host header: <host>` (DNS-rebinding protection, as the MCP SDK's).
+   */
   readonly allowedHosts?: readonly string[];
   readonly allowedOrigins?: readonly string[];
   /** Default 1 MiB, hard 8 MiB (413). */

@@ -14,10 +14,13 @@ function normalizeHostname(value) {
 
 function isLoopbackAddress(value) {
   const address = normalizeHostname(value)
-  if (address === '::1') return true
-  const words = isIP(address) === 6 ? ipv6Words(address) : undefined
-  if (words && words.slice(0, 5).every((w) => w === 0) && words[5] === 0xffff) return (words[6] >> 8) === 127
-  return isIP(address) === 4 && Number(address.split('.', 1)[0]) === 127
+  const family = isIP(address)
+  if (family === 4) return Number(address.split('.', 1)[0]) === 127
+  const words = family === 6 ? ipv6Words(address) : undefined
+  if (!words || !words.slice(0, 5).every((w) => w === 0)) return false
+  // ::1 however it is written (`0:0:0:0:0:0:0:1`, `::0.0.0.1`), or IPv4-mapped 127.0.0.0/8.
+  if (words[5] === 0 && words[6] === 0 && words[7] === 1) return true
+  return words[5] === 0xffff && words[6] >> 8 === 127
 }
 
 function isLoopbackHostname(value) {
@@ -59,19 +62,39 @@ function ipv6Words(address) {
   return words.length === 8 && words.every((w) => Number.isInteger(w) && w >= 0 && w <= 0xffff) ? words : undefined
 }
 
+const dotted = (high, low) => `${high >> 8}.${high & 0xff}.${low >> 8}.${low & 0xff}`
+const zeros = (words, from, to) => words.slice(from, to).every((w) => w === 0)
+
+/**
+ * The IPv4 addresses an IPv6 address carries, for the forms whose traffic reaches that IPv4 host:
+ * IPv4-mapped `::ffff:0:0/96` and -compatible `::/96`, SIIT `::ffff:0:0:0/96`, NAT64 `64:ff9b::/96`
+ * (RFC 6052), 6to4 `2002::/16` (bits 16–47), Teredo `2001::/32` (the server in bits 32–63, the
+ * client in the last 32 bits XOR 0xffffffff). Empty for every other address.
+ */
+function embeddedIpv4(words) {
+  if (zeros(words, 0, 5) && (words[5] === 0 || words[5] === 0xffff)) return [dotted(words[6], words[7])]
+  if (zeros(words, 0, 4) && words[4] === 0xffff && words[5] === 0) return [dotted(words[6], words[7])]
+  if (words[0] === 0x64 && words[1] === 0xff9b && zeros(words, 2, 6)) return [dotted(words[6], words[7])]
+  if (words[0] === 0x2002) return [dotted(words[1], words[2])]
+  if (words[0] === 0x2001 && words[1] === 0) return [dotted(words[2], words[3]), dotted(words[6] ^ 0xffff, words[7] ^ 0xffff)]
+  return []
+}
+
 function blockedIpv6(address) {
   const words = ipv6Words(address)
   if (!words) return true
   if (words.every((w) => w === 0)) return true // ::
-  if (words.slice(0, 7).every((w) => w === 0) && words[7] === 1) return true // ::1
+  if (zeros(words, 0, 7) && words[7] === 1) return true // ::1
   if ((words[0] & 0xfe00) === 0xfc00) return true // unique local
   if ((words[0] & 0xffc0) === 0xfe80 || (words[0] & 0xffc0) === 0xfec0) return true // link and site local
   if ((words[0] & 0xff00) === 0xff00) return true // multicast
   if (words[0] === 0x2001 && words[1] === 0x0db8) return true // documentation
-  if (words.slice(0, 5).every((w) => w === 0) && (words[5] === 0 || words[5] === 0xffff)) {
-    return blockedIpv4(`${words[6] >> 8}.${words[6] & 0xff}.${words[7] >> 8}.${words[7] & 0xff}`)
-  }
-  return false
+  if ((words[0] & 0xfff0) === 0x3ff0) return true // documentation, 3fff::/20
+  if (words[0] === 0x0100 && zeros(words, 1, 4)) return true // discard-only, 100::/64
+  if (words[0] === 0x2001 && words[1] === 0x0002 && words[2] === 0) return true // benchmarking, 2001:2::/48
+  // NAT64 local use (RFC 8215): its translator and the IPv4 behind it are the network's own.
+  if (words[0] === 0x64 && words[1] === 0xff9b && words[2] === 1) return true
+  return embeddedIpv4(words).some(blockedIpv4)
 }
 
 const LOCAL_NAMES = new Set(['localhost', 'metadata', 'metadata.google.internal', 'instance-data'])
@@ -95,4 +118,4 @@ function isAllowedHost(url, allowLoopback) {
   return !isNonPublicHostname(url.hostname)
 }
 
-module.exports = { isAllowedHost, isLoopbackHostname, isLoopbackAddress, isNonPublicHostname, normalizeHostname }
+module.exports = { embeddedIpv4, ipv6Words, isAllowedHost, isLoopbackHostname, isLoopbackAddress, isNonPublicHostname, normalizeHostname }

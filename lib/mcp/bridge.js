@@ -14,6 +14,7 @@ const { measureBoundedJson, utf8Bytes, truncateUtf8 } = require('./json-bounds.j
 const { mapMcpContentToBlocks, summarizeMcpContent, boundedMcpErrorMessage, mcpCallError } = require('./content.js')
 const { assertValidServerId, defaultMcpNamePrefix, formatMcpToolName } = require('./names.js')
 const { createMcpTransport } = require('./transport.js')
+const { sentHeadersOf } = require('./sent-headers.js')
 const { createCallToolResultSchema } = require('./result-schema.js')
 const { outputSchemaMismatch } = require('./output-schema.js')
 const { createProgressRelay } = require('./progress.js')
@@ -217,6 +218,8 @@ function createState(client, transport, options, ownsClient) {
   return {
     client,
     transport,
+    // The header values this connection's requests carried, kept out of errors and results.
+    sent: sentHeadersOf(transport),
     ownsClient,
     serverId: options.serverId,
     namePrefix: options.namePrefix ?? defaultMcpNamePrefix(options.serverId),
@@ -268,7 +271,7 @@ function hookClient(state) {
     try {
       previousError?.(error)
     } catch {}
-    lastError = boundedMcpErrorMessage(error, 512)
+    lastError = boundedMcpErrorMessage(redactSent(state, error), 512)
     // A Streamable HTTP stream that broke mid-call is not retried (maxRetries 0): its calls cannot finish.
     if (BROKEN_TRANSPORT.test(lastError)) markDisconnected(state, lastError)
   }
@@ -286,7 +289,7 @@ function scheduleRefresh(state) {
     return
   }
   refreshTools(state).catch((error) => {
-    state.lastRefreshError = boundedMcpErrorMessage(error, MAX_ERROR_BYTES)
+    state.lastRefreshError = boundedMcpErrorMessage(redactSent(state, error), MAX_ERROR_BYTES)
   })
 }
 
@@ -301,7 +304,12 @@ async function refreshTools(state, signal) {
     do {
       state.refreshQueued = false
       const rejected = []
-      const listed = await listAllMcpTools(state.client, signal, state.limits, (entry) => rejected.push(entry))
+      let listed
+      try {
+        listed = await listAllMcpTools(state.client, signal, state.limits, (entry) => rejected.push(entry))
+      } catch (error) {
+        throw redactSent(state, error)
+      }
       // Host allow/deny on remote names, with the package's filter semantics (deny wins).
       let kept = listed
       if (state.filter) {
@@ -453,7 +461,18 @@ function simpleTextBlocks(texts) {
   return blocks
 }
 
+/** `error` (or a result) with the header values the connection sent redacted; as it is without any. */
+function redactSent(state, value) {
+  if (state.sent === undefined || state.sent.size === 0) return value
+  return value instanceof Error ? state.sent.redactError(value) : state.sent.redact(value)
+}
+
+/** A call's result, error results too, with no header value the connection sent (a server may echo them). */
 async function callRemoteTool(state, remoteName, args, ctx, name) {
+  return redactSent(state, await callRemote(state, remoteName, args, ctx, name))
+}
+
+async function callRemote(state, remoteName, args, ctx, name) {
   if (state.status === 'closed') throw new McpBridgeClosedError()
   if (state.status === 'disconnected') {
     return errorResult(ctx, name, `MCP server ${state.serverId} disconnected: ${state.error}`, 'ERR_PRISM_MCP_DISCONNECTED', mcpMetadata(state, remoteName))
@@ -496,7 +515,8 @@ async function callRemoteTool(state, remoteName, args, ctx, name) {
   // Coalesced per call (lib/mcp/progress.js): bounded events, ledger rows and memory, the newest value kept.
   let relay
   if (progress) {
-    relay = createProgressRelay(progress, ctx, mcpMetadata(state, remoteName), state.limits)
+    const deliver = state.sent === undefined ? progress : function (value, metadata) { return progress.call(this, redactSent(state, value), metadata) }
+    relay = createProgressRelay(deliver, ctx, mcpMetadata(state, remoteName), state.limits)
     requestOptions.onprogress = relay.onprogress
   }
   try {
@@ -672,8 +692,10 @@ async function connectClient(options) {
   // A transport failure while connecting (a bound crossed, a broken stream) ends the connect at once
   // instead of leaving the handshake to time out.
   let transportFailure
+  const sent = sentHeadersOf(transport)
+  const redact = (error) => (sent === undefined ? error : sent.redactError(error))
   client.onerror = (error) => {
-    const message = boundedMcpErrorMessage(error, 512)
+    const message = boundedMcpErrorMessage(redact(error), 512)
     if (transportFailure === undefined && BROKEN_TRANSPORT.test(message)) {
       transportFailure = error
       transport.close().catch(() => {})
@@ -682,13 +704,15 @@ async function connectClient(options) {
   try {
     await client.connect(transport, { signal: options.signal, timeout: limits.connectTimeoutMs, maxTotalTimeout: limits.connectTimeoutMs })
     if (options.mcpApps === true) apps.assertMcpAppsNegotiated(client)
-  } catch (error) {
+  } catch (thrown) {
     onAbort()
+    // A server may echo its request (a 500 body): no header value sent comes back in the error.
+    const error = redact(thrown)
     if (transportFailure !== undefined) {
       throw bridgeError(`MCP server ${options.serverId} failed while connecting: ${boundedMcpErrorMessage(transportFailure, MAX_ERROR_BYTES)}`, 'ERR_PRISM_MCP_TRANSPORT', transportFailure)
     }
     if (isValidatorError(error)) {
-      throw bridgeError(`MCP server ${options.serverId} answered initialize with an invalid result ${describeIssues(error)}`, 'ERR_PRISM_MCP_PROTOCOL')
+      throw redact(bridgeError(`MCP server ${options.serverId} answered initialize with an invalid result ${describeIssues(error)}`, 'ERR_PRISM_MCP_PROTOCOL'))
     }
     throw error
   } finally {

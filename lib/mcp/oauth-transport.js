@@ -13,6 +13,7 @@ const { createMcpClientAuth, McpOAuthError, resolveMcpOAuthLimits } = require('.
 const { createSecureMcpFetch, checkedEndpoint, allowedOriginSet, checkedResolver, boundResponse } = require('./transport.js')
 const { createPinnedFetch } = require('./pinned-fetch.js')
 const { isAllowedHost, isLoopbackHostname } = require('./address.js')
+const { SentHeaderValues, rememberSentHeaders } = require('./sent-headers.js')
 
 function oauthError(code, message, cause) {
   return new McpOAuthError(code, message, cause === undefined ? undefined : { cause })
@@ -49,9 +50,9 @@ async function discoveryFetch(url, init, context) {
  * The fetch of an OAuth-enabled transport.
  * @param {import('../../types/mcp').McpStreamableHttpTransport} config
  */
-function createMcpOAuthFetch(config, limits = resolveMcpOAuthLimits(config && config.auth && config.auth.limits)) {
+function createMcpOAuthFetch(config, limits = resolveMcpOAuthLimits(config && config.auth && config.auth.limits), sent = undefined) {
   const origins = allowedOriginSet(config)
-  const secure = createSecureMcpFetch(config)
+  const secure = createSecureMcpFetch(config, sent)
   const allowLoopback = config.allowLoopbackHttp === true
   // A host fetch connects itself; otherwise discovery requests are DNS-pinned like the MCP requests.
   const custom = typeof config.fetch === 'function' ? config.fetch : typeof config.auth?.fetch === 'function' ? config.auth.fetch : undefined
@@ -78,7 +79,9 @@ function createMcpOAuthTransport(config) {
   if (!config || !config.auth) throw new McpBridgeError('createMcpOAuthTransport requires an auth option', { code: 'ERR_PRISM_MCP_TRANSPORT' })
   const url = checkedEndpoint(config)
   const limits = resolveMcpOAuthLimits(config.auth.limits)
-  const fetch = createMcpOAuthFetch(config, limits)
+  // The bearer token the provider adds is noted with the other header values of MCP requests.
+  const sent = new SentHeaderValues()
+  const fetch = createMcpOAuthFetch(config, limits, sent)
   const auth = createMcpClientAuth(config.auth, { serverUrl: url, fetch, limits })
   const { StreamableHTTPClientTransport } = sdk.streamableHttp()
   const transport = new StreamableHTTPClientTransport(url, {
@@ -88,7 +91,7 @@ function createMcpOAuthTransport(config) {
     fetch,
     reconnectionOptions: { initialReconnectionDelay: 100, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 2, maxRetries: 0 },
   })
-  return { transport, auth }
+  return { transport: rememberSentHeaders(transport, sent), auth }
 }
 
 module.exports = { createMcpOAuthFetch, createMcpOAuthTransport }

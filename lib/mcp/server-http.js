@@ -4,6 +4,7 @@
 // metadata and its 401 challenge, and an adapter from the web-standard handler to `node:http`.
 const { Readable } = require('node:stream')
 const { serverError } = require('./server-limits.js')
+const { isLoopbackAddress } = require('./address.js')
 
 const WELL_KNOWN_OAUTH_PROTECTED_RESOURCE = '/.well-known/oauth-protected-resource'
 
@@ -223,6 +224,33 @@ function unauthorized(protectedResource, request) {
  * fixes the scheme and authority of the `Request`; by default they come from the `Host` header. The
  * request's signal aborts when the client goes away.
  */
+// The local address each Request made by createPrismMcpNodeHandler arrived on (its socket's), read by
+// the web handler's default Host check (`loopbackHostRefusal`).
+const arrivedOn = new WeakMap()
+
+// The host names a loopback server answers to by default, as the MCP SDK's `localhostHostValidation`.
+const LOOPBACK_HOST_NAMES = new Set(['localhost', '127.0.0.1', '[::1]'])
+
+/**
+ * The default DNS-rebinding protection of a server without `allowedHosts`: a request that arrived on a
+ * loopback address (a server bound to 127.0.0.1, localhost or ::1) must name a loopback host —
+ * `localhost`, `127.0.0.1` or `[::1]`, any port — in its `Host` header, or a web page whose name was
+ * rebound to 127.0.0.1 could call the server. A 403 in the SDK's words, or undefined. A request the
+ * handler cannot place (no node socket) is not judged: the host gives `allowedHosts`.
+ */
+function loopbackHostRefusal(request) {
+  const local = arrivedOn.get(request)
+  if (local === undefined || !isLoopbackAddress(local)) return undefined
+  const header = request.headers.get('host')
+  let hostname
+  try {
+    hostname = header ? new URL(`http://${header}`).hostname : undefined
+  } catch {}
+  if (hostname !== undefined && LOOPBACK_HOST_NAMES.has(hostname)) return undefined
+  const message = `Invalid Host header: ${header}`
+  return Response.json({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }, { status: 403 })
+}
+
 function createPrismMcpNodeHandler(handler, options = {}) {
   if (typeof handler !== 'function') throw serverError('createPrismMcpNodeHandler needs a web handler (request) => Promise<Response>', 'ERR_PRISM_MCP_OPTIONS')
   const base = options.baseUrl === undefined ? undefined : new URL(options.baseUrl)
@@ -245,6 +273,7 @@ function createPrismMcpNodeHandler(handler, options = {}) {
         signal: controller.signal,
         ...(hasBody ? { body: Readable.toWeb(req), duplex: 'half' } : {}),
       })
+      if (req.socket && typeof req.socket.localAddress === 'string') arrivedOn.set(request, req.socket.localAddress)
       const response = await handler(request)
       res.statusCode = response.status
       for (const [name, value] of response.headers) res.setHeader(name, value)
@@ -282,4 +311,5 @@ module.exports = {
   protectedResourceMetadata,
   unauthorized,
   createPrismMcpNodeHandler,
+  loopbackHostRefusal,
 }

@@ -165,7 +165,11 @@ async function createPrismMcpWebHandler(server, options = {}) {
     }
   }
 
+  const defaultHosts = !options.allowedHosts?.length
   const handler = async (request) => {
+    // Without allowedHosts, a loopback server answers only to loopback host names (DNS rebinding).
+    const refusal = defaultHosts ? http.loopbackHostRefusal(request) : undefined
+    if (refusal !== undefined) return refusal
     if (activeRequests >= maxConcurrentRequests) return http.httpError(429, 'MCP server is busy', 'ERR_PRISM_MCP_BUSY')
     activeRequests += 1
     const linked = linkedController(request.signal)

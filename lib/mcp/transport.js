@@ -7,6 +7,7 @@ const { McpBridgeError } = require('./errors.js')
 const L = require('./limits.js')
 
 const { isAllowedHost, isLoopbackHostname } = require('./address.js')
+const { SentHeaderValues, rememberSentHeaders } = require('./sent-headers.js')
 
 function transportError(message, cause) {
   return new McpBridgeError(message, { cause, code: 'ERR_PRISM_MCP_TRANSPORT' })
@@ -86,10 +87,12 @@ function checkedResolver(config) {
  * origin only, no `Host` override, the hostname resolved once per request and every answer checked before
  * the connect, which goes to the checked address only (lib/mcp/pinned-fetch.js); no redirects; the body
  * bounded by `maxResponseBytes`. With a host `fetch` (this package's option) that fetch connects: the URL
- * checks, redirects and bound still apply, DNS answers are the host fetch's to check.
+ * checks, redirects and bound still apply, DNS answers are the host fetch's to check. `sent` (a
+ * transport's own, lib/mcp/sent-headers.js) notes the header values of every request, so the bridge can
+ * keep them out of what it makes of the answers.
  * @param {import('../../types/mcp').McpStreamableHttpTransport} config
  */
-function createSecureMcpFetch(config) {
+function createSecureMcpFetch(config, sent) {
   if (config === null || typeof config !== 'object') throw transportError('MCP transport config must be an object')
   const endpoint = checkedEndpoint(config)
   const origins = allowedOriginSet(config)
@@ -106,6 +109,7 @@ function createSecureMcpFetch(config) {
     if (url.origin !== endpoint.origin) throw transportError(`MCP HTTP request origin ${url.origin} does not match configured endpoint`)
     const headers = new Headers(init && init.headers)
     if (headers.has('host')) throw transportError('MCP HTTP requests must not override Host')
+    if (sent instanceof SentHeaderValues) sent.note(headers)
     const response = await base(url, { ...init, headers, redirect: 'manual' })
     if (response.status >= 300 && response.status < 400) {
       try {
@@ -153,13 +157,14 @@ function createMcpTransport(config) {
       // With `auth`: the OAuth transport (lib/mcp/oauth-transport.js, loaded here to keep the cycle lazy).
       if (config.auth) return require('./oauth-transport.js').createMcpOAuthTransport(config).transport
       const { StreamableHTTPClientTransport } = sdk.streamableHttp()
-      return new StreamableHTTPClientTransport(url, {
+      const sent = new SentHeaderValues()
+      return rememberSentHeaders(new StreamableHTTPClientTransport(url, {
         requestInit: config.requestInit,
         sessionId: config.sessionId,
-        fetch: createSecureMcpFetch(config),
+        fetch: createSecureMcpFetch(config, sent),
         // A broken stream is reported at once instead of being retried behind a pending call.
         reconnectionOptions: { initialReconnectionDelay: 100, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 2, maxRetries: 0 },
-      })
+      }), sent)
     }
     default:
       throw transportError(`Unsupported MCP transport: ${String(config.type)}`)

@@ -16,12 +16,13 @@ use serde_json::json;
 
 use super::approval::parse;
 use crate::blocking::{blocking, Blocking};
+use crate::throw::Throw;
 use prism_tools_core::run::checkpoint::{CheckpointError, CheckpointStorage, Checkpoints};
 use prism_tools_core::run::checkpoint_memory::MemoryCheckpoints;
 use prism_tools_core::run::checkpoint_postgres::PostgresCheckpoints;
 use prism_tools_core::run::checkpoint_sqlite::SqliteCheckpoints;
 use prism_tools_core::storage::postgres::PostgresOptions;
-use prism_tools_core::storage::sqlite::SqliteOptions;
+use prism_tools_core::storage::sqlite::{check_store_path, SqliteOptions};
 
 fn answer(r: Result<String, CheckpointError>) -> String {
     let (kind, m) = match r {
@@ -117,12 +118,21 @@ pub fn open_memory_checkpoint_store(
 /// Opens (creating when absent) the checkpoint table in a SQLite file.
 #[napi(js_name = "openSqliteCheckpointStore")]
 pub fn open_sqlite_checkpoint_store(
+    env: Env,
     path: String,
     busy_timeout_ms: u32,
     synchronous_full: bool,
     max_value_bytes: u32,
     max_page_size: u32,
 ) -> napi::Result<LocalCheckpointStoreHandle> {
+    // A private in-memory database would lose a durable approval pause with the process.
+    if let Err(e) = check_store_path(
+        "createSqliteCheckpointStore",
+        &path,
+        "createMemoryCheckpointStore()",
+    ) {
+        return e.throw(&env);
+    }
     let options = SqliteOptions {
         busy_timeout_ms,
         synchronous_full,

@@ -15,7 +15,7 @@ use prism_tools_core::error::{Code, Kind, PrismError};
 use prism_tools_core::ledger::{
     LedgerError, MemoryLedger, RecordKind, SqliteLedger, SqliteLedgerOptions,
 };
-use prism_tools_core::storage::sqlite::SqliteOptions;
+use prism_tools_core::storage::sqlite::{check_store_path, SqliteOptions};
 
 enum Inner {
     Memory(MemoryLedger),
@@ -141,6 +141,10 @@ pub fn create_sqlite_run_ledger_store(
             synchronous_full,
         },
     };
+    // A private in-memory database keeps no row past the process: not a ledger.
+    if let Err(e) = check_store_path("createSqliteRunLedger", &path, "createMemoryRunLedger()") {
+        return e.throw(&env);
+    }
     let ledger = match SqliteLedger::open(&path, opts) {
         Ok(l) => Arc::new(l),
         Err(e) => return ledger_error(&env, e),

@@ -220,6 +220,24 @@ pub struct Checkpoints<S> {
     max_page_size: usize,
 }
 
+/// A list's page size, as upstream's `Math.min(Math.max(1, query.limit ?? 100), maxPageSize)` and
+/// `slice(offset, offset + limit)`. The facade sends the limit as JavaScript's `ToNumber` made it
+/// (`"2"` is 2): a number, or `"NaN"` / `"Infinity"` / `"-Infinity"`, which JSON cannot carry. Absent
+/// or `null` is 100; under 1 is 1; a fraction pages by its integer part; NaN is an empty page, as
+/// `Math.max(1, NaN)` is NaN and `slice(offset, NaN)` takes nothing.
+pub(crate) fn page_limit(limit: Option<&Value>, max_page_size: usize) -> usize {
+    let n = match limit {
+        None | Some(Value::Null) => 100.0,
+        Some(Value::Number(n)) => n.as_f64().unwrap_or(f64::NAN),
+        Some(Value::String(s)) => s.parse::<f64>().unwrap_or(f64::NAN),
+        Some(_) => f64::NAN,
+    };
+    if n.is_nan() {
+        return 0;
+    }
+    n.max(1.0).min(max_page_size as f64) as usize
+}
+
 impl<S: CheckpointStorage> Checkpoints<S> {
     pub fn new(storage: S, max_value_bytes: usize, max_page_size: usize) -> Self {
         Checkpoints {
@@ -334,13 +352,7 @@ impl<S: CheckpointStorage> Checkpoints<S> {
                 .map_err(|_| conflict("Invalid checkpoint cursor"))?,
             Some(_) => return Err(conflict("Invalid checkpoint cursor")),
         };
-        // Upstream's `Math.min(Math.max(1, limit ?? 100), maxPageSize)`; a fraction pages by its
-        // integer part, as `slice` takes it.
-        let limit = query
-            .get("limit")
-            .and_then(Value::as_f64)
-            .map_or(100.0, |l| l.max(1.0))
-            .min(self.max_page_size as f64) as usize;
+        let limit = page_limit(query.get("limit"), self.max_page_size);
         let categories = match query.get("category") {
             None | Some(Value::Null) => None,
             Some(Value::String(s)) => Some(vec![s.clone()]),

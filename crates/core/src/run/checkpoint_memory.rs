@@ -207,4 +207,24 @@ mod tests {
         assert!(keys(&s, json!({ "namespace": "other" })).is_empty());
         assert!(keys(&s, json!({ "category": [] })).is_empty());
     }
+
+    #[test]
+    fn page_limits_read_as_upstreams_math_min_max() {
+        let s = MemoryCheckpoints::open(10, 1 << 20, 3);
+        for k in ["a", "b", "c", "d"] {
+            save(&s, k, 1, "t");
+        }
+        let count = |limit: Value| keys(&s, json!({ "limit": limit })).len();
+        assert_eq!(count(json!(2)), 2);
+        assert_eq!(count(json!("2")), 2); // what the facade sends for `"2"` is 2; a stray text reads so too
+        assert_eq!(count(json!(2.9)), 2);
+        assert_eq!(count(json!(0)), 1);
+        assert_eq!(count(json!(-5)), 1);
+        assert_eq!(count(json!("-Infinity")), 1);
+        assert_eq!(count(json!("Infinity")), 3);
+        assert_eq!(count(Value::Null), 3); // 100, then the page bound
+        let nan = parsed(s.list(&json!({ "limit": "NaN", "cursor": "1" })).unwrap());
+        assert_eq!(nan["items"], json!([]));
+        assert_eq!(nan["nextCursor"], "1");
+    }
 }

@@ -3,6 +3,7 @@
 //! processes writing one row are serialised by SQLite's write lock. `synchronous = FULL` by default: a
 //! committed write survives a killed process and a power loss; `NORMAL` survives a killed process only.
 
+use crate::error::PrismError;
 use rusqlite::{Connection, OpenFlags, OptionalExtension, Transaction, TransactionBehavior};
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
@@ -58,6 +59,59 @@ pub fn open_connection(path: &str, options: &SqliteOptions) -> Result<Connection
         },
     )?;
     Ok(conn)
+}
+
+/// Whether SQLite would give `path` a private in-memory database: `""` and `":memory:"` (and
+/// `file::memory:` URIs) open a database no other connection, store or process shares.
+pub fn is_private_memory_path(path: &str) -> bool {
+    path.is_empty() || path == ":memory:" || path.starts_with("file::memory:")
+}
+
+/// The path check every durable SQLite factory makes before it opens its store: a private in-memory
+/// database is refused (a store there keeps nothing another process, or the next one, can read:
+/// a claim stops no one, a saved approval pause is gone with the process), and so is a path SQLite
+/// cannot open as a database (a missing directory, a directory, a file that is not a database, no
+/// permission). Both are the caller's option, so both are `ERR_PRISM_INVALID_OPTION` naming the
+/// factory, the option and the path; `instead` says what to use for one process. The probe opens
+/// the file as the store will and reads its header, then closes it; a failure after this check
+/// (a lock held too long, a disk error) stays the store's own error.
+pub fn check_store_path(factory: &str, path: &str, instead: &str) -> Result<(), PrismError> {
+    if is_private_memory_path(path) {
+        return Err(PrismError::invalid_option(format!(
+            "{factory}: path {path:?} opens a private in-memory database that no other store or process shares, so nothing kept there outlives this store; pass a file path, or use {instead} for one process"
+        )));
+    }
+    let probe = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_WRITE
+            | OpenFlags::SQLITE_OPEN_CREATE
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .and_then(|conn| {
+        conn.query_row("PRAGMA schema_version", [], |r| r.get::<_, i64>(0))?;
+        Ok(conn)
+    });
+    match probe {
+        Ok(conn) => {
+            let _ = conn.close();
+            Ok(())
+        }
+        Err(e) if path_fault(&e) => Err(PrismError::invalid_option(format!(
+            "{factory}: path {path:?} cannot be opened as a SQLite database: {e}"
+        ))),
+        // Busy and the like: not the path's fault; the store's own open reports it.
+        Err(_) => Ok(()),
+    }
+}
+
+/// SQLite failures that say the path itself is unusable.
+fn path_fault(e: &rusqlite::Error) -> bool {
+    use rusqlite::ErrorCode as C;
+    matches!(
+        e,
+        rusqlite::Error::SqliteFailure(f, _)
+            if matches!(f.code, C::CannotOpen | C::NotADatabase | C::ReadOnly | C::PermissionDenied)
+    )
 }
 
 /// Runs `f` in one `BEGIN IMMEDIATE` transaction and commits; an `Err` from `f` rolls back.
@@ -158,5 +212,45 @@ impl SqliteConnection {
         if let Some(conn) = self.lock().take() {
             let _ = conn.close();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::Code;
+
+    #[test]
+    fn private_memory_paths_and_unopenable_paths_are_invalid_options() {
+        for path in ["", ":memory:", "file::memory:?cache=shared"] {
+            let e = check_store_path("f", path, "g()").unwrap_err();
+            assert_eq!(e.code, Code::InvalidOption, "{path:?}");
+            assert!(
+                e.message.contains(&format!("path {path:?}")),
+                "{}",
+                e.message
+            );
+            assert!(e.message.contains("g() for one process"), "{}", e.message);
+        }
+        let dir = std::env::temp_dir();
+        let missing = dir.join("prism-no-such-dir").join("x.db");
+        for path in [missing.to_str().unwrap(), dir.to_str().unwrap()] {
+            let e = check_store_path("f", path, "g()").unwrap_err();
+            assert_eq!(e.code, Code::InvalidOption, "{path:?}");
+            assert!(
+                e.message
+                    .starts_with(&format!("f: path {path:?} cannot be opened")),
+                "{}",
+                e.message
+            );
+        }
+        let junk = dir.join(format!("prism-not-a-db-{}", std::process::id()));
+        std::fs::write(&junk, vec![b'x'; 4096]).unwrap();
+        let e = check_store_path("f", junk.to_str().unwrap(), "g()").unwrap_err();
+        assert_eq!(e.code, Code::InvalidOption);
+        std::fs::remove_file(&junk).unwrap();
+        let ok = dir.join(format!("prism-store-path-{}.db", std::process::id()));
+        check_store_path("f", ok.to_str().unwrap(), "g()").unwrap();
+        let _ = std::fs::remove_file(&ok);
     }
 }

@@ -20,7 +20,7 @@ use prism_tools_core::effects::store::{
     MAX_RESULT_BYTES,
 };
 use prism_tools_core::effects::time::now_ms;
-use prism_tools_core::storage::sqlite::SqliteOptions;
+use prism_tools_core::storage::sqlite::{check_store_path, SqliteOptions};
 use std::ops::Deref;
 use std::ptr;
 use std::rc::Rc;
@@ -406,18 +406,17 @@ pub fn create_sqlite_tool_effect_store(
     options: Option<Unknown>,
 ) -> Result<PoolToolEffectStoreHandle> {
     let js = Js(env.raw());
-    // SQLite gives "" and ":memory:" each connection a private database: two stores "sharing" one
-    // would each claim the same effect. A store must name a file (or use the memory store).
-    if path.is_empty() || path == ":memory:" || path.starts_with("file::memory:") {
-        return prism_tools_core::error::PrismError::invalid_option(format!(
-            "createSqliteToolEffectStore: {:?} opens a private in-memory database that no other store or process shares, so a claim there stops no one; pass a file path, or use createMemoryToolEffectStore() for one process",
-            path
-        ))
-        .throw(&env);
-    }
     let raw_options = options.as_ref().map_or(ptr::null_mut(), |o| o.raw());
     let opts = read_sqlite_options(js, raw_options, true)?;
     let max = read_max_result_bytes(js, raw_options)?;
+    // A private in-memory database would let two stores "sharing" it each claim the same effect.
+    if let Err(e) = check_store_path(
+        "createSqliteToolEffectStore",
+        &path,
+        "createMemoryToolEffectStore()",
+    ) {
+        return e.throw(&env);
+    }
     let storage = SqliteStorage::open(&path, &opts).map_err(|e| throw_store_error(js, &e))?;
     Ok(PoolToolEffectStoreHandle {
         store: PoolStore::Sqlite(Arc::new(EffectStore::with_max_result_bytes(storage, max))),
