@@ -8,7 +8,8 @@ import type { AgentIdentity, OwnershipScope } from "./effects";
 
 /** A tool error as a framework sees it: the dispatch's error, named after the tool, with its code. */
 export declare class ToolCallError extends Error {
-  readonly code: string;
+  /** The dispatch error's code, when it has one. */
+  readonly code?: string;
   readonly toolName: string;
   readonly info: ErrorInfo;
 }

@@ -215,7 +215,8 @@ function createApprovalGate(options) {
      * `allow_once`, `allow_for_run`, `reject_once`, `reject_for_run` (docs/agent.md § Resume).
      */
     decide(decisions) {
-      if (!Array.isArray(decisions)) throw new AgentDecisionError('ERR_PRISM_DECISION_INVALID', 'gate.decide: decisions must be an array of { approvalId | toolCallId, outcome, reason? }')
+      // A promise either way: a refusal is a rejection, as every other answer of the gate.
+      if (!Array.isArray(decisions)) return Promise.reject(new AgentDecisionError('ERR_PRISM_DECISION_INVALID', 'gate.decide: decisions must be an array of { approvalId | toolCallId, outcome, reason? }'))
       return mutate(async (state, version) => {
         const byCall = new Map(state.pendingCalls.map((e) => [e.call.id, e.approvalId]))
         const list = decisions.map((d) => {

@@ -18,7 +18,8 @@ class ToolCallError extends Error {
     const message = typeof info?.message === 'string' && info.message !== '' ? info.message : 'Tool call failed'
     super(message.startsWith(`Tool ${toolName}`) ? message : `Tool ${toolName}: ${message}`)
     this.name = typeof info?.name === 'string' && info.name !== '' ? info.name : 'ToolCallError'
-    this.code = typeof info?.code === 'string' ? info.code : 'ERR_PRISM_TOOL_CALL'
+    // The dispatch's code when the error has one (a validation failure's message is its detail).
+    if (typeof info?.code === 'string') this.code = info.code
     this.toolName = toolName
     this.info = info
   }
