@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { generateText, jsonSchema, stepCountIs, streamText, tool, type ModelMessage } from "ai";
 import { MockLanguageModelV4, convertArrayToReadableStream } from "ai/test";
 import * as z from "zod";
-import { createMemoryRunLedger, createMemoryToolEffectStore, createSqliteCheckpointStore, createToolRegistry } from "../index.mjs";
+import { createMemoryRunLedger, createMemoryToolEffectStore, createSqliteCheckpointStore, createStaticPermissionPolicy, createToolRegistry } from "../index.mjs";
 import { aiSdkPrepareStep, aiSdkToolApproval, createApprovalGate, fromAiSdkTools, localIdentity, toAiSdkTools } from "../ai-sdk/index.mjs";
 
 const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
@@ -113,18 +113,18 @@ describe("toAiSdkTools under generateText", () => {
     );
   });
 
-  it("a blocked call (filter) is a tool error", async () => {
+  it("a call the permission policy denies is a tool error, and a filtered tool is not offered", async () => {
     let ran = 0;
     const registry = createToolRegistry([
       { name: "read", parameters: { type: "object", properties: {} }, execute: () => "ok" },
       { name: "delete_all", parameters: { type: "object", properties: {} }, execute: () => (ran++, "gone") },
     ]);
-    const tools = toAiSdkTools(registry, { filter: { deny: ["delete_all"] } });
-    expect(Object.keys(tools)).toEqual(["read"]);
-    // A model that calls it anyway gets the AI SDK's own "no such tool" error; the dispatch would block it too.
+    expect(Object.keys(toAiSdkTools(registry, { filter: { deny: ["delete_all"] } }))).toEqual(["read"]);
+    const tools = toAiSdkTools(registry, { permission: createStaticPermissionPolicy({ allow: ["read"] }) });
     const m = model(toolTurn({ id: "d1", name: "delete_all", input: {} }), textTurn());
-    await generateText({ model: m, tools, prompt: "x", stopWhen: stepCountIs(3) }).catch(() => undefined);
+    await generateText({ model: m, tools, prompt: "x", stopWhen: stepCountIs(3) });
     expect(ran).toBe(0);
+    expect(toolResultsSent(m, 1)[0].output).toMatchObject({ type: "error-text", value: expect.stringMatching(/^PermissionDeniedError: Tool delete_all: /) });
   });
 });
 
