@@ -256,6 +256,39 @@ describe("durable approval with the AI SDK's toolApproval", () => {
     expect(charged).toHaveLength(1);
   });
 
+  it("across a real process restart: the first process pauses and exits, the second decides and runs the call", async () => {
+    const file = join(tmp(), "approvals.db");
+    // Process 1: a child node process runs generateText until the approval request, prints the
+    // conversation and exits.
+    const child = `
+      import { generateText, stepCountIs } from "ai";
+      import { MockLanguageModelV4 } from "ai/test";
+      import { createSqliteCheckpointStore } from "prism-tools-native";
+      import { aiSdkToolApproval, createApprovalGate, toAiSdkTools } from "prism-tools-native/ai-sdk";
+      const usage = ${JSON.stringify(usage)};
+      const model = new MockLanguageModelV4({ doGenerate: [{ content: [{ type: "tool-call", toolCallId: "k1", toolName: "charge", input: '{"amount":77}' }], finishReason: { unified: "tool-calls" }, usage, warnings: [] }] });
+      const gate = createApprovalGate({ checkpoints: createSqliteCheckpointStore(${JSON.stringify(file)}), runId: "conv-x", needsApproval: { charge: true } });
+      const tools = toAiSdkTools([{ name: "charge", parameters: { type: "object", properties: { amount: { type: "number" } } }, execute: () => { throw new Error("must not run in process 1"); } }], { approval: gate });
+      const r = await generateText({ model, tools, toolApproval: aiSdkToolApproval(tools), prompt: "charge 77", stopWhen: stepCountIs(3) });
+      const request = r.content.find((p) => p.type === "tool-approval-request");
+      process.stdout.write(JSON.stringify({ approvalId: request.approvalId, messages: [{ role: "user", content: "charge 77" }, ...r.response.messages] }));
+    `;
+    const { execFileSync } = await import("node:child_process");
+    const out = JSON.parse(execFileSync(process.execPath, ["--input-type=module", "-e", child], { cwd: join(import.meta.dirname, ".."), encoding: "utf8" }));
+
+    // Process 2 (this one): a person approves; the call runs once, with the arguments shown.
+    const charged: unknown[] = [];
+    const gate = createApprovalGate({ checkpoints: createSqliteCheckpointStore(file), runId: "conv-x", needsApproval: { charge: true } });
+    const tools = toAiSdkTools([{ name: "charge", parameters: { type: "object", properties: { amount: { type: "number" } } }, execute: (a: any) => (charged.push(a), "ok") }], { approval: gate });
+    const [pending] = await gate.pending();
+    expect(pending).toMatchObject({ toolCallId: "k1", toolName: "charge", arguments: { amount: 77 } });
+    await gate.decide([{ approvalId: pending.approvalId, outcome: "allow_once" }]);
+    const messages = [...out.messages, { role: "tool", content: [{ type: "tool-approval-response", approvalId: out.approvalId, approved: true }] }];
+    const r = await generateText({ model: model(textTurn("charged 77")), tools, toolApproval: aiSdkToolApproval(tools), messages, stopWhen: stepCountIs(3) });
+    expect(r.text).toBe("charged 77");
+    expect(charged).toEqual([{ amount: 77 }]);
+  });
+
   it("a rejected call reaches the model as a tool error and does not run", async () => {
     let ran = 0;
     const gate = createApprovalGate({ checkpoints: createSqliteCheckpointStore(join(tmp(), "a.db")), runId: "r", needsApproval: true });
