@@ -70,6 +70,17 @@ describe("toAiSdkTools under generateText", () => {
     expect(sent.find((p) => p.toolCallId === "w2").output.value).toMatch(/Tool weather: \/city: expected string/);
   });
 
+  it("zod's .nullable() (an anyOf) names the bound the value broke", async () => {
+    let ran = 0;
+    const tools = toAiSdkTools({ rate: tool({ inputSchema: z.object({ stars: z.number().max(5).nullable() }), execute: async () => (ran++, "ok") }) });
+    const m = model(toolTurn({ id: "r1", name: "rate", input: { stars: 9 } }), textTurn());
+    await generateText({ model: m, tools, prompt: "rate", stopWhen: stepCountIs(3) });
+    expect(ran).toBe(0);
+    expect(toolResultsSent(m, 1)[0].output.value).toMatch(
+      /Tool rate: \/stars: expected a value matching at least one of the anyOf schemas, found integer 9 \(branch 1: expected a number <= 5; branch 2: expected null\)/,
+    );
+  });
+
   it("a secret in a result never reaches the next model request", async () => {
     const secret = "sk-live-7f3a9c1e";
     const tools = toAiSdkTools([{ name: "lookup", parameters: { type: "object", properties: {} }, execute: () => ({ apiKey: secret, note: `key ${secret}` }) }], { secrets: [secret] });
