@@ -38,4 +38,23 @@ describe("zod parameters", () => {
     const tool = zodTool({ name: "w", schema, execute: (_a, ctx) => ({ toolCallId: ctx.toolCallId, name: "w" }) });
     await expect(async () => tool.execute({ city: 5 } as any, { toolCallId: "x" } as any)).rejects.toThrow(/city: /);
   });
+
+  it("takes the AI SDK's jsonSchema(…) objects as they are", async () => {
+    const { jsonSchema } = await import("ai");
+    const json = { type: "object", properties: { q: { type: "string" } }, required: ["q"] } as const;
+    expect(zodParameters(jsonSchema(json) as any)).toEqual(json);
+    expect(() => zodParameters(jsonSchema({ type: "string" }) as any)).toThrow(expect.objectContaining({ code: "ERR_PRISM_INVALID_TOOL", message: expect.stringMatching(/must be an object schema, found string: wrap the fields in z\.object/) }));
+  });
+
+  it("a field JSON Schema cannot describe (z.date(), z.bigint()) names the tool, every such field and the fix", () => {
+    const define = () => zodTool({ name: "book", schema: z.object({ when: z.date(), guests: z.array(z.object({ born: z.date() })), n: z.bigint() }), execute: () => 1 as any });
+    expect(define).toThrow(
+      expect.objectContaining({
+        code: "ERR_PRISM_INVALID_TOOL",
+        fields: expect.arrayContaining(["when", "guests[].born", "n"]),
+        message: expect.stringMatching(/^Tool book: .*field when is z\.date\(\), which JSON Schema cannot describe: use z\.iso\.datetime\(\)/),
+      }),
+    );
+    expect(() => zodParameters(z.object({ n: z.bigint() }))).toThrow(/^zodParameters: field n is z\.bigint\(\).*use z\.number\(\)\.int\(\) or z\.string\(\)/);
+  });
 });

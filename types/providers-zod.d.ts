@@ -2,8 +2,13 @@
 import type * as z from "zod";
 import type { JsonObject, ToolDefinition, ToolExecutionContext, ToolResult } from "./harness";
 
-/** The schema as JSON Schema with `io: "input"`: a field with `.default()` is optional. */
-export declare function zodParameters(schema: z.ZodType): JsonObject;
+/**
+ * The schema as JSON Schema with `io: "input"`: a field with `.default()` is optional. The AI SDK's
+ * `jsonSchema(…)` gives its JSON Schema. A field JSON Schema cannot describe (`z.date()`, `z.bigint()`,
+ * …) throws `TypeError` `ERR_PRISM_INVALID_TOOL` naming the tool (`options.toolName`), each field and
+ * what to use instead.
+ */
+export declare function zodParameters(schema: z.ZodType | { readonly jsonSchema: unknown }, options?: { toolName?: string }): JsonObject;
 
 export interface ZodToolDefinition<S extends z.ZodType> extends Omit<ToolDefinition<any>, "parameters" | "execute"> {
   schema: S;

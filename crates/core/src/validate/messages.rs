@@ -209,12 +209,13 @@ pub fn instance_issues(
             "expected a string in format \"{format}\", found {}",
             found()
         ),
-        ValidationErrorKind::AnyOf { .. } => {
-            format!(
-                "expected a value matching at least one of the anyOf schemas, found {}",
-                found()
-            )
-        }
+        // Each branch's own failure is named, so `.nullable()`'s `anyOf: [{..bound..}, {null}]`
+        // says which bound the value broke, not only that no branch matched.
+        ValidationErrorKind::AnyOf { context } => format!(
+            "expected a value matching at least one of the anyOf schemas, found {}{}",
+            found(),
+            branch_failures(context, &path, root)
+        ),
         ValidationErrorKind::OneOfNotValid { .. } => {
             format!("expected a value matching exactly one of the oneOf schemas, found {} matching none", found())
         }
@@ -276,6 +277,54 @@ pub fn instance_issues(
         other => clip(&format!("{} (keyword \"{}\")", err, other.keyword()), 300),
     };
     push(path, message);
+}
+
+/// Branches of an `anyOf` described, and the issues described per branch.
+const MAX_BRANCHES: usize = 4;
+const MAX_BRANCH_ISSUES: usize = 2;
+
+/// ` (branch 1: …; branch 2: …)`: what each `anyOf` branch refused, each issue's path relative to the
+/// value's own when it lies deeper. Nesting is bounded by the schema (a branch's errors are the
+/// validator's, already depth-bounded), and each level keeps at most a few branches and issues.
+fn branch_failures(
+    context: &[Vec<ValidationError<'static>>],
+    path: &str,
+    root: Option<&Value>,
+) -> String {
+    let mut parts = Vec::new();
+    for (i, errors) in context.iter().take(MAX_BRANCHES).enumerate() {
+        let mut issues = Vec::new();
+        for e in errors {
+            instance_issues(e, root, &mut issues, MAX_BRANCH_ISSUES);
+        }
+        let text: Vec<String> = issues
+            .iter()
+            .map(|issue| {
+                let at = issue.path.as_deref().unwrap_or(path);
+                // Drop the stated "found …" when it repeats the value already named.
+                let message = issue
+                    .message
+                    .split(", found ")
+                    .next()
+                    .unwrap_or(&issue.message);
+                match at.strip_prefix(path) {
+                    Some("") | None => message.to_owned(),
+                    Some(rest) => format!("{rest}: {message}"),
+                }
+            })
+            .collect();
+        if !text.is_empty() {
+            parts.push(format!("branch {}: {}", i + 1, text.join(", ")));
+        }
+    }
+    if context.len() > MAX_BRANCHES {
+        parts.push(format!("{} more", context.len() - MAX_BRANCHES));
+    }
+    if parts.is_empty() {
+        String::new()
+    } else {
+        clip(&format!(" ({})", parts.join("; ")), 400)
+    }
 }
 
 /// The issue for a schema its meta-schema refuses, naming the keyword and where it sits.
@@ -356,6 +405,27 @@ mod tests {
         );
         assert!(
             text.contains(&"/t: expected string, found integer 5".to_owned()),
+            "{text:?}"
+        );
+    }
+
+    #[test]
+    fn any_of_names_the_bound_each_branch_broke() {
+        // zod's `.nullable()`: `anyOf: [{ number, maximum }, { null }]`.
+        let s = json!({"type": "object", "properties": {
+            "n": {"anyOf": [{"type": "number", "maximum": 5}, {"type": "null"}]},
+            "o": {"anyOf": [{"type": "object", "properties": {"k": {"type": "string", "minLength": 3}}}, {"type": "null"}]}}});
+        let got = issues(s, json!({"n": 9, "o": {"k": "ab"}}));
+        let text: Vec<String> = got
+            .iter()
+            .map(|i| format!("{}: {}", i.path.as_deref().unwrap(), i.message))
+            .collect();
+        assert!(
+            text.contains(&"/n: expected a value matching at least one of the anyOf schemas, found integer 9 (branch 1: expected a number <= 5; branch 2: expected null)".to_owned()),
+            "{text:?}"
+        );
+        assert!(
+            text.contains(&"/o: expected a value matching at least one of the anyOf schemas, found an object with 1 property (branch 1: /k: expected at least 3 characters; branch 2: expected null)".to_owned()),
             "{text:?}"
         );
     }
