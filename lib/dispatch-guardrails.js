@@ -3,7 +3,7 @@
 // its decision for the machine, and the decision record and event the machine settles on.
 
 const { boundedMetadata, failedMetadata } = require('./guardrails.js')
-const { dispatchAnswer } = require('../binding.js')
+const { dispatchGuardAnswer } = require('../binding.js')
 const C = require('./dispatch-codes.js')
 const { swallow, thenOf, text, str } = require('./dispatch-host.js')
 const { redact, anyRedaction, safeIds } = require('./dispatch-records.js')
@@ -54,26 +54,30 @@ function guardStart(h, st, d) {
 
 const ACTIONS = { __proto__: null, allow: C.G_ALLOW, block: C.G_BLOCK, tripwire: C.G_TRIPWIRE, interrupt: C.G_INTERRUPT }
 
+/** A guardrail's answer for the machine: its names as read, and its decision when it gave one. */
 function guardAnswer(s, slot) {
   const g = slot.g
-  let name, pack, rule
+  const answer = { name: undefined, pack: undefined, rule: undefined, action: undefined, reason: undefined, metadata: undefined }
   try {
-    name = str(g?.name)
-    pack = str(g?.pack)
-    rule = str(g?.rule)
+    answer.name = str(g?.name)
+    answer.pack = str(g?.pack)
+    answer.rule = str(g?.rule)
   } catch {}
-  if (slot.state === 'invalid') return dispatchAnswer(s, C.A_GUARD_INVALID, undefined, undefined, undefined, name, pack, rule)
-  if (slot.state === 'threw') return dispatchAnswer(s, C.A_GUARD_FAILED, undefined, undefined, undefined, name, pack, rule)
+  if (slot.state === 'invalid') return dispatchGuardAnswer(s, C.A_GUARD_INVALID, answer)
+  if (slot.state === 'threw') return dispatchGuardAnswer(s, C.A_GUARD_FAILED, answer)
   const d = slot.value
   try {
     if (d === null || typeof d !== 'object') throw 0
     const action = ACTIONS[d.action]
     if (typeof d.action !== 'string' || action === undefined) throw 0
     slot.metadata = d.metadata
-    const md = d.metadata !== undefined && d.metadata !== null ? 1 : 0
-    return dispatchAnswer(s, C.A_GUARD, action, md, str(d.reason), name, pack, rule)
+    answer.action = action
+    answer.metadata = d.metadata !== undefined && d.metadata !== null
+    answer.reason = str(d.reason)
+    return dispatchGuardAnswer(s, C.A_GUARD, answer)
   } catch {
-    return dispatchAnswer(s, C.A_GUARD_MALFORMED, undefined, undefined, undefined, name, pack, rule)
+    answer.action = answer.metadata = answer.reason = undefined
+    return dispatchGuardAnswer(s, C.A_GUARD_MALFORMED, answer)
   }
 }
 

@@ -82,6 +82,10 @@ function start(h, call, context) {
   return runCommands(h, st, s, begun % C.ID_STRIDE)
 }
 
+/**
+ * @param {import('../types/harness').DispatchToolCallOptions} options
+ * @returns {Promise<import('../types/harness').ToolResult>}
+ */
 function dispatchToolCall(options) {
   try {
     const h = compileOptions(options, 'dispatchToolCall')
@@ -91,6 +95,10 @@ function dispatchToolCall(options) {
   }
 }
 
+/**
+ * @param {import('../types/harness').ToolDispatcherOptions} options
+ * @returns {import('../types/harness').ToolDispatcher}
+ */
 function createToolDispatcher(options) {
   const h = compileOptions(options, 'createToolDispatcher')
   return {

@@ -162,7 +162,7 @@ function createMcpTransport(config) {
       })
     }
     default:
-      throw transportError(`Unsupported MCP transport: ${String(config.type)}`)
+      throw transportError(`Unsupported MCP transport: ${String(/** @type {{ type?: unknown }} */ (config).type)}`)
   }
 }
 
