@@ -18,7 +18,7 @@ const toolSearch = require('./lib/search.js')
 
 // ----- dispatch: the command loop of the native machine (lib/dispatch.js) ---------------------
 
-const { dispatchToolCall, createToolDispatcher, createSecretRedactor } = require('./lib/dispatch.js')(native, errors)
+const { dispatchToolCall, createToolDispatcher, createSecretRedactor } = require('./lib/dispatch.js')
 
 module.exports = {
   nativeVersion: native.nativeVersion,

@@ -82,7 +82,7 @@ async function selectTools(r, t, inputText) {
   let dispatcher = unfiltered
   if (typeof t.narrowing === 'function') {
     const answer = await t.narrowing({ turn: r.turns, lastAssistantText: r.lastAssistant ? textOf(r.lastAssistant.content) : undefined, toolIds: runNames.slice() })
-    const clamped = decode(native.runClampNarrowing(snap.joined, runNames.length, json(answer)))
+    const clamped = decode(native.runClampNarrowing(runNames, json(answer)))
     if (clamped.dropped.length > 0) r.emit({ type: 'tool_narrowing_clamped', sessionId: r.sessionId, runId: r.runId, turn: r.turns, dropped: clamped.dropped })
     if (clamped.kept.length !== snapshot.length) {
       const key = clamped.kept.join(',')
@@ -118,7 +118,7 @@ async function selectTools(r, t, inputText) {
   let listing = snap.listings.get(requestTools)
   if (listing === undefined || !sameNames(listing.names, requestTools)) {
     const names = requestTools.map((tool) => tool.name)
-    const tools = Object.freeze({ count: names.length, idsHash: native.runToolIdsHash(names.join('\0'), names.length) })
+    const tools = Object.freeze({ count: names.length, idsHash: native.runToolIdsHash(names) })
     listing = { tools, names, descriptions: undefined, text: undefined, bytes: 0 }
     snap.listings.set(requestTools, listing)
   }

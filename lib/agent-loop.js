@@ -125,6 +125,7 @@ async function runLoopStrategy(r, provider, strategy, run) {
   let charged = false // ctx.assemble charged the turn ctx.generate runs
   let current // the tools of the last assembled turn: { requestTools, tools, dispatcher }
   let artifactFinished = false
+  /** @type {any} */
   let artifactFailure
   const fail = (err) => {
     if (!(err instanceof RunEnd)) throw err

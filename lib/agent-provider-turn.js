@@ -242,6 +242,7 @@ class Turn {
 
   finished() {
     const { r, failure } = this
+    /** @type {Record<string, any>} */
     const metadata = { ...this.turnMetadata(), latencyMs: Math.round(performance.now() - this.startedAt) }
     if (failure !== undefined && typeof failure.code === 'number') metadata.httpStatus = failure.code
     const event = { type: 'provider_turn_finished', sessionId: r.sessionId, runId: r.runId, turn: r.turns, metadata, usage: this.usage }

@@ -6,6 +6,7 @@
 // a provider or a tool is ten thousand times over in a busy host, so its state is one object with
 // methods and its async frames are kept small (setup and ending are plain functions).
 const native = require('../binding.js')
+const { sameItems } = require('./registry.js')
 const { AgentRunError } = require('./errors.js')
 const { checkRunOptions, unsupportedOption } = require('./agent-options.js')
 const { resolveRunLimits, RunLimitTracker, RunLimitError, buffersOutput } = require('./run-limits.js')
@@ -22,20 +23,19 @@ const { isLoopStrategy, loopStrategyOf, refuseDurableStrategy, runLoopStrategy }
 // Runs of one agent that ask for no tool names, resume nothing and lay no loop options of their own
 // get the same answers, so the last answer per agent config is kept (frozen: runs share it) while
 // the names, and the budget's maxToolRounds, are the same.
-const grantMemo = new WeakMap() // config -> { joined, grant }
+const grantMemo = new WeakMap() // config -> { names (a copy), grant }
 const limitsMemo = new WeakMap() // config -> { loop (a copy of its own values), maxToolRounds, limits }
 
 function resolveGrant(config, names, requested, resumeGrant) {
-  const joined = names.join('\0')
   const plain = requested === undefined && resumeGrant === undefined
   if (plain) {
     const seen = grantMemo.get(config)
-    if (seen !== undefined && seen.joined === joined) return seen.grant
+    if (seen !== undefined && sameItems(seen.names, names)) return seen.grant
   }
-  const grant = decode(native.runResolveGrant(joined, names.length, requested, resumeGrant === undefined ? undefined : JSON.stringify(resumeGrant)))
+  const grant = decode(native.runResolveGrant(names, requested, resumeGrant === undefined ? undefined : JSON.stringify(resumeGrant)))
   if (plain) {
     deepFreeze(grant)
-    grantMemo.set(config, { joined, grant })
+    grantMemo.set(config, { names: names.slice(), grant })
   }
   return grant
 }

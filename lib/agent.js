@@ -69,7 +69,7 @@ module.exports = function agentApi(api) {
     // The registry dispatch runs: each tool answering a ToolResult within its output budget.
     const budget = resolveOutputBudget(key0.toolOutputBudget, 'createAgent: toolOutputBudget')
     const registry = createToolRegistry(dispatchTools.map((t) => withBareResults(t, budget)))
-    const snap = { key, searchKey: searchOptions.key, registered: registered.slice(), tools, names, joined: names.join('\0'), index, searchTool, registry }
+    const snap = { key, searchKey: searchOptions.key, registered: registered.slice(), tools, names, index, searchTool, registry }
     shared.set(key0, snap)
     return snap
   }

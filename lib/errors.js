@@ -73,7 +73,7 @@ function isGuardrailRecord(value) {
 class GuardrailError extends Error {
   /**
    * @param {string | object} message the message, or a guardrail decision record (`@arnilo/prism`'s form)
-   * @param {{ cause?: unknown, record?: unknown } | undefined} options `record` is the guardrail decision record
+   * @param {{ cause?: unknown, record?: unknown }} [options] `record` is the guardrail decision record
    */
   constructor(message, options) {
     if (isGuardrailRecord(message)) {
@@ -102,7 +102,7 @@ class ProviderTransportError extends Error {
   /**
    * @param {'sse_buffer_overflow'|'sse_event_overflow'|'response_body_overflow'|'aborted'|'invalid_json_arguments'|'incomplete_delta'|'response_body_shape'} code
    * @param {string} message
-   * @param {number | undefined} limitBytes the bound that was hit, for the overflow codes
+   * @param {number} [limitBytes] the bound that was hit, for the overflow codes
    */
   constructor(code, message, limitBytes) {
     super(message)

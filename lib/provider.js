@@ -34,6 +34,11 @@ function providerDone(usage, stopReason) {
   return event
 }
 
+/**
+ * An `error` provider event: the thrown value as an ErrorInfo, redacted of `secrets`.
+ * @param {unknown} error
+ * @param {readonly (string | undefined)[]} [secrets]
+ */
 function providerError(error, secrets = []) {
   return { type: 'error', error: native.errorToErrorInfo(error, secrets) }
 }

@@ -91,6 +91,7 @@ function validateLimits(input) {
 function resolveRunLimits(agent, run) {
   const base = agent ? validateLimits(agent) : undefined
   const override = run ? validateLimits(run) : undefined
+  /** @type {Record<string, any>} */
   const resolved = { ...DEFAULT_RUN_LIMITS }
   for (const name of LIMIT_NAMES) {
     if (base?.[name] !== undefined) resolved[name] = base[name]
@@ -312,8 +313,8 @@ function requestJsonBytes(request) {
     request === null ||
     typeof request !== 'object' ||
     Object.getPrototypeOf(request) !== Object.prototype ||
-    Object.prototype.toJSON !== undefined ||
-    Array.prototype.toJSON !== undefined ||
+    /** @type {any} */ (Object.prototype).toJSON !== undefined ||
+    /** @type {any} */ (Array.prototype).toJSON !== undefined ||
     Object.hasOwn(request, 'toJSON')
   ) return jsonBytes(request)
   let counted

@@ -6,15 +6,11 @@
 // Anything else answers `false`, and the caller validates the JSON text in Rust as before, which
 // decides and words every refusal. A `true` here must never contradict Rust's verdict on the same
 // value's JSON text; __test__/properties/validation-plan.test.ts checks that differentially.
+const native = require('../binding.js')
 const { plainContainerProblem, walkFrom, walkPassed } = require('./json-object.js')
 
-const T_NULL = 1
-const T_BOOLEAN = 2
-const T_INTEGER = 4
-const T_NUMBER = 8
-const T_STRING = 16
-const T_ARRAY = 32
-const T_OBJECT = 64
+// The type bits a plan's `t` field is written with, from the Rust that writes plans.
+const { null: T_NULL, boolean: T_BOOLEAN, integer: T_INTEGER, number: T_NUMBER, string: T_STRING, array: T_ARRAY, object: T_OBJECT } = native.jsonSchemaTypeBits()
 
 // Must match bounds::FORBIDDEN_KEYS and bounds::NON_JSON_TAG.
 const REFUSED_KEYS = new Set(['__proto__', 'prototype', 'constructor', '\u0000prism:nonjson'])

@@ -18,7 +18,8 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const require = createRequire(import.meta.url)
 const cli = join(dirname(require.resolve('@napi-rs/cli/package.json')), 'dist', 'cli.js')
 
-// The binding crate is crates/node; its binary and binding.d.ts land beside package.json.
+// The binding crate is crates/node; its binary and binding.d.ts (kept in git: lib/ is type-checked
+// against it, __test__/tsconfig.lib.json) land beside package.json.
 const args = ['build', '--manifest-path', 'crates/node/Cargo.toml', '--package-json-path', 'package.json', '--output-dir', '.', '--platform', '--no-js', '--dts', 'binding.d.ts', ...process.argv.slice(2)]
 const target = process.env.PRISM_BUILD_TARGET
 // (For musl targets napi build itself adds `-C target-feature=-crt-static`: an addon links libc dynamically.)
@@ -36,4 +37,9 @@ if (esm.status !== 0) {
   const crossTarget = target !== undefined || process.argv.slice(2).some((arg) => arg === '--target' || arg.startsWith('--target=') || arg === '-t')
   if (!crossTarget) process.exit(esm.status ?? 1)
   console.warn('build: index.mjs was not written (no binary this machine loads); run `node scripts/write-esm-entry.mjs` where one does')
+} else {
+  // The type of the dispatch command table, from the table (lib/ is type-checked against it and binding.d.ts).
+  const types = spawnSync(process.execPath, [join(root, 'scripts', 'write-dispatch-codes-types.mjs')], { cwd: root, stdio: 'inherit' })
+  if (types.error) throw types.error
+  if (types.status !== 0) process.exit(types.status ?? 1)
 }

@@ -308,14 +308,15 @@ export interface MiddlewareRunner {
 export interface DispatchToolCallOptions {
   call: ToolCallContent;
   registry: ToolRegistry;
-  context: DispatchContext;
+  /** The call's context; none (or null) dispatches with an empty one. */
+  context?: DispatchContext | null;
   filter?: ToolFilterInput;
   middleware?: MiddlewareRunner;
   validate?: ToolValidator;
   beforeExecute?(call: ToolCallContent, tool: ToolDefinition<any>, ctx: DispatchContext): unknown;
   emit?(event: AgentEvent): void | Promise<void>;
-  /** Known secret values redacted from errors, events and rows. */
-  secrets?: readonly string[];
+  /** Known secret values redacted from errors, events and rows (items that are not strings are skipped). */
+  secrets?: readonly (string | undefined)[];
   redactor?: SecretRedactor;
   ledger?: RunLedger;
   ownership?: OwnershipScope;
@@ -331,7 +332,7 @@ export interface DispatchToolCallOptions {
 export type ToolDispatcherOptions = Omit<DispatchToolCallOptions, "call" | "context">;
 
 export interface ToolDispatcher {
-  dispatch(call: ToolCallContent, context: DispatchContext): Promise<ToolResult>;
+  dispatch(call: ToolCallContent, context?: DispatchContext | null): Promise<ToolResult>;
 }
 
 export declare function createToolRegistry(
@@ -343,7 +344,8 @@ export declare function dispatchToolCall(options: DispatchToolCallOptions): Prom
 /** Same behaviour as `dispatchToolCall`, with the options read once. */
 export declare function createToolDispatcher(options: ToolDispatcherOptions): ToolDispatcher;
 
-export declare function redactSecrets<T>(value: T, secrets: readonly string[]): T;
-export declare function createSecretRedactor(secrets: readonly string[]): SecretRedactor;
-export declare function errorToErrorInfo(error: unknown, secrets?: readonly string[]): ErrorInfo;
+/** Secrets lists: items that are not strings are skipped; none (or null) redacts nothing. */
+export declare function redactSecrets<T>(value: T, secrets?: readonly (string | undefined)[] | null): T;
+export declare function createSecretRedactor(secrets?: readonly (string | undefined)[] | null): SecretRedactor;
+export declare function errorToErrorInfo(error: unknown, secrets?: readonly (string | undefined)[] | null): ErrorInfo;
 export declare function redactRunLedgerRecord<T extends RunLedgerRecord>(record: T, redactor?: SecretRedactor): T;

@@ -92,12 +92,24 @@ export interface AnthropicMessagesProviderOptions extends StreamingProviderOptio
 export declare function createOpenAICompatibleProvider(options: OpenAICompatibleProviderOptions): AIProvider;
 export declare function createAnthropicMessagesProvider(options?: AnthropicMessagesProviderOptions): AIProvider;
 
+/** How a provider's SSE stream is read: its abort signal and bounds, and the secrets its error messages are redacted of. */
+export interface ProviderStreamReadOptions {
+  signal?: AbortSignal;
+  /** The whole stream's bound in bytes (`response_body_overflow` past it). */
+  maxResponseBytes?: number;
+  /** One SSE event's bound in bytes (`sse_event_overflow` past it). */
+  maxEventBytes?: number;
+  /** One tool call's arguments text bound in bytes. */
+  maxArgumentBytes?: number;
+  /** Redacted from a stream error's message (e.g. the API key). */
+  secrets?: readonly string[];
+}
 export declare function openAIChatEvents(
   body: ReadableStream<Uint8Array>,
-  options?: { signal?: AbortSignal; strictCompletion?: boolean; mapUsage?: (usage: unknown) => Usage | undefined; maxResponseBytes?: number; maxEventBytes?: number },
+  options?: ProviderStreamReadOptions & { strictCompletion?: boolean; mapUsage?: (usage: unknown) => Usage | undefined },
 ): AsyncIterable<ProviderEvent>;
 export declare function buildOpenAIChatBody(request: ProviderRequest, options?: Pick<OpenAICompatibleProviderOptions, "mapMessages" | "serializeMessage" | "buildBodyExtra" | "transformBody">): JsonObject;
-export declare function anthropicMessagesEvents(body: ReadableStream<Uint8Array>, options?: { signal?: AbortSignal; maxResponseBytes?: number; maxEventBytes?: number }): AsyncIterable<ProviderEvent>;
+export declare function anthropicMessagesEvents(body: ReadableStream<Uint8Array>, options?: ProviderStreamReadOptions): AsyncIterable<ProviderEvent>;
 export declare function anthropicMessagesBody(request: ProviderRequest, defaults?: Pick<AnthropicMessagesProviderOptions, "cache" | "cacheRetention">): JsonObject;
 export declare const ANTHROPIC_API_VERSION: string;
 export declare const ANTHROPIC_DEFAULT_BASE_URL: string;

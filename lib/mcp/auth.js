@@ -223,6 +223,7 @@ function createMcpClientAuth(options, context) {
     async revoke() {
       const tokens = await options.state.loadTokens()
       const discovery = await options.state.loadDiscovery()
+      /** @type {any} */
       const metadata = discovery && discovery.authorizationServerMetadata
       const endpoint = metadata && metadata.revocation_endpoint
       if (tokens && endpoint) {

@@ -59,6 +59,7 @@ function assertStringBytes(label, value, maxBytes) {
  * and reported through `onRejected`; crossing an aggregate bound fails the listing.
  */
 async function listAllMcpTools(client, signal, input = {}, onRejected) {
+  /** @type {Readonly<Record<string, any>>} */
   const limits = input && Object.isFrozen(input) && 'listCacheTtlMs' in input ? input : L.resolveMcpClientLimits(input)
   const { ToolSchema } = sdk.types()
   const listTimeout = limits.connectTimeoutMs ?? limits.callTimeoutMs

@@ -20,7 +20,7 @@ function checkCallback(options, name) {
 
 /**
  * An SDK `Client` offering exactly the capabilities the options ask for, with their request handlers.
- * @param {import('../../types/mcp').ConnectMcpCapabilitiesOptions} options
+ * @param {Partial<import('../../types/mcp').ConnectMcpCapabilitiesOptions>} [options]
  */
 function createMcpCapabilityClient(options = {}) {
   const maxBytes = L.validateMcpLimit('maxCapabilityBytes', options.maxCapabilityBytes ?? L.DEFAULT_MAX_CAPABILITY_BYTES, L.HARD_MAX_CAPABILITY_BYTES)

@@ -71,7 +71,11 @@ const CLIENT_LIMITS = [
   ['maxProgressUpdates', 'DEFAULT_MAX_PROGRESS_UPDATES', 'HARD_MAX_PROGRESS_UPDATES'],
 ]
 
-/** Every client limit resolved against its default and hard cap; throws on an invalid value. */
+/**
+ * Every client limit resolved against its default and hard cap; throws on an invalid value.
+ * @param {Record<string, any>} [input]
+ * @returns {Readonly<Record<string, number>>}
+ */
 function resolveMcpClientLimits(input = {}) {
   const out = {}
   for (const [name, def, hard] of CLIENT_LIMITS) {

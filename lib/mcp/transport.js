@@ -167,7 +167,7 @@ function createMcpTransport(config) {
       }), sent)
     }
     default:
-      throw transportError(`Unsupported MCP transport: ${String(config.type)}`)
+      throw transportError(`Unsupported MCP transport: ${String(/** @type {{ type?: unknown }} */ (config).type)}`)
   }
 }
 

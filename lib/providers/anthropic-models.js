@@ -83,6 +83,7 @@ async function readBounded(response, maxBytes, what) {
  * Model discovery: `GET ${baseUrl}/models` (each page, following `has_more`), answered as model
  * configs. Never called by the provider. Errors are redacted of the key and name the URL without
  * userinfo; the answer is bounded (4 MiB a page, 50 pages).
+ * @param {Record<string, any>} [options]
  */
 async function listAnthropicModels(options = {}) {
   if (options === null || typeof options !== 'object') throw new TypeError('listAnthropicModels: options must be an object')

@@ -117,7 +117,11 @@ function toUsage(wire, previous) {
   return out
 }
 
-/** Messages API SSE `body` → provider events. */
+/**
+ * Messages API SSE `body` → provider events.
+ * @param {ReadableStream<Uint8Array>} body
+ * @param {Parameters<typeof import('../../types/providers').anthropicMessagesEvents>[1]} [options]
+ */
 async function* anthropicMessagesEvents(body, options = {}) {
   const blocks = createAnthropicToolBlockAssembler()
   let usage
@@ -197,7 +201,10 @@ async function* anthropicMessagesEvents(body, options = {}) {
   yield providerDone(usage, stopReason)
 }
 
-/** `createAnthropicMessagesProvider(options)`: an AIProvider for the Anthropic Messages API. */
+/**
+ * `createAnthropicMessagesProvider(options)`: an AIProvider for the Anthropic Messages API.
+ * @param {Record<string, any>} [options]
+ */
 function createAnthropicMessagesProvider(options = {}) {
   if (options === null || typeof options !== 'object') throw new TypeError('createAnthropicMessagesProvider: options must be an object')
   const id = options.id ?? 'anthropic'

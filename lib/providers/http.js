@@ -185,6 +185,8 @@ function backoff(policy, attempt, retryAfterMs) {
  * Yields each SSE event (`{ event, data, id }`) of `body`. Throws ProviderTransportError `aborted` when
  * `signal` aborts (the pending read is cancelled, so a stalled stream ends too),
  * `response_body_overflow` past `maxResponseBytes`, `sse_event_overflow` for an event past `maxEventBytes`.
+ * @param {ReadableStream<Uint8Array>} body
+ * @param {{ signal?: AbortSignal, maxResponseBytes?: number, maxEventBytes?: number }} [options]
  */
 async function* readSse(body, { signal, maxResponseBytes = DEFAULT_MAX_RESPONSE_BYTES, maxEventBytes = DEFAULT_MAX_EVENT_BYTES } = {}) {
   const reader = body.getReader()

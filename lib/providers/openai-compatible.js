@@ -75,6 +75,7 @@ function buildOpenAIChatBody(request, options = {}) {
   const messages = (options.mapMessages ? options.mapMessages(request) : request.messages ?? []).map((m, i) =>
     options.serializeMessage ? options.serializeMessage(m, request) : serializeOpenAIChatMessage(m, i),
   )
+  /** @type {Record<string, any>} */
   const body = {
     model: model.model,
     messages,
@@ -96,7 +97,11 @@ function buildOpenAIChatBody(request, options = {}) {
   return options.transformBody ? options.transformBody(merged, request) : merged
 }
 
-/** Chat Completions SSE `body` → provider events. */
+/**
+ * Chat Completions SSE `body` → provider events.
+ * @param {ReadableStream<Uint8Array>} body
+ * @param {Parameters<typeof import('../../types/providers').openAIChatEvents>[1]} [options]
+ */
 async function* openAIChatEvents(body, options = {}) {
   const calls = createChatToolCallAssembler()
   let usage

@@ -166,7 +166,10 @@ fn reject(_env: &Env, e: &CheckpointError) -> napi::Error {
 }
 
 /// `openPostgresCheckpointStore(options)` → a promise of the handle `lib/checkpoints.js` wraps.
-#[napi(js_name = "openPostgresCheckpointStore")]
+#[napi(
+    js_name = "openPostgresCheckpointStore",
+    ts_return_type = "Promise<PostgresCheckpointStoreHandle>"
+)]
 pub fn open_postgres_checkpoint_store(
     options: PostgresCheckpointOptions,
 ) -> AsyncTask<Blocking<Arc<PostgresCheckpoints>, CheckpointError, PostgresCheckpointStoreHandle>> {
@@ -197,7 +200,7 @@ pub struct PostgresCheckpointStoreHandle {
 #[napi]
 impl PostgresCheckpointStoreHandle {
     /// As the local handle's `call`, answered by a promise.
-    #[napi]
+    #[napi(ts_return_type = "Promise<string>")]
     pub fn call(&self, c: CheckpointCall) -> AsyncTask<Blocking<String, CheckpointError, String>> {
         let store = Arc::clone(&self.inner);
         // The answer carries any failure as `{"error":…}` text: the task itself never fails.

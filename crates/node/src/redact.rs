@@ -230,8 +230,15 @@ fn truthy(v: Unknown) -> Result<bool> {
 
 // ----- exports ------------------------------------------------------------------------------------
 
-/// `redactSecrets(value, secrets?)`: a redacted copy of `value`.
-#[napi(js_name = "redactSecrets", catch_unwind)]
+/// `redactSecrets(value, secrets?)`: a redacted copy of `value`. In each `secrets` list the strings
+/// are the secrets and other items are skipped; none (or null) redacts nothing.
+#[napi(
+    js_name = "redactSecrets",
+    catch_unwind,
+    ts_generic_types = "T",
+    ts_args_type = "value: T, secrets?: ReadonlyArray<unknown> | null",
+    ts_return_type = "T"
+)]
 pub fn redact_secrets<'e>(
     env: &'e Env,
     value: Unknown<'e>,
@@ -242,7 +249,12 @@ pub fn redact_secrets<'e>(
 }
 
 /// `errorToErrorInfo(thrown, secrets?)`: the `ErrorInfo` of any thrown value, redacted.
-#[napi(js_name = "errorToErrorInfo", catch_unwind)]
+#[napi(
+    js_name = "errorToErrorInfo",
+    catch_unwind,
+    ts_args_type = "thrown: unknown, secrets?: ReadonlyArray<unknown> | null",
+    ts_return_type = "{ name?: string; message: string; code?: string; [field: string]: unknown }"
+)]
 pub fn error_to_error_info_export<'e>(
     env: &'e Env,
     thrown: Unknown<'e>,
@@ -253,7 +265,12 @@ pub fn error_to_error_info_export<'e>(
 }
 
 /// `createSecretRedactor(secrets)`: `{ redact(value) }` over a matcher built once.
-#[napi(js_name = "createSecretRedactor", catch_unwind)]
+#[napi(
+    js_name = "createSecretRedactor",
+    catch_unwind,
+    ts_args_type = "secrets?: ReadonlyArray<unknown> | null",
+    ts_return_type = "{ redact<T>(value: T): T }"
+)]
 pub fn create_secret_redactor<'e>(
     env: &'e Env,
     secrets: Option<Unknown<'e>>,

@@ -15,25 +15,14 @@ fn refused(e: run::RunError) -> String {
     json!({ "error": { "kind": e.kind, "code": e.code, "message": e.message } }).to_string()
 }
 
-/// Names crossing as one string joined by NUL (one napi string instead of one per name).
-fn split_names(joined: &str, count: u32) -> Vec<String> {
-    if count == 0 {
-        Vec::new()
-    } else {
-        joined.split('\0').map(str::to_string).collect()
-    }
-}
-
-/// `{"indices":[..],"stored":[..]|null}` or `{"error":..}`. `registered` is the registered names
-/// joined by NUL; `requested`/`stored` are JSON text.
+/// `{"indices":[..],"stored":[..]|null}` or `{"error":..}`. `registered` is the registered names, in
+/// order (an array: a name may hold any character); `requested`/`stored` are JSON text.
 #[napi(js_name = "runResolveGrant")]
 pub fn run_resolve_grant(
-    registered: String,
-    count: u32,
+    registered: Vec<String>,
     requested: Option<String>,
     stored: Option<String>,
 ) -> String {
-    let registered = split_names(&registered, count);
     let requested = requested.map(|t| serde_json::from_str(&t).unwrap_or(Value::String(t)));
     let stored = stored.map(|t| serde_json::from_str(&t).unwrap_or(Value::String(t)));
     match run::resolve_grant(&registered, requested.as_ref(), stored.as_ref()) {
@@ -42,25 +31,20 @@ pub fn run_resolve_grant(
     }
 }
 
-/// `{"kept":[indices],"dropped":[names]}` or `{"error":..}`; `tool_ids` joined by NUL, `returned`
-/// the callback's answer as JSON text.
+/// `{"kept":[indices],"dropped":[names]}` or `{"error":..}`; `tool_ids` the run's tool names in
+/// order, `returned` the callback's answer as JSON text.
 #[napi(js_name = "runClampNarrowing")]
-pub fn run_clamp_narrowing(tool_ids: String, count: u32, returned: Option<String>) -> String {
-    let tool_ids = split_names(&tool_ids, count);
+pub fn run_clamp_narrowing(tool_ids: Vec<String>, returned: Option<String>) -> String {
     match run::clamp_narrowing(&tool_ids, &parse(returned)) {
         Ok(n) => json!({ "kept": n.kept, "dropped": n.dropped }).to_string(),
         Err(e) => refused(e),
     }
 }
 
-/// The `idsHash` of names joined by NUL (the request's tool names in order).
+/// The `idsHash` of the request's tool names, in order.
 #[napi(js_name = "runToolIdsHash")]
-pub fn run_tool_ids_hash(joined: String, count: u32) -> String {
-    if count == 0 {
-        run::ids_hash(std::iter::empty())
-    } else {
-        run::ids_hash(joined.split('\0'))
-    }
+pub fn run_tool_ids_hash(names: Vec<String>) -> String {
+    run::ids_hash(names.iter().map(String::as_str))
 }
 
 /// `{"maxToolRounds","maxTurns","toolConcurrency"}` or `{"error":..}` from `limits` and `loop` JSON.

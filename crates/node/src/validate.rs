@@ -65,6 +65,37 @@ pub fn json_schema_schema_id(engine: &mut External<Engine>, schema_text: String)
     engine.schema_id(&schema_text) as f64
 }
 
+/// The bits of a plan node's `t` field, one per JSON type (`integer` is an integer-valued number,
+/// which `number` admits too).
+#[napi(object)]
+pub struct JsonTypeBits {
+    pub null: u32,
+    pub boolean: u32,
+    pub integer: u32,
+    pub number: u32,
+    pub string: u32,
+    pub array: u32,
+    pub object: u32,
+}
+
+/// `jsonSchemaTypeBits()`: the type bits acceptance plans are written with
+/// (`crates/core/src/validate/plan.rs`), for the JS walk that runs a plan.
+#[napi(js_name = "jsonSchemaTypeBits")]
+pub fn json_schema_type_bits() -> JsonTypeBits {
+    use prism_tools_core::validate::plan as p;
+    // The bits are below 2^7: the narrowing cannot lose one.
+    let bit = |b: u64| b as u32;
+    JsonTypeBits {
+        null: bit(p::T_NULL),
+        boolean: bit(p::T_BOOLEAN),
+        integer: bit(p::T_INTEGER),
+        number: bit(p::T_NUMBER),
+        string: bit(p::T_STRING),
+        array: bit(p::T_ARRAY),
+        object: bit(p::T_OBJECT),
+    }
+}
+
 /// The acceptance plan of a cached schema as JSON text (`crates/core/src/validate/plan.rs`); `null` when the
 /// schema has none, `false` when the id is no longer cached.
 #[napi(js_name = "jsonSchemaAcceptancePlan")]

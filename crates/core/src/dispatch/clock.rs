@@ -1,4 +1,4 @@
-//! The process-wide counter behind ledger row ids. `lib/dispatch.js` formats the ids
+//! The process-wide counter behind ledger row ids. `lib/dispatch-records.js` formats the ids
 //! (`tcr_<ms base36>_<pid base36>_<counter base36>`) from blocks of counters reserved here, so a
 //! row costs no Node-API crossing; the one counter keeps ids unique across every dispatcher,
 //! worker thread and module instance of this process.

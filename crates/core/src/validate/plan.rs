@@ -20,14 +20,15 @@ use serde_json::Value;
 
 use super::limits::Limits;
 
-/// Bits of the `t` field: which JSON types a node admits (0: any type).
-const T_NULL: u64 = 1;
-const T_BOOLEAN: u64 = 2;
-const T_INTEGER: u64 = 4;
-const T_NUMBER: u64 = 8;
-const T_STRING: u64 = 16;
-const T_ARRAY: u64 = 32;
-const T_OBJECT: u64 = 64;
+/// Bits of the `t` field: which JSON types a node admits (0: any type). The JS walk that runs a plan
+/// (`lib/validation-plan.js`) reads them from here at load (`jsonSchemaTypeBits()`).
+pub const T_NULL: u64 = 1;
+pub const T_BOOLEAN: u64 = 2;
+pub const T_INTEGER: u64 = 4;
+pub const T_NUMBER: u64 = 8;
+pub const T_STRING: u64 = 16;
+pub const T_ARRAY: u64 = 32;
+pub const T_OBJECT: u64 = 64;
 
 /// Keywords that never change a verdict (annotations, and definitions only a `$ref` can reach —
 /// a `$ref` makes the schema plan-less).

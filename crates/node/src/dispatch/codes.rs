@@ -1,4 +1,4 @@
-//! The integers that cross between `lib/dispatch.js` and the dispatch binding. `lib/dispatch.js`
+//! The integers that cross between the dispatch loop (`lib/dispatch-*.js`) and the binding. `lib/dispatch-codes.js`
 //! reads this one table at load (`dispatchCodes()`), so the two sides cannot disagree.
 
 // Setup flags.

@@ -1,4 +1,4 @@
-//! The binding of the dispatch machine (`prism_tools_core::dispatch::machine`): `lib/dispatch.js` runs the
+//! The binding of the dispatch machine (`prism_tools_core::dispatch::machine`): `lib/dispatch-loop.js` runs the
 //! command loop, calling the host's hooks, tool and stores itself, and crosses here only to hand an
 //! answer over and learn the next command. Commands and answers cross as small integers; the rare
 //! details (an error's text, a claim's token, a guardrail record) are read when a command has them.
@@ -19,7 +19,6 @@ use prism_tools_core::dispatch::machine::{
     GuardDecision, GuardFacts, RecordStatus, Rejection, Setup, Terminal, ToolReturn, Validation,
 };
 use prism_tools_core::dispatch::slab::Slab;
-use prism_tools_core::effects::declaration::parse_declaration;
 use prism_tools_core::error::{Code, Kind, PrismError};
 use prism_tools_core::filter::{Filter, FilterRule};
 use prism_tools_core::redact::Secrets;
@@ -292,7 +291,7 @@ fn no_effect(machine: &mut Dispatch, next: Command) -> Command {
 /// 1 says the tool has no `effect` property ([`no_effect`]).
 #[napi(js_name = "dispatchStep")]
 pub fn dispatch_step(id: u32, answer: u32, n: Option<f64>) -> u32 {
-    dispatch_answer(id, answer, n, None, None, None, None, None)
+    dispatch_answer(id, answer, n, None, None)
 }
 
 fn step(id: u32, answer: Answer, without_effect: bool) -> u32 {
@@ -318,9 +317,8 @@ fn forget_if_over(id: u32, code: u32) -> u32 {
     code
 }
 
-/// `dispatchAnswer(id, answer, n, m, text, a, b, c)`: an answer with text; returns the next
-/// command's code. Each operand means what the answer code says.
-#[allow(clippy::too_many_arguments)]
+/// `dispatchAnswer(id, answer, n, m, text)`: an answer with up to two numbers and a text; returns
+/// the next command's code. What each operand carries is the answer's (see the `A_*` codes).
 #[napi(js_name = "dispatchAnswer")]
 pub fn dispatch_answer(
     id: u32,
@@ -328,17 +326,9 @@ pub fn dispatch_answer(
     n: Option<f64>,
     m: Option<f64>,
     text: Option<String>,
-    a: Option<String>,
-    b: Option<String>,
-    c: Option<String>,
 ) -> u32 {
     let without_effect = answer == A_VALID && n == Some(1.0);
     let flag = |x: Option<f64>| x.is_some_and(|v| v != 0.0);
-    let facts = || GuardFacts {
-        name: a.clone(),
-        pack: b.clone(),
-        rule: c.clone(),
-    };
     let answer = match answer {
         A_DONE => Answer::Done,
         A_THREW => Answer::Threw { code: text },
@@ -355,15 +345,8 @@ pub fn dispatch_answer(
         A_INVALID_MESSAGE => Answer::Validated(Validation::Message(text.unwrap_or_default())),
         A_INVALID_INFO => Answer::Validated(Validation::Info),
         A_INVALID_OTHER => Answer::Validated(Validation::Other(type_name(n))),
-        A_DECLARATION => match (&text, &a) {
-            (None, None) => Answer::effect_plan(None),
-            _ => match parse_declaration(text.as_deref(), a.as_deref()) {
-                Ok(d) => Answer::effect_plan(Some(&d)),
-                Err(e) => Answer::Threw {
-                    code: Some(e.code.as_str().to_owned()),
-                },
-            },
-        },
+        // No declaration; a declared one is answered by `dispatchDeclared` or `dispatchDeclaration`.
+        A_DECLARATION => Answer::effect_plan(None),
         A_ACQUIRED => match (text, n) {
             (Some(token), Some(version)) => Answer::Begun(Begun::Acquired { token, version }),
             _ => Answer::Begun(Begun::Malformed),
@@ -390,28 +373,55 @@ pub fn dispatch_answer(
             ))),
         },
         A_GUARD_STARTED => Answer::GuardStarted,
-        A_GUARD_INVALID => Answer::GuardInvalid(facts()),
-        A_GUARD_MALFORMED => Answer::GuardMalformed(facts()),
-        A_GUARD_FAILED => Answer::GuardFailed(facts()),
+        _ => Answer::Threw { code: None },
+    };
+    step(id, answer, without_effect)
+}
+
+/// A guardrail's answer to `K_AWAIT_GUARDRAIL`: the guardrail's `name`, `pack` and `rule` as read
+/// (each only when a string), and for `A_GUARD` its decision.
+#[napi(object)]
+pub struct GuardrailAnswer {
+    pub name: Option<String>,
+    pub pack: Option<String>,
+    pub rule: Option<String>,
+    /// `G_ALLOW`, `G_BLOCK`, `G_TRIPWIRE` or `G_INTERRUPT` (`A_GUARD` only).
+    pub action: Option<u32>,
+    pub reason: Option<String>,
+    /// Whether the decision carried metadata (`A_GUARD` only).
+    pub metadata: Option<bool>,
+}
+
+/// `dispatchGuardAnswer(id, answer, guardrail)`: a guardrail's answer (`A_GUARD`, `A_GUARD_INVALID`,
+/// `A_GUARD_MALFORMED` or `A_GUARD_FAILED`); returns the next command's code.
+#[napi(js_name = "dispatchGuardAnswer")]
+pub fn dispatch_guard_answer(id: u32, answer: u32, guardrail: GuardrailAnswer) -> u32 {
+    let facts = GuardFacts {
+        name: guardrail.name,
+        pack: guardrail.pack,
+        rule: guardrail.rule,
+    };
+    let answer = match answer {
+        A_GUARD_INVALID => Answer::GuardInvalid(facts),
+        A_GUARD_MALFORMED => Answer::GuardMalformed(facts),
+        A_GUARD_FAILED => Answer::GuardFailed(facts),
         A_GUARD => {
-            let action = match n.map(|x| x as u32) {
+            let action = match guardrail.action {
                 Some(G_ALLOW) => GuardAction::Allow,
                 Some(G_BLOCK) => GuardAction::Block,
                 Some(G_INTERRUPT) => GuardAction::Interrupt,
                 _ => GuardAction::Tripwire,
             };
-            Answer::Guard(
-                GuardDecision {
-                    action,
-                    reason: text,
-                    metadata: flag(m),
-                },
-                facts(),
-            )
+            let decision = GuardDecision {
+                action,
+                reason: guardrail.reason,
+                metadata: guardrail.metadata.unwrap_or(false),
+            };
+            Answer::Guard(decision, facts)
         }
         _ => Answer::Threw { code: None },
     };
-    step(id, answer, without_effect)
+    step(id, answer, false)
 }
 
 fn status(n: Option<f64>) -> RecordStatus {
@@ -424,7 +434,7 @@ fn status(n: Option<f64>) -> RecordStatus {
     }
 }
 
-/// Type names as messages use them, by the `T_*` code `lib/dispatch.js` gives.
+/// Type names as messages use them, by the `T_*` code `lib/dispatch-host.js` gives.
 fn type_name(n: Option<f64>) -> &'static str {
     match n.unwrap_or(0.0) as u32 {
         T_UNDEFINED => "undefined",
@@ -500,7 +510,10 @@ fn terminal_offset(t: Terminal) -> u32 {
 /// a claim transition → `{ claimToken, expectedVersion }`; `GuardrailRecord` →
 /// `{ guardrail, stage, action, reason?, metadata }`; a guardrail start or wait → `{ index, stage }`;
 /// a blocked terminal → `{ reason }`; a guardrail rejection → `{ message }`.
-#[napi(js_name = "dispatchDetail")]
+#[napi(
+    js_name = "dispatchDetail",
+    ts_return_type = "{ kind?: number; name?: string; message?: string; code?: string; cause?: string; causeThrown?: boolean; claimToken?: string; expectedVersion?: number; guardrail?: string; stage?: string; action?: string; reason?: string; metadata?: boolean; index?: number }"
+)]
 pub fn dispatch_detail(env: &Env, id: u32) -> Result<Object<'_>> {
     let mut o = Object::new(env)?;
     let last = with_session(id, |s| s.last.clone()).unwrap_or(Command::Resolve);
@@ -577,7 +590,7 @@ pub fn dispatch_secrets(plan: &External<Plan>) -> Vec<String> {
 }
 
 /// `dispatchRowBlock(n)`: reserves `n` (1–65 536) row counters and returns the first, with this
-/// process's id, for `lib/dispatch.js` to format ledger row ids (see `dispatch::clock`).
+/// process's id, for `lib/dispatch-records.js` to format ledger row ids (see `dispatch::clock`).
 #[napi(js_name = "dispatchRowBlock")]
 pub fn dispatch_row_block(n: u32) -> Vec<f64> {
     let n = u64::from(n.clamp(1, 65_536));
@@ -587,8 +600,12 @@ pub fn dispatch_row_block(n: u32) -> Vec<f64> {
     ]
 }
 
-/// `dispatchCodes()`: the table of flags, answers and commands `lib/dispatch.js` speaks.
-#[napi(js_name = "dispatchCodes")]
+/// `dispatchCodes()`: the table of flags, answers and commands `lib/dispatch-loop.js` speaks. Its
+/// type, `lib/dispatch-codes.d.ts`, is written from this table by `npm run build`.
+#[napi(
+    js_name = "dispatchCodes",
+    ts_return_type = "Readonly<Record<string, number>>"
+)]
 pub fn dispatch_codes(env: &Env) -> Result<Object<'_>> {
     let mut o = Object::new(env)?;
     for (name, code) in codes::ALL {

@@ -97,7 +97,7 @@ pub fn dispatch_declaration(
     ))
 }
 
-/// Dispatch's declaration step for a declaration object JS read itself (`lib/dispatch.js`, in the
+/// Dispatch's declaration step for a declaration object JS read itself (`lib/dispatch-effects.js`, in the
 /// binding's order: not a thenable, then `kind`, then `idempotency`; each `None` unless a string):
 /// validated as `resolveToolEffectDeclaration` validates it and handed to dispatch `dispatch`'s
 /// machine. Returns the next command's code; an invalid declaration is thrown.

@@ -172,7 +172,7 @@ pub fn assert_identity_matches_ownership(
 
 /// Resolves `effect` (the `tool.effect` its caller read) for a call: `None` when the tool declares
 /// nothing; the declaration object and its parsed form otherwise. A declaration object is read in
-/// this order, which `lib/dispatch.js` keeps when it reads one itself: a promise or a thenable is
+/// this order, which `lib/dispatch-effects.js` keeps when it reads one itself: a promise or a thenable is
 /// invalid, then `kind`, then `idempotency`. A classifier is called with `(args, frozenContext)` where the
 /// context holds only `sessionId`, `runId`, `toolCallId`, `signal`, `metadata`; it must return a
 /// declaration synchronously (a thenable is refused). A throwing classifier's error propagates as is.
@@ -227,7 +227,10 @@ pub(crate) fn resolve_declaration(
 /// `resolveToolEffectDeclaration(tool, args, ctx)`: the tool's static declaration or its classifier's
 /// answer, validated; `undefined` when the tool declares none. Invalid → `ToolEffectError`
 /// `ERR_PRISM_TOOL_EFFECT_LIMIT` `tool effect declaration is invalid`.
-#[napi(js_name = "resolveToolEffectDeclaration")]
+#[napi(
+    js_name = "resolveToolEffectDeclaration",
+    ts_return_type = "{ kind: string; idempotency?: string; [field: string]: unknown } | undefined"
+)]
 pub fn resolve_tool_effect_declaration<'a>(
     env: &'a Env,
     tool: Unknown<'a>,

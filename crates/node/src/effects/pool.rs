@@ -115,7 +115,7 @@ pub struct PoolToolEffectStoreHandle {
 impl PoolToolEffectStoreHandle {
     /// Runs `method` with its input as JSON text on the thread pool; resolves with the answer as
     /// JSON text. `now` (epoch ms) is the facade's clock (`options.now`), else the system's.
-    #[napi]
+    #[napi(ts_return_type = "Promise<string>")]
     pub fn call(
         &self,
         method: String,

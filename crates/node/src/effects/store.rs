@@ -234,7 +234,7 @@ impl NativeToolEffectStore {
 
     /// `markDispatched` (`complete: false`) or `complete` for dispatch, answered with the new version
     /// alone: dispatch needs nothing else, and making the record a JS object was most of the call.
-    /// `result` is the result's JSON text (`JSON.stringify` in `lib/dispatch.js`, the same text the
+    /// `result` is the result's JSON text (`JSON.stringify` in `lib/dispatch-effects.js`, the same text the
     /// object method reads), `unserializable` when the result had none.
     #[napi]
     pub fn advance(
