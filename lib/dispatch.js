@@ -266,7 +266,7 @@ module.exports = function bindDispatch(native, errors) {
 
   // ----- effects -----------------------------------------------------------------------------------
 
-  const STATUS = { __proto__: null, claimed: C.S_CLAIMED, dispatched: C.S_DISPATCHED, completed: C.S_COMPLETED, unknown: C.S_UNKNOWN }
+  const STATUS = { __proto__: null, claimed: C.S_CLAIMED, dispatched: C.S_DISPATCHED, completed: C.S_COMPLETED, unknown: C.S_UNKNOWN, failed_retryable: C.S_FAILED_RETRYABLE }
   const status = (r) => STATUS[r?.status] ?? C.S_OTHER
 
   function transition(st, d, extra) {
