@@ -75,16 +75,25 @@ CREATE INDEX prism_run_ledger_kind ON {schema}.prism_run_ledger (kind, seq)",
     // Each row's key: its writer and its place among that writer's rows. A batch whose commit answer
     // was lost is sent again and must not store its rows twice. Rows written before this have no key
     // (NULLs never conflict).
-    "ALTER TABLE {schema}.prism_run_ledger ADD COLUMN writer_id text, ADD COLUMN position bigint;
+    // A uuid, not text: the unique index then compares 16 bytes, not strings under a collation.
+    "ALTER TABLE {schema}.prism_run_ledger ADD COLUMN writer_id uuid, ADD COLUMN position bigint;
 CREATE UNIQUE INDEX prism_run_ledger_writer_position ON {schema}.prism_run_ledger (writer_id, position)"];
 
-/// A writer's id: 128 random bits from the operating system, as hex. Two writers (processes, ledgers)
-/// never share one, so one writer's retried rows never collide with another's.
+/// A writer's id: 128 random bits from the operating system, in a UUID's text form. Two writers
+/// (processes, ledgers) never share one, so one writer's retried rows never collide with another's.
 fn writer_id() -> Result<String, LedgerError> {
     let mut b = [0u8; 16];
     getrandom::fill(&mut b)
         .map_err(|e| LedgerError::Storage(format!("cannot draw the writer id: {e}")))?;
-    Ok(b.iter().map(|x| format!("{x:02x}")).collect())
+    let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
+    Ok(format!(
+        "{}-{}-{}-{}-{}",
+        &hex[..8],
+        &hex[8..12],
+        &hex[12..16],
+        &hex[16..20],
+        &hex[20..]
+    ))
 }
 
 /// The writer's own connection with its insert prepared; connected again after a connection failure.
@@ -110,7 +119,7 @@ impl DatabaseSink {
                 // skipped, so what is stored stays each writer's rows in order, each once.
                 let insert = client.prepare(&format!(
                     "INSERT INTO {} (kind, record, writer_id, position)
-                     SELECT k, r, $3, $4 + o - 1 FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS x(k, r, o)
+                     SELECT k, r, $3::text::uuid, $4::bigint + o - 1 FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS x(k, r, o)
                      ORDER BY o
                      ON CONFLICT (writer_id, position) DO NOTHING",
                     self.table
