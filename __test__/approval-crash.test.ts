@@ -64,7 +64,7 @@ describe("durable approval across processes", () => {
     expect(sideEffects(dir)).toBe(1);
     // The run is over: approving it again changes nothing.
     const again = run(["resume", dir, s.runId, s.sessionId, String(s.version)]);
-    expect(again.error).toMatchObject({ name: "AgentRunStateError", code: "ERR_PRISM_AGENT_RUN_STATE" });
+    expect(again.error).toMatchObject({ name: "AgentRunStateError", code: "ERR_PRISM_AGENT_RUN_STALE", message: "Stale or non-suspended agent run resume" });
     expect(sideEffects(dir)).toBe(1);
   });
 
@@ -79,10 +79,13 @@ describe("durable approval across processes", () => {
       expect(record?.version).toBe(s.version + 1);
       expect((record?.value as any).status).toBe("running");
       expect((record?.value as any).pendingCalls.map((e: any) => e.status)).toEqual(["dispatched"]);
-      for (const version of [s.version, record!.version]) {
+      // The version read before the claim lost the race: stale. The current one: the run's claimed
+      // call has no known outcome, so no resume runs it and the error says to reconcile.
+      for (const [version, code] of [[s.version, "ERR_PRISM_AGENT_RUN_STALE"], [record!.version, "ERR_PRISM_AGENT_RUN_RECONCILE"]] as const) {
         const r = run(["resume", dir, s.runId, s.sessionId, String(version)]);
-        expect(r.error).toMatchObject({ name: "AgentRunStateError", code: "ERR_PRISM_AGENT_RUN_STATE" });
+        expect(r.error).toMatchObject({ name: "AgentRunStateError", code });
       }
+      expect(run(["resume", dir, s.runId, s.sessionId, String(record!.version)]).error.message).toMatch(/^Agent run needs reconciliation/);
       expect(sideEffects(dir)).toBe(effects);
     });
   }

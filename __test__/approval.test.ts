@@ -346,8 +346,8 @@ describe("resumeAgentRun", () => {
       expect(err, `case ${i}`).toBeInstanceOf(AgentDecisionError);
       expect(err.code, `case ${i}`).toBe(code);
     }
-    // A stale version: AgentRunStateError.
-    await expect(resumeAgentRun(agent, first, { decision: "approve", expectedVersion: 2 }, runState)).rejects.toMatchObject({ name: "AgentRunStateError", code: "ERR_PRISM_AGENT_RUN_STATE" });
+    // A version the run is not at: AgentRunStateError, stale.
+    await expect(resumeAgentRun(agent, first, { decision: "approve", expectedVersion: 2 }, runState)).rejects.toMatchObject({ name: "AgentRunStateError", code: "ERR_PRISM_AGENT_RUN_STALE" });
     // A stream resume refuses the same way and yields nothing.
     const stream = resumeAgentRunStream(agent, first, { decision: "sideways", expectedVersion: 1 } as any, runState);
     await expect(stream.next()).rejects.toBeInstanceOf(AgentDecisionError);
@@ -366,7 +366,9 @@ describe("resumeAgentRun", () => {
       resumeAgentRun(agent, first, { decision: "approve", expectedVersion: 1 }, runState),
     ]);
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
-    expect(results.find((r) => r.status === "rejected")).toMatchObject({ reason: { code: "ERR_PRISM_AGENT_RUN_STATE" } });
+    // Both read version 1; the loser's claim lost the compare-and-swap: stale (read the run again),
+    // not a run to reconcile.
+    expect(results.find((r) => r.status === "rejected")).toMatchObject({ reason: { name: "AgentRunStateError", code: "ERR_PRISM_AGENT_RUN_STALE", message: "Stale or non-suspended agent run resume" } });
     expect(log).toEqual(['pay:{"amount":5}']);
   });
 

@@ -183,7 +183,7 @@ describe("durable approval over PostgreSQL, across processes", () => {
     expect(r).toMatchObject({ status: "succeeded", text: "charged", row: { toolCallId: "call-1", name: "charge", result: { charged: 5 } } });
     expect(sideEffects(w.dir)).toBe(1);
     const again = w.run(["resume", w.dir, s.runId, s.sessionId, String(s.version)]);
-    expect(again.error).toMatchObject({ name: "AgentRunStateError", code: "ERR_PRISM_AGENT_RUN_STATE" });
+    expect(again.error).toMatchObject({ name: "AgentRunStateError", code: "ERR_PRISM_AGENT_RUN_STALE", message: "Stale or non-suspended agent run resume" });
     expect(sideEffects(w.dir)).toBe(1);
   });
 
@@ -193,7 +193,8 @@ describe("durable approval over PostgreSQL, across processes", () => {
     const args = ["resume", w.dir, s.runId, s.sessionId, String(s.version)];
     const results = await Promise.all([w.runAsync(args), w.runAsync(args)]);
     expect(results.filter((r) => r.status === "succeeded")).toHaveLength(1);
-    expect(results.filter((r) => r.error?.code === "ERR_PRISM_AGENT_RUN_STATE")).toHaveLength(1);
+    // The loser lost the race: stale, not a run to reconcile.
+    expect(results.filter((r) => r.error?.code === "ERR_PRISM_AGENT_RUN_STALE")).toHaveLength(1);
     expect(sideEffects(w.dir)).toBe(1);
   });
 
@@ -206,9 +207,11 @@ describe("durable approval over PostgreSQL, across processes", () => {
     expect(record?.version).toBe(s.version + 1);
     expect((record?.value as any).status).toBe("running");
     expect((record?.value as any).pendingCalls.map((e: any) => e.status)).toEqual(["dispatched"]);
-    for (const version of [s.version, record!.version]) {
+    // The version read before the claim lost the race: stale. The current one: the run's claimed call
+    // has no known outcome, so no resume runs it and the error says to reconcile.
+    for (const [version, code] of [[s.version, "ERR_PRISM_AGENT_RUN_STALE"], [record!.version, "ERR_PRISM_AGENT_RUN_RECONCILE"]] as const) {
       const r = w.run(["resume", w.dir, s.runId, s.sessionId, String(version)]);
-      expect(r.error).toMatchObject({ name: "AgentRunStateError", code: "ERR_PRISM_AGENT_RUN_STATE" });
+      expect(r.error).toMatchObject({ name: "AgentRunStateError", code });
     }
     expect(sideEffects(w.dir)).toBe(1);
   });

@@ -30,11 +30,13 @@ class AgentDecisionError extends Error {
 }
 
 /** A durable run that cannot start or resume as asked (`ERR_PRISM_AGENT_RUN_STATE`). */
+// `code`: ERR_PRISM_AGENT_RUN_STATE, or for a refused resume ERR_PRISM_AGENT_RUN_STALE (the run moved
+// on: read it again) and ERR_PRISM_AGENT_RUN_RECONCILE (a claimed call has no known outcome).
 class AgentRunStateError extends Error {
-  constructor(message) {
+  constructor(message, code = 'ERR_PRISM_AGENT_RUN_STATE') {
     super(message)
     this.name = 'AgentRunStateError'
-    this.code = 'ERR_PRISM_AGENT_RUN_STATE'
+    this.code = code
   }
 }
 
@@ -42,7 +44,7 @@ function answer(text) {
   const out = JSON.parse(text)
   if (out.error) {
     if (out.error.kind === 'decision') throw new AgentDecisionError(out.error.code, out.error.message)
-    throw new AgentRunStateError(out.error.message)
+    throw new AgentRunStateError(out.error.message, out.error.code)
   }
   return out
 }
@@ -401,7 +403,7 @@ async function prepareResume(agent, ref, resume, options, where) {
       try {
         return await settings.checkpoints.saveCheckpoint(input)
       } catch (err) {
-        if (err && err.code === CHECKPOINT_CONFLICT_CODE) throw new AgentRunStateError('Stale or non-suspended agent run resume')
+        if (err && err.code === CHECKPOINT_CONFLICT_CODE) throw new AgentRunStateError('Stale or non-suspended agent run resume', 'ERR_PRISM_AGENT_RUN_STALE')
         throw err
       }
     },

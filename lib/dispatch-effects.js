@@ -11,7 +11,7 @@ const { isPromise } = require('node:util').types
 
 const { dispatchStep, dispatchAnswer, dispatchDetail } = native
 
-const STATUS = { __proto__: null, claimed: C.S_CLAIMED, dispatched: C.S_DISPATCHED, completed: C.S_COMPLETED, unknown: C.S_UNKNOWN }
+const STATUS = { __proto__: null, claimed: C.S_CLAIMED, dispatched: C.S_DISPATCHED, completed: C.S_COMPLETED, unknown: C.S_UNKNOWN, failed_retryable: C.S_FAILED_RETRYABLE }
 /** The machine's code of a record's status. */
 const status = (r) => STATUS[r?.status] ?? C.S_OTHER
 

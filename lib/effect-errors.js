@@ -3,7 +3,7 @@
 // receives the classes once so that errors raised in Rust are instances of them.
 const native = require('../binding.js')
 
-/** A refusal of the tool-effect contract. `code` is one of the five `ERR_PRISM_TOOL_EFFECT_*` codes. */
+/** A refusal of the tool-effect contract. `code` is one of the six `ERR_PRISM_TOOL_EFFECT_*` codes (upstream's five and `…_EXHAUSTED`). */
 class ToolEffectError extends Error {
   constructor(code, message) {
     super(message)

@@ -81,7 +81,7 @@ const MAX_RESULT_BYTES_CEILING = 16 * 1024 * 1024
  * A `ToolEffectStore` on PostgreSQL: `createPostgresToolEffectStore(pool, schema)` (upstream's shape: the
  * store connects with the pool's settings), `createPostgresToolEffectStore(connectionString, schema?)` or
  * `createPostgresToolEffectStore({ connectionString, schema?, maxConnections?, connectTimeoutMs?,
- * statementTimeoutMs?, maxResultBytes?, now? })`. Every method returns a promise. A result larger than
+ * statementTimeoutMs?, maxResultBytes?, claimTtlMs?, now? })`. Every method returns a promise. A result larger than
  * `maxResultBytes` (default 64 KiB, at most 16 MiB) completes its record with `resultOmitted`.
  */
 function createPostgresToolEffectStore(target, schemaArg, extra) {
@@ -92,7 +92,13 @@ function createPostgresToolEffectStore(target, schemaArg, extra) {
   if (maxResultBytes !== undefined && (!Number.isInteger(maxResultBytes) || maxResultBytes < 1 || maxResultBytes > MAX_RESULT_BYTES_CEILING)) {
     throw new RangeError(`createPostgresToolEffectStore: maxResultBytes must be an integer from 1 to ${MAX_RESULT_BYTES_CEILING}`)
   }
-  const opening = native.openPostgresToolEffectStore({ ...options, schema, maxResultBytes })
+  // The lease of a claim whose `begin` names none: how long a claim left `pending` (its worker died,
+  // the server restarted before it was dispatched) blocks its key.
+  const claimTtlMs = isObject(target) ? target.claimTtlMs : isObject(extra) ? extra.claimTtlMs : undefined
+  if (claimTtlMs !== undefined && (!Number.isInteger(claimTtlMs) || claimTtlMs < 1 || claimTtlMs > 3_600_000)) {
+    throw new RangeError('createPostgresToolEffectStore: claimTtlMs must be an integer from 1 to 3600000')
+  }
+  const opening = native.openPostgresToolEffectStore({ ...options, schema, maxResultBytes, claimTtlMs })
   return poolStoreFace(opening, now)
 }
 

@@ -247,7 +247,13 @@ export declare class AgentDecisionError extends Error {
 }
 export declare class AgentRunStateError extends Error {
   readonly name: "AgentRunStateError";
-  readonly code: "ERR_PRISM_AGENT_RUN_STATE";
+  /**
+   * `ERR_PRISM_AGENT_RUN_STATE`, or for a refused resume: `ERR_PRISM_AGENT_RUN_STALE` (the run moved on
+   * since its version was read, e.g. another resume won: read it again) and `ERR_PRISM_AGENT_RUN_RECONCILE`
+   * (a claimed tool call has no known outcome: its worker is still running it or died; an operator
+   * reconciles, no resume runs it).
+   */
+  readonly code: "ERR_PRISM_AGENT_RUN_STATE" | "ERR_PRISM_AGENT_RUN_STALE" | "ERR_PRISM_AGENT_RUN_RECONCILE";
 }
 export declare class CheckpointConflictError extends Error {
   readonly name: "CheckpointConflictError";

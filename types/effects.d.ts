@@ -36,13 +36,14 @@ export type ToolEffectClassifier = (
   context: ToolEffectClassifierContext,
 ) => ToolEffectDeclaration;
 
-/** The five codes of {@link ToolEffectError}. */
+/** The codes of {@link ToolEffectError}: `@arnilo/prism`'s five, and `…_EXHAUSTED` (every attempt of the key was claimed and none dispatched; settle it with `resolveUnknown`). */
 export type ToolEffectErrorCode =
   | "ERR_PRISM_TOOL_EFFECT_REQUIRED"
   | "ERR_PRISM_TOOL_EFFECT_CONFLICT"
   | "ERR_PRISM_TOOL_EFFECT_UNKNOWN"
   | "ERR_PRISM_TOOL_EFFECT_COMPLETED"
-  | "ERR_PRISM_TOOL_EFFECT_LIMIT";
+  | "ERR_PRISM_TOOL_EFFECT_LIMIT"
+  | "ERR_PRISM_TOOL_EFFECT_EXHAUSTED";
 
 /** A refusal of the tool-effect contract. Never carries claim tokens, arguments or results. */
 export declare class ToolEffectError extends Error {
@@ -276,6 +277,11 @@ export interface MemoryToolEffectStoreOptions {
    * larger one completes its record with `resultOmitted` instead of the value.
    */
   readonly maxResultBytes?: number;
+  /**
+   * The lease of a claim whose `begin` names no `claimTtlMs` (ms, 1 – 3 600 000, default 900 000): how
+   * long a claim left `pending` (its worker died, the database restarted) blocks its key.
+   */
+  readonly claimTtlMs?: number;
 }
 
 export interface SqliteToolEffectStoreOptions extends MemoryToolEffectStoreOptions {

@@ -39,12 +39,18 @@ export interface PostgresToolEffectStoreOptions extends PostgresConnectionOption
    * larger one completes its record with `resultOmitted` instead of the value.
    */
   readonly maxResultBytes?: number;
+  /**
+   * The lease of a claim whose `begin` names no `claimTtlMs` (ms, 1 – 3 600 000, default 900 000): how
+   * long a claim left `pending` (its worker died, the server restarted) blocks its key.
+   */
+  readonly claimTtlMs?: number;
 }
 
 /**
  * A `ToolEffectStore` whose every method returns a promise and runs off the JS thread. Failures of the
- * database reject with an `Error` whose `code` is `ERR_PRISM_TOOL_EFFECT_STORE` and whose message names the
- * cause; contract refusals are `ToolEffectError` / `IdentityError` as with every store.
+ * database that wrote nothing reject with an `Error` whose `code` is `ERR_PRISM_TOOL_EFFECT_STORE` and whose
+ * message names the cause (safe to retry); a commit whose answer was lost rejects with `ToolEffectError`
+ * `ERR_PRISM_TOOL_EFFECT_UNKNOWN`; contract refusals are `ToolEffectError` / `IdentityError` as with every store.
  */
 export interface PostgresToolEffectStore extends Promised<ToolEffectStore> {
   /** Resolves once connected and migrated; rejects with the connection or migration failure. */

@@ -5,6 +5,7 @@
 //       Points: after-claim (begin committed), after-dispatched (markDispatched committed),
 //       during-execute (inside execute, after the side effect), after-execute (execute returned,
 //       before complete), after-complete (complete committed, before dispatch returns).
+//       PRISM_TEST_CLOCK_SKEW_MS in the environment moves the store's clock forward.
 //   node dispatch-child.mjs run <db> <sideEffectFile> [clockSkewMs]
 //       a fresh process redispatching the same call; prints { result, executed } as JSON.
 //       clockSkewMs moves the store's clock forward (to pass a claim's lease without waiting).
@@ -87,7 +88,9 @@ const [mode, db, file, a, b] = process.argv.slice(2);
 
 if (mode === "crash") {
   const point = a;
-  const store = instrumented(openStore(db), point);
+  // PRISM_TEST_CLOCK_SKEW_MS moves the store's clock forward, as `run`'s clockSkewMs does.
+  const skew = Number(process.env.PRISM_TEST_CLOCK_SKEW_MS ?? 0);
+  const store = instrumented(openStore(db, skew ? { now: () => Date.now() + skew } : {}), point);
   const { tool } = chargeTool(file, { afterSideEffect: () => point === "during-execute" && park(point) });
   await dispatchToolCall({ call: call("crash"), registry: createToolRegistry([tool]), context, identity, effectStore: store });
   writeSync(2, `dispatch returned without stopping at ${point}\n`);

@@ -94,9 +94,13 @@ impl Code {
 /// Codes of durable runs and approvals, as `@arnilo/prism` names them: `AgentRunStateError`,
 /// `CheckpointConflictError` and the six `AgentDecisionError` codes (`crates/core/src/run/approval.rs`,
 /// `lib/approval.js`, `lib/checkpoints.js`), and this package's seventh: an approval whose bound
-/// tool name or arguments hash no longer matches the checkpoint (`lib/approval-integrity.js`).
-pub const APPROVAL_CODES: [&str; 9] = [
+/// tool name or arguments hash no longer matches the checkpoint (`lib/approval-integrity.js`); and the
+/// two `AgentRunStateError` codes of a refused resume (`crates/core/src/run/approval.rs`): the run moved
+/// on (stale), or a claimed call has no known outcome (reconcile).
+pub const APPROVAL_CODES: [&str; 11] = [
     "ERR_PRISM_AGENT_RUN_STATE",
+    "ERR_PRISM_AGENT_RUN_STALE",
+    "ERR_PRISM_AGENT_RUN_RECONCILE",
     "ERR_PRISM_CHECKPOINT_CONFLICT",
     "ERR_PRISM_DECISION_STALE",
     "ERR_PRISM_DECISION_UNKNOWN",

@@ -172,7 +172,8 @@ pub fn approval_check_resumable(
         session_id.as_deref(),
     ) {
         Ok(()) => json!({ "ok": true }).to_string(),
-        Err(e) => state_error(e),
+        Err(e) => json!({ "error": { "kind": "state", "code": e.code, "message": e.message } })
+            .to_string(),
     }
 }
 

@@ -28,6 +28,9 @@ pub struct PostgresStoreOptions {
     /// The largest result kept (default 64 KiB, at most 16 MiB); a larger one completes its record
     /// with `resultOmitted: { bytes, sha256 }` instead of the value.
     pub max_result_bytes: Option<u32>,
+    /// The lease of a claim whose `begin` names none (default 15 min, at most 60 min; the facade
+    /// checks the range).
+    pub claim_ttl_ms: Option<u32>,
 }
 
 /// A promise of a store's handle.
@@ -44,6 +47,10 @@ pub fn open_postgres_tool_effect_store(
         .map_or(prism_tools_core::effects::store::MAX_RESULT_BYTES, |n| {
             n as usize
         });
+    let ttl = options.claim_ttl_ms.map_or(
+        prism_tools_core::effects::store::DEFAULT_CLAIM_TTL_MS,
+        i64::from,
+    );
     let options = PostgresOptions::from_host(
         options.connection_string,
         options.schema,
@@ -53,8 +60,9 @@ pub fn open_postgres_tool_effect_store(
     );
     blocking(
         move || {
-            PostgresStorage::open(&options)
-                .map(|s| Arc::new(EffectStore::with_max_result_bytes(s, max)))
+            PostgresStorage::open(&options).map(|s| {
+                Arc::new(EffectStore::with_max_result_bytes(s, max).with_claim_ttl_ms(ttl))
+            })
         },
         |store| PoolToolEffectStoreHandle {
             store: PoolStore::Postgres(store),

@@ -7,7 +7,7 @@
 use super::guard::{GuardCommand, GuardRun, Stage};
 use super::reasons::{self, BlockedReason};
 use crate::effects::declaration::EffectPlan;
-use crate::effects::error::EffectErrorCode;
+use crate::effects::error::{EffectErrorCode, STORE_FAILURE_CODE};
 
 pub use super::protocol::*;
 

@@ -1517,13 +1517,10 @@ fn every_begin_answer_has_its_transition() {
             o => claiming(o),
         })
     };
-    // A malformed answer and a plain store failure: the claim's outcome is unknown.
+    // A malformed answer and a host store's uncoded failure: the claim's outcome is unknown.
     for a in [
         Answer::Begun(Begun::Malformed),
         Answer::Threw { code: None },
-        Answer::Threw {
-            code: Some("ERR_PRISM_TOOL_EFFECT_STORE".into()),
-        },
     ] {
         let cmds = begin(a);
         assert_eq!(blocked(&cmds), BlockedReason::ExecutionDenied);
@@ -1536,12 +1533,20 @@ fn every_begin_answer_has_its_transition() {
             Command::ReleaseClaim(_) | Command::MarkUnknown(_) | Command::EffectGet
         )));
     }
-    // The store's own effect error is reported as thrown.
-    let cmds = begin(Answer::Threw {
-        code: Some("ERR_PRISM_TOOL_EFFECT_LIMIT".into()),
-    });
-    assert_eq!(blocked(&cmds), BlockedReason::ExecutionDenied);
-    assert_eq!(ending(&cmds).0, Some(ErrorSpec::Thrown));
+    // The store's own effect error is reported as thrown; so is a store failure that wrote nothing
+    // (`ERR_PRISM_TOOL_EFFECT_STORE`: safe to retry, not an unknown outcome).
+    for thrown in ["ERR_PRISM_TOOL_EFFECT_LIMIT", "ERR_PRISM_TOOL_EFFECT_STORE"] {
+        let cmds = begin(Answer::Threw {
+            code: Some(thrown.into()),
+        });
+        assert_eq!(blocked(&cmds), BlockedReason::ExecutionDenied);
+        assert_eq!(ending(&cmds).0, Some(ErrorSpec::Thrown));
+        assert!(!cmds.contains(&Command::Execute));
+        assert!(!cmds.iter().any(|c| matches!(
+            c,
+            Command::ReleaseClaim(_) | Command::MarkUnknown(_) | Command::EffectGet
+        )));
+    }
     // Existing records that cannot run.
     for (status, result_is_object, code_, message_) in [
         (
@@ -1561,6 +1566,12 @@ fn every_begin_answer_has_its_transition() {
             true,
             "ERR_PRISM_TOOL_EFFECT_UNKNOWN",
             "tool effect outcome requires reconciliation",
+        ),
+        (
+            RecordStatus::FailedRetryable,
+            false,
+            "ERR_PRISM_TOOL_EFFECT_EXHAUSTED",
+            "tool effect attempts are exhausted",
         ),
     ] {
         let cmds = begin(Answer::Begun(Begun::Existing {

@@ -86,6 +86,8 @@ pub enum RecordStatus {
     Dispatched,
     Completed,
     Unknown,
+    /// `failed_retryable`: answered by `begin` as `existing`, every attempt of the key is used up.
+    FailedRetryable,
     Other,
 }
 

@@ -3,7 +3,7 @@
 use std::borrow::Cow;
 use std::fmt;
 
-/// The five codes of `ToolEffectError` (exactly these strings).
+/// The codes of `ToolEffectError` (exactly these strings): `@arnilo/prism`'s five, and `Exhausted`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EffectErrorCode {
     Required,
@@ -11,6 +11,9 @@ pub enum EffectErrorCode {
     Unknown,
     Completed,
     Limit,
+    /// Every attempt of the key was claimed and none reached its side effect (the workers died after
+    /// `begin`): no one holds it, and only an operator's `resolveUnknown` settles it.
+    Exhausted,
 }
 
 impl EffectErrorCode {
@@ -21,6 +24,7 @@ impl EffectErrorCode {
             Self::Unknown => "ERR_PRISM_TOOL_EFFECT_UNKNOWN",
             Self::Completed => "ERR_PRISM_TOOL_EFFECT_COMPLETED",
             Self::Limit => "ERR_PRISM_TOOL_EFFECT_LIMIT",
+            Self::Exhausted => "ERR_PRISM_TOOL_EFFECT_EXHAUSTED",
         }
     }
 }
@@ -76,8 +80,9 @@ pub enum StoreError {
     Effect(EffectError),
     /// The identity given with the key is not active or does not own the key: `IdentityError`.
     Identity(IdentityFailure),
-    /// The storage itself failed (I/O, lock timeout, a corrupt row): a plain `Error` with code
-    /// `ERR_PRISM_TOOL_EFFECT_STORE`. Dispatch treats it like any store failure (outcome unknown).
+    /// The storage itself failed and wrote nothing (I/O, lock timeout, no connection, a corrupt row):
+    /// a plain `Error` with code `ERR_PRISM_TOOL_EFFECT_STORE`; the operation is safe to retry. A
+    /// write that may have committed (its commit answer was lost) is `Effect` with code `Unknown`.
     Storage(String),
 }
 

@@ -6,7 +6,7 @@
 //! built-in store shares (`store.rs`); only the atomic primitive lives here. Runs on a blocking thread,
 //! never the JS thread.
 
-use super::error::StoreError;
+use super::error::{EffectError, EffectErrorCode, StoreError};
 use super::key::{Owner, ValidKey};
 use super::record::EffectRecord;
 use super::row::{self, COLUMNS};
@@ -23,8 +23,17 @@ const UPSERT: usize = 2;
 const CLEANUP: usize = 3;
 
 impl From<PgError> for StoreError {
+    /// A failure before the commit wrote nothing: a store error, safe to retry. A commit whose answer
+    /// was lost may have written: its outcome is unknown.
     fn from(e: PgError) -> Self {
-        StoreError::Storage(e.message("tool effect store"))
+        let message = e.message("tool effect store");
+        match e {
+            PgError::CommitUnknown(_) => StoreError::Effect(EffectError::new(
+                EffectErrorCode::Unknown,
+                format!("{message}; the write may have committed"),
+            )),
+            PgError::Closed | PgError::Failed(_) => StoreError::Storage(message),
+        }
     }
 }
 

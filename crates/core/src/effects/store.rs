@@ -4,7 +4,9 @@
 //! absent → pending (`begin`); failed_retryable → pending (`begin`, while `attempt < maxAttempts`);
 //! pending → dispatched (`markDispatched`); pending | dispatched → failed_retryable | failed_terminal
 //! (`fail`); dispatched → completed (`complete`); dispatched → unknown (`markUnknown`);
-//! unknown → completed | failed_retryable | failed_terminal (`resolveUnknown`, CAS on version only).
+//! unknown | failed_retryable → completed | failed_retryable | failed_terminal (`resolveUnknown`, CAS on
+//! version only; a `failed_retryable` verdict gives the key a fresh set of attempts, so a key whose
+//! attempts ran out can be claimed again).
 //! Every claimed transition compares `expectedVersion` with the record's `version` and `claimToken` with
 //! the record's token, and bumps `version` by one. A `pending` record whose lease (`expiresAt`) has passed
 //! reads as `failed_retryable`, a `dispatched` one as `unknown` (failure code
@@ -463,6 +465,8 @@ pub struct EffectStore<S: RecordStorage> {
     pub storage: S,
     max_result_bytes: usize,
     max_record_bytes: usize,
+    /// The lease of a `begin` that names none (`claimTtlMs`).
+    claim_ttl_ms: i64,
 }
 
 type Parse<'a> = &'a dyn Fn(&str) -> Option<i64>;
@@ -506,7 +510,16 @@ impl<S: RecordStorage> EffectStore<S> {
             storage,
             max_result_bytes,
             max_record_bytes: MAX_RECORD_BYTES.max(max_result_bytes + 64 * 1024),
+            claim_ttl_ms: DEFAULT_CLAIM_TTL_MS,
         }
+    }
+
+    /// The lease a claim gets when its `begin` names none (the store's `claimTtlMs` option): how long
+    /// a claim whose worker died, or whose database restarted before it was dispatched, blocks its
+    /// key. Default 15 min; kept within 1 ms and 60 min.
+    pub fn with_claim_ttl_ms(mut self, ms: i64) -> Self {
+        self.claim_ttl_ms = ms.clamp(1, HARD_CLAIM_TTL_MS);
+        self
     }
 
     pub fn max_result_bytes(&self) -> usize {
@@ -592,7 +605,7 @@ impl<S: RecordStorage> EffectStore<S> {
     ) -> Result<R, StoreError> {
         let ttl = safe_int(
             claim_ttl_ms,
-            DEFAULT_CLAIM_TTL_MS,
+            self.claim_ttl_ms,
             1,
             HARD_CLAIM_TTL_MS,
             "claim TTL exceeds limits",
@@ -711,7 +724,9 @@ impl<S: RecordStorage> EffectStore<S> {
         })
     }
 
-    /// `resolveUnknown`: an operator's verdict on an `unknown` record, CAS on `expectedVersion`.
+    /// `resolveUnknown`: an operator's verdict on an `unknown` record, or on a `failed_retryable` one
+    /// (whose attempts may have run out: `begin` answers it as exhausted), CAS on `expectedVersion`.
+    /// A `failed_retryable` verdict starts the key's attempts again.
     pub fn resolve_unknown(
         &self,
         input: &KeyInput,
@@ -733,10 +748,16 @@ impl<S: RecordStorage> EffectStore<S> {
             };
             check_matches(record, &k)?;
             expire(record, now);
-            if record.status != Status::Unknown || expected_version != Some(record.version as f64) {
+            if !matches!(record.status, Status::Unknown | Status::FailedRetryable)
+                || expected_version != Some(record.version as f64)
+            {
                 return Err(EffectError::conflict().into());
             }
+            let retry = change.status == Status::FailedRetryable;
             change.apply_within(record, max, now)?;
+            if retry {
+                record.attempt = 0;
+            }
             Ok(Step::changed(record.clone()))
         })
     }

@@ -264,6 +264,62 @@ fn lifecycle<S: RecordStorage>(store: EffectStore<S>) {
         BeginOutcome::Acquired
     );
 
+    // An exhausted key is settled by the operator: a failed_retryable verdict gives it fresh
+    // attempts, a stale version is refused, a pending record is not the operator's to settle.
+    let k6 = key("c6");
+    let (_, p6) = store.begin(&k6, None, Some(1.0), NOW, p).unwrap();
+    assert_eq!(
+        code(
+            store
+                .resolve_unknown(&k6, res(p6.version), NOW, p)
+                .unwrap_err()
+        ),
+        EffectErrorCode::Conflict
+    );
+    let failed = store
+        .transition(&k6, &claim(&p6), fail.clone(), NOW, p)
+        .unwrap();
+    let (outcome, stuck) = store.begin(&k6, None, Some(1.0), NOW, p).unwrap();
+    assert_eq!(
+        (outcome, stuck.status, stuck.attempt),
+        (BeginOutcome::Existing, Status::FailedRetryable, 1)
+    );
+    let retry = Resolution {
+        expected_version: Some(failed.version as f64),
+        status: "failed_retryable".into(),
+        failure: Some(FailureInput {
+            code: "operator".into(),
+            reference: Field::Absent,
+        }),
+        ..Default::default()
+    };
+    assert_eq!(
+        code(
+            store
+                .resolve_unknown(
+                    &k6,
+                    Resolution {
+                        expected_version: Some(failed.version as f64 - 1.0),
+                        ..retry.clone()
+                    },
+                    NOW,
+                    p
+                )
+                .unwrap_err()
+        ),
+        EffectErrorCode::Conflict
+    );
+    let released = store.resolve_unknown(&k6, retry, NOW, p).unwrap();
+    assert_eq!(
+        (released.status, released.attempt, released.version),
+        (Status::FailedRetryable, 0, failed.version + 1)
+    );
+    let (outcome, again) = store.begin(&k6, None, Some(1.0), NOW, p).unwrap();
+    assert_eq!(
+        (outcome, again.status, again.attempt),
+        (BeginOutcome::Acquired, Status::Pending, 1)
+    );
+
     // Limits and ownership.
     assert_eq!(
         code(store.begin(&k4, Some(0.0), None, NOW, p).unwrap_err()),
@@ -339,6 +395,22 @@ fn temp_db(name: &str) -> String {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir.join("effects.db").to_string_lossy().into_owned()
+}
+
+#[test]
+fn the_default_lease_is_the_stores_option() {
+    let p = &parse_iso_strict;
+    let store = EffectStore::new(MemoryStorage::default()).with_claim_ttl_ms(5_000);
+    let (_, pending) = store.begin(&key("lease"), None, None, NOW, p).unwrap();
+    assert_eq!(pending.expires_at, Some(NOW + 5_000));
+    // A begin that names its own lease keeps it.
+    let (_, named) = store
+        .begin(&key("named"), Some(60_000.0), None, NOW, p)
+        .unwrap();
+    assert_eq!(named.expires_at, Some(NOW + 60_000));
+    let plain = EffectStore::new(MemoryStorage::default());
+    let (_, default) = plain.begin(&key("lease"), None, None, NOW, p).unwrap();
+    assert_eq!(default.expires_at, Some(NOW + DEFAULT_CLAIM_TTL_MS));
 }
 
 #[test]

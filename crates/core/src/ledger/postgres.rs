@@ -2,7 +2,10 @@
 //!
 //! `append` queues the row and returns at once; a writer thread (`storage::batch`) inserts the queue in
 //! batches (one statement per batch, rows in append order) when `batch_size` rows are queued or
-//! `flush_interval_ms` after the first. A batch leaves the queue only once committed: while the database is
+//! `flush_interval_ms` after the first. Each row is keyed by the writer's random id and its place among
+//! the writer's rows, and a row whose key is stored is skipped: a batch whose commit answer was lost
+//! (a dropped connection, a server restart at the instant of commit) is sent again without storing
+//! any row twice. A batch leaves the queue only once committed: while the database is
 //! unreachable the writer retries with backoff and the rows wait (up to `max_pending_rows`; past that
 //! `append` refuses with a clear error rather than growing without bound). `flush` waits for everything
 //! appended so far; `close` commits what it can within its deadline and stops the writer.
@@ -57,7 +60,7 @@ impl From<PgError> for LedgerError {
     fn from(e: PgError) -> Self {
         match e {
             PgError::Closed => LedgerError::Closed,
-            PgError::Failed(m) => LedgerError::Storage(m),
+            PgError::Failed(m) | PgError::CommitUnknown(m) => LedgerError::Storage(m),
         }
     }
 }
@@ -68,24 +71,57 @@ const MIGRATIONS: &[&str] = &["CREATE TABLE {schema}.prism_run_ledger (
   record text NOT NULL,
   appended_at timestamptz NOT NULL DEFAULT now()
 );
-CREATE INDEX prism_run_ledger_kind ON {schema}.prism_run_ledger (kind, seq)"];
+CREATE INDEX prism_run_ledger_kind ON {schema}.prism_run_ledger (kind, seq)",
+    // Each row's key: its writer and its place among that writer's rows. A batch whose commit answer
+    // was lost is sent again and must not store its rows twice. Rows written before this have no key
+    // (NULLs never conflict).
+    // A uuid, not text: the unique index then compares 16 bytes, not strings under a collation.
+    "ALTER TABLE {schema}.prism_run_ledger ADD COLUMN writer_id uuid, ADD COLUMN position bigint;
+CREATE UNIQUE INDEX prism_run_ledger_writer_position ON {schema}.prism_run_ledger (writer_id, position)"];
+
+/// A writer's id: 128 random bits from the operating system, in a UUID's text form. Two writers
+/// (processes, ledgers) never share one, so one writer's retried rows never collide with another's.
+fn writer_id() -> Result<String, LedgerError> {
+    let mut b = [0u8; 16];
+    getrandom::fill(&mut b)
+        .map_err(|e| LedgerError::Storage(format!("cannot draw the writer id: {e}")))?;
+    let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
+    Ok(format!(
+        "{}-{}-{}-{}-{}",
+        &hex[..8],
+        &hex[8..12],
+        &hex[12..16],
+        &hex[16..20],
+        &hex[20..]
+    ))
+}
 
 /// The writer's own connection with its insert prepared; connected again after a connection failure.
 struct DatabaseSink {
     config: postgres::Config,
     table: String,
+    writer_id: String,
     writer: Option<(Client, Statement)>,
 }
 
 impl DatabaseSink {
-    fn insert(&mut self, batch: &[(RecordKind, String)]) -> Result<(), postgres::Error> {
+    fn insert(
+        &mut self,
+        first: u64,
+        batch: &[(RecordKind, String)],
+    ) -> Result<(), postgres::Error> {
         let (client, insert) = match &mut self.writer {
             Some(w) => w,
             None => {
                 let mut client = self.config.connect(NoTls)?;
                 // One statement for any batch size; WITH ORDINALITY keeps the append order in `seq`.
+                // A row already stored (its commit answer was lost, the batch is sent again) is
+                // skipped, so what is stored stays each writer's rows in order, each once.
                 let insert = client.prepare(&format!(
-                    "INSERT INTO {} (kind, record) SELECT k, r FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS x(k, r, o) ORDER BY o",
+                    "INSERT INTO {} (kind, record, writer_id, position)
+                     SELECT k, r, $3::text::uuid, $4::bigint + o - 1 FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS x(k, r, o)
+                     ORDER BY o
+                     ON CONFLICT (writer_id, position) DO NOTHING",
                     self.table
                 ))?;
                 self.writer.insert((client, insert))
@@ -93,13 +129,16 @@ impl DatabaseSink {
         };
         let kinds: Vec<&str> = batch.iter().map(|(k, _)| k.as_str()).collect();
         let records: Vec<&str> = batch.iter().map(|(_, r)| r.as_str()).collect();
-        client.execute(&*insert, &[&kinds, &records]).map(|_| ())
+        let first = first as i64;
+        client
+            .execute(&*insert, &[&kinds, &records, &self.writer_id, &first])
+            .map(|_| ())
     }
 }
 
 impl Sink<(RecordKind, String)> for DatabaseSink {
-    fn write(&mut self, rows: &[(RecordKind, String)]) -> Result<(), String> {
-        self.insert(rows).map_err(|e| {
+    fn write(&mut self, first: u64, rows: &[(RecordKind, String)]) -> Result<(), String> {
+        self.insert(first, rows).map_err(|e| {
             let closed = self.writer.as_ref().is_some_and(|(c, _)| c.is_closed());
             if closed || e.as_db_error().is_none() {
                 self.writer = None; // reconnect on the next try
@@ -133,6 +172,7 @@ impl PostgresLedger {
         let sink = DatabaseSink {
             config: config.clone(),
             table: table.clone(),
+            writer_id: writer_id()?,
             writer: None,
         };
         let writer = BatchWriter::start("prism-pg-ledger", batch, sink)

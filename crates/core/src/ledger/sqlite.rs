@@ -67,11 +67,13 @@ const SCHEMA: &str = "CREATE TABLE IF NOT EXISTS prism_run_ledger (
   record TEXT NOT NULL
 );";
 
-/// Commits a batch in one `BEGIN IMMEDIATE` transaction.
+/// Commits a batch in one `BEGIN IMMEDIATE` transaction. Rows carry no key against a retried batch
+/// (as PostgreSQL's do): SQLite's answer to `COMMIT` comes from this process, not over a connection
+/// that can drop it, so a batch that failed (busy, locked, disk full) was rolled back.
 struct FileSink(Arc<SqliteConnection>);
 
 impl Sink<(RecordKind, String)> for FileSink {
-    fn write(&mut self, rows: &[(RecordKind, String)]) -> Result<(), String> {
+    fn write(&mut self, _first: u64, rows: &[(RecordKind, String)]) -> Result<(), String> {
         self.0
             .write(|tx| {
                 let mut stmt = tx.prepare_cached(

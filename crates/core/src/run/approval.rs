@@ -581,8 +581,35 @@ pub fn resolve(
     })
 }
 
-/// What a stored checkpoint must match for a resume: its agent, revision and fingerprint, then
-/// its version and a `suspended` status. Checked after the resume's shape, before anything is written.
+/// `AgentRunStateError` code of a resume that lost its race: the checkpoint moved on since the caller
+/// read it (another resume or decision saved a newer version). Read the run again.
+pub const RUN_STALE_CODE: &str = "ERR_PRISM_AGENT_RUN_STALE";
+/// `AgentRunStateError` code of a run whose claimed tool calls have no known outcome (`dispatched`):
+/// a worker claimed them and is still running them or died. No resume runs them; an operator
+/// reconciles.
+pub const RUN_RECONCILE_CODE: &str = "ERR_PRISM_AGENT_RUN_RECONCILE";
+/// `AgentRunStateError`'s general code.
+pub const RUN_STATE_CODE: &str = "ERR_PRISM_AGENT_RUN_STATE";
+
+/// A refused resume: `AgentRunStateError` with this code and message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResumeRefused {
+    pub code: &'static str,
+    pub message: String,
+}
+
+impl From<StateError> for ResumeRefused {
+    fn from(e: StateError) -> Self {
+        Self {
+            code: RUN_STATE_CODE,
+            message: e.0,
+        }
+    }
+}
+
+/// What a stored checkpoint must match for a resume: its agent, revision and fingerprint, then its
+/// version (`…_STALE`), then no claimed call of unknown outcome (`…_RECONCILE`) and a `suspended`
+/// status. Checked after the resume's shape, before anything is written.
 pub fn check_resumable(
     state: &Value,
     record_version: u64,
@@ -591,17 +618,18 @@ pub fn check_resumable(
     definition_revision: &str,
     fingerprint: &str,
     session_id: Option<&str>,
-) -> Result<(), StateError> {
+) -> Result<(), ResumeRefused> {
     let s = |k: &str| state.get(k).and_then(Value::as_str);
     if state.get("schemaVersion").and_then(Value::as_u64) != Some(1) {
         return Err(StateError(format!(
             "Unsupported agent run state schemaVersion {}",
             state.get("schemaVersion").unwrap_or(&Value::Null)
-        )));
+        ))
+        .into());
     }
     if let Some(sid) = session_id {
         if s("sessionId") != Some(sid) {
-            return Err(StateError("Agent run session mismatch".into()));
+            return Err(StateError("Agent run session mismatch".into()).into());
         }
     }
     if s("definitionRevision") != Some(definition_revision)
@@ -610,22 +638,40 @@ pub fn check_resumable(
     {
         return Err(StateError(
             "Agent definition revision or fingerprint mismatch on resume".into(),
-        ));
+        )
+        .into());
     }
-    if record_version != expected_version || s("status") != Some("suspended") {
-        return Err(StateError("Stale or non-suspended agent run resume".into()));
+    // The caller read an older version: another resume or decision saved since (it lost the race).
+    // Reading the run again says what it is now, and a run stuck on a claimed call answers
+    // `…_RECONCILE` to that caller.
+    if record_version != expected_version {
+        return Err(ResumeRefused {
+            code: RUN_STALE_CODE,
+            message: "Stale or non-suspended agent run resume".into(),
+        });
     }
     let calls = state.get("pendingCalls").and_then(Value::as_array);
-    if calls.is_none_or(|c| c.len() > HARD_MAX_PENDING) {
-        return Err(StateError("Malformed agent run pending calls".into()));
-    }
-    if calls.is_some_and(|c| {
+    let dispatched = calls.is_some_and(|c| {
         c.iter()
             .any(|e| e.get("status").and_then(Value::as_str) == Some("dispatched"))
-    }) {
-        return Err(StateError(
-            "Ambiguous dispatched tool requires operator resolution".into(),
-        ));
+    });
+    if dispatched && s("status") == Some("running") {
+        return Err(ResumeRefused {
+            code: RUN_RECONCILE_CODE,
+            message: "Agent run needs reconciliation: a dispatched tool call has no known outcome (a worker claimed it and is still running it or died); resume refused".into(),
+        });
+    }
+    if s("status") != Some("suspended") {
+        return Err(StateError("Stale or non-suspended agent run resume".into()).into());
+    }
+    if calls.is_none_or(|c| c.len() > HARD_MAX_PENDING) {
+        return Err(StateError("Malformed agent run pending calls".into()).into());
+    }
+    if dispatched {
+        return Err(ResumeRefused {
+            code: RUN_RECONCILE_CODE,
+            message: "Ambiguous dispatched tool requires operator resolution".into(),
+        });
     }
     Ok(())
 }

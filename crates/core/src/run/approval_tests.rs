@@ -256,15 +256,37 @@ fn resumable_checks_fingerprint_version_and_ambiguity() {
     });
     assert!(check_resumable(&state, 2, 2, "a", "r1", "sha256:f", Some("s")).is_ok());
     let e = check_resumable(&state, 2, 1, "a", "r1", "sha256:f", None).unwrap_err();
-    assert_eq!(e.0, "Stale or non-suspended agent run resume");
+    assert_eq!(e.message, "Stale or non-suspended agent run resume");
+    assert_eq!(e.code, "ERR_PRISM_AGENT_RUN_STALE");
     let e = check_resumable(&state, 2, 2, "a", "r1", "sha256:g", None).unwrap_err();
-    assert!(e.0.contains("fingerprint"));
+    assert!(e.message.contains("fingerprint"));
+    assert_eq!(e.code, "ERR_PRISM_AGENT_RUN_STATE");
     assert!(check_resumable(&state, 2, 2, "a", "r2", "sha256:f", None).is_err());
     assert!(check_resumable(&state, 2, 2, "a", "r1", "sha256:f", Some("t")).is_err());
     let mut dispatched = state.clone();
     dispatched["pendingCalls"][0]["status"] = json!("dispatched");
     let e = check_resumable(&dispatched, 2, 2, "a", "r1", "sha256:f", None).unwrap_err();
-    assert!(e.0.contains("Ambiguous"));
+    assert!(e.message.contains("Ambiguous"));
+    assert_eq!(e.code, "ERR_PRISM_AGENT_RUN_RECONCILE");
+    // A run claimed by a worker (running, a call dispatched): a caller holding an older version lost
+    // the race (stale); one holding the current version is told the run needs reconciliation.
+    let mut claimed = dispatched.clone();
+    claimed["status"] = json!("running");
+    let e = check_resumable(&claimed, 3, 2, "a", "r1", "sha256:f", None).unwrap_err();
+    assert_eq!(e.code, "ERR_PRISM_AGENT_RUN_STALE");
+    let e = check_resumable(&claimed, 3, 3, "a", "r1", "sha256:f", None).unwrap_err();
+    assert_eq!(e.code, "ERR_PRISM_AGENT_RUN_RECONCILE");
+    assert!(e.message.starts_with("Agent run needs reconciliation"));
+    let mut done = state.clone();
+    done["status"] = json!("completed");
+    let e = check_resumable(&done, 2, 2, "a", "r1", "sha256:f", None).unwrap_err();
+    assert_eq!(
+        (e.code, e.message.as_str()),
+        (
+            "ERR_PRISM_AGENT_RUN_STATE",
+            "Stale or non-suspended agent run resume"
+        )
+    );
 }
 
 #[test]

@@ -15,8 +15,11 @@ use std::time::{Duration, Instant};
 
 /// Where committed rows go: a SQLite connection, a PostgreSQL client.
 pub trait Sink<T>: Send + 'static {
-    /// Commits `rows` in order, all or none. `Err`: why, in the component's words.
-    fn write(&mut self, rows: &[T]) -> Result<(), String>;
+    /// Commits `rows` in order, all or none. `first` is the place of `rows[0]` among every row this
+    /// writer committed (0 for its first row): a retried batch starts at the same place, so a sink whose
+    /// commit answer can be lost (a network database) keys rows by it and stores a retried row once.
+    /// `Err`: why, in the component's words.
+    fn write(&mut self, first: u64, rows: &[T]) -> Result<(), String>;
 }
 
 /// What `append` does when `max_pending` rows wait.
@@ -288,7 +291,7 @@ fn writer_loop<T, S: Sink<T>>(shared: &Shared<T>, mut sink: S) {
     let o = &shared.options;
     let mut failures = 0u32;
     loop {
-        let batch: Vec<T> = {
+        let (first, batch): (u64, Vec<T>) = {
             let mut st = shared.state();
             loop {
                 let n = st.queue.len();
@@ -320,9 +323,11 @@ fn writer_loop<T, S: Sink<T>>(shared: &Shared<T>, mut sink: S) {
             }
             let n = st.queue.len().min(o.batch_size);
             st.in_flight = n;
-            st.queue.drain(..n).collect()
+            // A failed batch went back to the front of the queue: the front is always the row after
+            // the last committed one.
+            (st.committed, st.queue.drain(..n).collect())
         };
-        let outcome = sink.write(&batch);
+        let outcome = sink.write(first, &batch);
         let mut st = shared.state();
         st.in_flight = 0;
         match outcome {
@@ -373,7 +378,9 @@ mod tests {
     }
 
     impl Sink<u32> for TestSink {
-        fn write(&mut self, rows: &[u32]) -> Result<(), String> {
+        fn write(&mut self, first: u64, rows: &[u32]) -> Result<(), String> {
+            // Every row's place is its value here (rows are appended as 0, 1, 2, …).
+            assert_eq!(Some(first), rows.first().map(|r| u64::from(*r)));
             if let Some((writing, open)) = &self.gate {
                 let _ = writing.send(());
                 let _ = open.recv();

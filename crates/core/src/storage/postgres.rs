@@ -17,8 +17,12 @@ pub enum PgError {
     /// The component was closed.
     Closed,
     /// What failed and why, in the database's own words: `connect: …`, `migrate: …`,
-    /// `invalid connection string: …`, `no database connection: …`, `schema must match …`.
+    /// `invalid connection string: …`, `no database connection: …`, `schema must match …`. Nothing
+    /// was committed.
     Failed(String),
+    /// `COMMIT` was sent and its answer never came (the connection dropped): the transaction may
+    /// have committed or not. `commit: <why>`.
+    CommitUnknown(String),
 }
 
 impl PgError {
@@ -27,7 +31,9 @@ impl PgError {
     pub fn message(&self, store: &str) -> String {
         match self {
             Self::Closed => format!("{store} is closed"),
-            Self::Failed(detail) => format!("{store} failed: {detail}"),
+            Self::Failed(detail) | Self::CommitUnknown(detail) => {
+                format!("{store} failed: {detail}")
+            }
         }
     }
 }
@@ -50,6 +56,15 @@ pub fn failed(what: &str, e: &postgres::Error) -> PgError {
         }
     };
     PgError::Failed(format!("{what}: {detail}"))
+}
+
+/// A failed `COMMIT`: refused by the server (a serialisation failure, a deferred constraint) it
+/// committed nothing; lost on the way (no answer from the server) it may have committed.
+fn commit_failed(e: &postgres::Error) -> PgError {
+    match failed("commit", e) {
+        PgError::Failed(m) if e.as_db_error().is_none() => PgError::CommitUnknown(m),
+        other => other,
+    }
 }
 
 /// Where and how to connect.
@@ -306,7 +321,8 @@ impl PgPool {
 
     /// One write transaction: `in_locked_row` on a pooled connection, with the pool's statements
     /// `lock` and `read`; `then` decides and writes (it also gets every statement of the pool), and
-    /// its `Ok` commits. An `Err` from `then` rolls back; a failed commit is `commit: <why>`.
+    /// its `Ok` commits. An `Err` from `then` rolls back; a failed commit is `commit: <why>`, as
+    /// [`PgError::CommitUnknown`] when its answer was lost. Every earlier failure committed nothing.
     pub fn locked<R, E: From<PgError>>(
         &self,
         lock: usize,
@@ -324,7 +340,7 @@ impl PgPool {
             params,
             |mut tx, row| {
                 let out = then(&mut tx, row, st)?; // an Err drops `tx`, which rolls back
-                tx.commit().map_err(|e| failed("commit", &e))?;
+                tx.commit().map_err(|e| commit_failed(&e))?;
                 Ok(out)
             },
         )?

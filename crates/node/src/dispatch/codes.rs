@@ -26,6 +26,7 @@ pub const S_CLAIMED: u32 = 0;
 pub const S_DISPATCHED: u32 = 1;
 pub const S_COMPLETED: u32 = 2;
 pub const S_UNKNOWN: u32 = 3;
+pub const S_FAILED_RETRYABLE: u32 = 4;
 
 // Answers.
 pub const A_DONE: u32 = 0;
@@ -146,6 +147,7 @@ pub const ALL: &[(&str, u32)] = &[
     ("S_DISPATCHED", S_DISPATCHED),
     ("S_COMPLETED", S_COMPLETED),
     ("S_UNKNOWN", S_UNKNOWN),
+    ("S_FAILED_RETRYABLE", S_FAILED_RETRYABLE),
     ("S_OTHER", S_OTHER),
     ("ID_STRIDE", ID_STRIDE),
     ("G_ALLOW", G_ALLOW),

@@ -430,6 +430,7 @@ fn status(n: Option<f64>) -> RecordStatus {
         Some(S_DISPATCHED) => RecordStatus::Dispatched,
         Some(S_COMPLETED) => RecordStatus::Completed,
         Some(S_UNKNOWN) => RecordStatus::Unknown,
+        Some(S_FAILED_RETRYABLE) => RecordStatus::FailedRetryable,
         _ => RecordStatus::Other,
     }
 }

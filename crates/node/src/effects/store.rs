@@ -16,8 +16,8 @@ use prism_tools_core::effects::memory::MemoryStorage;
 use prism_tools_core::effects::record::EffectRecord;
 use prism_tools_core::effects::sqlite::SqliteStorage;
 use prism_tools_core::effects::store::{
-    BeginOutcome, Claim, EffectStore, Resolution, Transition, HARD_MAX_RESULT_BYTES,
-    MAX_RESULT_BYTES,
+    BeginOutcome, Claim, EffectStore, Resolution, Transition, DEFAULT_CLAIM_TTL_MS,
+    HARD_CLAIM_TTL_MS, HARD_MAX_RESULT_BYTES, MAX_RESULT_BYTES,
 };
 use prism_tools_core::effects::time::now_ms;
 use prism_tools_core::storage::sqlite::{check_store_path, SqliteOptions};
@@ -110,6 +110,18 @@ pub(crate) fn read_max_result_bytes(js: Js, options: sys::napi_value) -> Result<
         Some(_) => Err(Error::new(
             Status::InvalidArg,
             format!("maxResultBytes must be an integer from 1 to {HARD_MAX_RESULT_BYTES}"),
+        )),
+    }
+}
+
+/// `claimTtlMs`: the lease of a claim whose `begin` names none (default 15 min, at most 60 min).
+pub(crate) fn read_claim_ttl_ms(js: Js, options: sys::napi_value) -> Result<i64> {
+    match js.number(options, c"claimTtlMs")? {
+        None => Ok(DEFAULT_CLAIM_TTL_MS),
+        Some(n) if n.fract() == 0.0 && n >= 1.0 && n <= HARD_CLAIM_TTL_MS as f64 => Ok(n as i64),
+        Some(_) => Err(Error::new(
+            Status::InvalidArg,
+            format!("claimTtlMs must be an integer from 1 to {HARD_CLAIM_TTL_MS}"),
         )),
     }
 }
@@ -355,10 +367,13 @@ pub fn create_memory_tool_effect_store(
     options: Option<Unknown>,
 ) -> Result<NativeToolEffectStore> {
     let js = Js(env.raw());
-    let max = read_max_result_bytes(js, options.as_ref().map_or(ptr::null_mut(), |o| o.raw()))?;
+    let raw_options = options.as_ref().map_or(ptr::null_mut(), |o| o.raw());
+    let max = read_max_result_bytes(js, raw_options)?;
+    let ttl = read_claim_ttl_ms(js, raw_options)?;
     Ok(NativeToolEffectStore {
         state: Rc::new(MemoryEffectStore {
-            backend: EffectStore::with_max_result_bytes(MemoryStorage::default(), max),
+            backend: EffectStore::with_max_result_bytes(MemoryStorage::default(), max)
+                .with_claim_ttl_ms(ttl),
             now: read_now_option(options.as_ref())?,
         }),
     })
@@ -417,8 +432,11 @@ pub fn create_sqlite_tool_effect_store(
     ) {
         return e.throw(&env);
     }
+    let ttl = read_claim_ttl_ms(js, raw_options)?;
     let storage = SqliteStorage::open(&path, &opts).map_err(|e| throw_store_error(js, &e))?;
     Ok(PoolToolEffectStoreHandle {
-        store: PoolStore::Sqlite(Arc::new(EffectStore::with_max_result_bytes(storage, max))),
+        store: PoolStore::Sqlite(Arc::new(
+            EffectStore::with_max_result_bytes(storage, max).with_claim_ttl_ms(ttl),
+        )),
     })
 }

@@ -66,11 +66,24 @@ impl Dispatch {
                     EffectErrorCode::Unknown,
                     "tool effect outcome requires reconciliation",
                 ),
+                // `begin` claims a retryable record while attempts remain; one it did not claim has
+                // used them all (each worker died after its claim). Nobody holds it: an operator's
+                // `resolveUnknown` settles it.
+                RecordStatus::FailedRetryable => self.effect_denied(
+                    EffectErrorCode::Exhausted,
+                    "tool effect attempts are exhausted",
+                ),
                 _ => {
                     self.effect_denied(EffectErrorCode::Conflict, "tool effect is not dispatchable")
                 }
             }),
             Answer::Threw { code: Some(code) } if is_effect_code(&code) => {
+                Some(self.block(BlockedReason::ExecutionDenied, ErrorSpec::Thrown))
+            }
+            // The store failed before its write (no connection, a lock timeout): nothing was claimed
+            // and the call may simply be retried. Its error says why. (A write whose commit answer
+            // was lost comes as `ERR_PRISM_TOOL_EFFECT_UNKNOWN`, above.)
+            Answer::Threw { code: Some(code) } if code == STORE_FAILURE_CODE => {
                 Some(self.block(BlockedReason::ExecutionDenied, ErrorSpec::Thrown))
             }
             _ => Some(self.effect_denied(
