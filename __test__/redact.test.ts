@@ -67,6 +67,31 @@ describe("redactSecrets", () => {
     expect(redactSecrets(hostile, [S])).toEqual({ ok: "[REDACTED]", bad: "[Unreadable]" });
   });
 
+  // The matcher was a DFA whose construction walked failure links from every state: a periodic
+  // secret took quadratic time (32 000 characters, seconds; 1 MB, about forty minutes).
+  it("builds for a 1 MB periodic secret and finds it in a long text", () => {
+    const x = "x".repeat(1 << 20);
+    const ab = "ab".repeat(1 << 19);
+    expect(redactSecrets(`<${x}>`, [x])).toBe("<[REDACTED]>");
+    const r = createSecretRedactor([ab, x, "xy"]);
+    expect(r.redact({ a: `${ab}b ${x}y xy` })).toEqual({ a: "[REDACTED]b [REDACTED]y [REDACTED]" });
+  });
+
+  it("matches on UTF-16 code units: lone surrogates are kept and found as JS finds them", () => {
+    // A lone surrogate next to a secret stays as it was (it used to become U+FFFD).
+    expect(redactSecrets("\ud83dab", ["ab"])).toBe("\ud83d[REDACTED]");
+    expect(redactSecrets({ t: "ab\udc00" }, ["ab"])).toEqual({ t: "[REDACTED]\udc00" });
+    // A secret holding half of a pair is found inside the pair, as `includes` finds it.
+    expect("x\ud83d\ude00!y".includes("\ude00!")).toBe(true);
+    expect(redactSecrets("x\ud83d\ude00!y", ["\ude00!"])).toBe("x\ud83d[REDACTED]y");
+    expect(redactSecrets("x\ud83d\ude00!y", ["\ud83d"])).toBe("x[REDACTED]\ude00!y");
+    // A lone surrogate is not U+FFFD, either way round.
+    expect(redactSecrets("a\ud800", ["\ufffd"])).toBe("a\ud800");
+    expect(redactSecrets("a\ufffd", ["\ud800"])).toBe("a\ufffd");
+    expect(redactSecrets("a\ud800b", ["\ud800"])).toBe("a[REDACTED]b");
+    expect(createSecretRedactor(["\udc00"]).redact(["\udc00\udc00", "\ud800"])).toEqual(["[REDACTED][REDACTED]", "\ud800"]);
+  });
+
   it("rejects a non-array secrets list", () => {
     expect(() => redactSecrets({}, "x" as never)).toThrow("redactSecrets: secrets must be an array of strings");
   });

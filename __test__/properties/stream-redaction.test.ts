@@ -46,6 +46,24 @@ function streamed(secrets: string[], deltas: string[]) {
   return pieces;
 }
 
+/** The model: leftmost-longest matching over UTF-16 code units, as JS's `startsWith` sees them. */
+function leftmostLongest(text: string, secrets: string[]): string {
+  let out = "";
+  let i = 0;
+  while (i < text.length) {
+    let longest = 0;
+    for (const s of secrets) if (s.length > longest && text.startsWith(s, i)) longest = s.length;
+    if (longest > 0) {
+      out += "[REDACTED]";
+      i += longest;
+    } else {
+      out += text[i];
+      i += 1;
+    }
+  }
+  return out;
+}
+
 describe("createStreamRedactor", () => {
   it("lets out, joined, exactly the whole text redacted at once, holding at most longest - 1 characters", () => {
     fc.assert(
@@ -95,18 +113,38 @@ describe("createStreamRedactor", () => {
     expect(s.push("x")).toBe("[REDACTED]dx");
   });
 
-  // Found by fuzz/js/stream-redaction (docs/fuzzing.md). Known open: the native matcher reads text as
-  // UTF-8, so `redactSecrets` turns a lone surrogate into U+FFFD when it redacts something and keeps it
-  // when it does not; and the stream lets out a piece ending in the first half of a pair. Pinned with
-  // `it.fails` so the suite stays green: once redaction keeps every code unit it does not replace,
-  // this fails and becomes a plain `it`.
-  it.fails("a delta that splits a surrogate pair, or a lone surrogate, joins to the whole text redacted at once", () => {
+  // Found by fuzz/js/stream-redaction (docs/fuzzing.md): the matcher read text as UTF-8, turning a
+  // lone surrogate into U+FFFD when it redacted something and keeping it when it did not. It now
+  // matches on UTF-16 code units, as the stream cuts them.
+  it("a delta that splits a surrogate pair, or a lone surrogate, joins to the whole text redacted at once", () => {
     const split = streamed(["ab"], ["x\ud83d", "\ude00ab"]);
     expect(split.join("")).toBe(redactSecrets("x\ud83d\ude00ab", ["ab"]));
     expect(split.join("")).toBe("x\ud83d\ude00[REDACTED]");
     const lone = streamed(["ab"], ["\ud83da", "b"]);
     expect(lone.join("")).toBe(redactSecrets("\ud83dab", ["ab"]));
     expect(lone.join("")).toBe("\ud83d[REDACTED]");
+  });
+
+  it("over surrogates, halves of pairs and cuts anywhere: streamed equals whole equals code-unit matching", () => {
+    // Code units that stress the UTF-16/UTF-8 difference: both halves of a pair, another lone
+    // high surrogate, U+FFFD (what a lone surrogate used to become), and letters.
+    const unit = fc.constantFrom("a", "b", "\ud83d", "\ude00", "\ud800", "\ufffd", "\ud83d\ude00");
+    const units = (min: number, max: number) => fc.array(unit, { minLength: min, maxLength: max }).map((l) => l.join(""));
+    fc.assert(
+      fc.property(
+        fc.array(units(1, 4), { minLength: 1, maxLength: 4 }),
+        fc.array(fc.oneof(units(0, 5), fc.nat(3)), { maxLength: 8 }),
+        fc.array(fc.nat(), { maxLength: 12 }),
+        (secrets, parts, cuts) => {
+          const text = parts.map((p) => (typeof p === "number" ? secrets[p % secrets.length] : p)).join("");
+          const whole = redactSecrets(text, secrets);
+          expect(whole).toBe(leftmostLongest(text, secrets));
+          expect(streamed(secrets, cutAt(text, cuts)).join("")).toBe(whole);
+          expect(createSecretRedactor(secrets).redact({ t: text })).toEqual({ t: whole });
+        },
+      ),
+      budget,
+    );
   });
 
   it("with an opaque redactor holds everything and redacts the whole text at the end", () => {

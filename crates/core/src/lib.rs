@@ -10,7 +10,8 @@ pub mod dispatch;
 pub mod effects;
 pub mod error;
 pub mod filter;
-#[cfg(feature = "fuzz")]
+// Also built for the unit tests, which run each target on seeded inputs.
+#[cfg(any(test, feature = "fuzz"))]
 #[doc(hidden)]
 pub mod fuzz_api;
 pub mod host;
@@ -18,6 +19,7 @@ pub mod ledger;
 pub mod middleware;
 pub mod policy;
 pub mod redact;
+pub mod redact_units;
 pub mod run;
 pub mod search;
 pub mod storage;

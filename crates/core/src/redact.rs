@@ -1,15 +1,19 @@
 //! Secret redaction of text: every non-empty known secret becomes `[REDACTED]`.
 //!
 //! One Aho-Corasick automaton (leftmost-longest) finds all secrets in a single pass whatever their
-//! number, so a secret that contains another is replaced whole. [`redact_host`] applies it to a
-//! host value the binding's reader read (`crate::host`); the binding writes the copy back.
+//! number, so a secret that contains another is replaced whole. Secrets and text are JS strings,
+//! sequences of UTF-16 code units: a secret is found wherever its units are, a lone surrogate
+//! included (`crate::redact_units`), so a text redacted in pieces cut anywhere joins to the
+//! text redacted whole. [`redact_host`] applies it to a host value the binding's reader read
+//! (`crate::host`); the binding writes the copy back.
 
 use std::borrow::Cow;
 use std::collections::HashSet;
 
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
 
 use crate::host::{Host, ObjectKind, ReadPolicy};
+use crate::redact_units::{encode_units, is_surrogate, UnitCursor};
 
 pub const REDACTED: &str = "[REDACTED]";
 pub const MAX_DEPTH_MARK: &str = "[MaxDepth]";
@@ -21,8 +25,29 @@ pub const MAX_DEPTH: usize = 32;
 
 #[derive(Debug, Default, Clone)]
 pub struct Secrets {
+    /// The secrets as text (a lone surrogate shows as U+FFFD).
     list: Vec<String>,
     matcher: Option<AhoCorasick>,
+    /// Whether a secret holds a surrogate: only then can a character above U+FFFF in a text hold
+    /// a match its UTF-8 does not show.
+    surrogates: bool,
+}
+
+/// The automaton over the encoded secrets, built in time linear in their total length: the
+/// contiguous NFA. The builder's default for up to 100 secrets is a DFA, whose rows are filled by
+/// walking failure links from every state for every byte class: quadratic for a periodic secret
+/// (`"x".repeat(n)`: 32 000 characters took seconds, 1 MB about forty minutes). Search speed is
+/// about the same, the prefilter doing most of the work (bench/redact.bench.mjs).
+fn matcher(patterns: &[Vec<u8>]) -> Option<AhoCorasick> {
+    let build = |kind| {
+        AhoCorasickBuilder::new()
+            .match_kind(MatchKind::LeftmostLongest)
+            .kind(Some(kind))
+            .build(patterns)
+    };
+    build(AhoCorasickKind::ContiguousNFA)
+        .or_else(|_| build(AhoCorasickKind::NoncontiguousNFA))
+        .ok()
 }
 
 impl Secrets {
@@ -31,21 +56,44 @@ impl Secrets {
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
+        Self::from_units(
+            secrets
+                .into_iter()
+                .map(|s| s.into().encode_utf16().collect::<Vec<u16>>()),
+        )
+    }
+
+    /// Secrets as JS holds them: UTF-16 code units, lone surrogates kept. Empty ones are ignored,
+    /// repeated ones kept once.
+    pub fn from_units<I>(secrets: I) -> Self
+    where
+        I: IntoIterator<Item = Vec<u16>>,
+    {
         let mut seen = HashSet::new();
-        let list: Vec<String> = secrets
-            .into_iter()
-            .map(Into::into)
-            .filter(|s| !s.is_empty() && seen.insert(s.clone()))
-            .collect();
-        let matcher = if list.is_empty() {
+        let mut list = Vec::new();
+        let mut patterns = Vec::new();
+        let mut surrogates = false;
+        for units in secrets {
+            if units.is_empty() || seen.contains(&units) {
+                continue;
+            }
+            surrogates |= units.iter().any(|&c| is_surrogate(c));
+            let mut bytes = Vec::new();
+            encode_units(&units, &mut bytes);
+            patterns.push(bytes);
+            list.push(String::from_utf16_lossy(&units));
+            seen.insert(units);
+        }
+        let matcher = if patterns.is_empty() {
             None
         } else {
-            AhoCorasickBuilder::new()
-                .match_kind(MatchKind::LeftmostLongest)
-                .build(&list)
-                .ok()
+            matcher(&patterns)
         };
-        Secrets { list, matcher }
+        Secrets {
+            list,
+            matcher,
+            surrogates,
+        }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -56,13 +104,123 @@ impl Secrets {
         &self.list
     }
 
+    /// Whether a secret holds a surrogate code unit.
+    pub fn has_surrogates(&self) -> bool {
+        self.surrogates
+    }
+
+    /// `text` with every secret replaced. Where a secret holding half of a surrogate pair splits a
+    /// pair of `text`, the half left shows as U+FFFD ([`Secrets::redact_units`] keeps it).
     #[inline]
     pub fn redact<'a>(&self, text: &'a str) -> Cow<'a, str> {
-        match &self.matcher {
-            Some(m) if m.is_match(text) => {
-                Cow::Owned(m.replace_all(text, &vec![REDACTED; self.list.len()]))
+        let Some(m) = &self.matcher else {
+            return Cow::Borrowed(text);
+        };
+        // Text with no character above U+FFFF (4-byte UTF-8) is its own encoded form, and so is
+        // any text when no secret holds a surrogate (no match can touch such a character).
+        if !self.surrogates || !text.bytes().any(|b| b >= 0xF0) {
+            if !m.is_match(text) {
+                return Cow::Borrowed(text);
             }
-            _ => Cow::Borrowed(text),
+            let mut out = String::with_capacity(text.len());
+            m.replace_all_with(text, &mut out, |_, _, out| {
+                out.push_str(REDACTED);
+                true
+            });
+            return Cow::Owned(out);
+        }
+        let units: Vec<u16> = text.encode_utf16().collect();
+        match self.redact_units(&units) {
+            Some(out) => Cow::Owned(String::from_utf16_lossy(&out)),
+            None => Cow::Borrowed(text),
+        }
+    }
+
+    /// The code units of `units` with every secret replaced, or `None` when none occurs.
+    pub fn redact_units(&self, units: &[u16]) -> Option<Vec<u16>> {
+        let m = self.matcher.as_ref()?;
+        let mut bytes = Vec::new();
+        encode_units(units, &mut bytes);
+        let mut cursor = UnitCursor::new(&bytes);
+        let mut out: Option<Vec<u16>> = None;
+        let mut last = 0;
+        for hit in m.find_iter(&bytes) {
+            let start = cursor.unit_at(hit.start());
+            let end = cursor.unit_at(hit.end());
+            let o = out.get_or_insert_with(|| Vec::with_capacity(units.len()));
+            o.extend_from_slice(&units[last..start]);
+            o.extend(REDACTED.encode_utf16());
+            last = end;
+        }
+        let mut out = out?;
+        out.extend_from_slice(&units[last..]);
+        Some(out)
+    }
+}
+
+/// The binding's access to a host string's UTF-16 code units, which a `String` cannot hold when
+/// the string has a lone surrogate (the reader reads one as U+FFFD).
+pub trait HostText<H> {
+    /// The code units of the string `handle` stands for.
+    fn units(&self, handle: &H) -> Option<Vec<u16>>;
+    /// A host string of `units` (a redacted text that keeps a lone surrogate).
+    fn string(&self, units: &[u16]) -> Option<H>;
+}
+
+/// No host strings: text is what the `String`s hold.
+pub struct NoHostText;
+
+impl<H> HostText<H> for NoHostText {
+    fn units(&self, _: &H) -> Option<Vec<u16>> {
+        None
+    }
+    fn string(&self, _: &[u16]) -> Option<H> {
+        None
+    }
+}
+
+/// A host string redacted on its code units: the string as it was when no secret occurs.
+fn redact_string<H>(
+    secrets: &Secrets,
+    text: String,
+    handle: Option<H>,
+    host: &dyn HostText<H>,
+) -> Host<H> {
+    // U+FFFD in the text read may stand for a lone surrogate of the host string; a secret holding
+    // a surrogate may split a pair of a character above U+FFFF, leaving a half no `String` holds.
+    let lossy = handle.is_some() && text.contains('\u{FFFD}');
+    let astral = secrets.has_surrogates() && text.bytes().any(|b| b >= 0xF0);
+    if !lossy && !astral {
+        return match secrets.redact(&text) {
+            Cow::Owned(r) => Host::text(r),
+            Cow::Borrowed(_) => Host::String(text, handle),
+        };
+    }
+    let units = match (&handle, lossy) {
+        (Some(h), true) => host.units(h),
+        _ => None,
+    }
+    .unwrap_or_else(|| text.encode_utf16().collect());
+    units_result(secrets.redact_units(&units), text, handle, host)
+}
+
+fn units_result<H>(
+    redacted: Option<Vec<u16>>,
+    text: String,
+    handle: Option<H>,
+    host: &dyn HostText<H>,
+) -> Host<H> {
+    let Some(out) = redacted else {
+        return Host::String(text, handle);
+    };
+    match String::from_utf16(&out) {
+        Ok(t) => Host::text(t),
+        Err(_) => {
+            let shown = String::from_utf16_lossy(&out);
+            match host.string(&out) {
+                Some(h) => Host::String(shown, Some(h)),
+                None => Host::text(shown),
+            }
         }
     }
 }
@@ -96,39 +254,39 @@ pub const HOST_POLICY: ReadPolicy = ReadPolicy {
 /// read becomes `[MaxDepth]`, `[Circular]` or `[Unreadable]`. Everything else is handed back as
 /// it was read (numbers, a `Date`, a function in an array).
 pub fn redact_host<H>(secrets: &Secrets, value: Host<H>) -> Host<H> {
+    redact_host_with(secrets, value, &NoHostText)
+}
+
+/// [`redact_host`] with the host's strings matched on their code units (`host`), so a lone
+/// surrogate is kept and found as JS would.
+pub fn redact_host_with<H>(secrets: &Secrets, value: Host<H>, host: &dyn HostText<H>) -> Host<H> {
     match value {
-        Host::String(s, handle) => {
-            let changed = match secrets.redact(&s) {
-                Cow::Owned(r) => Some(r),
-                Cow::Borrowed(_) => None,
-            };
-            match changed {
-                Some(r) => Host::text(r),
-                None => Host::String(s, handle),
-            }
-        }
+        Host::String(s, handle) => redact_string(secrets, s, handle, host),
         Host::Hole => Host::Undefined,
         Host::TooDeep => Host::text(MAX_DEPTH_MARK),
         Host::Circular => Host::text(CIRCULAR_MARK),
         Host::Threw(_) => Host::text(UNREADABLE_MARK),
-        Host::Array(items) | Host::Set(items) => {
-            Host::Array(items.into_iter().map(|v| redact_host(secrets, v)).collect())
-        }
+        Host::Array(items) | Host::Set(items) => Host::Array(
+            items
+                .into_iter()
+                .map(|v| redact_host_with(secrets, v, host))
+                .collect(),
+        ),
         Host::Map(entries) => Host::Object(
             ObjectKind::Plain,
-            redact_entries(secrets, Vec::new(), entries, false),
+            redact_entries(secrets, Vec::new(), entries, false, host),
         ),
         Host::Object(kind, entries) => {
             let fixed = match kind {
                 ObjectKind::Error(fields) => fields
                     .into_iter()
-                    .map(|(k, v)| (k.to_owned(), redact_host(secrets, v)))
+                    .map(|(k, v)| (k.to_owned(), redact_host_with(secrets, v, host)))
                     .collect(),
                 _ => Vec::new(),
             };
             Host::Object(
                 ObjectKind::Plain,
-                redact_entries(secrets, fixed, entries, true),
+                redact_entries(secrets, fixed, entries, true, host),
             )
         }
         other => other,
@@ -142,6 +300,7 @@ fn redact_entries<H>(
     fixed: Vec<(String, Host<H>)>,
     entries: Vec<(String, Host<H>)>,
     drop_functions: bool,
+    host: &dyn HostText<H>,
 ) -> Vec<(String, Host<H>)> {
     let mut taken: HashSet<String> = fixed.iter().map(|(k, _)| k.clone()).collect();
     let mut out = fixed;
@@ -152,7 +311,7 @@ fn redact_entries<H>(
         }
         let key = unique_key(&taken, &secrets.redact(&key));
         taken.insert(key.clone());
-        out.push((key, redact_host(secrets, value)));
+        out.push((key, redact_host_with(secrets, value, host)));
     }
     out
 }
@@ -183,6 +342,80 @@ mod tests {
     fn unicode_secrets() {
         let s = Secrets::new(["пароль🔑"]);
         assert_eq!(s.redact("a пароль🔑 b"), "a [REDACTED] b");
+    }
+
+    #[test]
+    fn a_long_periodic_secret_builds_in_linear_time() {
+        // The default DFA took about forty minutes for this secret (quadratic failure walks).
+        let secret = "x".repeat(1 << 20);
+        let s = Secrets::new([secret.clone(), "ab".repeat(1 << 19)]);
+        let text = format!("a{secret}xb");
+        assert_eq!(s.redact(&text), "a[REDACTED]xb");
+    }
+
+    fn units(s: &str) -> Vec<u16> {
+        s.encode_utf16().collect()
+    }
+
+    #[test]
+    fn secrets_are_found_on_code_units() {
+        // A lone surrogate in the text is kept, and a secret holding one is found where JS finds it.
+        let s = Secrets::new(["ab"]);
+        let lone = [0xD83D, b'a' as u16, b'b' as u16];
+        assert_eq!(
+            s.redact_units(&lone).unwrap(),
+            [&[0xD83D][..], &units(REDACTED)].concat()
+        );
+        assert_eq!(s.redact_units(&[0xD83D, 0xDE00]), None);
+        let half = Secrets::from_units([vec![0xDE00, b'!' as u16]]);
+        assert!(half.has_surrogates());
+        assert_eq!(
+            half.redact_units(&units("x😀!y")).unwrap(),
+            [&units("x")[..], &[0xD83D], &units(REDACTED), &units("y")].concat()
+        );
+        // Rust text cannot keep the half left: it shows as U+FFFD.
+        assert_eq!(half.redact("x😀!y"), "x\u{FFFD}[REDACTED]y");
+        // U+FFFD is not a surrogate: a secret of it does not match one.
+        let fffd = Secrets::new(["\u{FFFD}"]);
+        assert_eq!(fffd.redact_units(&[0xD800]), None);
+        assert_eq!(fffd.redact("a\u{FFFD}"), "a[REDACTED]");
+    }
+
+    /// Host strings as code units, the handle being an index into `strings`.
+    struct Units(std::cell::RefCell<Vec<Vec<u16>>>);
+
+    impl HostText<usize> for Units {
+        fn units(&self, h: &usize) -> Option<Vec<u16>> {
+            self.0.borrow().get(*h).cloned()
+        }
+        fn string(&self, units: &[u16]) -> Option<usize> {
+            self.0.borrow_mut().push(units.to_vec());
+            Some(self.0.borrow().len() - 1)
+        }
+    }
+
+    #[test]
+    fn host_strings_keep_lone_surrogates() {
+        let s = Secrets::new(["ab"]);
+        let host = Units(std::cell::RefCell::new(vec![
+            vec![0xDE00, 97, 98],
+            vec![0xDE00],
+        ]));
+        // Read as "\u{FFFD}ab": the units are asked for and the lone half is kept.
+        let out = redact_host_with(&s, Host::String("\u{FFFD}ab".into(), Some(0)), &host);
+        let Host::String(_, Some(h)) = out else {
+            panic!("{out:?}")
+        };
+        assert_eq!(
+            host.0.borrow()[h],
+            [&[0xDE00][..], &units(REDACTED)].concat()
+        );
+        // No secret: the string as it was, handle and all.
+        let out = redact_host_with(&s, Host::String("\u{FFFD}".into(), Some(1)), &host);
+        assert!(matches!(out, Host::String(_, Some(1))));
+        // Well-formed text needs no units.
+        let out = redact_host_with(&s, Host::String("ab 😀".into(), Some(9)), &host);
+        assert!(matches!(out, Host::String(t, None) if t == "[REDACTED] 😀"));
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! `redactRunLedgerRecord` recognises by its wrapped secrets and redacts with in Rust instead of
 //! calling back into JS.
 
-use crate::effects::js::Js;
+use crate::effects::js::{check, Js};
 use crate::host::{read_host, write_host};
 use crate::throw::Throw;
 use std::rc::Rc;
@@ -11,11 +11,11 @@ use std::rc::Rc;
 use napi::bindgen_prelude::{
     Array, FromNapiValue, Function, JsObjectValue, Object, ToNapiValue, Unknown,
 };
-use napi::{Env, JsValue, Result, ValueType};
+use napi::{sys, Env, JsValue, Result, ValueType};
 use napi_derive::napi;
 
 use prism_tools_core::error::PrismError;
-use prism_tools_core::redact::{redact_host, Secrets, HOST_POLICY};
+use prism_tools_core::redact::{redact_host_with, HostText, Secrets, HOST_POLICY};
 
 /// Clears the exception a failed call left pending; `false` when none was. A throwing getter
 /// makes Node-API answer a generic failure with the exception pending, so the status alone does
@@ -54,7 +54,48 @@ fn js_str<'e>(env: &'e Env, s: &str) -> Result<Unknown<'e>> {
 fn redact_value<'e>(env: &'e Env, secrets: &Secrets, v: Unknown<'e>) -> Result<Unknown<'e>> {
     let read = read_host(env, v.raw(), HOST_POLICY)?;
     let js = Js(env.raw());
-    js.unknown(env, write_host(js, redact_host(secrets, read))?)
+    let redacted = redact_host_with(secrets, read, &JsText(js));
+    js.unknown(env, write_host(js, redacted)?)
+}
+
+/// The code units of the JS string `v` (lone surrogates kept), `None` when it is not a string.
+fn string_units(js: Js, v: sys::napi_value) -> Result<Option<Vec<u16>>> {
+    let mut len = 0usize;
+    // SAFETY: a live env and handle (see `Js`); a null buffer of size 0 asks for the length only.
+    let status =
+        unsafe { sys::napi_get_value_string_utf16(js.0, v, std::ptr::null_mut(), 0, &mut len) };
+    if status == sys::Status::napi_string_expected {
+        return Ok(None);
+    }
+    check(status)?;
+    let mut units = vec![0u16; len + 1];
+    let mut copied = 0usize;
+    // SAFETY: as above; Node-API writes at most `units.len()` code units into `units`.
+    check(unsafe {
+        sys::napi_get_value_string_utf16(js.0, v, units.as_mut_ptr(), units.len(), &mut copied)
+    })?;
+    units.truncate(copied.min(len));
+    Ok(Some(units))
+}
+
+/// The host's strings as UTF-16 code units, for the matcher (`HostText`): a `String` cannot
+/// hold a lone surrogate.
+struct JsText(Js);
+
+impl HostText<sys::napi_value> for JsText {
+    fn units(&self, handle: &sys::napi_value) -> Option<Vec<u16>> {
+        string_units(self.0, *handle).ok().flatten()
+    }
+
+    fn string(&self, units: &[u16]) -> Option<sys::napi_value> {
+        let mut out = std::ptr::null_mut();
+        // SAFETY: a live env (see `Js`); `units` is valid for its length, `out` a valid
+        // out-pointer for the one handle Node-API writes.
+        let status = unsafe {
+            sys::napi_create_string_utf16(self.0 .0, units.as_ptr(), units.len() as isize, &mut out)
+        };
+        check(status).ok().map(|()| out)
+    }
 }
 
 /// The matcher of a list of secret strings (non-strings are ignored; a non-array is an error).
@@ -71,14 +112,16 @@ fn read_secrets(env: &Env, v: Option<Unknown>, what: &str) -> Result<Secrets> {
         }
     }
     let array = Array::from_unknown(v)?;
+    let js = Js(env.raw());
     let mut out = Vec::with_capacity(array.len() as usize);
     for i in 0..array.len() {
         let item: Unknown = array.get_element(i)?;
-        if item.get_type()? == ValueType::String {
-            out.push(String::from_unknown(item)?);
+        // As code units: a secret holding a lone surrogate is found where JS finds it.
+        if let Some(units) = string_units(js, item.raw())? {
+            out.push(units);
         }
     }
-    Ok(Secrets::new(out))
+    Ok(Secrets::from_units(out))
 }
 
 /// The secrets of a redactor made by `createSecretRedactor`, when `v` is one.
