@@ -599,12 +599,6 @@ pub fn check_resumable(
             state.get("schemaVersion").unwrap_or(&Value::Null)
         )));
     }
-    // A suspended run's checkpoint carries its budget (every counter and the deadline), as
-    // upstream's does; one written before the budget was saved cannot resume with its budget.
-    let counters = state.get("counters").and_then(Value::as_object);
-    if counters.is_none() || s("deadlineAt").is_none_or(str::is_empty) {
-        return Err(StateError("Malformed agent run state".into()));
-    }
     if let Some(sid) = session_id {
         if s("sessionId") != Some(sid) {
             return Err(StateError("Agent run session mismatch".into()));
@@ -620,6 +614,12 @@ pub fn check_resumable(
     }
     if record_version != expected_version || s("status") != Some("suspended") {
         return Err(StateError("Stale or non-suspended agent run resume".into()));
+    }
+    // A suspended run's checkpoint carries its budget (every counter and the deadline), as
+    // upstream's does; one written before the budget was saved cannot resume with its budget.
+    let counters = state.get("counters").and_then(Value::as_object);
+    if counters.is_none() || s("deadlineAt").is_none_or(str::is_empty) {
+        return Err(StateError("Malformed agent run state".into()));
     }
     let calls = state.get("pendingCalls").and_then(Value::as_array);
     if calls.is_none_or(|c| c.len() > HARD_MAX_PENDING) {
