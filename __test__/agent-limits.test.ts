@@ -119,7 +119,10 @@ describe("run limits: each breach fails the run with result.limit and one run_li
   it("a tracker's snapshot counters are checked; a resumed tracker goes on from them", () => {
     const limits = resolveRunLimits(undefined, {});
     for (const bad of [{ turns: -1 }, { turns: 1.5 }, { toolCalls: "2" }, { cost: Infinity }]) {
-      expect(() => new RunLimitTracker(limits, { snapshot: bad as any })).toThrow(new TypeError("Run limit snapshot must contain finite non-negative counters"));
+      // Upstream's TypeError and message, with the budget's code.
+      expect(() => new RunLimitTracker(limits, { snapshot: bad as any })).toThrow(
+        expect.objectContaining({ name: "TypeError", message: "Run limit snapshot must contain finite non-negative counters", code: "invalid_run_limits" }),
+      );
     }
     const t = new RunLimitTracker(limits, { snapshot: { turns: 3, cost: 0.5 } as any });
     expect(t.snapshot()).toMatchObject({ turns: 3, cost: 0.5, toolCalls: 0 });

@@ -31,8 +31,7 @@ async function artifactStep(r, calls, hosted, hostCalls, dispatcher) {
     failWith({ ok: false, errors: [{ message: 'maximum tool rounds exceeded' }], metadata: { reason: v.reason, detail: v.message, revisions: r.revisions, toolRounds: r.rounds } })
   }
   if (step === 'tools') {
-    r.rounds += 1
-    r.tracker.charge('maxToolRounds')
+    r.tracker.beginRound()
     await runBatch(r, calls, hosted, dispatcher, 1, r.registry)
     return undefined
   }

@@ -9,7 +9,7 @@ const { decode, json, textOf } = require('./agent-values.js')
 const { AGENT_RETRIES } = require('./retry.js')
 const { createJsonSchemaToolArgumentValidator } = require('./validation.js')
 const { resolveToolResultFold, foldToolResultHistory } = require('./tool-result-fold.js')
-const { toolChoiceForTurn } = require('./providers/request-options.js')
+const { checkTurnToolChoice } = require('./providers/request-options.js')
 const { jsonBytes, rememberTextMessageBytes } = require('./run-limits.js')
 
 // Arguments are checked against each tool's `parameters` unless the host turns it off: the run's
@@ -139,13 +139,14 @@ function sameNames(names, tools) {
 async function buildRequest(r, t, history, selection, after = []) {
   const { signal } = r
   const { requestTools, tools } = selection
-  const folded = t.fold === undefined ? history : await foldToolResultHistory(history, t.fold, { sessionId: r.sessionId, runId: r.runId, turn: r.turns, signal })
+  const folded = t.fold === undefined ? history : await foldToolResultHistory(history, t.fold, { sessionId: r.sessionId, runId: r.runId, turn: r.turns, signal, redact: r.resultRedact })
   const listed = toolListMessage(r.model, selection)
   const messages = listed === undefined ? t.system.concat(folded) : [listed, ...t.system, ...folded]
   for (const m of after) messages.push(m)
   const plain = { model: r.model, messages, tools: requestTools, metadata: { ...r.metadata, tools } }
-  // `toolChoice` (the run's, else the agent's) goes on the request's options, checked against this turn's tools.
-  const toolChoice = toolChoiceForTurn(r.pick('toolChoice'), requestTools, { toolRounds: r.rounds })
+  // `toolChoice` (the run's, else the agent's) as the run machine fixed it for this turn goes on
+  // the request's options, checked against this turn's tools.
+  const toolChoice = checkTurnToolChoice(r.tracker.turnChoice(), requestTools)
   if (toolChoice !== undefined) plain.options = { toolChoice }
   const request = redactRequest(r, plain, requestTools)
   request.signal = signal

@@ -162,11 +162,11 @@ async function runLoopStrategy(r, provider, strategy, run) {
         }
         const messages = loopInput(nextInput)
         if (toolResults !== undefined && !Array.isArray(toolResults)) throw invalid('ctx.assemble', 'toolResults must be an array of ToolResults')
-        r.tracker.charge('maxTurns')
+        r.tracker.beginTurn()
         charged = true
         current = await selectTools(r, t, run.inputText)
         let results = toolResults ?? []
-        if (t.fold !== undefined && results.length > 0) results = await foldToolResults(results, t.fold, { sessionId, runId, turn: r.turns, signal })
+        if (t.fold !== undefined && results.length > 0) results = await foldToolResults(results, t.fold, { sessionId, runId, turn: r.turns, signal, redact: r.resultRedact })
         // As upstream's default layout: history, then tool results, then the new input.
         const after = results.map((result) => toolMessage(result)).concat(messages)
         const request = await buildRequest(r, t, history, current, after)
@@ -181,8 +181,7 @@ async function runLoopStrategy(r, provider, strategy, run) {
       if (!Array.isArray(calls)) throw invalid('ctx.chargeToolRound', 'calls must be an array of tool calls')
       if (calls.length === 0) return
       try {
-        r.rounds += 1
-        r.tracker.charge('maxToolRounds')
+        r.tracker.beginRound()
       } catch (err) {
         fail(err)
       }
@@ -194,7 +193,7 @@ async function runLoopStrategy(r, provider, strategy, run) {
           throw invalid('ctx.generate', 'request must be a ProviderRequest from ctx.assemble (an object with messages)')
         }
         if (signal.aborted) r.finish('aborted', 'aborted', r.abortError())
-        if (!charged) r.tracker.charge('maxTurns')
+        if (!charged) r.tracker.beginTurn()
         charged = false
         const { tools } = await turnTools()
         // A request the strategy built or changed is redacted here, and always carries the run's signal.
@@ -212,9 +211,9 @@ async function runLoopStrategy(r, provider, strategy, run) {
       try {
         if (call === null || typeof call !== 'object') throw invalid('ctx.dispatchToolCall', 'call must be a tool call ({ id, name, arguments })')
         if (signal.aborted) r.finish('aborted', 'aborted', r.abortError())
-        r.tracker.charge('maxToolCalls')
+        r.tracker.toolCall()
         const { dispatcher } = await turnTools()
-        const result = await dispatcher.dispatch(call, { sessionId, runId, signal, metadata: r.metadata })
+        const result = await dispatcher.dispatch(call, r.dispatchContext())
         const { SEARCH_TOOLS_NAME, activateToolNames } = r.api.search
         if (call.name === SEARCH_TOOLS_NAME && r.searchTool !== undefined && result && !result.error && result.value && Array.isArray(result.value.names)) {
           r.session.activated = activateToolNames(r.session.activated, result.value.names)

@@ -11,6 +11,7 @@ const { AgentRunError } = require('./errors.js')
 const { checkRunOptions, unsupportedOption } = require('./agent-options.js')
 const { resolveRunLimits, RunLimitTracker, RunLimitError, buffersOutput } = require('./run-limits.js')
 const { resolveRetry } = require('./retry.js')
+const { RESULT_REDACTOR } = require('./output-budget.js')
 const approval = require('./approval.js')
 const { createRunLedgerWriter } = require('./agent-ledger.js')
 const { registerRedactorSecrets } = require('./stream-redaction.js')
@@ -23,6 +24,7 @@ const { isLoopStrategy, loopStrategyOf, refuseDurableStrategy, runLoopStrategy }
 // Runs of one agent that ask for no tool names, resume nothing and lay no loop options of their own
 // get the same answers, so the last answer per agent config is kept (frozen: runs share it) while
 // the names, and the budget's maxToolRounds, are the same.
+const NO_OPTIONS = Object.freeze({})
 const grantMemo = new WeakMap() // config -> { names (a copy), grant }
 const limitsMemo = new WeakMap() // config -> { loop (a copy of its own values), maxToolRounds, limits }
 
@@ -74,6 +76,23 @@ function deepFreeze(value) {
 }
 
 /**
+ * The redaction a tool result passes before anything cuts it (its output budget), as dispatch
+ * applies it: the run's secrets, then its redactor. Tools see it under `RESULT_REDACTOR` in their
+ * context (lib/output-budget.js); undefined when the run redacts nothing.
+ */
+function resultRedact(api, secretRedactor, redactor) {
+  const host = redactor !== secretRedactor ? redactor : undefined
+  if (secretRedactor === undefined && host === undefined) return undefined
+  const redact = (value) => {
+    let out = value
+    if (secretRedactor !== undefined) out = api.redactWith(out, secretRedactor)
+    if (host !== undefined) out = api.redactWith(out, host)
+    return out
+  }
+  return redact
+}
+
+/**
  * One run's state: what the loop's files read and update (`r` there). Its helpers are methods, so
  * a run parked on a provider or a tool holds one object, not a closure per helper.
  */
@@ -105,6 +124,7 @@ class Run {
     this.resumed = undefined
     this.secrets = undefined
     this.redactor = undefined
+    this.resultRedact = undefined // the result redaction of lib/output-budget.js, when the run redacts
     this.model = undefined
     this.ledger = undefined
     this.guardrails = undefined
@@ -115,7 +135,6 @@ class Run {
     this.lastAssistant = undefined
     this.loopOwnsTurns = false // a custom loop strategy keeps messages and turn events itself (lib/agent-loop.js)
     this.loopUsage = undefined // what a custom strategy's run answered, when no provider turn counted usage
-    this.rounds = 0
     this.revisions = 0
     this.attempts = 0
     this.turns = 0
@@ -126,6 +145,18 @@ class Run {
     this.strategy = undefined
     this.onAbort = undefined // the listener on the caller's signal, when there is one
     this.ended = undefined // { status, error } of the run, for its terminal ledger row
+  }
+
+  /** Tool rounds the run has used: the run machine's count (lib/run-limits.js). */
+  get rounds() {
+    return this.tracker.rounds
+  }
+
+  /** The context the run's calls are dispatched with (their tools' `ctx`). */
+  dispatchContext() {
+    const context = { sessionId: this.sessionId, runId: this.runId, signal: this.signal, metadata: this.metadata }
+    if (this.resultRedact !== undefined) context[RESULT_REDACTOR] = this.resultRedact
+    return context
   }
 
   /** The run's option `key`, else the agent's. */
@@ -248,7 +279,9 @@ function openRun(api, session, input, options, runId) {
   try {
     const secrets = Array.isArray(config.secrets) ? config.secrets : undefined
     r.secrets = secrets
-    r.redactor = options.redactor ?? config.redactor ?? (secrets && secrets.some(Boolean) ? registerRedactorSecrets(createSecretRedactor(secrets), secrets) : undefined)
+    const secretRedactor = secrets && secrets.some(Boolean) ? registerRedactorSecrets(createSecretRedactor(secrets), secrets) : undefined
+    r.redactor = options.redactor ?? config.redactor ?? secretRedactor
+    r.resultRedact = resultRedact(api, secretRedactor, r.redactor)
     r.model = options.model ?? config.model
     // Run-level ledger rows (lib/agent-ledger.js): only a run with a ledger builds the writer.
     const ledgerTarget = options.runLedger ?? config.runLedger
@@ -258,8 +291,10 @@ function openRun(api, session, input, options, runId) {
     r.guardrails = mergeGuardrails(config.guardrails, options.guardrails)
     r.metadata = { ...config.metadata, ...session.metadata, ...options.metadata }
     // A breach is reported once (`run_limit_exceeded`) and aborts the run with RunLimitError; the run
-    // then fails with `result.limit`. A resumed run goes on from the turns and rounds it had used.
-    r.tracker = new RunLimitTracker(budget, resumed ? { snapshot: { turns: resumed.counters.turns, toolRounds: resumed.counters.rounds } } : undefined, r)
+    // then fails with `result.limit`. A resumed run goes on with the budget its checkpoint saved:
+    // every counter and the wall-time deadline.
+    const toolChoice = r.pick('toolChoice')
+    r.tracker = new RunLimitTracker(budget, resumed ? { snapshot: resumed.counters, deadlineAt: resumed.deadlineAt, toolChoice } : toolChoice === undefined ? NO_OPTIONS : { toolChoice }, r)
     if (options.signal) {
       if (options.signal.aborted) controller.abort(options.signal.reason)
       else {
@@ -358,7 +393,7 @@ async function runAgent(api, session, input, options, runId) {
       }
     }
     // A run a limit stopped fails (its abort was the breach's), as upstream's does.
-    if (end.status === 'aborted' && r.tracker.breach !== undefined) end = new RunEnd('failed', 'error', end.error, end.extra)
+    if (end.status === 'aborted' && r.tracker.endStatus(end.status) === 'failed') end = new RunEnd('failed', 'error', end.error, end.extra)
     const result = r.result(end.status, end.finishReason, end.error, end.extra)
     if (end.status === 'suspended') {
       Object.assign(result, end.extra)

@@ -1,11 +1,12 @@
 'use strict'
 // The calls of one turn: the native plan says which run and how many at once. Rows go to the
-// transcript in call order; a run-level failure or an abort finishes the run. `r` is the run
-// (lib/agent-run.js).
+// transcript in call order, with the blocked results of calls the turn's `toolChoice` refused
+// (`refused`: call index -> result); a run-level failure or an abort finishes the run. `r` is the
+// run (lib/agent-run.js).
 const native = require('../binding.js')
 const { toolMessage, notDispatched } = require('./agent-values.js')
 
-async function runBatch(r, calls, hosted, dispatcher, concurrency, registry) {
+async function runBatch(r, calls, hosted, dispatcher, concurrency, registry, refused) {
   const { signal } = r
   const exclusive = calls.map((c) => {
     const t = registry.get(c.name)
@@ -17,13 +18,13 @@ async function runBatch(r, calls, hosted, dispatcher, concurrency, registry) {
   const results = new Array(calls.length)
   let next = 0
   let failure
-  const context = { sessionId: r.sessionId, runId: r.runId, signal, metadata: r.metadata }
+  const context = r.dispatchContext()
   const worker = async () => {
     while (failure === undefined && !signal.aborted && next < order.length) {
       const i = order[next++]
       const call = calls[i]
       try {
-        r.tracker.charge('maxToolCalls')
+        r.tracker.toolCall()
         results[i] = await dispatcher.dispatch(call, context)
       } catch (err) {
         if (failure === undefined) failure = err
@@ -36,8 +37,9 @@ async function runBatch(r, calls, hosted, dispatcher, concurrency, registry) {
   await Promise.all(workers)
   const why = failure !== undefined ? 'failed' : 'aborted'
   const { SEARCH_TOOLS_NAME, activateToolNames } = r.api.search
-  for (const i of order) {
-    const result = results[i] ?? notDispatched(calls[i], why)
+  const rows = refused === undefined ? order : [...order, ...refused.keys()].sort((a, b) => a - b)
+  for (const i of rows) {
+    const result = refused?.get(i) ?? results[i] ?? notDispatched(calls[i], why)
     r.transcript.push(toolMessage(result))
     if (calls[i].name === SEARCH_TOOLS_NAME && r.searchTool !== undefined && !result.error && result.value && Array.isArray(result.value.names)) {
       r.session.activated = activateToolNames(r.session.activated, result.value.names)

@@ -13,35 +13,37 @@ const { artifactStep } = require('./agent-artifact-step.js')
 const approval = require('./approval.js')
 const { prepareTurns, selectTools, buildRequest } = require('./agent-assemble.js')
 
+const TOOL_CHOICE_DENIED = JSON.parse(native.runBudgetTables()).toolChoiceDenied
+
 async function turnLoop(r, provider, inputText) {
   const t = prepareTurns(r)
   if (r.resumed) await resume(r, t)
-  const { signal, limits } = r
+  const { signal, tracker } = r
   for (;;) {
     if (signal.aborted) r.finish('aborted', 'aborted', r.abortError())
-    r.turns += 1
+    r.turns = tracker.turns + 1 // the turn about to start, as narrowing and events number it
 
     // Assemble: narrowing, then disclosure; one provider turn over the folded history.
     const selection = await selectTools(r, t, inputText)
     if (r.observed()) r.emit({ type: 'turn_started', sessionId: r.sessionId, runId: r.runId, turn: r.turns, metadata: { tools: selection.tools } })
-    r.tracker.charge('maxTurns')
+    tracker.beginTurn()
     const request = await buildRequest(r, t, r.transcript, selection)
     const { calls } = r.retry ? await retriedTurn(r, provider, request, selection.tools) : await providerTurn(r, provider, request, selection.tools, 1, false)
 
     const hosted = calls.map((c) => c.authority === 'provider-hosted')
-    const hostCalls = hosted.filter((h) => !h).length
     if (r.artifactLoop) {
-      await artifactStep(r, calls, hosted, hostCalls, selection.dispatcher)
+      await artifactStep(r, calls, hosted, hosted.filter((h) => !h).length, selection.dispatcher)
       continue
     }
-    // The round limit ends the run cleanly (`turn_limit`); the turn limit is a breach (the charge above).
-    const step = native.runNextStep(limits.maxToolRounds, r.turns + 1, r.rounds, r.turns, hostCalls)
-    if (step === 'done') return new RunEnd('succeeded', 'stop')
-    if (step === 'turn_limit') {
+    // The run machine answers what follows: done, the round limit (a clean end, `turn_limit`), or a
+    // round in which the calls the turn's `toolChoice` refuses are blocked.
+    const next = tracker.afterTurn(calls, hosted)
+    if (next.finish === 'stop') return new RunEnd('succeeded', 'stop')
+    if (next.finish === 'turn_limit') {
       for (let i = 0; i < calls.length; i++) if (!hosted[i]) r.transcript.push(toolMessage(notDispatched(calls[i], 'turn_limit')))
       return new RunEnd('succeeded', 'turn_limit')
     }
-    const suspended = await toolRound(r, t, calls, hosted, selection.dispatcher)
+    const suspended = await toolRound(r, t, calls, hosted, selection.dispatcher, next.refused.length > 0 ? next : undefined)
     if (suspended !== undefined) return suspended
   }
 }
@@ -49,11 +51,9 @@ async function turnLoop(r, provider, inputText) {
 // A resumed run: the decided calls of the suspension go to the transcript before the next provider turn.
 async function resume(r, t) {
   const { resumed, sessionId, runId, signal } = r
-  r.rounds = resumed.counters.rounds
-  r.turns = resumed.counters.turns
   r.usageTotal.add(resumed.usage) // the run's usage before it suspended
   r.emit({ type: 'agent_resumed', sessionId, runId, version: resumed.version })
-  await approval.replayDecided(resumed, { dispatcher: t.unfiltered, transcript: r.transcript, toolMessage, errorInfo: (err) => r.errorInfo(err), context: { sessionId, runId, signal, metadata: r.metadata } })
+  await approval.replayDecided(resumed, { dispatcher: t.unfiltered, transcript: r.transcript, toolMessage, errorInfo: (err) => r.errorInfo(err), context: r.dispatchContext() })
   if (signal.aborted) r.finish('aborted', 'aborted', r.abortError())
 }
 
@@ -68,22 +68,33 @@ function retriedTurn(r, provider, request, tools) {
   })
 }
 
-// One round of tool calls. Durable runs: gated calls wait for a decision; the others of the round
-// still run. Answers the RunEnd of a run that suspended on them, else undefined.
-async function toolRound(r, t, calls, hosted, dispatcher) {
+// One round of tool calls. Calls the turn's `toolChoice` refuses (`refusals`: the machine's
+// `{ refused, messages }`) get a blocked result and never run. Durable runs: gated calls wait for a
+// decision; the others of the round still run. Answers the RunEnd of a run that suspended on them,
+// else undefined.
+async function toolRound(r, t, calls, hosted, dispatcher, refusals) {
   const { signal, durable } = r
-  r.rounds += 1
-  r.tracker.charge('maxToolRounds')
+  r.tracker.beginRound()
   const registry = t.snap.registry
+  let skip = hosted
+  let refused
+  if (refusals !== undefined) {
+    skip = hosted.slice()
+    refused = new Map()
+    refusals.refused.forEach((i, j) => {
+      skip[i] = true
+      refused.set(i, blockedByChoice(r, calls[i], refusals.messages[j]))
+    })
+  }
   let gate
   try {
-    if (durable) gate = await durable.gate(calls, hosted, registry, { signal, metadata: r.metadata })
+    if (durable) gate = await durable.gate(calls, skip, registry, { signal, metadata: r.metadata })
   } catch (err) {
-    for (let i = 0; i < calls.length; i++) if (!hosted[i]) r.transcript.push(toolMessage(notDispatched(calls[i], 'failed')))
+    for (let i = 0; i < calls.length; i++) if (!hosted[i]) r.transcript.push(toolMessage(refused?.get(i) ?? notDispatched(calls[i], 'failed')))
     throw err
   }
   try {
-    await runBatch(r, calls, gate ? gate.hosted : hosted, dispatcher, r.limits.toolConcurrency, registry)
+    await runBatch(r, calls, gate ? gate.hosted : skip, dispatcher, r.limits.toolConcurrency, registry, refused)
   } catch (end) {
     // The round failed or aborted: the waiting calls get rows too, so no call is left open.
     if (gate) for (const p of gate.pending) r.transcript.push(toolMessage(notDispatched(p.call, signal.aborted ? 'aborted' : 'failed')))
@@ -94,7 +105,17 @@ async function toolRound(r, t, calls, hosted, dispatcher) {
   if (gate.pending.length === 0) return undefined
   const session = r.session
   const toolNames = session.lastGrant === null ? null : session.lastGrant
-  return new RunEnd('suspended', undefined, undefined, await durable.suspend(gate.pending, { transcript: r.transcript, rounds: r.rounds, turns: r.turns, toolNames, activatedToolNames: session.activated, usage: r.usageTotal.value() }))
+  return new RunEnd('suspended', undefined, undefined, await durable.suspend(gate.pending, { transcript: r.transcript, budget: r.tracker.checkpoint(), toolNames, activatedToolNames: session.activated, usage: r.usageTotal.value() }))
+}
+
+// The blocked result of a call the turn's `toolChoice` refuses, and its `tool_execution_blocked`
+// event (the dispatcher never sees the call).
+function blockedByChoice(r, call, message) {
+  const result = { toolCallId: call.id, name: call.name, error: { name: 'ToolChoiceError', code: TOOL_CHOICE_DENIED, message } }
+  if (r.observed()) {
+    r.emit({ type: 'tool_execution_blocked', sessionId: r.sessionId, runId: r.runId, toolCallId: call.id, name: call.name, toolName: call.name, reason: TOOL_CHOICE_DENIED, error: result.error, metadata: { durationMs: 0, status: 'blocked' } })
+  }
+  return result
 }
 
 module.exports = { turnLoop }

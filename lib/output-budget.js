@@ -7,6 +7,14 @@
 // characters. The result's `metadata.outputBudget` says `{ cut: true, originalBytes, omittedBytes,
 // maxBytes }`, and the ledger row holds that result. Error results and content blocks are not cut.
 // `dispatchToolCall` used directly is not budgeted: only the agent loop applies it.
+//
+// Redaction comes first (crates/core/src/run/machine.rs `RESULT_PIPELINE`): in an agent run the
+// tool's context carries the run's result redaction under `RESULT_REDACTOR`, and the value passes
+// it before it is measured and cut, so no cut leaves part of a secret the redactor would no longer
+// match. Dispatch redacts the result again afterwards, which leaves redacted text as it is.
+
+/** The key of a tool context's result redaction (`(value) => value`), set by the agent run. */
+const RESULT_REDACTOR = Symbol('prism-tools-native.resultRedactor')
 
 const MIN_OUTPUT_BUDGET_BYTES = 64
 const MAX_OUTPUT_BUDGET_BYTES = 64 * 1024 * 1024
@@ -72,15 +80,15 @@ function modelText(value) {
   }
 }
 
-/** The result within `budget` (a copy when cut). */
-function applyOutputBudget(result, budget) {
+/** The result within `budget` (a copy when cut), redacted by `redact` first when given. */
+function applyOutputBudget(result, budget, redact) {
   if (budget === undefined || result === null || typeof result !== 'object') return result
   if (result.error !== undefined && result.error !== null) return result
   if (result.value === undefined) return result
-  const text = modelText(result.value)
-  if (typeof text !== 'string') return result
-  const cut = cutText(text, budget.maxBytes)
-  if (cut === undefined) return result
+  const value = typeof redact === 'function' ? redact(result.value) : result.value
+  const text = modelText(value)
+  const cut = typeof text === 'string' ? cutText(text, budget.maxBytes) : undefined
+  if (cut === undefined) return value === result.value ? result : { ...result, value }
   return {
     ...result,
     value: cut.text,
@@ -88,4 +96,4 @@ function applyOutputBudget(result, budget) {
   }
 }
 
-module.exports = { MIN_OUTPUT_BUDGET_BYTES, MAX_OUTPUT_BUDGET_BYTES, resolveOutputBudget, applyOutputBudget, cutText }
+module.exports = { RESULT_REDACTOR, MIN_OUTPUT_BUDGET_BYTES, MAX_OUTPUT_BUDGET_BYTES, resolveOutputBudget, applyOutputBudget, cutText }

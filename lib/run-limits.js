@@ -6,52 +6,21 @@
 // limit takes its own value. A value that is not a safe integer from 1 to the hard cap is refused
 // before the run starts (TypeError, code `invalid_run_limits`, upstream's message).
 //
-// The tracker counts what the loop charges. The first breach is recorded once (`breach`), reported
-// to `onExceeded` (the loop emits `run_limit_exceeded` and aborts the run), and every breach but
-// the wall clock's throws RunLimitError where it was charged. The wall clock is a timer.
+// The rules — the tables, the resolution, every counter, the first breach and the deadline — are
+// the run machine's (crates/core/src/run/budget.rs, machine.rs). This file measures (JSON bytes),
+// keeps the wall-clock timer, reports the first breach to `onExceeded` (the loop emits
+// `run_limit_exceeded` and aborts the run) and throws RunLimitError where a breach is raised.
+const native = require('../binding.js')
+const { limitsJson } = require('./agent-values.js')
 
-const DEFAULT_RUN_LIMITS = Object.freeze({
-  maxTurns: 16,
-  maxProviderAttempts: 24,
-  maxToolRounds: 8,
-  maxToolCalls: 32,
-  maxWallTimeMs: 120_000,
-  maxRequestBytes: 8 * 1024 * 1024,
-  maxResponseBytes: 8 * 1024 * 1024,
-  maxInputTokens: 40_000,
-  maxOutputTokens: 10_000,
-  maxTotalTokens: 50_000,
-})
-
-const HARD_MAX_RUN_COST = 10_000
-
-const HARD_RUN_LIMITS = Object.freeze({
-  maxTurns: 64,
-  maxProviderAttempts: 256,
-  maxToolRounds: 64,
-  maxToolCalls: 256,
-  maxWallTimeMs: 30 * 60_000,
-  maxRequestBytes: 64 * 1024 * 1024,
-  maxResponseBytes: 64 * 1024 * 1024,
-  maxInputTokens: 1_000_000,
-  maxOutputTokens: 250_000,
-  maxTotalTokens: 1_000_000,
-})
-
-const LIMIT_NAMES = Object.keys(DEFAULT_RUN_LIMITS)
-const COUNTER_FOR = {
-  maxTurns: 'turns',
-  maxProviderAttempts: 'providerAttempts',
-  maxToolRounds: 'toolRounds',
-  maxToolCalls: 'toolCalls',
-  maxWallTimeMs: 'wallTimeMs',
-  maxRequestBytes: 'requestBytes',
-  maxResponseBytes: 'responseBytes',
-  maxInputTokens: 'inputTokens',
-  maxOutputTokens: 'outputTokens',
-  maxTotalTokens: 'totalTokens',
-  maxCost: 'cost',
-}
+const TABLES = JSON.parse(native.runBudgetTables())
+const DEFAULT_RUN_LIMITS = Object.freeze(TABLES.defaults)
+const HARD_RUN_LIMITS = Object.freeze(TABLES.hard)
+const HARD_MAX_RUN_COST = TABLES.hardMaxCost
+// A limit's code for the machine: its place in the table, `maxCost` last.
+const LIMIT_CODE = Object.fromEntries([...Object.keys(DEFAULT_RUN_LIMITS), 'maxCost'].map((name, i) => [name, i]))
+const FIRST = 1 // a charge's answer: a breach was recorded now
+const RAISE = 2 // a charge's answer: throw RunLimitError
 
 /** A run went over one of its limits; `breach` says which, its maximum and what was observed. */
 class RunLimitError extends Error {
@@ -63,90 +32,44 @@ class RunLimitError extends Error {
   }
 }
 
-function refused(message) {
-  const err = new TypeError(message)
-  err.code = 'invalid_run_limits'
-  return err
-}
-
-function validateLimits(input) {
-  if (input === null || typeof input !== 'object') throw refused('Run limits must be an object')
-  for (const name of LIMIT_NAMES) {
-    const value = input[name]
-    if (value === undefined) continue
-    if (!Number.isSafeInteger(value) || value < 1 || value > HARD_RUN_LIMITS[name]) {
-      throw refused(`${name} must be a positive safe integer at most ${HARD_RUN_LIMITS[name]}`)
-    }
-  }
-  if (input.maxCost) {
-    const { amount, currency } = input.maxCost
-    if (typeof amount !== 'number' || !Number.isFinite(amount) || amount < 0 || amount > HARD_MAX_RUN_COST || typeof currency !== 'string' || !currency.trim()) {
-      throw refused(`maxCost requires a finite amount from 0 through ${HARD_MAX_RUN_COST} and currency`)
-    }
-  }
-  return input
-}
+const layerJson = (value) => (value === undefined || value === null ? undefined : limitsJson(value))
 
 /** The limits of a run: the agent's layer, narrowed by the run's; defaults for the rest. */
 function resolveRunLimits(agent, run) {
-  const base = agent ? validateLimits(agent) : undefined
-  const override = run ? validateLimits(run) : undefined
-  /** @type {Record<string, any>} */
-  const resolved = { ...DEFAULT_RUN_LIMITS }
-  for (const name of LIMIT_NAMES) {
-    if (base?.[name] !== undefined) resolved[name] = base[name]
-    if (override?.[name] !== undefined) resolved[name] = base ? Math.min(resolved[name], override[name]) : override[name]
-  }
-  const maxCost = override?.maxCost ?? base?.maxCost
-  if (maxCost) {
-    if (base?.maxCost && override?.maxCost) {
-      if (base.maxCost.currency !== override.maxCost.currency) throw refused('Run limit currencies must match when narrowed')
-      resolved.maxCost = { amount: Math.min(base.maxCost.amount, override.maxCost.amount), currency: base.maxCost.currency }
-    } else resolved.maxCost = maxCost
-  }
+  const resolved = JSON.parse(native.runResolveBudget(layerJson(agent), layerJson(run)))
+  if (resolved.maxCost) Object.freeze(resolved.maxCost)
   return Object.freeze(resolved)
 }
+
+// A usage field as the machine reads it: a number as is, anything else given as NaN (refused).
+const num = (v) => (v === undefined ? undefined : typeof v === 'number' ? v : Number.NaN)
 
 class RunLimitTracker {
   /**
    * @param limits resolved limits (`resolveRunLimits`)
-   * @param options `{ onExceeded?(breach), snapshot?: counters, deadlineAt?: ISO time }`
+   * @param options `{ onExceeded?(breach), snapshot?: counters, deadlineAt?: ISO time, toolChoice? }`
    * @param listener whose `onExceeded` is told of the breach instead of `options`' (an agent run)
    */
   constructor(limits, options = {}, listener = options) {
-    this.limits = limits
     this.listener = listener
     this.startedAt = performance.now()
     this.exceeded = undefined
-    this.counters = {
-      turns: 0,
-      providerAttempts: 0,
-      toolRounds: 0,
-      toolCalls: 0,
-      wallTimeMs: 0,
-      requestBytes: 0,
-      responseBytes: 0,
-      inputTokens: 0,
-      outputTokens: 0,
-      totalTokens: 0,
-      cost: 0,
-      ...options.snapshot,
+    let deadline
+    if (options.deadlineAt) {
+      deadline = Date.parse(options.deadlineAt)
+      if (!Number.isFinite(deadline)) deadline = Number.NaN // refused by the machine, with upstream's message
     }
-    if (options.snapshot !== undefined) {
-      for (const key of Object.keys(this.counters)) {
-        const value = this.counters[key]
-        if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || (key !== 'cost' && !Number.isSafeInteger(value))) {
-          throw new TypeError('Run limit snapshot must contain finite non-negative counters')
-        }
-      }
+    const choice = options.toolChoice === undefined ? undefined : JSON.stringify(options.toolChoice)
+    this.machine = native.runMachineOpen(limitsJson(limits), choice, options.snapshot === undefined ? undefined : limitsJson(options.snapshot), deadline, Date.now(), this.startedAt)
+    this.limits = limits
+    this.deadline = this.machine.deadlineMs
+    this.timer = undefined
+    // At or past the deadline already (a resumed run), the machine breached on opening.
+    if (this.machine.breach() != null) this.answer(FIRST)
+    else {
+      this.timer = setTimeout(() => this.tick(), this.machine.remainingMs(Date.now()))
+      this.timer.unref?.()
     }
-    const deadline = options.deadlineAt ? Date.parse(options.deadlineAt) : Date.now() + limits.maxWallTimeMs
-    if (!Number.isFinite(deadline)) throw new TypeError('Run limit deadlineAt is invalid')
-    this.deadline = deadline
-    const remaining = Math.max(0, deadline - Date.now())
-    this.timer = setTimeout(() => this.exceed('maxWallTimeMs', limits.maxWallTimeMs), remaining)
-    this.timer.unref?.()
-    if (remaining === 0) this.exceed('maxWallTimeMs', limits.maxWallTimeMs)
   }
 
   /** The wall-time deadline as an ISO time (made when asked: most runs never ask). */
@@ -159,8 +82,22 @@ class RunLimitTracker {
     return this.exceeded
   }
 
+  /** Provider turns and tool rounds the run has used (a resumed run's include its earlier ones). */
+  get turns() {
+    return this.machine.turns
+  }
+
+  get rounds() {
+    return this.machine.rounds
+  }
+
   snapshot() {
-    return { ...this.counters, wallTimeMs: Math.min(this.limits.maxWallTimeMs, Math.ceil(performance.now() - this.startedAt)) }
+    return JSON.parse(this.machine.snapshot(performance.now()))
+  }
+
+  /** What a suspended run's checkpoint carries: every counter, and the deadline. */
+  checkpoint() {
+    return { counters: this.snapshot(), deadlineAt: this.deadlineAt }
   }
 
   dispose() {
@@ -168,50 +105,79 @@ class RunLimitTracker {
     this.timer = undefined
   }
 
+  // The timer fired: the machine reads the clock (a timer may fire a little early).
+  tick() {
+    this.timer = undefined
+    const answer = this.machine.clock(Date.now())
+    if (answer !== 0) return this.answer(answer)
+    this.timer = setTimeout(() => this.tick(), Math.max(1, this.machine.remainingMs(Date.now())))
+    this.timer.unref?.()
+    return undefined
+  }
+
+  // The machine's answer to a charge: report a new breach once, throw where one is raised.
+  answer(code) {
+    if (code & FIRST) {
+      const b = this.machine.breach()
+      const breach = { limit: b.limit, maximum: b.maximum, observed: b.observed }
+      if (b.currency !== undefined && b.currency !== null) breach.currency = b.currency
+      this.exceeded = breach
+      this.listener.onExceeded?.(breach)
+    }
+    if (code & RAISE) throw new RunLimitError(this.exceeded)
+  }
+
   /** Adds `delta` to the counter of `limit`; throws RunLimitError past the limit. */
   charge(limit, delta = 1) {
-    if (!Number.isSafeInteger(delta) || delta < 0) throw new TypeError('Run limit delta must be a non-negative safe integer')
-    const counter = COUNTER_FOR[limit]
-    const observed = this.counters[counter] + delta
-    if (!Number.isSafeInteger(observed)) this.exceed(limit, Number.MAX_SAFE_INTEGER + 1)
-    this.counters[counter] = observed
-    if (observed > this.limits[limit]) this.exceed(limit, observed)
+    const code = LIMIT_CODE[limit]
+    const answer = this.machine.charge(code === undefined ? -1 : code, typeof delta === 'number' ? delta : Number.NaN)
+    if (answer !== 0) this.answer(answer)
   }
 
   /** One provider turn's usage: tokens always, cost when `maxCost` is set (missing cost breaches it). */
   recordUsage(usage) {
-    if (!usage) {
-      if (this.limits.maxCost) this.exceed('maxCost', Number.POSITIVE_INFINITY)
-      return
-    }
-    for (const key of ['inputTokens', 'outputTokens', 'totalTokens', 'cacheReadTokens', 'cacheWriteTokens']) {
-      const value = usage[key]
-      if (value !== undefined && (!Number.isSafeInteger(value) || value < 0)) throw new TypeError(`Provider usage ${key} must be a non-negative safe integer`)
-    }
-    const total = usage.totalTokens ?? (usage.inputTokens ?? 0) + (usage.outputTokens ?? 0)
-    if (!Number.isSafeInteger(total)) throw new TypeError('Provider usage totalTokens is invalid')
-    this.charge('maxInputTokens', usage.inputTokens ?? 0)
-    this.charge('maxOutputTokens', usage.outputTokens ?? 0)
-    this.charge('maxTotalTokens', total)
-    if (usage.cost !== undefined && (typeof usage.cost !== 'number' || !Number.isFinite(usage.cost) || usage.cost < 0)) {
-      throw new TypeError('Provider usage cost must be finite and non-negative')
-    }
-    if (!this.limits.maxCost) return
-    if (usage.cost === undefined || usage.currency !== this.limits.maxCost.currency) this.exceed('maxCost', Number.POSITIVE_INFINITY)
-    const observed = this.counters.cost + usage.cost
-    this.counters.cost = observed
-    if (observed > this.limits.maxCost.amount) this.exceed('maxCost', observed)
+    const answer = usage
+      ? this.machine.recordUsage(true, num(usage.inputTokens), num(usage.outputTokens), num(usage.totalTokens), num(usage.cacheReadTokens), num(usage.cacheWriteTokens), num(usage.cost), typeof usage.currency === 'string' ? usage.currency : undefined)
+      : this.machine.recordUsage(false)
+    if (answer !== 0) this.answer(answer)
   }
 
-  exceed(limit, observed) {
-    if (!this.exceeded) {
-      const maximum = limit === 'maxCost' ? (this.limits.maxCost?.amount ?? 0) : this.limits[limit]
-      this.exceeded = { limit, maximum, observed }
-      if (limit === 'maxCost' && this.limits.maxCost) this.exceeded.currency = this.limits.maxCost.currency
-      this.listener.onExceeded?.(this.exceeded)
-    }
-    if (limit !== 'maxWallTimeMs') throw new RunLimitError(this.exceeded)
-    return undefined
+  // The agent loop's steps (lib/agent-turn-loop.js): each charges what the machine says it costs.
+  beginTurn() {
+    const answer = this.machine.beginTurn()
+    if (answer !== 0) this.answer(answer)
+  }
+
+  beginRound() {
+    const answer = this.machine.beginRound()
+    if (answer !== 0) this.answer(answer)
+  }
+
+  toolCall() {
+    const answer = this.machine.toolCall()
+    if (answer !== 0) this.answer(answer)
+  }
+
+  /** A provider attempt whose request is `bytes` JSON bytes. */
+  attempt(bytes) {
+    const answer = this.machine.attempt(bytes)
+    if (answer !== 0) this.answer(answer)
+  }
+
+  /** The `toolChoice` the current turn sends (undefined: none). */
+  turnChoice() {
+    const text = this.machine.turnChoice()
+    return text === undefined || text === null ? undefined : JSON.parse(text)
+  }
+
+  /** After a provider turn: `{ finish }` or `{ refused, messages }` (lib/agent-turn-loop.js). */
+  afterTurn(calls, hosted) {
+    return this.machine.afterTurn(calls.map((c, i) => (hosted[i] ? null : String(c.name))))
+  }
+
+  /** The run's terminal status from how it ended (a run a limit stopped fails). */
+  endStatus(status) {
+    return this.machine.endStatus(status)
   }
 }
 

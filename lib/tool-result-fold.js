@@ -5,7 +5,14 @@
 // `maxSummaryBytes` (with `…`). Only the request is folded: the transcript keeps every result whole.
 // A summarizer that throws leaves that result whole. Off unless `summarize` is given; the run's
 // options replace the agent's.
+//
+// In the result pipeline's order (crates/core/src/run/machine.rs `RESULT_PIPELINE`): with a
+// `redact` in the context (an agent run's redaction), the summarizer reads redacted text and its
+// answer is redacted before it is bounded, so the cap never leaves part of a secret. The
+// summarizer gets the run's `signal`, and its wait ends when the signal aborts (that result stays
+// whole and the abort ends the run), so a summarizer that never settles cannot hold a run.
 const { utf8Prefix } = require('./utf8.js')
+const { rejectOnAbort } = require('./abort-watch.js')
 
 const DEFAULT_TOOL_RESULT_FOLD_MIN_AGE_TURNS = 2
 const DEFAULT_TOOL_RESULT_FOLD_MIN_BYTES = 4_096
@@ -98,10 +105,17 @@ async function maybeFold(options, context, toolResultTurn, toolCallId, toolName,
   if (context.turn - toolResultTurn < options.minAgeTurns) return undefined
   if (textBytes(text) < options.minBytes) return undefined
   throwIfAborted(context.signal)
+  const redact = typeof context.redact === 'function' ? context.redact : undefined
+  const signal = context.signal
   try {
-    const summary = await options.summarize({ sessionId: context.sessionId, runId: context.runId, turn: toolResultTurn, toolCallId, toolName, text })
-    return apply(capSummaryBytes(String(summary), options.maxSummaryBytes))
+    const input = { sessionId: context.sessionId, runId: context.runId, turn: toolResultTurn, toolCallId, toolName, text: redact ? redact(text) : text }
+    if (signal) input.signal = signal
+    const pending = options.summarize(input)
+    const summary = signal ? await rejectOnAbort(pending, signal) : await pending
+    const said = String(summary)
+    return apply(capSummaryBytes(redact ? String(redact(said)) : said, options.maxSummaryBytes))
   } catch {
+    throwIfAborted(signal)
     return undefined
   }
 }

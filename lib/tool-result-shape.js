@@ -6,7 +6,7 @@
 // object — becomes `{ toolCallId, name, value }`. So no result goes out with an empty
 // `tool_call_id` (an OpenAI endpoint answers 400 to that).
 
-const { resolveOutputBudget, applyOutputBudget } = require('./output-budget.js')
+const { resolveOutputBudget, applyOutputBudget, RESULT_REDACTOR } = require('./output-budget.js')
 
 const RESULT_KEYS = ['toolCallId', 'name', 'value', 'error', 'content']
 const own = Object.prototype.hasOwnProperty
@@ -41,16 +41,19 @@ function withBareResults(tool, budget) {
   const execute = tool.execute
   const own = resolveOutputBudget(tool.outputBudget, `tool ${String(tool.name)}: outputBudget`)
   const limit = own ?? budget
-  const toToolResultWithin = limit === undefined ? toToolResult : (v, id, name) => applyOutputBudget(toToolResult(v, id, name), limit)
+  // The run's result redaction (lib/output-budget.js) comes before the cut.
+  const toToolResultWithin = limit === undefined ? toToolResult : (v, id, name, redact) => applyOutputBudget(toToolResult(v, id, name), limit, redact)
   const wrapped = Object.create(tool)
   Object.defineProperty(wrapped, 'execute', {
     enumerable: true,
     value: function executeBare(args, ctx) {
-      const toolCallId = ctx !== null && typeof ctx === 'object' ? ctx.toolCallId : undefined
+      const context = ctx !== null && typeof ctx === 'object' ? ctx : undefined
+      const toolCallId = context?.toolCallId
+      const redact = context?.[RESULT_REDACTOR]
       const name = tool.name
       const out = execute.call(tool, args, ctx)
-      if (out !== null && typeof out === 'object' && typeof out.then === 'function') return Promise.resolve(out).then((v) => toToolResultWithin(v, toolCallId, name))
-      return toToolResultWithin(out, toolCallId, name)
+      if (out !== null && typeof out === 'object' && typeof out.then === 'function') return Promise.resolve(out).then((v) => toToolResultWithin(v, toolCallId, name, redact))
+      return toToolResultWithin(out, toolCallId, name, redact)
     },
   })
   return wrapped

@@ -433,7 +433,10 @@ export interface ToolResultFoldInput {
   readonly turn: number;
   readonly toolCallId: string;
   readonly toolName: string;
+  /** Redacted in an agent run (its secrets, then its redactor). */
   readonly text: string;
+  /** The run's signal: the run stops waiting for the summary when it aborts. */
+  readonly signal?: AbortSignal;
 }
 
 export interface ResolvedToolResultFoldOptions {
@@ -449,6 +452,8 @@ export interface FoldToolResultsContext {
   /** The turn of the request being built. */
   readonly turn: number;
   readonly signal?: AbortSignal;
+  /** Redaction the summarizer's input and answer pass (the answer before its cap). */
+  readonly redact?: (value: unknown) => unknown;
 }
 
 export declare const DEFAULT_TOOL_RESULT_FOLD_MIN_AGE_TURNS: number;

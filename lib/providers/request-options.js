@@ -29,12 +29,19 @@ function checkToolChoice(value, where) {
  * among them (or `required` with no tool at all) throws before any request is made. A forcing
  * choice (`required`, a named tool) holds until the run's first tool round, then the turn sends none
  * (the provider's default, `auto`), so the model can answer after its forced call; `none` and
- * `auto` hold for the whole run.
+ * `auto` hold for the whole run. (The agent loop asks its run machine which choice a turn sends,
+ * crates/core/src/run/machine.rs, and checks it with `checkTurnToolChoice`.)
  */
 function toolChoiceForTurn(value, tools, { toolRounds = 0, where = 'toolChoice' } = {}) {
   const choice = checkToolChoice(value, where)
   if (choice === undefined) return undefined
   if (toolRounds > 0 && choice !== 'none' && choice !== 'auto') return undefined
+  return checkTurnToolChoice(choice, tools, where)
+}
+
+/** A turn's (checked) tool choice against the tools the turn offers; answers the choice. */
+function checkTurnToolChoice(choice, tools, where = 'toolChoice') {
+  if (choice === undefined) return undefined
   const names = Array.isArray(tools) ? tools.map((t) => t && t.name).filter((n) => typeof n === 'string') : []
   if (typeof choice === 'object' && !names.includes(choice.name)) {
     const active = names.length === 0 ? 'none' : names.slice(0, 20).join(', ') + (names.length > 20 ? ', …' : '')
@@ -124,4 +131,4 @@ function coalesceContent(content) {
   return joined ? out : content
 }
 
-module.exports = { checkToolChoice, toolChoiceForTurn, requestToolChoice, openAIToolChoice, anthropicToolChoice, wireParameters, coalesceContent, PARAMETERS }
+module.exports = { checkToolChoice, toolChoiceForTurn, checkTurnToolChoice, requestToolChoice, openAIToolChoice, anthropicToolChoice, wireParameters, coalesceContent, PARAMETERS }

@@ -17,6 +17,7 @@ pub mod policy;
 pub mod postgres;
 pub mod redact;
 pub mod run;
+pub mod run_machine;
 pub mod search;
 pub mod throw;
 pub mod validate;

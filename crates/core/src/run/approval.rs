@@ -650,6 +650,12 @@ pub fn check_resumable(
             message: "Stale or non-suspended agent run resume".into(),
         });
     }
+    // A suspended run's checkpoint carries its budget (every counter and the deadline), as
+    // upstream's does; one written before the budget was saved cannot resume with its budget.
+    let counters = state.get("counters").and_then(Value::as_object);
+    if counters.is_none() || s("deadlineAt").is_none_or(str::is_empty) {
+        return Err(StateError("Malformed agent run state".into()));
+    }
     let calls = state.get("pendingCalls").and_then(Value::as_array);
     let dispatched = calls.is_some_and(|c| {
         c.iter()

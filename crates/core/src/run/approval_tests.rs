@@ -253,8 +253,19 @@ fn resumable_checks_fingerprint_version_and_ambiguity() {
         "schemaVersion": 1, "agentId": "a", "definitionRevision": "r1", "fingerprint": "sha256:f",
         "sessionId": "s", "status": "suspended",
         "pendingCalls": [{ "approvalId": "x", "status": "ready" }],
+        "counters": { "turns": 1, "toolRounds": 1 }, "deadlineAt": "2026-01-01T00:00:00.000Z",
     });
     assert!(check_resumable(&state, 2, 2, "a", "r1", "sha256:f", Some("s")).is_ok());
+    // A checkpoint written before the budget was saved (`counters: { rounds, turns }`, no
+    // `deadlineAt`) is refused rather than resumed with a fresh budget.
+    let mut before = state.clone();
+    before["counters"] = json!({ "rounds": 1, "turns": 1 });
+    before.as_object_mut().unwrap().remove("deadlineAt");
+    let e = check_resumable(&before, 2, 2, "a", "r1", "sha256:f", None).unwrap_err();
+    assert_eq!(e.0, "Malformed agent run state");
+    // A state that is no longer suspended is stale first, whatever it carries.
+    let e = check_resumable(&before, 2, 1, "a", "r1", "sha256:f", None).unwrap_err();
+    assert_eq!(e.0, "Stale or non-suspended agent run resume");
     let e = check_resumable(&state, 2, 1, "a", "r1", "sha256:f", None).unwrap_err();
     assert_eq!(e.message, "Stale or non-suspended agent run resume");
     assert_eq!(e.code, "ERR_PRISM_AGENT_RUN_STALE");

@@ -10,10 +10,12 @@ use sha2::{Digest, Sha256};
 
 pub mod approval;
 pub mod artifact;
+pub mod budget;
 pub mod checkpoint;
 pub mod checkpoint_memory;
 pub mod checkpoint_postgres;
 pub mod checkpoint_sqlite;
+pub mod machine;
 
 /// Most names a `toolNames` grant may list.
 pub const MAX_GRANT_NAMES: usize = 1024;
@@ -33,14 +35,14 @@ pub struct RunError {
 }
 
 impl RunError {
-    fn type_error(code: &'static str, message: impl Into<String>) -> Self {
+    pub fn type_error(code: &'static str, message: impl Into<String>) -> Self {
         RunError {
             kind: "TypeError",
             code,
             message: message.into(),
         }
     }
-    fn range_error(code: &'static str, message: impl Into<String>) -> Self {
+    pub fn range_error(code: &'static str, message: impl Into<String>) -> Self {
         RunError {
             kind: "RangeError",
             code,
