@@ -118,6 +118,46 @@ export declare class RunLedgerStore {
   close(): void
 }
 
+/** One run's machine. */
+export declare class RunMachine {
+  /** Charges `delta` to the limit of code `code` (its place in `DEFAULT_RUN_LIMITS`' keys). */
+  charge(code: number, delta: number): number
+  /**
+   * A provider turn's usage (`present` false: the turn reported none). A field the host had but
+   * that is not a number is passed as NaN.
+   */
+  recordUsage(present: boolean, input?: number | undefined | null, output?: number | undefined | null, total?: number | undefined | null, cacheRead?: number | undefined | null, cacheWrite?: number | undefined | null, cost?: number | undefined | null, currency?: string | undefined | null): number
+  /** A provider turn starts. */
+  beginTurn(): number
+  /** A provider attempt whose request is `bytes` JSON bytes. */
+  attempt(bytes: number): number
+  /** A provider event of `bytes` JSON bytes. */
+  response(bytes: number): number
+  beginRound(): number
+  toolCall(): number
+  /** The clock: `now_ms` since the epoch. */
+  clock(nowMs: number): number
+  remainingMs(nowMs: number): number
+  get deadlineMs(): number
+  get turns(): number
+  get rounds(): number
+  /** The run's resolved limits as JSON. */
+  limitsJson(): string
+  /** The counters as JSON, `wallTimeMs` at `mono_ms`. */
+  snapshot(monoMs: number): string
+  /** The first breach, once there is one. */
+  breach(): RunBreach | null
+  /** The `toolChoice` the current turn sends, as JSON (`undefined`: none). */
+  turnChoice(): string | null
+  /**
+   * After a provider turn: `calls` are the tool names asked for (`null` for a call the provider
+   * hosts).
+   */
+  afterTurn(calls: Array<string | undefined | null>): RunAfterTurn
+  /** The run's terminal status from how it ended. */
+  endStatus(status: string): string
+}
+
 /**
  * An immutable BM25-lite index over a tool list. Created by `createToolSearchIndex`.
  *
@@ -544,6 +584,11 @@ export interface PostgresStoreOptions {
    * with `resultOmitted: { bytes, sha256 }` instead of the value.
    */
   maxResultBytes?: number
+  /**
+   * The lease of a claim whose `begin` names none (default 15 min, at most 60 min; the facade
+   * checks the range).
+   */
+  claimTtlMs?: number
 }
 
 /**
@@ -574,6 +619,16 @@ export declare function resolveToolEffectDeclaration(tool: unknown, args: unknow
 /** The largest row the built-in ledgers store, in bytes of JSON text; `lib/ledger.js` bounds rows to it. */
 export declare const RUN_LEDGER_MAX_ROW_BYTES: number
 
+/**
+ * What follows a provider turn: `finish` (`stop` / `turn_limit`), or a round in which the calls
+ * at `refused` (indices, with `messages`) are blocked by the turn's `toolChoice`.
+ */
+export interface RunAfterTurn {
+  finish?: string
+  refused: Array<number>
+  messages: Array<string>
+}
+
 /** Artifact loop, after a response: `"candidate"`, `"tools"` or `"tool_round_limit"`. */
 export declare function runArtifactStep(bounded: boolean, maxToolRounds: number, roundsUsed: number, hostCalls: number): string
 
@@ -587,6 +642,20 @@ export declare function runArtifactToolRoundLimit(maxToolRounds: number): string
  * or `{"action":"fail",reason,message,rejection:{reason,message}|null}`.
  */
 export declare function runArtifactVerdict(maxRevisions: number, revisionsUsed: number, outcome: string, detail?: string | undefined | null): string
+
+/** A first breach, as `RunLimitBreach` reads it (`currency` only for `maxCost`). */
+export interface RunBreach {
+  limit: string
+  maximum: number
+  observed: number
+  currency?: string
+}
+
+/**
+ * `{ defaults, hard, hardMaxCost, pipeline, toolChoiceDenied }`: the budget's tables (in
+ * upstream's key order), read once by `lib/run-limits.js`.
+ */
+export declare function runBudgetTables(): string
 
 /**
  * `{"kept":[indices],"dropped":[names]}` or `{"error":..}`; `tool_ids` the run's tool names in
@@ -603,6 +672,13 @@ export interface RunLedgerStatus {
 /** `{ maxToolRounds, defaultMaxToolRounds, maxToolConcurrency, maxGrantNames, defaultMaxRevisions, maxRevisions }`. */
 export declare function runLimitsTable(): string
 
+/**
+ * Opens a run's machine over resolved limits (JSON), its `toolChoice` (JSON, when set), and —
+ * for a resumed run — its checkpoint's counters (JSON) and deadline (epoch ms). `now_ms` is the
+ * epoch clock, `mono_ms` the monotonic one (`performance.now()`).
+ */
+export declare function runMachineOpen(limits: string, choice: string | undefined | null, saved: string | undefined | null, deadlineMs: number | undefined | null, nowMs: number, monoMs: number): RunMachine
+
 /** `"done"`, `"execute"` or `"turn_limit"` after a provider turn. */
 export declare function runNextStep(maxToolRounds: number, maxTurns: number, roundsUsed: number, turnsUsed: number, hostCalls: number): string
 
@@ -611,6 +687,12 @@ export declare function runNotDispatchedMessage(name: string, why: string): stri
 
 /** The plan of a turn's calls: `[concurrency, ...indices to dispatch]`. */
 export declare function runPlanBatch(concurrency: number, hosted: Array<boolean>, exclusive: Array<boolean>): Array<number>
+
+/**
+ * The resolved limits of a run as JSON (`{ maxTurns, …, maxCost? }`): the agent's layer narrowed
+ * by the run's, both given as JSON text (`undefined` for a layer not given). Refused: throws.
+ */
+export declare function runResolveBudget(agent?: string | undefined | null, run?: string | undefined | null): string
 
 /**
  * `{"indices":[..],"stored":[..]|null}` or `{"error":..}`. `registered` is the registered names, in

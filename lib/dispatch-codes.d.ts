@@ -21,6 +21,7 @@ declare const C: Readonly<{
   S_DISPATCHED: number;
   S_COMPLETED: number;
   S_UNKNOWN: number;
+  S_FAILED_RETRYABLE: number;
   S_OTHER: number;
   ID_STRIDE: number;
   G_ALLOW: number;

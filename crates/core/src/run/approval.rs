@@ -654,7 +654,7 @@ pub fn check_resumable(
     // upstream's does; one written before the budget was saved cannot resume with its budget.
     let counters = state.get("counters").and_then(Value::as_object);
     if counters.is_none() || s("deadlineAt").is_none_or(str::is_empty) {
-        return Err(StateError("Malformed agent run state".into()));
+        return Err(StateError("Malformed agent run state".into()).into());
     }
     let calls = state.get("pendingCalls").and_then(Value::as_array);
     let dispatched = calls.is_some_and(|c| {
