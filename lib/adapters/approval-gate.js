@@ -123,6 +123,12 @@ function createApprovalGate(options) {
   }
 
   // Load, change, save; a save that loses to another process's reloads and tries again.
+  /**
+   * Loads the state, applies `change`, saves what it returns as `next` (again on a lost
+   * compare-and-swap) and answers its `result`.
+   * @param {(state: any, version: any) => Promise<{ next?: any, result: any }> | { next?: any, result: any }} change
+   * @returns {Promise<any>}
+   */
   function mutate(change) {
     return serial(async () => {
       for (let attempt = 1; ; attempt++) {

@@ -136,7 +136,7 @@ function createAdapterDispatch(registry, options, who) {
     const id = idOf(name, args, frameworkId)
     const ctx = { ...base, ...extra, metadata: { ...base.metadata, ...extra?.metadata } }
     if (extra?.signal === undefined) ctx.signal = base.signal
-    const result = await dispatcher.dispatch({ id, name, arguments: args }, ctx)
+    const result = await dispatcher.dispatch({ type: 'tool_call', id, name, arguments: args }, ctx)
     if (result !== null && typeof result === 'object' && result.error !== undefined) throw new ToolCallError(name, result.error)
     return resultValue(result)
   }

@@ -22,6 +22,8 @@ function osUser() {
  * `{ tenantId: "local:<host>", userId: <user>, principal: { kind: "local", id: <user> }, scopes,
  * issuedAt, verified: true, metadata: { localIdentity: true } }`. `options.user` / `options.host`
  * replace the OS user and host name (the records of one are the other's only when both match).
+ *
+ * @param {{ user?: string, host?: string, scopes?: string[] }} [options]
  */
 function localIdentity(options = {}) {
   if (options === null || typeof options !== 'object') throw adapterError(TypeError, 'localIdentity: options must be an object { user?, host?, scopes? }', 'ERR_PRISM_INVALID_OPTION')

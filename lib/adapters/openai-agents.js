@@ -144,6 +144,7 @@ function runDisclosure(granted, search, settings) {
  */
 function openAIAgentsToolFilter(tools, options = {}) {
   const step = disclosureStep(tools, options, 'openAIAgentsToolFilter')
+  /** @param {{ input?: unknown, activated?: string[], stepNumber?: number }} [turn] */
   return async ({ input, activated = [], stepNumber = 0 } = {}) => {
     const names = await step({ stepNumber, steps: [], input: typeof input === 'string' ? input : '', activated })
     return tools.filter((t) => names.includes(t.name))

@@ -82,7 +82,7 @@ class SentHeaderValues {
     if (this.values.size === 0) return error
     if (!(error instanceof Error)) return this.redact(error)
     const seen = new Set()
-    for (let e = error, depth = 0; e instanceof Error && !seen.has(e) && depth < MAX_CAUSE_DEPTH; e = e.cause, depth++) {
+    for (let e = /** @type {any} */ (error), depth = 0; e instanceof Error && !seen.has(e) && depth < MAX_CAUSE_DEPTH; e = e.cause, depth++) {
       seen.add(e)
       for (const key of ['message', 'stack']) {
         try {
