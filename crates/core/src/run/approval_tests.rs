@@ -262,10 +262,10 @@ fn resumable_checks_fingerprint_version_and_ambiguity() {
     before["counters"] = json!({ "rounds": 1, "turns": 1 });
     before.as_object_mut().unwrap().remove("deadlineAt");
     let e = check_resumable(&before, 2, 2, "a", "r1", "sha256:f", None).unwrap_err();
-    assert_eq!(e.0, "Malformed agent run state");
+    assert_eq!(e.message, "Malformed agent run state");
     // A state that is no longer suspended is stale first, whatever it carries.
     let e = check_resumable(&before, 2, 1, "a", "r1", "sha256:f", None).unwrap_err();
-    assert_eq!(e.0, "Stale or non-suspended agent run resume");
+    assert_eq!(e.message, "Stale or non-suspended agent run resume");
     let e = check_resumable(&state, 2, 1, "a", "r1", "sha256:f", None).unwrap_err();
     assert_eq!(e.message, "Stale or non-suspended agent run resume");
     assert_eq!(e.code, "ERR_PRISM_AGENT_RUN_STALE");

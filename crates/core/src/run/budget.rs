@@ -248,7 +248,9 @@ fn max_cost(value: Option<&Value>) -> Result<Option<MaxCost>, RunError> {
     let amount = v.get("amount").and_then(number);
     let currency = v.get("currency").and_then(Value::as_str);
     match (amount, currency) {
-        (Some(a), Some(c)) if a.is_finite() && a >= 0.0 && a <= HARD_MAX_RUN_COST && !blank(c) => {
+        (Some(a), Some(c))
+            if a.is_finite() && (0.0..=HARD_MAX_RUN_COST).contains(&a) && !blank(c) =>
+        {
             Ok(Some(MaxCost {
                 amount: a,
                 currency: c.to_string(),
