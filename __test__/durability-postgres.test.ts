@@ -14,13 +14,11 @@ import {
   createMemoryToolEffectStore,
   createSqliteToolEffectStore,
   createToolRegistry,
-  deriveToolEffectKey,
   dispatchToolCall,
-  toolEffectArgumentsHash,
   ToolEffectError,
   type ToolDefinition,
 } from "../index.js";
-import { serviceIdentity } from "./helpers/service-identity.mjs";
+import { effectKey as keyOf, serviceIdentity } from "./helpers/service-identity.mjs";
 import { freshSchema, postgresUrl } from "./helpers/postgres.js";
 import { closedPort, commitDroppingProxy } from "./helpers/pg-proxy.js";
 import { killAt } from "./helpers/kill-at.js";
@@ -35,11 +33,6 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const identity = serviceIdentity;
 const context = { sessionId: "session", runId: "run", toolCallId: "ignored" };
 const call = (id: string) => ({ type: "tool_call" as const, id, name: "charge", arguments: { amount: 5 } });
-const argumentsHash = toolEffectArgumentsHash({ amount: 5 });
-const keyOf = (toolCallId: string) => {
-  const base = { identity, ownership: { tenantId: "tenant" }, sessionId: "session", runId: "run", toolCallId, toolName: "charge", argumentsHash };
-  return { ...base, key: deriveToolEffectKey(base) };
-};
 
 function chargeTool(ran: string[]): ToolDefinition {
   return {
@@ -163,8 +156,7 @@ describe("a key whose every attempt died after begin is exhausted, not a conflic
   const LEASE = 61_000;
   const crash = { toolCallId: "crash", name: "charge", value: { charged: 5 } };
   const exhausted = { name: "ToolEffectError", code: "ERR_PRISM_TOOL_EFFECT_EXHAUSTED", message: "tool effect attempts are exhausted" };
-  const base = { identity, ownership: { tenantId: "tenant" }, sessionId: "session", runId: "run", toolCallId: "crash", toolName: "charge", argumentsHash };
-  const effectKey = { ...base, key: deriveToolEffectKey(base) };
+  const effectKey = keyOf("crash");
   const sideEffects = (file: string) => (existsSync(file) ? readFileSync(file, "utf8").split("\n").filter(Boolean).length : 0);
 
   function redispatch(db: string, file: string, skew: number): { result: { error?: unknown; value?: unknown }; executed: number } {
