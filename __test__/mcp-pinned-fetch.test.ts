@@ -3,18 +3,12 @@
 // connection goes to the checked answer only. The resolvers here are the test's own: no real DNS is asked.
 // The servers listen on 127.0.0.2, which `localhost` never resolves to, so a request that reaches them went
 // to the pinned answer and not to a fresh lookup.
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { serversClosedAfterEach } from "./helpers/http-servers.js";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { connectMcpTools, createMcpOAuthFetch, createMcpTransport, createSecureMcpFetch } from "../mcp/index.mjs";
 
-const servers: Server[] = [];
-afterEach(async () => {
-  while (servers.length) {
-    const server = servers.pop()!;
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
-});
+const servers = serversClosedAfterEach();
 
 async function listen(handler: (req: IncomingMessage, res: ServerResponse) => void, host = "127.0.0.2") {
   const seen: string[] = [];

@@ -3,20 +3,14 @@
 // back into the bridge's errors, results, events and ledger rows. The server is a real HTTP server on
 // 127.0.0.1 speaking Streamable HTTP (JSON answers), written here so it can echo what it was sent.
 import { createServer, type IncomingMessage, type Server } from "node:http";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { serversClosedAfterEach } from "./helpers/http-servers.js";
 import { createMemoryRunLedger, createToolRegistry, dispatchToolCall } from "../index.mjs";
 import { connectMcpTools } from "../mcp/index.mjs";
 
 const TOKEN = "tok_live_4f9d2c81e7a3";
 const TENANT_KEY = "tenant-key-0b5e77d2";
-const servers: Server[] = [];
-afterEach(async () => {
-  while (servers.length) {
-    const server = servers.pop()!;
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
-});
+const servers = serversClosedAfterEach();
 
 type Mode = "500-always" | "echo" | "list-fails";
 

@@ -2,20 +2,14 @@
 // sent through the secure fetch (loopback only when allowed, every resolved address checked), bounded
 // responses, retries and pagination, and hostile documents refused with a code and a message that names
 // the operation. Dispatch runs the tools as an agent would.
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { serversClosedAfterEach } from "./helpers/http-servers.js";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { createJsonSchemaToolArgumentValidator, createSecretRedactor, createToolRegistry, dispatchToolCall } from "../index.mjs";
 import { createOpenApiTools, OpenApiToolError, HARD_OPENAPI_LIMITS } from "../openapi/index.mjs";
 
 type Seen = { method: string; url: string; headers: IncomingMessage["headers"]; body: string };
-const servers: Server[] = [];
-afterEach(async () => {
-  while (servers.length) {
-    const server = servers.pop()!;
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
-});
+const servers = serversClosedAfterEach();
 
 async function listen(handler: (req: IncomingMessage, res: ServerResponse, seen: Seen) => void) {
   const seen: Seen[] = [];
