@@ -120,6 +120,23 @@ describe("reconstructToolCallDeltas", () => {
     ]);
   });
 
+  it("assembles names and ids by the providers' stream rules: split, repeated whole, renumbered", () => {
+    const calls = reconstructToolCallDeltas([
+      // A name split in pieces is joined; a name repeated whole in every piece is kept once.
+      { index: 0, id: "a", name: "get_", argumentsText: '{"city":' },
+      { index: 0, name: "weather", argumentsText: '"Oslo"}' },
+      { index: 1, id: "b", name: "search", argumentsText: "{}" },
+      { index: 1, name: "search" },
+      // A server that numbers every call 0: the same index under another id is another call.
+      { index: 0, id: "c", name: "fetch", argumentsText: '{"url":"x"}' },
+    ]);
+    expect(calls.map((c: any) => [c.id, c.name, c.arguments])).toEqual([
+      ["a", "get_weather", { city: "Oslo" }],
+      ["c", "fetch", { url: "x" }],
+      ["b", "search", {}],
+    ]);
+  });
+
   it("throws ProviderTransportError incomplete_delta for a group without an id or a name", () => {
     const { ProviderTransportError } = require("../index.js");
     const incomplete = (events: object[]) => {

@@ -4,6 +4,7 @@
 // instead of serializing the object again. Refusal messages and option bounds come from Rust.
 const native = require('../binding.js')
 const { ProviderTransportError } = require('./errors.js')
+const { createToolCallAssembler } = require('./providers/tool-call-assembly.js')
 
 const textOf = new WeakMap()
 
@@ -61,56 +62,35 @@ function toolCallFromArgumentsText(id, name, text, options) {
 }
 
 /**
- * Tool calls from streamed `tool_call_delta` fragments, grouped by `index` (or by `id` where a
- * stream has no indexes), ordered by index. A group that never got an `id` or a `name` throws
- * ProviderTransportError `incomplete_delta`: a call cannot run without either.
+ * Tool calls from streamed `tool_call_delta` fragments, grouped by the one assembler the providers'
+ * streams use (providers/tool-call-assembly.js), ordered by index. A call that never got an `id` or
+ * a `name` throws ProviderTransportError `incomplete_delta`: a call cannot run without either.
  */
 function reconstructToolCallDeltas(events, options) {
   const maxBytes = native.argumentsMaxBytes(options === undefined ? undefined : options.maxBytes)
-  const groups = []
-  const byIndex = new Map()
-  const byId = new Map()
-  let last
+  const assembler = createToolCallAssembler(maxBytes)
   for (const event of events) {
     if (event === null || typeof event !== 'object') continue
     if (event.type !== undefined && event.type !== 'tool_call_delta') continue
-    const id = typeof event.id === 'string' && event.id !== '' ? event.id : undefined
+    const id = typeof event.id === 'string' ? event.id : undefined
     const index = typeof event.index === 'number' ? event.index : undefined
-    let group =
-      (index !== undefined ? byIndex.get(index) : undefined) ?? (id !== undefined ? byId.get(id) : undefined)
-    if (group === undefined && index === undefined && id === undefined) group = last
-    if (group === undefined) {
-      group = { id, name: undefined, parts: [], bytes: 0, index, seen: groups.length }
-      groups.push(group)
-    }
-    if (index !== undefined && !byIndex.has(index)) byIndex.set(index, group)
-    if (id !== undefined) {
-      if (group.id === undefined) group.id = id
-      if (!byId.has(id)) byId.set(id, group)
-    }
-    if (group.name === undefined && typeof event.name === 'string' && event.name !== '') group.name = event.name
     // `argumentsText` is the field's name in the provider protocol; `argumentsDelta` is accepted too.
-    const delta = typeof event.argumentsText === 'string' ? event.argumentsText : event.argumentsDelta
-    // Past the bound the text is refused anyway: stop growing it (one byte over is enough).
-    if (typeof delta === 'string' && delta !== '' && group.bytes <= maxBytes) {
-      group.parts.push(delta)
-      group.bytes += delta.length
-    }
-    last = group
+    const text = typeof event.argumentsText === 'string' ? event.argumentsText : event.argumentsDelta
+    assembler.add(id, index, event.name, text)
   }
-  // By index, as the provider numbered the calls; groups without one keep the order they came in.
-  const position = (g) => g.index ?? g.seen
-  groups.sort((a, b) => position(a) - position(b) || a.seen - b.seen)
-  for (const group of groups) {
-    if (group.id === undefined || group.name === undefined) {
-      throw new ProviderTransportError('incomplete_delta', `Incomplete tool call delta at index ${position(group)}`)
+  // By index, as the provider numbered the calls; calls without one keep the order they came in.
+  const order = (call) => call.index ?? call.position
+  const calls = [...assembler.calls].sort((a, b) => order(a) - order(b) || a.position - b.position)
+  for (const call of calls) {
+    if (call.id === undefined || call.name === undefined) {
+      throw new ProviderTransportError('incomplete_delta', `Incomplete tool call delta at index ${order(call)}`)
     }
   }
-  return groups.map((group) => {
-    const { args, error } = parseArgumentsText(group.name, group.parts.join(''), maxBytes)
-    const call = { type: 'tool_call', id: group.id, name: group.name, arguments: args }
-    if (error !== undefined) call.argumentsError = error
-    return call
+  return calls.map((call) => {
+    const { args, error } = parseArgumentsText(call.name, call.argumentsText, maxBytes)
+    const result = { type: 'tool_call', id: call.id, name: call.name, arguments: args }
+    if (error !== undefined) result.argumentsError = error
+    return result
   })
 }
 

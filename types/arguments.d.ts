@@ -33,10 +33,12 @@ export interface ArgumentsTextOptions {
 }
 
 /**
- * One streamed piece of a tool call. Deltas are grouped into calls by `index` when present,
- * else by `id`; a delta with neither continues the previous call. Calls come out ordered by
- * `index` (groups without one keep first-seen order). The call's `id` is the first `id` seen,
- * its `name` the first non-empty `name`, its text the `argumentsText`s in order. A group that
+ * One streamed piece of a tool call, grouped into calls by the same rules as the built-in
+ * providers' streams: a delta joins the call with its `id`, else the call at its `index` (unless
+ * that call has another `id`: then it starts a new call), and a delta with neither continues the
+ * previous call. Calls come out ordered by `index` (calls without one keep first-seen order). The
+ * call's `id` is the first `id` seen; its `name` is the name pieces joined, where a piece equal to
+ * the name so far, or the whole name again, is not appended; its text the `argumentsText`s in order. A group that
  * never got an `id` or a `name` makes `reconstructToolCallDeltas` throw `ProviderTransportError`
  * `incomplete_delta`. Events whose `type` is set to anything but `"tool_call_delta"` are skipped,
  * so a whole provider stream may be passed.

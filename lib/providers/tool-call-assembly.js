@@ -1,11 +1,13 @@
 'use strict'
-// Tool calls assembled from streamed pieces, for servers that follow the wire format loosely.
+// Tool calls assembled from streamed pieces: the one rule set for every stream that sends calls in
+// pieces (Chat Completions `delta.tool_calls[]`, and the provider protocol's `tool_call_delta`
+// events that `reconstructToolCallDeltas` rebuilds), for servers that follow the wire format loosely.
 //
-// Chat Completions pieces are keyed by `index`, else by `id`; a piece with neither continues the
-// call before it. A piece whose `index` is taken by a call with another `id` starts a new call
-// (servers that number every call 0). A name is normally sent once, sometimes split in pieces,
-// sometimes repeated whole in every piece: a piece equal to the name held so far, or the whole name
-// again (it starts with what is held), is not appended.
+// A piece joins the call with its `id`; else the call at its `index`, unless that call has another
+// `id` (servers that number every call 0 start a new call that way); a piece with neither continues
+// the call before it. A name is normally sent once, sometimes split in pieces, sometimes repeated
+// whole in every piece: a piece equal to the name held so far, or the whole name again (it starts
+// with what is held), is not appended. A call's `id` and `index` are the first seen.
 //
 // Anthropic `tool_use` blocks are kept in the order they start: a block is never replaced by another
 // at the same (or no) `index`; deltas and stops go to the block open at their index, else to the
@@ -20,17 +22,20 @@ function mergeToolName(held, piece) {
   return held + piece
 }
 
-function createChatToolCallAssembler() {
+/**
+ * Calls from normalized pieces `{ id, index, name, text }` (each field optional). `maxTextLength`
+ * stops a call's text from growing once it is past that many UTF-16 units: such text is refused
+ * by its byte bound anyway, and one unit over is enough to say so.
+ */
+function createToolCallAssembler(maxTextLength = Infinity) {
   const calls = []
   const byIndex = new Map()
   const byId = new Map()
   let last
   return {
-    /** Adds one `delta.tool_calls[]` piece; answers the call it joined, with `position` (0-based, in arrival order). */
-    add(piece) {
-      if (piece === null || typeof piece !== 'object') return undefined
-      const id = typeof piece.id === 'string' && piece.id !== '' ? piece.id : undefined
-      const index = Number.isInteger(piece.index) ? piece.index : undefined
+    /** Adds one piece; answers the call it joined, with `position` (0-based, in arrival order). */
+    add(id, index, name, text) {
+      if (id === '') id = undefined
       let call
       if (id !== undefined) call = byId.get(id)
       if (call === undefined && index !== undefined) {
@@ -40,7 +45,7 @@ function createChatToolCallAssembler() {
       }
       if (call === undefined && index === undefined && id === undefined) call = last
       if (call === undefined) {
-        call = { position: calls.length, id: undefined, name: undefined, argumentsText: '' }
+        call = { position: calls.length, id: undefined, index, name: undefined, argumentsText: '' }
         calls.push(call)
       }
       if (index !== undefined) byIndex.set(index, call)
@@ -48,13 +53,27 @@ function createChatToolCallAssembler() {
         if (call.id === undefined) call.id = id
         byId.set(id, call)
       }
-      const fn = piece.function !== null && typeof piece.function === 'object' ? piece.function : {}
-      call.name = mergeToolName(call.name, fn.name)
-      if (typeof fn.arguments === 'string') call.argumentsText += fn.arguments
+      call.name = mergeToolName(call.name, name)
+      if (typeof text === 'string' && call.argumentsText.length <= maxTextLength) call.argumentsText += text
       last = call
       return call
     },
     calls,
+  }
+}
+
+/** The assembler over Chat Completions `delta.tool_calls[]` pieces. */
+function createChatToolCallAssembler() {
+  const assembler = createToolCallAssembler()
+  return {
+    add(piece) {
+      if (piece === null || typeof piece !== 'object') return undefined
+      const fn = piece.function !== null && typeof piece.function === 'object' ? piece.function : {}
+      const id = typeof piece.id === 'string' ? piece.id : undefined
+      const index = Number.isInteger(piece.index) ? piece.index : undefined
+      return assembler.add(id, index, fn.name, fn.arguments)
+    },
+    calls: assembler.calls,
   }
 }
 
@@ -111,4 +130,4 @@ function anthropicArgumentsText(entry) {
   return entry.argumentsText
 }
 
-module.exports = { mergeToolName, createChatToolCallAssembler, createAnthropicToolBlockAssembler, anthropicArgumentsText }
+module.exports = { mergeToolName, createToolCallAssembler, createChatToolCallAssembler, createAnthropicToolBlockAssembler, anthropicArgumentsText }
