@@ -385,10 +385,15 @@ export declare function dispatchDetail(id: number): { kind?: number; name?: stri
 /**
  * Dispatch's key step on the snapshot: hashes `args` (canonical JSON), derives the key as
  * `deriveToolEffectKey` does from the identity's ownership and principal and the tool name the
- * machine holds, and keeps both in the snapshot. Returns the key followed by the 64 hex digits of
- * the arguments hash, in one string.
+ * machine holds, and keeps both in the snapshot. Returns both, as an object.
  */
-export declare function dispatchEffectKey(dispatch: number, sessionId: unknown, runId: unknown, toolCallId: unknown, args: unknown): string
+export declare function dispatchEffectKey(dispatch: number, sessionId: unknown, runId: unknown, toolCallId: unknown, args: unknown): DispatchEffectKey
+
+/** The key `dispatchEffectKey` derived, with the hash of the arguments it was derived from. */
+export interface DispatchEffectKey {
+  key: string
+  argumentsHash: string
+}
 
 /**
  * `dispatchEnd(id)`: forgets a dispatch that ended other than by resolving or rethrowing (a

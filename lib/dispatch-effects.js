@@ -194,10 +194,9 @@ function effectKey(st, s) {
     if (id.userId != null) ownership.userId = id.userId
     const key = { identity: id, ownership, sessionId: text(st.ctx.sessionId), runId: text(st.ctx.runId), toolCallId: text(st.call.id), toolName: st.name, argumentsHash: '', key: '', signal: undefined }
     if (st.effectRead !== undefined) {
-      // The snapshot's key: the key then the 64 hex digits of the arguments hash.
-      const kh = native.dispatchEffectKey(s, key.sessionId, key.runId, key.toolCallId, st.call.arguments)
-      key.argumentsHash = kh.slice(-64)
-      key.key = kh.slice(0, -64)
+      const derived = native.dispatchEffectKey(s, key.sessionId, key.runId, key.toolCallId, st.call.arguments)
+      key.argumentsHash = derived.argumentsHash
+      key.key = derived.key
     } else {
       key.argumentsHash = native.toolEffectArgumentsHash(st.call.arguments)
       key.key = native.deriveToolEffectKey(key)

@@ -125,8 +125,7 @@ fn text_of(js: Js, v: sys::napi_value) -> Result<Field> {
 
 /// Dispatch's key step on the snapshot: hashes `args` (canonical JSON), derives the key as
 /// `deriveToolEffectKey` does from the identity's ownership and principal and the tool name the
-/// machine holds, and keeps both in the snapshot. Returns the key followed by the 64 hex digits of
-/// the arguments hash, in one string.
+/// machine holds, and keeps both in the snapshot. Returns both, as an object.
 #[napi(js_name = "dispatchEffectKey")]
 pub fn dispatch_effect_key(
     env: Env,
@@ -135,7 +134,7 @@ pub fn dispatch_effect_key(
     run_id: Unknown,
     tool_call_id: Unknown,
     args: Unknown,
-) -> Result<String> {
+) -> Result<DispatchEffectKey> {
     let js = Js(env.raw());
     let arguments_hash = canonical::sha256_hex(&canonical_of(&env, args.raw())?);
     let session_id = text_of(js, session_id.raw())?;
@@ -164,7 +163,14 @@ pub fn dispatch_effect_key(
     }
 }
 
-/// Derives the key into `effect`: the key followed by the arguments hash, or `None` when a key
+/// The key `dispatchEffectKey` derived, with the hash of the arguments it was derived from.
+#[napi(object)]
+pub struct DispatchEffectKey {
+    pub key: String,
+    pub arguments_hash: String,
+}
+
+/// Derives the key into `effect` and answers it with the arguments hash, or `None` when a key
 /// field is not text.
 fn derive_into(
     effect: &mut EffectSnapshot,
@@ -173,7 +179,7 @@ fn derive_into(
     tool_call_id: Field,
     tool_name: Field,
     arguments_hash: String,
-) -> Option<String> {
+) -> Option<DispatchEffectKey> {
     let id = &effect.check.identity;
     let principal = id.principal.as_ref().and_then(|p| p.id.text());
     let (Some(tenant), Some(principal), Some(s), Some(r), Some(c), Some(n)) = (
@@ -197,10 +203,10 @@ fn derive_into(
         tool_name: n,
         arguments_hash: &arguments_hash,
     });
-    let mut answer = String::with_capacity(key.len() + arguments_hash.len());
-    answer.push_str(&key);
-    answer.push_str(&arguments_hash);
-    // The key's strings move into it: nothing read here is copied a second time.
+    let answer = DispatchEffectKey {
+        key: key.clone(),
+        arguments_hash: arguments_hash.clone(),
+    };
     let parts = KeyParts {
         ownership: identity::ownership_from_identity(id),
         key: Field::Text(key),
