@@ -16,9 +16,8 @@ import {
   createToolRegistry,
   dispatchToolCall,
   ToolEffectError,
-  type ToolDefinition,
 } from "../index.js";
-import { effectKey as keyOf, serviceIdentity } from "./helpers/service-identity.mjs";
+import { chargeCall, chargeContext, chargeTool, effectKey as keyOf, serviceIdentity } from "./helpers/service-identity.mjs";
 import { freshSchema, postgresUrl } from "./helpers/postgres.js";
 import { closedPort, commitDroppingProxy } from "./helpers/pg-proxy.js";
 import { killAt } from "./helpers/kill-at.js";
@@ -31,20 +30,9 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const identity = serviceIdentity;
-const context = { sessionId: "session", runId: "run", toolCallId: "ignored" };
-const call = (id: string) => ({ type: "tool_call" as const, id, name: "charge", arguments: { amount: 5 } });
+const context = chargeContext;
+const call = chargeCall;
 
-function chargeTool(ran: string[]): ToolDefinition {
-  return {
-    name: "charge",
-    parameters: { type: "object", properties: { amount: { type: "number" } } },
-    effect: { kind: "external_mutation", idempotency: "required" },
-    async execute(args, ctx) {
-      ran.push(ctx.toolCallId);
-      return { toolCallId: ctx.toolCallId, name: "charge", value: { charged: (args as { amount: number }).amount } };
-    },
-  };
-}
 
 describe("the PostgreSQL ledger stores each row once when a commit's answer is lost", () => {
   it("a batch whose INSERT committed but whose answer never came is sent again and adds nothing twice", async () => {
@@ -92,7 +80,7 @@ describe("a claim the store never wrote is a store error, one whose commit answe
   it("an unreachable server: dispatch answers ERR_PRISM_TOOL_EFFECT_STORE, nothing ran, and the retry simply runs", async () => {
     const down = createPostgresToolEffectStore({ connectionString: `postgres://prism@127.0.0.1:${await closedPort()}/postgres`, connectTimeoutMs: 2000 });
     const ran: string[] = [];
-    const registry = createToolRegistry([chargeTool(ran)]);
+    const registry = createToolRegistry([chargeTool((id) => ran.push(id))]);
     const r = await dispatchToolCall({ call: call("down"), registry, context, identity, effectStore: down });
     expect(r.error).toMatchObject({ code: "ERR_PRISM_TOOL_EFFECT_STORE" });
     expect(r.error?.message).toMatch(/connect.*refused/i);
@@ -125,7 +113,7 @@ describe("a claim the store never wrote is a store error, one whose commit answe
     // Through dispatch: the call is refused as unknown, and the tool does not run.
     proxy.arm((tag) => tag === "COMMIT");
     const ran: string[] = [];
-    const r = await dispatchToolCall({ call: call("lost-2"), registry: createToolRegistry([chargeTool(ran)]), context, identity, effectStore: store });
+    const r = await dispatchToolCall({ call: call("lost-2"), registry: createToolRegistry([chargeTool((id) => ran.push(id))]), context, identity, effectStore: store });
     expect(r.error).toMatchObject({ name: "ToolEffectError", code: "ERR_PRISM_TOOL_EFFECT_UNKNOWN" });
     expect(ran).toEqual([]);
     await store.close();

@@ -11,13 +11,11 @@ import { createPostgresRunLedger, createPostgresToolEffectStore } from "../postg
 import {
   createMemoryRunLedger,
   createToolRegistry,
-  deriveToolEffectKey,
   dispatchToolCall,
   toolEffectArgumentsHash,
   ToolEffectError,
-  type ToolDefinition,
 } from "../index.js";
-import { serviceIdentity } from "./helpers/service-identity.mjs";
+import { chargeCall, chargeContext, chargeTool, effectKey as keyOf, serviceIdentity } from "./helpers/service-identity.mjs";
 import { freshSchema, postgresUrl, startPostgres, type PostgresServer } from "./helpers/postgres.js";
 import { killAt } from "./helpers/kill-at.js";
 
@@ -30,26 +28,10 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const identity = serviceIdentity;
-const context = { sessionId: "session", runId: "run", toolCallId: "ignored" };
-const call = (id: string) => ({ type: "tool_call" as const, id, name: "charge", arguments: { amount: 5 } });
-const argumentsHash = toolEffectArgumentsHash({ amount: 5 });
-const keyOf = (toolCallId: string) => {
-  const base = { identity, ownership: { tenantId: "tenant" }, sessionId: "session", runId: "run", toolCallId, toolName: "charge", argumentsHash };
-  return { ...base, key: deriveToolEffectKey(base) };
-};
+const context = chargeContext;
+const call = chargeCall;
 const sideEffects = (file: string) => (existsSync(file) ? readFileSync(file, "utf8").split("\n").filter(Boolean) : []);
 
-function chargeTool(onExecute: (id: string) => void): ToolDefinition {
-  return {
-    name: "charge",
-    parameters: { type: "object", properties: { amount: { type: "number" } } },
-    effect: { kind: "external_mutation", idempotency: "required" },
-    async execute(args, ctx) {
-      onExecute(ctx.toolCallId);
-      return { toolCallId: ctx.toolCallId, name: "charge", value: { charged: (args as { amount: number }).amount } };
-    },
-  };
-}
 
 describe("the conformance kit", () => {
   it("passes against a fresh schema per store", async () => {
@@ -114,7 +96,7 @@ describe("dispatch through the PostgreSQL store", () => {
     const schema = freshSchema("tenants");
     const store = createPostgresToolEffectStore(url, schema);
     const other = { ...identity, tenantId: "other" };
-    const base = { identity: other, ownership: { tenantId: "other" }, sessionId: "session", runId: "run", toolCallId: "t", toolName: "charge", argumentsHash };
+    const base = { identity: other, ownership: { tenantId: "other" }, sessionId: "session", runId: "run", toolCallId: "t", toolName: "charge", argumentsHash: toolEffectArgumentsHash({ amount: 5 }) };
     const mine = keyOf("t");
     await store.begin(mine);
     // The same key string under another tenant is not the first tenant's record.

@@ -31,3 +31,26 @@ export function effectKey(toolCallId, args = { amount: 5 }) {
   };
   return { ...base, key: deriveToolEffectKey(base) };
 }
+
+/** The context the proofs dispatch "charge" calls in (dispatch keys effects by the call's own id). */
+export const chargeContext = { sessionId: "session", runId: "run", toolCallId: "ignored" };
+
+/** A "charge" call with id `id`. */
+export const chargeCall = (id) => ({ type: /** @type {const} */ ("tool_call"), id, name: "charge", arguments: { amount: 5 } });
+
+/**
+ * The effectful "charge" tool: `onExecute(toolCallId)` runs once per execution, then it answers.
+ * @param {(toolCallId: string) => void} onExecute
+ * @returns {import("../../index.js").ToolDefinition}
+ */
+export function chargeTool(onExecute) {
+  return {
+    name: "charge",
+    parameters: { type: "object", properties: { amount: { type: "number" } } },
+    effect: { kind: "external_mutation", idempotency: "required" },
+    async execute(args, ctx) {
+      onExecute(ctx.toolCallId);
+      return { toolCallId: ctx.toolCallId, name: "charge", value: { charged: /** @type {{ amount: number }} */ (args).amount } };
+    },
+  };
+}
