@@ -45,8 +45,10 @@ async function runBatch(r, calls, hosted, dispatcher, concurrency, registry, ref
       r.session.activated = activateToolNames(r.session.activated, result.value.names)
     }
   }
-  if (failure !== undefined) r.finish('failed', 'error', r.errorInfo(failure))
+  // An abort wins: a dispatch the abort itself ended (a guardrail or tool cut off by the run's
+  // signal) rejects with a failure of its own, but the run ended because it was aborted.
   if (signal.aborted) r.finish('aborted', 'aborted', r.abortError())
+  else if (failure !== undefined) r.finish('failed', 'error', r.errorInfo(failure))
 }
 
 module.exports = { runBatch }

@@ -105,7 +105,7 @@ async function toolRound(r, t, calls, hosted, dispatcher, refusals) {
   if (gate.pending.length === 0) return undefined
   const session = r.session
   const toolNames = session.lastGrant === null ? null : session.lastGrant
-  return new RunEnd('suspended', undefined, undefined, await durable.suspend(gate.pending, { transcript: r.transcript, budget: r.tracker.checkpoint(), toolNames, activatedToolNames: session.activated, usage: r.usageTotal.value() }))
+  return new RunEnd('suspended', undefined, undefined, await durable.suspend(gate.pending, { transcript: r.transcript, budget: r.tracker.checkpoint(), toolNames, activatedToolNames: session.activated, usage: r.usageTotal.value() }, r.signal))
 }
 
 // The blocked result of a call the turn's `toolChoice` refuses, and its `tool_execution_blocked`

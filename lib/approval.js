@@ -12,6 +12,7 @@ const { runGuardrails } = require('./guardrails.js')
 const { createJsonSchemaToolArgumentValidator } = require('./validation.js')
 const { createMemoryCheckpointStore, createSqliteCheckpointStore, CheckpointConflictError, CHECKPOINT_CONFLICT_CODE } = require('./checkpoints.js')
 const { bindApprovalId, bindingMismatch, runOwnership, sameOwner } = require('./approval-integrity.js')
+const { rejectOnAbort } = require('./abort-watch.js')
 
 const LIMITS = JSON.parse(native.approvalLimits())
 const NOT_JSON = LIMITS.NOT_JSON
@@ -165,10 +166,12 @@ function jsonSafe(value) {
   }
 }
 
-async function save(store, state, version, ownership, fencingToken) {
+async function save(store, state, version, ownership, fencingToken, signal) {
   const input = { namespace: AGENT_RUN_STATE_NAMESPACE, key: state.runId, version: version + 1, expectedVersion: version, value: state, category: 'agent-run', ...ownership }
   if (fencingToken !== undefined) input.fencingToken = fencingToken
-  const record = await store.saveCheckpoint(input)
+  if (signal !== undefined) input.signal = signal
+  // With a signal, the run's end ends the wait (the store may still write: a resume reads what it kept).
+  const record = await rejectOnAbort(store.saveCheckpoint(input), signal)
   return record && Number.isSafeInteger(record.version) ? record.version : version + 1
 }
 
@@ -220,9 +223,12 @@ function beginDurableRun({ config, options, sessionId, runId, tools }) {
     if (rule === undefined || rule === false) return false
     if (rule === true) return true
     if (typeof rule !== 'function') return true
+    const input = { toolCallId: call.id, toolName: call.name, sessionId, runId, metadata: ctx.metadata, signal: ctx.signal }
     try {
-      return (await rule(call.arguments ?? {}, { toolCallId: call.id, toolName: call.name, sessionId, runId, metadata: ctx.metadata })) !== false
-    } catch {
+      // The run's signal ends the wait: a predicate that never answers cannot hold the run.
+      return (await rejectOnAbort(Promise.resolve().then(() => rule(call.arguments ?? {}, input)), ctx.signal)) !== false
+    } catch (error) {
+      if (ctx.signal !== undefined && ctx.signal.aborted) throw error
       return true // a predicate that throws keeps the pause
     }
   }
@@ -274,7 +280,7 @@ function beginDurableRun({ config, options, sessionId, runId, tools }) {
       return { hosted: skip, rows, pending }
     },
     /** Persists the suspension; answers what the suspended result adds. */
-    async suspend(pending, snapshot) {
+    async suspend(pending, snapshot, signal) {
       const records = pending.map((p) => p.record)
       const interruption = JSON.parse(native.approvalInterruption(JSON.stringify(records), false))
       const state = {
@@ -292,7 +298,7 @@ function beginDurableRun({ config, options, sessionId, runId, tools }) {
         activatedToolNames: snapshot.activatedToolNames ?? [],
         usage: snapshot.usage ?? null,
       }
-      version = await save(settings.checkpoints, state, version, ownership, rs.fencingToken)
+      version = await save(settings.checkpoints, state, version, ownership, rs.fencingToken, signal)
       status = 'suspended'
       return { interruption, runState: publicState(state, version) }
     },

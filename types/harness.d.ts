@@ -80,7 +80,7 @@ export interface ToolDefinition<Args extends JsonObject = JsonObject> {
   exclusive?: boolean;
   effect?: ToolEffectDeclaration | ToolEffectClassifier;
   /** Pause a durable run before this tool's side effect (`true`, or a predicate over the arguments); see types/approval.d.ts. */
-  needsApproval?: boolean | ((args: Args, ctx: { toolCallId: string; toolName: string; sessionId: string; runId: string; metadata?: Record<string, unknown> }) => boolean | Promise<boolean>);
+  needsApproval?: boolean | ((args: Args, ctx: { toolCallId: string; toolName: string; sessionId: string; runId: string; metadata?: Record<string, unknown>; signal?: AbortSignal }) => boolean | Promise<boolean>);
   /**
    * Runs the tool. It may return a `ToolResult` or any other value (a "bare" result), directly or
    * in a promise. An object with any own key among `toolCallId`, `name`, `value`, `error` and
