@@ -154,6 +154,12 @@ export declare class RunMachine {
    * hosts).
    */
   afterTurn(calls: Array<string | undefined | null>): RunAfterTurn
+  /**
+   * The calls (names, `null` for a provider-hosted call) the current turn's `toolChoice`
+   * refuses, for the rounds that do not go through `afterTurn` (the artifact loop's tool round,
+   * a custom strategy's `ctx.dispatchToolCall`).
+   */
+  refusals(calls: Array<string | undefined | null>): RunRefusals
   /** The run's terminal status from how it ended. */
   endStatus(status: string): string
 }
@@ -692,6 +698,12 @@ export declare function runNotDispatchedMessage(name: string, why: string): stri
 
 /** The plan of a turn's calls: `[concurrency, ...indices to dispatch]`. */
 export declare function runPlanBatch(concurrency: number, hosted: Array<boolean>, exclusive: Array<boolean>): Array<number>
+
+/** The calls of a round the turn's `toolChoice` refuses: indices, with their messages. */
+export interface RunRefusals {
+  refused: Array<number>
+  messages: Array<string>
+}
 
 /**
  * The resolved limits of a run as JSON (`{ maxTurns, …, maxCost? }`): the agent's layer narrowed

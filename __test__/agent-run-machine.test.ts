@@ -228,6 +228,31 @@ describe("toolChoice is enforced, not only sent", () => {
     expect((requests[1] as any).options).toBeUndefined();
   });
 
+  it('holds in the generate-validate-revise loop: "none" blocks the tool round\'s calls', async () => {
+    const { agent, executed, requests } = setup("none", [[call("c1", "wipe"), providerDone()], [providerTextDelta("final"), providerDone()]]);
+    const result: any = await agent.createSession().run("go", { loop: { strategy: "generate-validate-revise", toolCalls: "bounded", validator: () => ({ ok: true }) } } as any);
+    expect(result).toMatchObject({ status: "succeeded", artifact: "final" });
+    expect(executed).toEqual([]);
+    expect(blockedRows(requests[1]).map((b) => [b.toolCallId, b.error.code]), JSON.stringify(requests[1].messages)).toEqual([["c1", "tool_choice_denied"]]);
+  });
+
+  it("holds in a host's own loop: ctx.dispatchToolCall answers a refused call with its blocked result", async () => {
+    const { agent, executed } = setup({ type: "tool", name: "read" }, [[call("c1", "wipe"), call("c2", "read"), providerDone()], [providerTextDelta("ok"), providerDone()]]);
+    const answers: any[] = [];
+    const strategy = {
+      name: "mine",
+      async run(ctx: any) {
+        const { calls } = await ctx.generate(await ctx.assemble(ctx.input, undefined, 1));
+        ctx.chargeToolRound(calls);
+        for (const c of calls) answers.push(await ctx.dispatchToolCall(c));
+        return undefined;
+      },
+    };
+    await agent.createSession().run("go", { loop: strategy } as any);
+    expect(executed).toEqual(["read"]);
+    expect(answers.map((a) => [a.toolCallId, a.error?.code ?? "ran"])).toEqual([["c1", "tool_choice_denied"], ["c2", "ran"]]);
+  });
+
   it('"required" runs the calls the provider returns', async () => {
     const { agent, executed } = setup("required", [[call("c1", "wipe"), providerDone()], [providerTextDelta("ok"), providerDone()]]);
     expect((await agent.createSession().run("go")).status).toBe("succeeded");

@@ -4,7 +4,7 @@
 // request). The native rules (src/run/artifact) decide every step. `r` is the run (lib/agent-run.js).
 const native = require('../binding.js')
 const { json, textOf, inputMessages, toolMessage, notDispatched } = require('./agent-values.js')
-const { runBatch } = require('./agent-tool-batch.js')
+const { runBatch, refusedByChoice } = require('./agent-tool-batch.js')
 
 async function artifactStep(r, calls, hosted, hostCalls, dispatcher) {
   const { sessionId, runId, signal, limits, redactor, secrets } = r
@@ -32,7 +32,9 @@ async function artifactStep(r, calls, hosted, hostCalls, dispatcher) {
   }
   if (step === 'tools') {
     r.tracker.beginRound()
-    await runBatch(r, calls, hosted, dispatcher, 1, r.registry)
+    // The turn's `toolChoice` holds here too: a refused call gets its blocked result and never runs.
+    const { skip, refused } = refusedByChoice(r, calls, hosted, r.tracker.refusals(calls, hosted))
+    await runBatch(r, calls, skip, dispatcher, 1, r.registry, refused)
     return undefined
   }
   // A candidate. Inert calls are answered with not-dispatched rows, so no call is left open.

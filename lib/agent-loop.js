@@ -21,6 +21,7 @@ const { retryProviderTurn } = require('./retry.js')
 const { providerTurn } = require('./agent-provider-turn.js')
 const { prepareTurns, selectTools, buildRequest, redactRequest } = require('./agent-assemble.js')
 const { foldToolResults } = require('./tool-result-fold.js')
+const { blockedByChoice } = require('./agent-tool-batch.js')
 
 /** A durable run and its loop strategy do not fit (upstream's codes). */
 class AgentLoopStateError extends Error {
@@ -211,6 +212,9 @@ async function runLoopStrategy(r, provider, strategy, run) {
       try {
         if (call === null || typeof call !== 'object') throw invalid('ctx.dispatchToolCall', 'call must be a tool call ({ id, name, arguments })')
         if (signal.aborted) r.finish('aborted', 'aborted', r.abortError())
+        // The turn's `toolChoice` holds in a host's loop too: a refused call is blocked, not run.
+        const refusal = r.tracker.refusals([call])
+        if (refusal.refused.length > 0) return blockedByChoice(r, call, refusal.messages[0])
         r.tracker.toolCall()
         const { dispatcher } = await turnTools()
         const result = await dispatcher.dispatch(call, r.dispatchContext())

@@ -6,6 +6,8 @@
 const native = require('../binding.js')
 const { toolMessage, notDispatched } = require('./agent-values.js')
 
+const TOOL_CHOICE_DENIED = JSON.parse(native.runBudgetTables()).toolChoiceDenied
+
 async function runBatch(r, calls, hosted, dispatcher, concurrency, registry, refused) {
   const { signal } = r
   const exclusive = calls.map((c) => {
@@ -51,4 +53,28 @@ async function runBatch(r, calls, hosted, dispatcher, concurrency, registry, ref
   else if (failure !== undefined) r.finish('failed', 'error', r.errorInfo(failure))
 }
 
-module.exports = { runBatch }
+/**
+ * The round's calls the turn's `toolChoice` refuses (`refusals`: the machine's `{ refused,
+ * messages }`, undefined for none): `skip` (hosted plus refused) and `refused` (call index -> its
+ * blocked result, with its `tool_execution_blocked` event; the dispatcher never sees the call).
+ */
+function refusedByChoice(r, calls, hosted, refusals) {
+  if (refusals === undefined || refusals.refused.length === 0) return { skip: hosted, refused: undefined }
+  const skip = hosted.slice()
+  const refused = new Map()
+  refusals.refused.forEach((i, j) => {
+    skip[i] = true
+    refused.set(i, blockedByChoice(r, calls[i], refusals.messages[j]))
+  })
+  return { skip, refused }
+}
+
+function blockedByChoice(r, call, message) {
+  const result = { toolCallId: call.id, name: call.name, error: { name: 'ToolChoiceError', code: TOOL_CHOICE_DENIED, message } }
+  if (r.observed()) {
+    r.emit({ type: 'tool_execution_blocked', sessionId: r.sessionId, runId: r.runId, toolCallId: call.id, name: call.name, toolName: call.name, reason: TOOL_CHOICE_DENIED, error: result.error, metadata: { durationMs: 0, status: 'blocked' } })
+  }
+  return result
+}
+
+module.exports = { runBatch, refusedByChoice, blockedByChoice }

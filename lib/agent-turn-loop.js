@@ -8,12 +8,10 @@ const native = require('../binding.js')
 const { RunEnd, toolMessage, notDispatched } = require('./agent-values.js')
 const { retryProviderTurn } = require('./retry.js')
 const { providerTurn } = require('./agent-provider-turn.js')
-const { runBatch } = require('./agent-tool-batch.js')
+const { runBatch, refusedByChoice } = require('./agent-tool-batch.js')
 const { artifactStep } = require('./agent-artifact-step.js')
 const approval = require('./approval.js')
 const { prepareTurns, selectTools, buildRequest } = require('./agent-assemble.js')
-
-const TOOL_CHOICE_DENIED = JSON.parse(native.runBudgetTables()).toolChoiceDenied
 
 async function turnLoop(r, provider, inputText) {
   const t = prepareTurns(r)
@@ -76,16 +74,7 @@ async function toolRound(r, t, calls, hosted, dispatcher, refusals) {
   const { signal, durable } = r
   r.tracker.beginRound()
   const registry = t.snap.registry
-  let skip = hosted
-  let refused
-  if (refusals !== undefined) {
-    skip = hosted.slice()
-    refused = new Map()
-    refusals.refused.forEach((i, j) => {
-      skip[i] = true
-      refused.set(i, blockedByChoice(r, calls[i], refusals.messages[j]))
-    })
-  }
+  const { skip, refused } = refusedByChoice(r, calls, hosted, refusals)
   let gate
   try {
     if (durable) gate = await durable.gate(calls, skip, registry, { signal, metadata: r.metadata })
@@ -106,16 +95,6 @@ async function toolRound(r, t, calls, hosted, dispatcher, refusals) {
   const session = r.session
   const toolNames = session.lastGrant === null ? null : session.lastGrant
   return new RunEnd('suspended', undefined, undefined, await durable.suspend(gate.pending, { transcript: r.transcript, budget: r.tracker.checkpoint(), toolNames, activatedToolNames: session.activated, usage: r.usageTotal.value() }, r.signal))
-}
-
-// The blocked result of a call the turn's `toolChoice` refuses, and its `tool_execution_blocked`
-// event (the dispatcher never sees the call).
-function blockedByChoice(r, call, message) {
-  const result = { toolCallId: call.id, name: call.name, error: { name: 'ToolChoiceError', code: TOOL_CHOICE_DENIED, message } }
-  if (r.observed()) {
-    r.emit({ type: 'tool_execution_blocked', sessionId: r.sessionId, runId: r.runId, toolCallId: call.id, name: call.name, toolName: call.name, reason: TOOL_CHOICE_DENIED, error: result.error, metadata: { durationMs: 0, status: 'blocked' } })
-  }
-  return result
 }
 
 module.exports = { turnLoop }

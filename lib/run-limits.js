@@ -175,6 +175,11 @@ class RunLimitTracker {
     return this.machine.afterTurn(calls.map((c, i) => (hosted[i] ? null : String(c.name))))
   }
 
+  /** The calls the turn's `toolChoice` refuses (`{ refused: indices, messages }`), outside `afterTurn`. */
+  refusals(calls, hosted) {
+    return this.machine.refusals(calls.map((c, i) => (hosted !== undefined && hosted[i] ? null : String(c.name))))
+  }
+
   /** The run's terminal status from how it ended (a run a limit stopped fails). */
   endStatus(status) {
     return this.machine.endStatus(status)

@@ -69,6 +69,13 @@ pub struct RunAfterTurn {
     pub messages: Vec<String>,
 }
 
+/// The calls of a round the turn's `toolChoice` refuses: indices, with their messages.
+#[napi(object)]
+pub struct RunRefusals {
+    pub refused: Vec<u32>,
+    pub messages: Vec<String>,
+}
+
 /// One run's machine.
 #[napi]
 pub struct RunMachine {
@@ -275,6 +282,16 @@ impl RunMachine {
                 }
             }
         }
+    }
+
+    /// The calls (names, `null` for a provider-hosted call) the current turn's `toolChoice`
+    /// refuses, for the rounds that do not go through `afterTurn` (the artifact loop's tool round,
+    /// a custom strategy's `ctx.dispatchToolCall`).
+    #[napi]
+    pub fn refusals(&self, calls: Vec<Option<String>>) -> RunRefusals {
+        let names: Vec<Option<&str>> = calls.iter().map(|c| c.as_deref()).collect();
+        let (refused, messages) = self.inner.refusals(&names).into_iter().unzip();
+        RunRefusals { refused, messages }
     }
 
     /// The run's terminal status from how it ended.
