@@ -70,15 +70,18 @@ describe("toAiSdkTools under generateText", () => {
     expect(sent.find((p) => p.toolCallId === "w2").output.value).toMatch(/Tool weather: \/city: expected string/);
   });
 
-  it("zod's .nullable() (an anyOf) names the bound the value broke", async () => {
+  it("zod's .nullable() (an anyOf) names the bound the value broke, with the validation_failed reason", async () => {
     let ran = 0;
-    const tools = toAiSdkTools({ rate: tool({ inputSchema: z.object({ stars: z.number().max(5).nullable() }), execute: async () => (ran++, "ok") }) });
+    const ledger = createMemoryRunLedger();
+    const tools = toAiSdkTools({ rate: tool({ inputSchema: z.object({ stars: z.number().max(5).nullable() }), execute: async () => (ran++, "ok") }) }, { ledger });
     const m = model(toolTurn({ id: "r1", name: "rate", input: { stars: 9 } }), textTurn());
     await generateText({ model: m, tools, prompt: "rate", stopWhen: stepCountIs(3) });
     expect(ran).toBe(0);
-    expect(toolResultsSent(m, 1)[0].output.value).toMatch(
-      /Tool rate: \/stars: expected a value matching at least one of the anyOf schemas, found integer 9 \(branch 1: expected a number <= 5; branch 2: expected null\)/,
-    );
+    const message = "/stars: expected a value matching at least one of the anyOf schemas, found integer 9 (branch 1: expected a number <= 5; branch 2: expected null)";
+    expect(toolResultsSent(m, 1)[0].output.value).toContain(`Tool rate: ${message}`);
+    // Its code, as upstream's validation failures carry it: the blocked reason, in the row and the event.
+    const [row] = ledger.list("tool_call") as any[];
+    expect(row).toMatchObject({ status: "blocked", reason: "validation_failed", result: { error: { message } } });
   });
 
   it("a secret in a result never reaches the next model request", async () => {
@@ -118,7 +121,18 @@ describe("toAiSdkTools under generateText", () => {
 
   it("a durable effect without a store or identity is refused when the tools are adapted, naming the tool and the fix", () => {
     const charge = { name: "charge", parameters: chargeParams, effect: { kind: "external_mutation", idempotency: "required" }, execute: () => ({}) };
-    expect(() => toAiSdkTools([charge])).toThrow(expect.objectContaining({ code: "ERR_PRISM_TOOL_EFFECT_REQUIRED", message: expect.stringMatching(/Tool charge declares effect .*pass options\.effectStore/) }));
+    // Neither: one error names both fixes.
+    expect(() => toAiSdkTools([charge])).toThrow(
+      expect.objectContaining({ code: "ERR_PRISM_TOOL_EFFECT_REQUIRED", message: expect.stringMatching(/Tool charge declares effect .*pass options\.effectStore .*, and options\.identity .*localIdentity\(\)/) }),
+    );
+    // An identity but no store: only the store is named.
+    let noStore: unknown;
+    try {
+      toAiSdkTools([charge], { identity: localIdentity() });
+    } catch (e) {
+      noStore = e;
+    }
+    expect(noStore).toMatchObject({ code: "ERR_PRISM_TOOL_EFFECT_REQUIRED", message: expect.stringMatching(/pass options\.effectStore \(createSqliteToolEffectStore\(path\), or createMemoryToolEffectStore\(\) in tests\)$/) });
     expect(() => toAiSdkTools([charge], { effectStore: createMemoryToolEffectStore() })).toThrow(
       expect.objectContaining({ code: "ERR_PRISM_IDENTITY", message: expect.stringMatching(/Tool charge .*pass options\.identity .*localIdentity\(\)/) }),
     );
