@@ -70,15 +70,18 @@ describe("toAiSdkTools under generateText", () => {
     expect(sent.find((p) => p.toolCallId === "w2").output.value).toMatch(/Tool weather: \/city: expected string/);
   });
 
-  it("zod's .nullable() (an anyOf) names the bound the value broke", async () => {
+  it("zod's .nullable() (an anyOf) names the bound the value broke, with the validation_failed reason", async () => {
     let ran = 0;
-    const tools = toAiSdkTools({ rate: tool({ inputSchema: z.object({ stars: z.number().max(5).nullable() }), execute: async () => (ran++, "ok") }) });
+    const ledger = createMemoryRunLedger();
+    const tools = toAiSdkTools({ rate: tool({ inputSchema: z.object({ stars: z.number().max(5).nullable() }), execute: async () => (ran++, "ok") }) }, { ledger });
     const m = model(toolTurn({ id: "r1", name: "rate", input: { stars: 9 } }), textTurn());
     await generateText({ model: m, tools, prompt: "rate", stopWhen: stepCountIs(3) });
     expect(ran).toBe(0);
-    expect(toolResultsSent(m, 1)[0].output.value).toMatch(
-      /Tool rate: \/stars: expected a value matching at least one of the anyOf schemas, found integer 9 \(branch 1: expected a number <= 5; branch 2: expected null\)/,
-    );
+    const message = "/stars: expected a value matching at least one of the anyOf schemas, found integer 9 (branch 1: expected a number <= 5; branch 2: expected null)";
+    expect(toolResultsSent(m, 1)[0].output.value).toContain(`Tool rate: ${message}`);
+    // Its code, as upstream's validation failures carry it: the blocked reason, in the row and the event.
+    const [row] = ledger.list("tool_call") as any[];
+    expect(row).toMatchObject({ status: "blocked", reason: "validation_failed", result: { error: { message } } });
   });
 
   it("a secret in a result never reaches the next model request", async () => {
@@ -118,7 +121,18 @@ describe("toAiSdkTools under generateText", () => {
 
   it("a durable effect without a store or identity is refused when the tools are adapted, naming the tool and the fix", () => {
     const charge = { name: "charge", parameters: chargeParams, effect: { kind: "external_mutation", idempotency: "required" }, execute: () => ({}) };
-    expect(() => toAiSdkTools([charge])).toThrow(expect.objectContaining({ code: "ERR_PRISM_TOOL_EFFECT_REQUIRED", message: expect.stringMatching(/Tool charge declares effect .*pass options\.effectStore/) }));
+    // Neither: one error names both fixes.
+    expect(() => toAiSdkTools([charge])).toThrow(
+      expect.objectContaining({ code: "ERR_PRISM_TOOL_EFFECT_REQUIRED", message: expect.stringMatching(/Tool charge declares effect .*pass options\.effectStore .*, and options\.identity .*localIdentity\(\)/) }),
+    );
+    // An identity but no store: only the store is named.
+    let noStore: unknown;
+    try {
+      toAiSdkTools([charge], { identity: localIdentity() });
+    } catch (e) {
+      noStore = e;
+    }
+    expect(noStore).toMatchObject({ code: "ERR_PRISM_TOOL_EFFECT_REQUIRED", message: expect.stringMatching(/pass options\.effectStore \(createSqliteToolEffectStore\(path\), or createMemoryToolEffectStore\(\) in tests\)$/) });
     expect(() => toAiSdkTools([charge], { effectStore: createMemoryToolEffectStore() })).toThrow(
       expect.objectContaining({ code: "ERR_PRISM_IDENTITY", message: expect.stringMatching(/Tool charge .*pass options\.identity .*localIdentity\(\)/) }),
     );
@@ -167,6 +181,86 @@ describe("toAiSdkTools under streamText", () => {
     const next = JSON.stringify(m.doStreamCalls[1].prompt);
     expect(next).not.toContain(secret);
     expect(next).toContain("[REDACTED]");
+  });
+});
+
+describe("toAiSdkTools under streamText: effects, ledger, a large catalog and durable approval", () => {
+  const finish = (reason: string) => ({ type: "finish", finishReason: { unified: reason, raw: undefined }, usage });
+  const callParts = (...calls: Call[]) => [...calls.map((c) => ({ type: "tool-call", toolCallId: c.id, toolName: c.name, input: JSON.stringify(c.input) })), finish("tool-calls")];
+  const textParts = (text: string) => [{ type: "text-start", id: "t" }, { type: "text-delta", id: "t", delta: text }, { type: "text-end", id: "t" }, finish("stop")];
+
+  it("a retried effect runs once, is replayed to the model, and leaves ledger rows", async () => {
+    let charged = 0;
+    const ledger = createMemoryRunLedger();
+    const charge = {
+      name: "charge",
+      parameters: chargeParams,
+      effect: { kind: "external_mutation", idempotency: "required" },
+      execute: (args: any) => (charged++, { receipt: `r-${args.amount}` }),
+    };
+    const options = { effectStore: createMemoryToolEffectStore(), ledger, identity: localIdentity({ user: "ana", host: "laptop" }), context: { sessionId: "s1", runId: "order-7" } };
+    // The request, then the same request again (a client retry): the model keeps the call's id.
+    for (const attempt of [1, 2]) {
+      const m = streamModel(callParts({ id: "call_1", name: "charge", input: { amount: 5 } }), textParts("ok"));
+      const r = streamText({ model: m, tools: toAiSdkTools([charge], options), prompt: "charge 5", stopWhen: stepCountIs(3) });
+      expect(await r.text, `attempt ${attempt}`).toBe("ok");
+      expect(toolResultsSent(m, 1, true)[0].output).toMatchObject({ type: "json", value: { receipt: "r-5" } });
+    }
+    expect(charged).toBe(1);
+    const rows = ledger.list("tool_call") as any[];
+    expect(rows.map((r) => r.status)).toEqual(["started", "finished", "finished"]);
+    expect(rows.every((r) => r.name === "charge" && r.toolCallId === "call_1" && r.runId === "order-7")).toBe(true);
+  });
+
+  it("a 500-tool catalog through prepareStep: each streamed step sends the top tools, search_tools and what search found", async () => {
+    const catalog = Array.from({ length: 500 }, (_, i) => ({
+      name: `tool_${i}`,
+      description: i === 212 ? "Translate a sentence into another language" : `Internal operation number ${i} for inventory batch ${i % 17}`,
+      parameters: { type: "object", properties: { q: { type: "string" } } },
+      execute: () => ({ ran: `tool_${i}` }),
+    }));
+    const tools = toAiSdkTools(catalog, { search: { topK: 8 } });
+    const m = streamModel(
+      callParts({ id: "q1", name: "search_tools", input: { query: "translate sentence language" } }),
+      callParts({ id: "x1", name: "tool_212", input: { q: "hello" } }),
+      textParts("hola"),
+    );
+    const r = streamText({ model: m, tools, prepareStep: aiSdkPrepareStep(tools), prompt: "say hello in Spanish", stopWhen: stepCountIs(5) });
+    expect(await r.text).toBe("hola");
+    const sentNames = m.doStreamCalls.map((c) => (c.tools ?? []).map((t: any) => t.name));
+    expect(sentNames[0]).toContain("search_tools");
+    expect(sentNames[0].length).toBeLessThanOrEqual(9);
+    expect(sentNames[1]).toContain("tool_212");
+    expect(sentNames[1].length).toBeLessThanOrEqual(10);
+    expect((await r.steps)[1].toolResults[0]).toMatchObject({ toolName: "tool_212", output: { ran: "tool_212" } });
+  });
+
+  it("durable approval: the stream pauses, a restarted gate decides, and the call runs once", async () => {
+    const file = join(tmp(), "approvals.db");
+    const charged: unknown[] = [];
+    const charge = { name: "charge", parameters: chargeParams, execute: (a: any) => (charged.push(a), { receipt: "r1" }) };
+    const start = () => {
+      const gate = createApprovalGate({ checkpoints: createSqliteCheckpointStore(file), runId: "conv-s", needsApproval: { charge: true } });
+      const tools = toAiSdkTools([charge], { approval: gate, context: { sessionId: "conv-s" } });
+      return { gate, tools, toolApproval: aiSdkToolApproval(tools) };
+    };
+    const p1 = start();
+    const r1 = streamText({ model: streamModel(callParts({ id: "c9", name: "charge", input: { amount: 12 } })), tools: p1.tools, toolApproval: p1.toolApproval, prompt: "charge 12", stopWhen: stepCountIs(3) });
+    const request = (await r1.content).find((p: any) => p.type === "tool-approval-request") as any;
+    expect(request.toolCall).toMatchObject({ toolCallId: "c9", toolName: "charge" });
+    expect(charged).toEqual([]);
+    const messages: ModelMessage[] = [{ role: "user", content: "charge 12" }, ...(await r1.response).messages];
+
+    // A restart: a new store, gate and tools over the same file.
+    const p2 = start();
+    const [pending] = await p2.gate.pending();
+    expect(pending).toMatchObject({ toolCallId: "c9", toolName: "charge", arguments: { amount: 12 } });
+    await p2.gate.decide([{ approvalId: pending.approvalId, outcome: "allow_once" }]);
+    messages.push({ role: "tool", content: [{ type: "tool-approval-response", approvalId: request.approvalId, approved: true }] });
+    const r2 = streamText({ model: streamModel(textParts("charged")), tools: p2.tools, toolApproval: p2.toolApproval, messages, stopWhen: stepCountIs(3) });
+    expect(await r2.text).toBe("charged");
+    expect(charged).toEqual([{ amount: 12 }]);
+    expect(await p2.gate.pending()).toEqual([]);
   });
 });
 

@@ -165,6 +165,42 @@ describe("durable approval with the Agents SDK's interruptions", () => {
     expect(charged).toEqual([{ amount: 12 }]);
   });
 
+  it("across a real process restart: the first process pauses and exits, the second decides and runs the call", async () => {
+    const file = join(tmp(), "approvals.db");
+    // Process 1: a child node process runs until the interruption, prints the run state and exits.
+    const child = `
+      import { Agent, Usage, run, setTracingDisabled } from "@openai/agents";
+      import { createSqliteCheckpointStore } from "prism-tools-native";
+      import { createApprovalGate, toOpenAIAgentsTools } from "prism-tools-native/openai-agents";
+      setTracingDisabled(true);
+      const output = [${JSON.stringify(call("k1", "charge", { amount: 77 }))}];
+      const model = { async getResponse() { return { usage: new Usage(), output, responseId: "resp_1" }; }, getStreamedResponse() { throw new Error("not used"); } };
+      const gate = createApprovalGate({ checkpoints: createSqliteCheckpointStore(${JSON.stringify(file)}), runId: "conv-x", needsApproval: { charge: true } });
+      const charge = { name: "charge", parameters: { type: "object", properties: { amount: { type: "number" } } }, execute: () => { throw new Error("must not run in process 1"); } };
+      const r = await run(new Agent({ name: "billing", model, tools: toOpenAIAgentsTools([charge], { approval: gate }) }), "charge 77");
+      if (r.interruptions.length !== 1) throw new Error("expected one interruption");
+      process.stdout.write(r.state.toString());
+    `;
+    const { execFileSync } = await import("node:child_process");
+    const saved = execFileSync(process.execPath, ["--input-type=module", "-e", child], { cwd: join(import.meta.dirname, ".."), encoding: "utf8" });
+
+    // Process 2 (this one): a person approves; the call runs once, with the arguments shown.
+    const charged: unknown[] = [];
+    const gate = createApprovalGate({ checkpoints: createSqliteCheckpointStore(file), runId: "conv-x", needsApproval: { charge: true } });
+    const charge = { name: "charge", parameters: { type: "object", properties: { amount: { type: "number" } } }, execute: (a: any) => (charged.push(a), "ok") };
+    const { model } = scripted([say("charged 77")]);
+    const agent = new Agent({ name: "billing", model, tools: toOpenAIAgentsTools([charge], { approval: gate }) });
+    const state = await RunState.fromString(agent, saved);
+    const [item] = state.getInterruptions();
+    const [pending] = await gate.pending();
+    expect(pending).toMatchObject({ toolCallId: "k1", toolName: "charge", arguments: { amount: 77 } });
+    await gate.decide([{ approvalId: pending.approvalId, outcome: "allow_once" }]);
+    state.approve(item);
+    const r = await run(agent, state);
+    expect(r.finalOutput).toBe("charged 77");
+    expect(charged).toEqual([{ amount: 77 }]);
+  });
+
   it("approving in the Agents SDK alone does not run a call the gate has no decision for", async () => {
     const ran: unknown[] = [];
     const gate = createApprovalGate({ checkpoints: createSqliteCheckpointStore(join(tmp(), "b.db")), runId: "conv-4", needsApproval: true });

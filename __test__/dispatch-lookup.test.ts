@@ -37,7 +37,7 @@ describe("looking a tool up before the dispatch begins", () => {
     };
     const r = await dispatchToolCall({ call: call("echo", { text: "x" }, "c_decl"), registry, context: ctx({ toolCallId: "c_decl" }), validate, effectStore });
     // The declaration the hook added is seen: a durable effect without an identity is refused.
-    expect(r.error?.message).toBe("verified identity is required for a durable tool effect");
+    expect(r.error?.message).toMatch(/^verified identity is required for a durable tool effect: tool echo declares a durable effect but the call has no identity; pass `identity`/);
     expect(runs).toBe(0);
   });
 

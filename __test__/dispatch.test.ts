@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  createMemoryToolEffectStore,
   createSecretRedactor,
   createToolDispatcher,
   createToolRegistry,
@@ -306,14 +307,34 @@ describe("dispatchToolCall: blocked calls", () => {
     expect(r.result.error!.code).toBe("E_POLICY");
   });
 
-  it("execution_denied for a durable effect without an identity or without a store", async () => {
+  it("execution_denied for a durable effect without an identity, a store or both, naming the tool and the fix", async () => {
     const tool: ToolDefinition = { ...echoTool("pay"), effect: { kind: "external_mutation", idempotency: "required" } };
-    let r = await blockedCase({ registry: createToolRegistry([tool]) }, call("pay"));
+    const registry = createToolRegistry([tool]);
+    const identityFix = 'pass `identity` (a single-process program: localIdentity() from "prism-tools-native/ai-sdk" or "prism-tools-native/openai-agents")';
+    const storeFix = 'pass `effectStore` (createMemoryToolEffectStore() or createSqliteToolEffectStore(path) from "prism-tools-native")';
+    // Neither: upstream's code and words for the identity (checked first), then both fixes.
+    let r = await blockedCase({ registry }, call("pay"));
     expect(r.event.reason).toBe("execution_denied");
-    expect(r.result.error).toEqual({ name: "ToolEffectError", message: "verified identity is required for a durable tool effect", code: "ERR_PRISM_TOOL_EFFECT_CONFLICT" });
+    expect(r.result.error).toEqual({
+      name: "ToolEffectError",
+      message: `verified identity is required for a durable tool effect: tool pay declares idempotency "required" but the call has neither an identity nor an effect store; ${identityFix} and ${storeFix}`,
+      code: "ERR_PRISM_TOOL_EFFECT_CONFLICT",
+    });
+    // A store but no identity.
+    r = await blockedCase({ registry, effectStore: createMemoryToolEffectStore() }, call("pay"));
+    expect(r.result.error).toEqual({
+      name: "ToolEffectError",
+      message: `verified identity is required for a durable tool effect: tool pay declares a durable effect but the call has no identity; ${identityFix}`,
+      code: "ERR_PRISM_TOOL_EFFECT_CONFLICT",
+    });
+    // An identity but no store.
     const identity = { tenantId: "t1", principal: { kind: "user", id: "u" }, scopes: ["tools"], issuedAt: new Date().toISOString(), verified: true as const };
-    r = await blockedCase({ registry: createToolRegistry([tool]), identity }, call("pay"));
-    expect(r.result.error).toEqual({ name: "ToolEffectError", message: "durable tool effect store is required", code: "ERR_PRISM_TOOL_EFFECT_REQUIRED" });
+    r = await blockedCase({ registry, identity }, call("pay"));
+    expect(r.result.error).toEqual({
+      name: "ToolEffectError",
+      message: `durable tool effect store is required: tool pay declares idempotency "required" but the dispatch has no effect store; ${storeFix}`,
+      code: "ERR_PRISM_TOOL_EFFECT_REQUIRED",
+    });
   });
 
   it("never dispatches a provider-hosted call", async () => {

@@ -1,8 +1,8 @@
 // The code blocks of README.md and docs/*.md, as programs (read by __test__/docs-blocks.test.ts).
 //
 // A block is a fence whose info string starts with js, mjs or ts. Words after the language say how it runs:
-//   - `not-run: <why>`: shown, never run; the reason is required (the suite lists these blocks with
-//     their reasons and keeps the list short: a real API key, a human, a remote server);
+//   - `not-run: <why>`: shown, never run. The suite refuses it: what a block needs (a model, a remote
+//     server, an OAuth server) the harness gives it as a local stand-in (docs-blocks.test.ts's header);
 //   - `continues`: runs after the runnable blocks before it in the same file, as one module, so a page
 //     can build one example across paragraphs (an import line already present is not repeated).
 // A block that uses `require(` and has no `import` statement is CommonJS as written; it runs with
@@ -30,9 +30,17 @@ export function docFiles(root: string): string[] {
   return ["README.md", ...docs];
 }
 
-export function extractBlocks(root: string, file: string): DocBlock[] {
+interface Fence {
+  line: number;
+  lang: string;
+  info: string;
+  body: string[];
+}
+
+/** Every fenced block of a page: its opening line, language, the rest of its info string, its lines. */
+function fences(root: string, file: string): Fence[] {
   const lines = readFileSync(join(root, file), "utf8").split("\n");
-  const blocks: DocBlock[] = [];
+  const out: Fence[] = [];
   for (let i = 0; i < lines.length; i++) {
     const open = /^```(\S*)(.*)$/.exec(lines[i]);
     if (!open) continue;
@@ -40,12 +48,26 @@ export function extractBlocks(root: string, file: string): DocBlock[] {
     const body: string[] = [];
     for (i += 1; i < lines.length && !/^```\s*$/.test(lines[i]); i++) body.push(lines[i]);
     if (i >= lines.length) throw new Error(`${file}:${start + 1}: a code fence is never closed`);
-    const lang = open[1];
+    out.push({ line: start + 1, lang: open[1], info: open[2], body });
+  }
+  return out;
+}
+
+/** `docs/mcp.md:197 text`: the fences of a page that are neither run (js, mjs, ts) nor shell or a diff. */
+export function otherFences(root: string, file: string): string[] {
+  return fences(root, file)
+    .filter((f) => !["js", "mjs", "ts", "sh", "diff"].includes(f.lang))
+    .map((f) => `${file}:${f.line} ${f.lang || "(no language)"}`);
+}
+
+export function extractBlocks(root: string, file: string): DocBlock[] {
+  const blocks: DocBlock[] = [];
+  for (const { line, lang, info: rest, body } of fences(root, file)) {
     if (lang !== "js" && lang !== "mjs" && lang !== "ts") continue;
-    const info = open[2].trim();
+    const info = rest.trim();
     const notRun = /^not-run\b:?\s*(.*)$/.exec(info);
     const flags = notRun ? ["not-run"] : info.split(/\s+/).filter(Boolean);
-    blocks.push({ where: `${file}:${start + 1}`, lang, flags, reason: notRun?.[1] ?? "", code: body.join("\n") });
+    blocks.push({ where: `${file}:${line}`, lang, flags, reason: notRun?.[1] ?? "", code: body.join("\n") });
   }
   return blocks;
 }

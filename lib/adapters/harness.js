@@ -64,15 +64,18 @@ function checkDurableEffects(list, options, who) {
   const tool = list.find((t) => t !== null && typeof t === 'object' && durableEffect(t))
   if (tool === undefined) return
   const declared = `Tool ${tool.name} declares effect { kind: "${tool.effect.kind}", idempotency: "${tool.effect.idempotency}" }`
+  const identity = options.identity ?? options.context?.identity
+  const noIdentity = identity === undefined || identity === null
   if (options.effectStore === undefined || options.effectStore === null) {
+    // Both missing: one error names both fixes, so the second is not found only after the first.
+    const also = noIdentity ? ', and options.identity (your authenticated tenant and principal, or localIdentity() in a single-process program)' : ''
     throw adapterError(
       TypeError,
-      `${who}: ${declared}, which is claimed in a durable store before it runs: pass options.effectStore (createSqliteToolEffectStore(path), or createMemoryToolEffectStore() in tests)`,
+      `${who}: ${declared}, which is claimed in a durable store before it runs: pass options.effectStore (createSqliteToolEffectStore(path), or createMemoryToolEffectStore() in tests)${also}`,
       'ERR_PRISM_TOOL_EFFECT_REQUIRED',
     )
   }
-  const identity = options.identity ?? options.context?.identity
-  if (identity === undefined || identity === null) {
+  if (noIdentity) {
     throw adapterError(
       TypeError,
       `${who}: ${declared}, whose record is owned by a verified identity: pass options.identity (your authenticated tenant and principal, or localIdentity() in a single-process program)`,

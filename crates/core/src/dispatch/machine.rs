@@ -357,10 +357,8 @@ impl Dispatch {
                 Some(EffectPlan::KeyOnly) => self.step = Step::BeforeExecute,
                 _ if !self.setup.effect_store => {
                     if self.plan == Some(EffectPlan::ClaimRequired) {
-                        return Some(self.effect_denied(
-                            EffectErrorCode::Required,
-                            "durable tool effect store is required",
-                        ));
+                        let message = reasons::effect_store_missing(self.name());
+                        return Some(self.effect_denied(EffectErrorCode::Required, message));
                     }
                     self.step = Step::BeforeExecute;
                 }

@@ -922,22 +922,55 @@ fn effect_preconditions() {
         claiming,
     );
     assert_eq!(code(&cmds), "ERR_PRISM_TOOL_EFFECT_CONFLICT");
+    // Upstream's words first (hosts match them), then the tool, what is missing and the fix.
+    let m = message(&cmds);
+    assert!(
+        m.starts_with("verified identity is required for a durable tool effect: tool pay "),
+        "{m}"
+    );
+    assert!(
+        m.contains("localIdentity()") && !m.contains("effectStore"),
+        "{m}"
+    );
+    let required = |c: &Command| match c {
+        Command::EffectDeclaration => Answer::EffectPlan {
+            plan: Some(EffectPlan::ClaimRequired),
+            idempotency_unsupported: false,
+        },
+        o => happy(o),
+    };
     // Required but no store.
+    let no_store = Setup {
+        effect_store: false,
+        ..effects()
+    };
+    let cmds = drive(no_store.clone(), call("pay"), required);
+    assert_eq!(code(&cmds), "ERR_PRISM_TOOL_EFFECT_REQUIRED");
+    let m = message(&cmds);
+    assert!(
+        m.starts_with("durable tool effect store is required: tool pay "),
+        "{m}"
+    );
+    assert!(
+        m.contains("createMemoryToolEffectStore()") && !m.contains("localIdentity"),
+        "{m}"
+    );
+    // Neither: upstream's code for the identity (checked first), and one message naming both fixes.
     let cmds = drive(
         Setup {
-            effect_store: false,
-            ..effects()
+            identity: false,
+            ..no_store
         },
         call("pay"),
-        |c| match c {
-            Command::EffectDeclaration => Answer::EffectPlan {
-                plan: Some(EffectPlan::ClaimRequired),
-                idempotency_unsupported: false,
-            },
-            o => happy(o),
-        },
+        required,
     );
-    assert_eq!(code(&cmds), "ERR_PRISM_TOOL_EFFECT_REQUIRED");
+    assert_eq!(code(&cmds), "ERR_PRISM_TOOL_EFFECT_CONFLICT");
+    let m = message(&cmds);
+    assert!(m.contains("neither an identity nor an effect store"), "{m}");
+    assert!(
+        m.contains("localIdentity()") && m.contains("createMemoryToolEffectStore()"),
+        "{m}"
+    );
     // Key only: no claim.
     let cmds = drive(effects(), call("pay"), |c| match c {
         Command::EffectDeclaration => Answer::EffectPlan {

@@ -106,3 +106,33 @@ mod tests {
         assert!(m.starts_with("Blocked by guardrail rule pack:p/r: é"));
     }
 }
+
+/// Upstream's message for a durable effect without a verified identity, kept as the prefix so a host
+/// that matches it still does.
+pub const EFFECT_IDENTITY_REQUIRED: &str =
+    "verified identity is required for a durable tool effect";
+/// Upstream's message for a `required` effect without a store, kept as the prefix.
+pub const EFFECT_STORE_REQUIRED: &str = "durable tool effect store is required";
+const LOCAL_IDENTITY_FIX: &str = "pass `identity` (a single-process program: localIdentity() from \"prism-tools-native/ai-sdk\" or \"prism-tools-native/openai-agents\")";
+const STORE_FIX: &str = "pass `effectStore` (createMemoryToolEffectStore() or createSqliteToolEffectStore(path) from \"prism-tools-native\")";
+
+/// A durable effect without a verified identity: what is missing and the fix. `store_missing` is
+/// set when the declaration also needs a store the dispatch lacks, so one error names both.
+pub fn effect_identity_missing(name: &str, store_missing: bool) -> String {
+    if store_missing {
+        format!(
+            "{EFFECT_IDENTITY_REQUIRED}: tool {name} declares idempotency \"required\" but the call has neither an identity nor an effect store; {LOCAL_IDENTITY_FIX} and {STORE_FIX}"
+        )
+    } else {
+        format!(
+            "{EFFECT_IDENTITY_REQUIRED}: tool {name} declares a durable effect but the call has no identity; {LOCAL_IDENTITY_FIX}"
+        )
+    }
+}
+
+/// A `required` effect with an identity and no store.
+pub fn effect_store_missing(name: &str) -> String {
+    format!(
+        "{EFFECT_STORE_REQUIRED}: tool {name} declares idempotency \"required\" but the dispatch has no effect store; {STORE_FIX}"
+    )
+}

@@ -23,10 +23,10 @@ impl Dispatch {
                         self.step = Step::BeforeExecute;
                         return None;
                     }
-                    return Some(self.effect_denied(
-                        EffectErrorCode::Conflict,
-                        "verified identity is required for a durable tool effect",
-                    ));
+                    let store_missing =
+                        plan == EffectPlan::ClaimRequired && !self.setup.effect_store;
+                    let message = reasons::effect_identity_missing(self.name(), store_missing);
+                    return Some(self.effect_denied(EffectErrorCode::Conflict, message));
                 }
                 self.plan = Some(plan);
                 self.step = Step::EffectKey;
@@ -102,12 +102,12 @@ impl Dispatch {
     pub(super) fn effect_denied(
         &mut self,
         code: EffectErrorCode,
-        message: &'static str,
+        message: impl Into<String>,
     ) -> Command {
         self.named_block(
             BlockedReason::ExecutionDenied,
             "ToolEffectError",
-            message.to_owned(),
+            message.into(),
             code.as_str(),
             None,
         )
