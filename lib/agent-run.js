@@ -110,7 +110,7 @@ class Run {
     this.transcript = session.transcript
     this.snapshotOf = session.snapshotOf
     this.signal = undefined
-    this.waker = undefined
+    this.waker = new AbortWaker() // the provider step in flight, woken by `abort`
     this.grant = undefined
     this.registered = undefined
     this.disclosure = undefined
@@ -195,7 +195,17 @@ class Run {
   /** The run's first limit breach: reported once, then the run aborts with RunLimitError. */
   onExceeded(breach) {
     this.emit({ type: 'run_limit_exceeded', sessionId: this.sessionId, runId: this.runId, breach })
-    this.controller.abort(new RunLimitError(breach))
+    this.abort(new RunLimitError(breach))
+  }
+
+  /**
+   * Aborts the run (`session.abort()`, the caller's signal, a breach): its signal, then the provider
+   * step in flight. Every abort of the run's controller comes through here, so the run needs no
+   * listener of its own on its signal.
+   */
+  abort(reason) {
+    this.controller.abort(reason)
+    this.waker.handleEvent()
   }
 
   result(status, finishReason, error, extra) {
@@ -298,7 +308,7 @@ function openRun(api, session, input, options, runId) {
     if (options.signal) {
       if (options.signal.aborted) controller.abort(options.signal.reason)
       else {
-        r.onAbort = () => controller.abort(options.signal.reason)
+        r.onAbort = () => r.abort(options.signal.reason)
         options.signal.addEventListener('abort', r.onAbort, { once: true })
       }
     }
@@ -306,9 +316,7 @@ function openRun(api, session, input, options, runId) {
     r.detach()
     throw err
   }
-  r.waker = new AbortWaker()
-  signal.addEventListener('abort', r.waker, { once: true })
-  session.active = controller
+  session.active = r
   session.currentRunId = runId
   session.activeRedactor = r.redactor
   session.activeLedger = r.ledger
@@ -354,7 +362,7 @@ function settle(r, end, result) {
 function closeRun(r) {
   const session = r.session
   r.detach()
-  if (session.active === r.controller) {
+  if (session.active === r) {
     session.active = undefined
     session.currentRunId = undefined
     session.activeRedactor = undefined

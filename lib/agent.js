@@ -98,7 +98,7 @@ module.exports = function agentApi(api) {
       lastGrant: null,
       activated: state && Array.isArray(state.activatedToolNames) ? activateToolNames([], state.activatedToolNames) : [],
       transcript: state && Array.isArray(state.messages) ? state.messages.slice() : [],
-      active: undefined, // the AbortController of the run in flight
+      active: undefined, // the run in flight (lib/agent-run.js), which `abort(reason)` ends
       currentRunId: undefined,
       activeRedactor: undefined,
       activeLedger: undefined, // the run's ledger writer (lib/agent-ledger.js), when it has a runLedger
