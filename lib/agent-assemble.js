@@ -43,7 +43,7 @@ function prepareTurns(r) {
     registry: snap.registry,
     middleware: config.middleware,
     validate: validatorOf(options, config),
-    emit: r.emitRedacted,
+    emit: (event) => r.emitRedacted(event),
     secrets: r.secrets,
     redactor,
     ledger: r.ledger !== undefined ? r.ledger.tools : options.runLedger ?? config.runLedger, // tool rows join the run's queue

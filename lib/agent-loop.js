@@ -200,7 +200,7 @@ async function runLoopStrategy(r, provider, strategy, run) {
         let sent = assembled.has(request) ? request : redactRequest(r, request, request.tools)
         if (sent.signal !== signal) sent = Object.assign(sent === request ? { ...request } : sent, { signal })
         return r.retry
-          ? await retryProviderTurn(r.retry, (attempt) => providerTurn(r, provider, sent, tools, attempt, true), { signal, sessionId, runId, middleware: config.middleware, emit: r.emit, giveUp: (error) => r.finish('failed', 'error', error) })
+          ? await retryProviderTurn(r.retry, (attempt) => providerTurn(r, provider, sent, tools, attempt, true), { signal, sessionId, runId, middleware: config.middleware, emit: (event) => r.emit(event), giveUp: (error) => r.finish('failed', 'error', error) })
           : await providerTurn(r, provider, sent, tools, 1, false)
       } catch (err) {
         return fail(err)

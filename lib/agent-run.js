@@ -104,9 +104,6 @@ class Run {
     this.options = options
     this.sessionId = session.id
     this.runId = runId
-    this.emit = session.emit
-    this.emitRedacted = session.emitRedacted
-    this.observed = session.observed
     this.transcript = session.transcript
     this.snapshotOf = session.snapshotOf
     this.signal = undefined
@@ -145,6 +142,21 @@ class Run {
     this.strategy = undefined
     this.onAbort = undefined // the listener on the caller's signal, when there is one
     this.ended = undefined // { status, error } of the run, for its terminal ledger row
+  }
+
+  /** An event to the session's subscribers and the run's ledger (lib/agent.js). */
+  emit(event) {
+    this.session.emit(event)
+  }
+
+  /** An event the dispatcher already redacted. */
+  emitRedacted(event) {
+    this.session.emitRedacted(event)
+  }
+
+  /** Whether an event would go anywhere: an event nobody observes is never built. */
+  observed() {
+    return this.session.observed()
   }
 
   /** Tool rounds the run has used: the run machine's count (lib/run-limits.js). */
