@@ -28,6 +28,36 @@ const NO_OPTIONS = Object.freeze({})
 const grantMemo = new WeakMap() // config -> { names (a copy), grant }
 const limitsMemo = new WeakMap() // config -> { loop (a copy of its own values), maxToolRounds, limits }
 
+// The agent's tool list and their names, kept per config while `config.tools` is an array holding
+// the same tool objects under the same names (read again item by item at every run, so a list or
+// a tool changed in place is seen): a run made a copy of both.
+const toolsMemo = new WeakMap() // config -> { registered, names }
+
+function toolsOf(config) {
+  const tools = config.tools
+  if (!Array.isArray(tools)) {
+    const registered = toolList(tools)
+    return { registered, names: registered.map((t) => String(t.name)) }
+  }
+  const kept = toolsMemo.get(config)
+  if (kept !== undefined && sameTools(tools, kept)) return kept
+  const registered = toolList(tools)
+  const fresh = { registered, names: registered.map((t) => String(t.name)) }
+  toolsMemo.set(config, fresh)
+  return fresh
+}
+
+function sameTools(tools, { registered, names }) {
+  let j = 0
+  for (let i = 0; i < tools.length; i++) {
+    const t = tools[i]
+    if (t === null || typeof t !== 'object') continue
+    if (j >= registered.length || registered[j] !== t || String(t.name) !== names[j]) return false
+    j++
+  }
+  return j === registered.length
+}
+
 function resolveGrant(config, names, requested, resumeGrant) {
   const plain = requested === undefined && resumeGrant === undefined
   if (plain) {
@@ -244,8 +274,7 @@ function openRun(api, session, input, options, runId) {
   // The run budget (lib/run-limits.js): the agent's limits, narrowed by the run's, defaults for the rest.
   const budget = resolveRunLimits(config.limits, options.limits)
 
-  const registered = toolList(config.tools)
-  const names = registered.map((t) => String(t.name))
+  const { registered, names } = toolsOf(config)
   const requested = options.toolNames === undefined ? undefined : json(options.toolNames)
   const grant = resolveGrant(config, names, requested, session.resumeGrant)
   // A custom strategy (`loop: { name, run }`, the run's over the agent's) replaces the built-in

@@ -40,8 +40,9 @@ module.exports = function agentApi(api) {
   }
 
   function snapshotOf(key0, registered, indices, searchOptions) {
-    const key = indices.join(',')
     const c = shared.get(key0)
+    // A grant the run rules answered from their memo is the same frozen list: no key to build.
+    const key = c !== undefined && c.indices === indices ? c.key : indices.join(',')
     if (c !== undefined && c.key === key && c.registered.length === registered.length && c.searchKey === searchOptions.key) {
       let same = true
       for (let i = 0; i < registered.length; i++) {
@@ -69,7 +70,7 @@ module.exports = function agentApi(api) {
     // The registry dispatch runs: each tool answering a ToolResult within its output budget.
     const budget = resolveOutputBudget(key0.toolOutputBudget, 'createAgent: toolOutputBudget')
     const registry = createToolRegistry(dispatchTools.map((t) => withBareResults(t, budget)))
-    const snap = { key, searchKey: searchOptions.key, registered: registered.slice(), tools, names, index, searchTool, registry }
+    const snap = { key, indices, searchKey: searchOptions.key, registered: registered.slice(), tools, names, index, searchTool, registry }
     shared.set(key0, snap)
     return snap
   }
