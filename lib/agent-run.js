@@ -388,9 +388,11 @@ function admitInput(r) {
 function settle(r, end, result) {
   const { sessionId, runId } = r
   if (end.status === 'succeeded') {
-    const finished = { type: 'agent_finished', sessionId, runId, usage: result.usage }
-    if (end.finishReason !== 'stop') finished.finishReason = end.finishReason
-    r.emit(finished)
+    if (r.observed()) {
+      const finished = { type: 'agent_finished', sessionId, runId, usage: result.usage }
+      if (end.finishReason !== 'stop') finished.finishReason = end.finishReason
+      r.emit(finished)
+    }
     r.ended = { status: 'succeeded' }
     return result
   }
@@ -425,7 +427,7 @@ async function runAgent(api, session, input, options, runId) {
       const provider = providerOf(r)
       if (signal.aborted) r.finish('aborted', 'aborted', r.abortError())
       const startRow = ledger !== undefined ? ledger.start() : undefined // queued before agent_started's row
-      r.emit({ type: 'agent_started', sessionId: r.sessionId, runId: r.runId })
+      if (r.observed()) r.emit({ type: 'agent_started', sessionId: r.sessionId, runId: r.runId })
       if (startRow !== undefined) await startRow
       const admitted = admitInput(r)
       // The loop answers how a succeeded run ended (thrown ends are failures and artifact results).
