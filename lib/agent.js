@@ -93,6 +93,8 @@ module.exports = function agentApi(api) {
   return { createAgent, createAgentSession }
 }
 
+const NO_SUBSCRIBERS = new Set() // shared by sessions no one subscribed to; never added to
+
 /**
  * A session's internals, shared with its runs (lib/agent-run.js): its transcript, grant and
  * activated tools, its subscribers, and the run in flight. A class, so ten thousand sessions share
@@ -109,7 +111,7 @@ class SessionState {
     this.lastGrant = this.resumeGrant ?? null
     this.activated = state && Array.isArray(state.activatedToolNames) ? activateToolNames([], state.activatedToolNames) : []
     this.transcript = state && Array.isArray(state.messages) ? state.messages.slice() : []
-    this.subscribers = new Set()
+    this.subscribers = NO_SUBSCRIBERS // a Set of its own at the first subscribe (most sessions have none)
     this.active = undefined // the run in flight (lib/agent-run.js), which `abort(reason)` ends
     this.currentRunId = undefined
     this.activeRedactor = undefined
@@ -136,12 +138,14 @@ class SessionState {
   }
 
   closeSubscribers() {
+    if (this.subscribers.size === 0) return
     for (const s of this.subscribers) s.close()
     this.subscribers.clear()
   }
 
   /** A subscriber; `caller` names the method in an options error (`stream` subscribes too). */
   subscribeAs(caller, options) {
+    if (this.subscribers === NO_SUBSCRIBERS) this.subscribers = new Set()
     const subscribers = this.subscribers
     const subscriber = createEventSubscriber(this.id, options ?? {}, () => subscribers.delete(subscriber), caller)
     subscribers.add(subscriber)
