@@ -64,3 +64,40 @@ describe("runs of one agent reuse decisions only while the config is unchanged",
     expect(hashes[1].idsHash).not.toBe(hashes[0].idsHash);
   });
 });
+
+describe("what a run skips when nobody observes it is still there for whoever does", () => {
+  it("agent limits changed in place between runs are read again", async () => {
+    const config = { model, provider: callOnce("a"), tools: [tool("a")], limits: { maxTurns: 2 } };
+    const agent = createAgent(config);
+    expect((await agent.createSession().run("x")).status).toBe("succeeded");
+    config.limits.maxTurns = 1;
+    await expect(agent.createSession().run("x")).rejects.toMatchObject({ result: { status: "failed", limit: { limit: "maxTurns", maximum: 1 } } });
+    config.limits.maxTurns = 2;
+    expect((await agent.createSession().run("x")).status).toBe("succeeded");
+  });
+
+  it("a subscriber that joins during a run gets the tool events of the calls after it", async () => {
+    const seen: AgentEvent[] = [];
+    let session: ReturnType<ReturnType<typeof createAgent>["createSession"]>;
+    const provider = {
+      id: "scripted",
+      async *generate(request: { messages: unknown[] }) {
+        if ((request.messages.at(-1) as { role: string }).role !== "tool") {
+          // Nobody observed the run until now.
+          void (async () => {
+            for await (const e of session.subscribe()) seen.push(e);
+          })();
+          yield providerToolCall(toolCallContent("c1", "a", {}));
+        }
+        yield providerDone();
+      },
+    };
+    session = createAgent({ model, provider, tools: [tool("a")] }).createSession();
+    await session.run("x");
+    await new Promise((resolve) => setImmediate(resolve));
+    const types = seen.map((e) => e.type);
+    expect(types).toContain("tool_execution_started");
+    expect(seen.find((e) => e.type === "tool_execution_finished")).toMatchObject({ toolName: "a", result: { toolCallId: "c1", value: "a" } });
+    expect(types.at(-1)).toBe("agent_finished");
+  });
+});

@@ -9,7 +9,7 @@ const { runBatch, refusedByChoice } = require('./agent-tool-batch.js')
 async function artifactStep(r, calls, hosted, hostCalls, dispatcher) {
   const { sessionId, runId, signal, limits, redactor, secrets } = r
   const { redactWith } = r.api
-  const emit = r.emit
+  const emit = (event) => r.emit(event)
   const loop = r.loop
   const artifactCtx = { sessionId, runId, turn: r.turns, signal, metadata: r.metadata }
   // The run's error when the loop gives up, as `@arnilo/prism` words it: the first error of

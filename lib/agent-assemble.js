@@ -11,6 +11,7 @@ const { createJsonSchemaToolArgumentValidator } = require('./validation.js')
 const { resolveToolResultFold, foldToolResultHistory } = require('./tool-result-fold.js')
 const { checkTurnToolChoice } = require('./providers/request-options.js')
 const { jsonBytes, rememberTextMessageBytes } = require('./run-limits.js')
+const { OBSERVED } = require('./dispatch-options.js')
 
 // Arguments are checked against each tool's `parameters` unless the host turns it off: the run's
 // `validate`, else the agent's `validator`, else the package's JSON Schema validator (one, shared by
@@ -43,7 +44,8 @@ function prepareTurns(r) {
     registry: snap.registry,
     middleware: config.middleware,
     validate: validatorOf(options, config),
-    emit: r.emitRedacted,
+    emit: (event) => r.emitRedacted(event),
+    [OBSERVED]: () => r.observed(), // events nobody observes are not built
     secrets: r.secrets,
     redactor,
     ledger: r.ledger !== undefined ? r.ledger.tools : options.runLedger ?? config.runLedger, // tool rows join the run's queue

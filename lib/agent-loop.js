@@ -112,36 +112,42 @@ function usageOf(value) {
 }
 
 /**
- * Runs `strategy` as the run `r`'s loop. `run`: `{ input, inputMessages, history, inputText }`
- * (the run's input as given, its messages as kept, the history before it, its text for disclosure).
- * Answers the RunEnd of a run that succeeded; every other end is thrown.
+ * What a strategy's context and the driver that runs it share: the run's ends by the errors the
+ * strategy was given, what the context did so far, and whether the run has ended.
  */
-async function runLoopStrategy(r, provider, strategy, run) {
+function loopState() {
+  return {
+    ends: new WeakMap(), // Error given to the strategy -> the run's end
+    assembled: new WeakSet(), // requests built by ctx.assemble (redacted already)
+    charged: false, // ctx.assemble charged the turn ctx.generate runs
+    current: undefined, // the tools of the last assembled turn: { requestTools, tools, dispatcher }
+    artifactFinished: false,
+    /** @type {any} */
+    artifactFailure: undefined,
+    ended: false, // the run has ended: ctx methods refuse to act
+  }
+}
+
+/**
+ * The context a strategy is given (`@arnilo/prism`'s AgentLoopContext): each method performs one
+ * step of the run `r` (assemble, generate, dispatch, append, emit) and refuses once the run has
+ * ended. Its methods are closures, so a strategy may call them detached from `ctx`.
+ */
+function strategyContext(r, provider, t, run, s) {
   const { sessionId, runId, signal, config } = r
-  r.loopOwnsTurns = true
-  r.turns = 1 // the turn of the provider events until the strategy says otherwise (turn_started)
-  const t = prepareTurns(r)
-  const ends = new WeakMap() // Error given to the strategy -> the run's end
-  const assembled = new WeakSet() // requests built by ctx.assemble (redacted already)
-  let charged = false // ctx.assemble charged the turn ctx.generate runs
-  let current // the tools of the last assembled turn: { requestTools, tools, dispatcher }
-  let artifactFinished = false
-  /** @type {any} */
-  let artifactFailure
   const fail = (err) => {
     if (!(err instanceof RunEnd)) throw err
     const shown = endError(r, err)
-    ends.set(shown, err)
+    s.ends.set(shown, err)
     throw shown
   }
-  let ended = false // the run has ended: ctx methods refuse to act
   const live = (where) => {
-    if (ended) throw Object.assign(new Error(`${where}: the run ${runId} has ended`), { code: 'agent_run_ended' })
+    if (s.ended) throw Object.assign(new Error(`${where}: the run ${runId} has ended`), { code: 'agent_run_ended' })
   }
-  const turnTools = async () => current ?? (current = await selectTools(r, t, run.inputText))
+  const turnTools = async () => s.current ?? (s.current = await selectTools(r, t, run.inputText))
   const history = run.history
 
-  const ctx = {
+  return {
     sessionId,
     runId,
     metadata: r.metadata,
@@ -164,14 +170,14 @@ async function runLoopStrategy(r, provider, strategy, run) {
         const messages = loopInput(nextInput)
         if (toolResults !== undefined && !Array.isArray(toolResults)) throw invalid('ctx.assemble', 'toolResults must be an array of ToolResults')
         r.tracker.beginTurn()
-        charged = true
-        current = await selectTools(r, t, run.inputText)
+        s.charged = true
+        s.current = await selectTools(r, t, run.inputText)
         let results = toolResults ?? []
         if (t.fold !== undefined && results.length > 0) results = await foldToolResults(results, t.fold, { sessionId, runId, turn: r.turns, signal, redact: r.resultRedact })
         // As upstream's default layout: history, then tool results, then the new input.
         const after = results.map((result) => toolMessage(result)).concat(messages)
-        const request = await buildRequest(r, t, history, current, after)
-        assembled.add(request)
+        const request = await buildRequest(r, t, history, s.current, after)
+        s.assembled.add(request)
         return request
       } catch (err) {
         return fail(err)
@@ -194,14 +200,14 @@ async function runLoopStrategy(r, provider, strategy, run) {
           throw invalid('ctx.generate', 'request must be a ProviderRequest from ctx.assemble (an object with messages)')
         }
         if (signal.aborted) r.finish('aborted', 'aborted', r.abortError())
-        if (!charged) r.tracker.beginTurn()
-        charged = false
+        if (!s.charged) r.tracker.beginTurn()
+        s.charged = false
         const { tools } = await turnTools()
         // A request the strategy built or changed is redacted here, and always carries the run's signal.
-        let sent = assembled.has(request) ? request : redactRequest(r, request, request.tools)
+        let sent = s.assembled.has(request) ? request : redactRequest(r, request, request.tools)
         if (sent.signal !== signal) sent = Object.assign(sent === request ? { ...request } : sent, { signal })
         return r.retry
-          ? await retryProviderTurn(r.retry, (attempt) => providerTurn(r, provider, sent, tools, attempt, true), { signal, sessionId, runId, middleware: config.middleware, emit: r.emit, giveUp: (error) => r.finish('failed', 'error', error) })
+          ? await retryProviderTurn(r.retry, (attempt) => providerTurn(r, provider, sent, tools, attempt, true), { signal, sessionId, runId, middleware: config.middleware, emit: (event) => r.emit(event), giveUp: (error) => r.finish('failed', 'error', error) })
           : await providerTurn(r, provider, sent, tools, 1, false)
       } catch (err) {
         return fail(err)
@@ -242,11 +248,25 @@ async function runLoopStrategy(r, provider, strategy, run) {
       live('ctx.emit')
       if (event === null || typeof event !== 'object' || typeof event.type !== 'string') throw invalid('ctx.emit', 'event must be an AgentEvent ({ type, ... })')
       if (event.type === 'turn_started' && Number.isSafeInteger(event.turn) && event.turn > 0) r.turns = event.turn
-      if (event.type === 'artifact_finished') artifactFinished = true
-      if (event.type === 'artifact_failed') artifactFailure = event.result
+      if (event.type === 'artifact_finished') s.artifactFinished = true
+      if (event.type === 'artifact_failed') s.artifactFailure = event.result
       r.emit(event)
     },
   }
+}
+
+/**
+ * Runs `strategy` as the run `r`'s loop. `run`: `{ input, inputMessages, history, inputText }`
+ * (the run's input as given, its messages as kept, the history before it, its text for disclosure).
+ * Answers the RunEnd of a run that succeeded; every other end is thrown.
+ */
+async function runLoopStrategy(r, provider, strategy, run) {
+  const { signal } = r
+  r.loopOwnsTurns = true
+  r.turns = 1 // the turn of the provider events until the strategy says otherwise (turn_started)
+  const t = prepareTurns(r)
+  const s = loopState()
+  const ctx = strategyContext(r, provider, t, run, s)
 
   // The run ends when the strategy does, or at once when the run's signal aborts (a breach such as
   // the wall clock, or the host): a strategy stuck in its own code cannot hold the run. Its ctx
@@ -262,18 +282,18 @@ async function runLoopStrategy(r, provider, strategy, run) {
   try {
     usage = await Promise.race([running, stopped])
   } catch (err) {
-    const end = ends.get(err)
+    const end = s.ends.get(err)
     throw end !== undefined ? end : err
   } finally {
-    ended = true
+    s.ended = true
     signal.removeEventListener('abort', stop)
     running.catch(() => {}) // a strategy still running after the end settles unobserved
-    r.lastAssistant = lastAssistant(history) ?? r.lastAssistant
+    r.lastAssistant = lastAssistant(run.history) ?? r.lastAssistant
   }
   if (usage === STOPPED || signal.aborted) r.finish('aborted', 'aborted', r.abortError())
-  if (strategy.name === 'generate-validate-revise' && !artifactFinished) {
-    const first = artifactFailure?.errors?.[0]
-    const reason = artifactFailure?.metadata?.reason
+  if (strategy.name === 'generate-validate-revise' && !s.artifactFinished) {
+    const first = s.artifactFailure?.errors?.[0]
+    const reason = s.artifactFailure?.metadata?.reason
     throw Object.assign(new Error(first?.message ?? 'artifact loop ended without a validated artifact'), {
       name: 'ArtifactFailed',
       code: typeof reason === 'string' || typeof reason === 'number' ? reason : 'artifact_failed',

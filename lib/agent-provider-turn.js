@@ -13,7 +13,7 @@ const { coalesceContent } = require('./providers/request-options.js')
 const ABORTED = Symbol('aborted')
 
 // Reads a provider stream step by step, each step settling with the iterator's result or with
-// ABORTED as soon as the run aborts (`waker.wake`, called by the run's one abort listener): a
+// ABORTED as soon as the run aborts (`waker.wake`, called by the run's `abort`): a
 // provider stream that waits without watching the signal cannot hold the run. A step costs one promise.
 function abortableStep(iterator, signal, waker) {
   if (signal.aborted) return Promise.resolve(ABORTED)
@@ -23,8 +23,8 @@ function abortableStep(iterator, signal, waker) {
   })
 }
 
-// Wakes the provider step in flight when the run aborts: the run's one listener on its own signal,
-// an object listener (`handleEvent`), so a run holds no closure for it.
+// Wakes the provider step in flight when the run aborts (the run's `abort` calls `handleEvent`):
+// one object per run, so a run holds no closure for it.
 class AbortWaker {
   constructor() {
     this.wake = undefined // the step in flight's resolve

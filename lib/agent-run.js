@@ -28,6 +28,36 @@ const NO_OPTIONS = Object.freeze({})
 const grantMemo = new WeakMap() // config -> { names (a copy), grant }
 const limitsMemo = new WeakMap() // config -> { loop (a copy of its own values), maxToolRounds, limits }
 
+// The agent's tool list and their names, kept per config while `config.tools` is an array holding
+// the same tool objects under the same names (read again item by item at every run, so a list or
+// a tool changed in place is seen): a run made a copy of both.
+const toolsMemo = new WeakMap() // config -> { registered, names }
+
+function toolsOf(config) {
+  const tools = config.tools
+  if (!Array.isArray(tools)) {
+    const registered = toolList(tools)
+    return { registered, names: registered.map((t) => String(t.name)) }
+  }
+  const kept = toolsMemo.get(config)
+  if (kept !== undefined && sameTools(tools, kept)) return kept
+  const registered = toolList(tools)
+  const fresh = { registered, names: registered.map((t) => String(t.name)) }
+  toolsMemo.set(config, fresh)
+  return fresh
+}
+
+function sameTools(tools, { registered, names }) {
+  let j = 0
+  for (let i = 0; i < tools.length; i++) {
+    const t = tools[i]
+    if (t === null || typeof t !== 'object') continue
+    if (j >= registered.length || registered[j] !== t || String(t.name) !== names[j]) return false
+    j++
+  }
+  return j === registered.length
+}
+
 function resolveGrant(config, names, requested, resumeGrant) {
   const plain = requested === undefined && resumeGrant === undefined
   if (plain) {
@@ -104,13 +134,10 @@ class Run {
     this.options = options
     this.sessionId = session.id
     this.runId = runId
-    this.emit = session.emit
-    this.emitRedacted = session.emitRedacted
-    this.observed = session.observed
     this.transcript = session.transcript
     this.snapshotOf = session.snapshotOf
     this.signal = undefined
-    this.waker = undefined
+    this.waker = new AbortWaker() // the provider step in flight, woken by `abort`
     this.grant = undefined
     this.registered = undefined
     this.disclosure = undefined
@@ -145,6 +172,21 @@ class Run {
     this.strategy = undefined
     this.onAbort = undefined // the listener on the caller's signal, when there is one
     this.ended = undefined // { status, error } of the run, for its terminal ledger row
+  }
+
+  /** An event to the session's subscribers and the run's ledger (lib/agent.js). */
+  emit(event) {
+    this.session.emit(event)
+  }
+
+  /** An event the dispatcher already redacted. */
+  emitRedacted(event) {
+    this.session.emitRedacted(event)
+  }
+
+  /** Whether an event would go anywhere: an event nobody observes is never built. */
+  observed() {
+    return this.session.observed()
   }
 
   /** Tool rounds the run has used: the run machine's count (lib/run-limits.js). */
@@ -195,7 +237,17 @@ class Run {
   /** The run's first limit breach: reported once, then the run aborts with RunLimitError. */
   onExceeded(breach) {
     this.emit({ type: 'run_limit_exceeded', sessionId: this.sessionId, runId: this.runId, breach })
-    this.controller.abort(new RunLimitError(breach))
+    this.abort(new RunLimitError(breach))
+  }
+
+  /**
+   * Aborts the run (`session.abort()`, the caller's signal, a breach): its signal, then the provider
+   * step in flight. Every abort of the run's controller comes through here, so the run needs no
+   * listener of its own on its signal.
+   */
+  abort(reason) {
+    this.controller.abort(reason)
+    this.waker.handleEvent()
   }
 
   result(status, finishReason, error, extra) {
@@ -222,8 +274,7 @@ function openRun(api, session, input, options, runId) {
   // The run budget (lib/run-limits.js): the agent's limits, narrowed by the run's, defaults for the rest.
   const budget = resolveRunLimits(config.limits, options.limits)
 
-  const registered = toolList(config.tools)
-  const names = registered.map((t) => String(t.name))
+  const { registered, names } = toolsOf(config)
   const requested = options.toolNames === undefined ? undefined : json(options.toolNames)
   const grant = resolveGrant(config, names, requested, session.resumeGrant)
   // A custom strategy (`loop: { name, run }`, the run's over the agent's) replaces the built-in
@@ -298,7 +349,7 @@ function openRun(api, session, input, options, runId) {
     if (options.signal) {
       if (options.signal.aborted) controller.abort(options.signal.reason)
       else {
-        r.onAbort = () => controller.abort(options.signal.reason)
+        r.onAbort = () => r.abort(options.signal.reason)
         options.signal.addEventListener('abort', r.onAbort, { once: true })
       }
     }
@@ -306,9 +357,7 @@ function openRun(api, session, input, options, runId) {
     r.detach()
     throw err
   }
-  r.waker = new AbortWaker()
-  signal.addEventListener('abort', r.waker, { once: true })
-  session.active = controller
+  session.active = r
   session.currentRunId = runId
   session.activeRedactor = r.redactor
   session.activeLedger = r.ledger
@@ -339,9 +388,11 @@ function admitInput(r) {
 function settle(r, end, result) {
   const { sessionId, runId } = r
   if (end.status === 'succeeded') {
-    const finished = { type: 'agent_finished', sessionId, runId, usage: result.usage }
-    if (end.finishReason !== 'stop') finished.finishReason = end.finishReason
-    r.emit(finished)
+    if (r.observed()) {
+      const finished = { type: 'agent_finished', sessionId, runId, usage: result.usage }
+      if (end.finishReason !== 'stop') finished.finishReason = end.finishReason
+      r.emit(finished)
+    }
     r.ended = { status: 'succeeded' }
     return result
   }
@@ -354,7 +405,7 @@ function settle(r, end, result) {
 function closeRun(r) {
   const session = r.session
   r.detach()
-  if (session.active === r.controller) {
+  if (session.active === r) {
     session.active = undefined
     session.currentRunId = undefined
     session.activeRedactor = undefined
@@ -376,7 +427,7 @@ async function runAgent(api, session, input, options, runId) {
       const provider = providerOf(r)
       if (signal.aborted) r.finish('aborted', 'aborted', r.abortError())
       const startRow = ledger !== undefined ? ledger.start() : undefined // queued before agent_started's row
-      r.emit({ type: 'agent_started', sessionId: r.sessionId, runId: r.runId })
+      if (r.observed()) r.emit({ type: 'agent_started', sessionId: r.sessionId, runId: r.runId })
       if (startRow !== undefined) await startRow
       const admitted = admitInput(r)
       // The loop answers how a succeeded run ended (thrown ends are failures and artifact results).

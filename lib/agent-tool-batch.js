@@ -34,9 +34,12 @@ async function runBatch(r, calls, hosted, dispatcher, concurrency, registry, ref
       }
     }
   }
-  const workers = []
-  for (let w = 0; w < width; w++) workers.push(worker())
-  await Promise.all(workers)
+  if (width === 1) await worker()
+  else {
+    const workers = []
+    for (let w = 0; w < width; w++) workers.push(worker())
+    await Promise.all(workers)
+  }
   const why = failure !== undefined ? 'failed' : 'aborted'
   const { SEARCH_TOOLS_NAME, activateToolNames } = r.api.search
   const rows = refused === undefined ? order : [...order, ...refused.keys()].sort((a, b) => a - b)

@@ -61,7 +61,7 @@ function retriedTurn(r, provider, request, tools) {
     sessionId: r.sessionId,
     runId: r.runId,
     middleware: r.config.middleware,
-    emit: r.emit,
+    emit: (event) => r.emit(event),
     giveUp: (error) => r.finish('failed', 'error', error),
   })
 }

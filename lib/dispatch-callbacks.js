@@ -90,6 +90,8 @@ function callbackFor(h, st, s, k) {
 
 /** The lifecycle event (`emit`) or ledger row (`append`) of command `k`: the hook's thenable, or undefined. */
 function report(h, st, s, k) {
+  const emits = k === C.K_EMIT_STARTED || k === C.K_EMIT_FINISHED || k === C.K_EMIT_FINISHED + 1 || k === C.K_EMIT_FINISHED + 2
+  if (emits && h.observed !== undefined && !h.observed()) return undefined
   if (k === C.K_EMIT_STARTED) {
     return emit(h, { type: 'tool_execution_started', sessionId: st.ctx.sessionId, runId: st.ctx.runId, toolName: safeIds(h, st)[1], call: safeCall(h, st) })
   }

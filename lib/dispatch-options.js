@@ -69,6 +69,11 @@ function unfilteredPlan(listed, own) {
 
 const given = (v) => (v === null ? undefined : v)
 
+// The agent loop's dispatch option (not public): `() => boolean`, whether a lifecycle event would
+// reach anyone now (a session subscriber or the run's ledger). A call whose events nobody observes
+// builds none; the machine's steps are the same either way.
+const OBSERVED = Symbol('prism-tools-native.observed')
+
 function stageList(g, key) {
   const list = g[key]
   if (list === undefined || list === null) return undefined
@@ -149,6 +154,7 @@ function compileOptions(options, who) {
     effectStore: given(options.effectStore),
     beforeExecute: given(options.beforeExecute),
     emit: given(options.emit),
+    observed: typeof options[OBSERVED] === 'function' ? options[OBSERVED] : undefined,
     ledger: given(options.ledger),
     redactor: given(options.redactor),
     registry: given(options.registry),
@@ -172,4 +178,4 @@ function compileOptions(options, who) {
   return h
 }
 
-module.exports = { compileOptions, createSecretRedactor }
+module.exports = { compileOptions, createSecretRedactor, OBSERVED }

@@ -34,12 +34,49 @@ class RunLimitError extends Error {
 
 const layerJson = (value) => (value === undefined || value === null ? undefined : limitsJson(value))
 
+// Runs that set no limits of their own get the same answer for the same agent layer: the last one
+// per layer object (or for none) is kept, frozen, with a copy of the layer's own values, so a layer
+// changed in place is resolved again. `maxCost` is an object; its values are compared too.
+const NO_LAYER = {}
+const resolvedMemo = new WeakMap() // agent layer (or NO_LAYER) -> { seen, resolved }
+
+function layerValues(layer) {
+  const out = []
+  for (const key in layer) {
+    const v = layer[key]
+    out.push(key, v)
+    if (v !== null && typeof v === 'object') for (const k in v) out.push(k, v[k])
+  }
+  return out
+}
+
+function sameValues(a, b) {
+  if (a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) if (!Object.is(a[i], b[i])) return false
+  return true
+}
+
 /** The limits of a run: the agent's layer, narrowed by the run's; defaults for the rest. */
 function resolveRunLimits(agent, run) {
-  const resolved = JSON.parse(native.runResolveBudget(layerJson(agent), layerJson(run)))
+  const memoKey = run === undefined || run === null ? (agent === undefined || agent === null ? NO_LAYER : agent) : undefined
+  const plainLayer = memoKey !== undefined && (memoKey === NO_LAYER || (typeof agent === 'object' && Object.getPrototypeOf(agent) === Object.prototype))
+  const seen = plainLayer ? layerValues(memoKey) : undefined
+  if (plainLayer) {
+    const kept = resolvedMemo.get(memoKey)
+    if (kept !== undefined && sameValues(kept.seen, seen)) return kept.resolved
+  }
+  const text = native.runResolveBudget(layerJson(agent), layerJson(run))
+  const resolved = JSON.parse(text)
   if (resolved.maxCost) Object.freeze(resolved.maxCost)
-  return Object.freeze(resolved)
+  Object.freeze(resolved)
+  resolvedText.set(resolved, text)
+  if (plainLayer) resolvedMemo.set(memoKey, { seen, resolved })
+  return resolved
 }
+
+// The machine's JSON of resolved (frozen) limits, as `runResolveBudget` wrote it.
+const resolvedText = new WeakMap()
+const limitsText = (limits) => resolvedText.get(limits) ?? limitsJson(limits)
 
 // A usage field as the machine reads it: a number as is, anything else given as NaN (refused).
 const num = (v) => (v === undefined ? undefined : typeof v === 'number' ? v : Number.NaN)
@@ -60,7 +97,7 @@ class RunLimitTracker {
       if (!Number.isFinite(deadline)) deadline = Number.NaN // refused by the machine, with upstream's message
     }
     const choice = options.toolChoice === undefined ? undefined : JSON.stringify(options.toolChoice)
-    this.machine = native.runMachineOpen(limitsJson(limits), choice, options.snapshot === undefined ? undefined : limitsJson(options.snapshot), deadline, Date.now(), this.startedAt)
+    this.machine = native.runMachineOpen(limitsText(limits), choice, options.snapshot === undefined ? undefined : limitsJson(options.snapshot), deadline, Date.now(), this.startedAt)
     this.limits = limits
     this.deadline = this.machine.deadlineMs
     this.timer = undefined
