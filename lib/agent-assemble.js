@@ -11,6 +11,7 @@ const { createJsonSchemaToolArgumentValidator } = require('./validation.js')
 const { resolveToolResultFold, foldToolResultHistory } = require('./tool-result-fold.js')
 const { checkTurnToolChoice } = require('./providers/request-options.js')
 const { jsonBytes, rememberTextMessageBytes } = require('./run-limits.js')
+const { runToolPolicy, turnTools } = require('./agent-tool-policy.js')
 
 // Arguments are checked against each tool's `parameters` unless the host turns it off: the run's
 // `validate`, else the agent's `validator`, else the package's JSON Schema validator (one, shared by
@@ -30,11 +31,14 @@ function prepareTurns(r) {
   const { createToolDispatcher } = r.api
   session.lastGrant = r.grant.stored
   const searchConfig = r.pick('toolsSearch') ?? {}
+  // Deferred tools and the provider's tool cap may need the search index under "all" too.
+  const policy = runToolPolicy(r.provider, r.registered, r.grant.indices)
+  const searching = r.disclosure === 'search' || policy.needsSearch
   const searchOptions = {
-    enabled: r.disclosure === 'search',
+    enabled: searching,
     queryBytes: searchConfig.queryBytes,
     defaultK: searchConfig.defaultK,
-    key: r.disclosure === 'search' ? `${searchConfig.queryBytes}/${searchConfig.defaultK}` : '',
+    key: searching ? `${searchConfig.queryBytes}/${searchConfig.defaultK}` : '',
   }
   const snap = r.snapshotOf(config, r.registered, r.grant.indices, searchOptions)
   r.searchTool = snap.searchTool
@@ -56,6 +60,7 @@ function prepareTurns(r) {
   }
   return {
     snap,
+    policy,
     searchConfig,
     allowHidden: r.pick('allowHiddenToolCalls') === true,
     dispatcherOptions,
@@ -101,14 +106,13 @@ async function selectTools(r, t, inputText) {
     }
   }
   let requestTools = visible
-  if (searchTool && index) {
-    requestTools = selectDisclosedTools({
-      tools: visible.concat([searchTool]),
-      input: inputText,
-      topK: t.searchConfig.topK,
-      activated: r.session.activated,
-      index,
-    })
+  const select = (tools, topK) => selectDisclosedTools({ tools, input: inputText, topK, activated: r.session.activated, index })
+  if (searchTool && index && r.disclosure === 'search') requestTools = select(visible.concat([searchTool]), t.searchConfig.topK)
+  const { policy } = t
+  if (policy.deferred || policy.cap !== undefined) {
+    // Deferred tools wait for `search_tools`; a turn stays within the provider's cap (lib/agent-tool-policy.js).
+    const search = searchTool && index ? { tool: searchTool, select } : undefined
+    requestTools = turnTools(policy, requestTools, visible, search, r.session.activated, r.disclosure !== 'search')
   }
   // What the list's names give, kept on the snapshot (shared by the agent's runs) for the list it
   // was read from, and read again when a tool is renamed: the list's `{ count, idsHash }` (frozen,
