@@ -106,11 +106,13 @@ async function selectTools(r, t, inputText) {
     }
   }
   let requestTools = visible
-  const select = (tools, topK) => selectDisclosedTools({ tools, input: inputText, topK, activated: r.session.activated, index })
-  if (searchTool && index && r.disclosure === 'search') requestTools = select(visible.concat([searchTool]), t.searchConfig.topK)
+  if (searchTool && index && r.disclosure === 'search') {
+    requestTools = selectDisclosedTools({ tools: visible.concat([searchTool]), input: inputText, topK: t.searchConfig.topK, activated: r.session.activated, index })
+  }
   const { policy } = t
   if (policy.deferred || policy.cap !== undefined) {
     // Deferred tools wait for `search_tools`; a turn stays within the provider's cap (lib/agent-tool-policy.js).
+    const select = (tools, topK) => selectDisclosedTools({ tools, input: inputText, topK, activated: r.session.activated, index })
     const search = searchTool && index ? { tool: searchTool, select } : undefined
     requestTools = turnTools(policy, requestTools, visible, search, r.session.activated, r.disclosure !== 'search')
   }
