@@ -750,6 +750,17 @@ export interface StaticTrustDecision {
   reason?: string
 }
 
+/** The first part of a schema outside the strict subset. */
+export interface StrictSchemaProblem {
+  /** The keyword refused, or `parameters` / `type` when the root is not one object schema. */
+  keyword: string
+  /** JSON pointer of the schema holding it; empty at the root. */
+  path: string
+  reason: string
+  /** The root is not one object schema. */
+  root: boolean
+}
+
 /** `toolEffectArgumentsHash(args)`: SHA-256 hex of the canonical JSON. */
 export declare function toolEffectArgumentsHash(args: unknown): string
 
@@ -758,3 +769,9 @@ export declare function toolEffectArgumentsHash(args: unknown): string
  * every call.
  */
 export declare function toolSearchLimits(): Readonly<Record<string, number>>
+
+/**
+ * `toolStrictSchemaProblem(schemaText)`: `null` when the schema is in the strict subset both
+ * OpenAI's and Anthropic's strict modes accept, else the first problem met.
+ */
+export declare function toolStrictSchemaProblem(schemaText: string): StrictSchemaProblem | null

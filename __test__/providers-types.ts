@@ -32,3 +32,23 @@ const strict = toOpenAITools([asTool], { strict: true });
 const dropped: string[] = strict.dropped.map((d) => d.keyword);
 const plain: { type: "function" }[] = toOpenAITools([asTool]);
 void [params, openai, anthropic, dropped, plain];
+
+// strict, inputExamples (typed as the tool's arguments) and deferLoading; the providers' tool options.
+const booking: ToolDefinition<{ restaurant: string; guests: number }> = {
+  name: "book",
+  strict: true,
+  inputExamples: [{ restaurant: "Chez Paul", guests: 4 }],
+  deferLoading: true,
+  execute: (args) => args.guests,
+};
+// @ts-expect-error: an example has the tool's argument types
+const badExample: ToolDefinition<{ guests: number }> = { name: "b", inputExamples: [{ guests: "four" }], execute: () => 0 };
+// @ts-expect-error: deferLoading is a boolean
+const badDefer: ToolDefinition = { name: "b", deferLoading: "yes", execute: () => 0 };
+const capped = createOpenAICompatibleProvider({ baseUrl: "x", maxTools: 64 });
+const cap: number | undefined = capped.maxTools;
+const searching = createAnthropicMessagesProvider({ toolSearch: "regex" });
+const native: boolean | undefined = searching.nativeToolSearch;
+// @ts-expect-error: bm25, regex or false
+createAnthropicMessagesProvider({ toolSearch: "fuzzy" });
+void [booking, badExample, badDefer, cap, native];

@@ -12,6 +12,7 @@ const { resolveToolResultFold, foldToolResultHistory } = require('./tool-result-
 const { checkTurnToolChoice } = require('./providers/request-options.js')
 const { jsonBytes, rememberTextMessageBytes } = require('./run-limits.js')
 const { OBSERVED } = require('./dispatch-options.js')
+const { runToolPolicy, turnTools } = require('./agent-tool-policy.js')
 
 // Arguments are checked against each tool's `parameters` unless the host turns it off: the run's
 // `validate`, else the agent's `validator`, else the package's JSON Schema validator (one, shared by
@@ -31,11 +32,14 @@ function prepareTurns(r) {
   const { createToolDispatcher } = r.api
   session.lastGrant = r.grant.stored
   const searchConfig = r.pick('toolsSearch') ?? {}
+  // Deferred tools and the provider's tool cap may need the search index under "all" too.
+  const policy = runToolPolicy(r.provider, r.registered, r.grant.indices)
+  const searching = r.disclosure === 'search' || policy.needsSearch
   const searchOptions = {
-    enabled: r.disclosure === 'search',
+    enabled: searching,
     queryBytes: searchConfig.queryBytes,
     defaultK: searchConfig.defaultK,
-    key: r.disclosure === 'search' ? `${searchConfig.queryBytes}/${searchConfig.defaultK}` : '',
+    key: searching ? `${searchConfig.queryBytes}/${searchConfig.defaultK}` : '',
   }
   const snap = r.snapshotOf(config, r.registered, r.grant.indices, searchOptions)
   r.searchTool = snap.searchTool
@@ -58,6 +62,7 @@ function prepareTurns(r) {
   }
   return {
     snap,
+    policy,
     searchConfig,
     allowHidden: r.pick('allowHiddenToolCalls') === true,
     dispatcherOptions,
@@ -103,14 +108,15 @@ async function selectTools(r, t, inputText) {
     }
   }
   let requestTools = visible
-  if (searchTool && index) {
-    requestTools = selectDisclosedTools({
-      tools: visible.concat([searchTool]),
-      input: inputText,
-      topK: t.searchConfig.topK,
-      activated: r.session.activated,
-      index,
-    })
+  if (searchTool && index && r.disclosure === 'search') {
+    requestTools = selectDisclosedTools({ tools: visible.concat([searchTool]), input: inputText, topK: t.searchConfig.topK, activated: r.session.activated, index })
+  }
+  const { policy } = t
+  if (policy.deferred || policy.cap !== undefined) {
+    // Deferred tools wait for `search_tools`; a turn stays within the provider's cap (lib/agent-tool-policy.js).
+    const select = (tools, topK) => selectDisclosedTools({ tools, input: inputText, topK, activated: r.session.activated, index })
+    const search = searchTool && index ? { tool: searchTool, select } : undefined
+    requestTools = turnTools(policy, requestTools, visible, search, r.session.activated, r.disclosure !== 'search')
   }
   // What the list's names give, kept on the snapshot (shared by the agent's runs) for the list it
   // was read from, and read again when a tool is renamed: the list's `{ count, idsHash }` (frozen,

@@ -8,6 +8,7 @@ const { resolveOutputBudget } = require('./output-budget.js')
 const { resolveToolResultFold } = require('./tool-result-fold.js')
 const { isLoopStrategy, checkLoopStrategy } = require('./agent-loop.js')
 const { checkToolChoice } = require('./providers/request-options.js')
+const { checkToolContract } = require('./tool-contract.js')
 
 const WHERE = 'see docs/agent.md "Upstream options"; use @arnilo/prism for it'
 
@@ -102,7 +103,9 @@ function checkConfig(config) {
   }
   refuseGuardrailStages(config.guardrails, 'createAgent')
   refuseLoop(config.loop, 'createAgent')
-  toolList(config.tools) // refuses a bad `tools` at construction
+  // Refuses a bad `tools` at construction; a registry checked its tools when they were registered.
+  if (Array.isArray(config.tools)) for (const tool of toolList(config.tools)) checkToolContract(tool)
+  else toolList(config.tools)
   resolveOutputBudget(config.toolOutputBudget, 'createAgent: toolOutputBudget')
   resolveToolResultFold(undefined, config.toolResultFold)
   checkToolChoice(config.toolChoice, 'createAgent')

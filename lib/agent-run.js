@@ -159,6 +159,7 @@ class Run {
     this.usageTotal = new UsageTotal()
     this.registry = undefined
     this.searchTool = undefined
+    this.provider = undefined // what the run's turns go to: its tool cap and tool search shape them
     this.lastAssistant = undefined
     this.loopOwnsTurns = false // a custom loop strategy keeps messages and turn events itself (lib/agent-loop.js)
     this.loopUsage = undefined // what a custom strategy's run answered, when no provider turn counted usage
@@ -425,6 +426,7 @@ async function runAgent(api, session, input, options, runId) {
     let end
     try {
       const provider = providerOf(r)
+      r.provider = provider
       if (signal.aborted) r.finish('aborted', 'aborted', r.abortError())
       const startRow = ledger !== undefined ? ledger.start() : undefined // queued before agent_started's row
       if (r.observed()) r.emit({ type: 'agent_started', sessionId: r.sessionId, runId: r.runId })

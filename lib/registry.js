@@ -5,6 +5,7 @@
 // object registered; the methods are closures, so they keep working when detached.
 
 const { codedError } = require('./errors.js')
+const { checkToolContract } = require('./tool-contract.js')
 
 function parseDuplicate(options) {
   if (options === undefined || options === null) return false
@@ -29,6 +30,8 @@ function toolName(tool) {
   if (typeof name !== 'string' || name.length === 0) {
     throw codedError(TypeError, 'Tool definition must have a non-empty string name', 'ERR_PRISM_INVALID_TOOL')
   }
+  // `strict`, `inputExamples` and `deferLoading` are checked here, once (lib/tool-contract.js).
+  checkToolContract(tool)
   return name
 }
 

@@ -116,6 +116,10 @@ export type ProviderEvent =
 export interface AIProvider {
   id: string;
   generate(request: ProviderRequest): AsyncIterable<ProviderEvent>;
+  /** The most tools one request may carry; an agent's turn never sends more (docs/agent.md § Deferred tools and tool caps). */
+  maxTools?: number;
+  /** The provider searches tools marked `deferLoading` itself (Anthropic's tool search); else the agent's `search_tools` discloses them. */
+  nativeToolSearch?: boolean;
 }
 
 export declare function providerTextDelta(text: string): ProviderEvent;

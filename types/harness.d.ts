@@ -76,6 +76,26 @@ export interface ToolDefinition<Args extends JsonObject = JsonObject> {
   outputSchema?: JsonObject;
   /** MCP tool annotations; served in `tools/list`, with `readOnlyHint` taken from a declared `effect`. */
   annotations?: ToolAnnotations;
+  /**
+   * Provider strict mode: sent as OpenAI's `function.strict` and Anthropic's `strict`. `parameters`
+   * must be in the strict subset both accept (every object `additionalProperties: false`, every
+   * property required, optional ones nullable; no bounds on strings or numbers): checked, never
+   * rewritten, when the tool is registered (`ERR_PRISM_INVALID_TOOL` naming the keyword and its path).
+   * docs/providers.md § Strict tools.
+   */
+  strict?: boolean;
+  /**
+   * Example arguments, each valid against `parameters` (checked at registration; at most 20, each at
+   * most 16 KiB of JSON). Sent as Anthropic's `input_examples`; an OpenAI-compatible request reads
+   * them at the end of the description (at most 2 KiB, whole examples only).
+   */
+  inputExamples?: readonly Args[];
+  /**
+   * Leave the tool out of the model's first view: sent with Anthropic's `defer_loading` and its tool
+   * search; with other providers, disclosed by this package's `search_tools` once it finds it.
+   * docs/agent.md § Deferred tools and tool caps.
+   */
+  deferLoading?: boolean;
   /** Forces a parallel turn that calls this tool to run sequentially. */
   exclusive?: boolean;
   effect?: ToolEffectDeclaration | ToolEffectClassifier;

@@ -61,6 +61,8 @@ export interface OpenAICompatibleProviderOptions extends StreamingProviderOption
   strictCompletion?: boolean;
   /** Default `OpenAI-compatible request failed`. */
   requestFailedPrefix?: string;
+  /** The most tools a request may carry (OpenAI refuses more than 128). Default 128; a request over it fails with `ERR_PRISM_TOOL_CAP`. */
+  maxTools?: number;
 }
 
 /** Where a prompt-cache breakpoint goes (`@arnilo/prism`'s names): the selected message's last block gets `cache_control`. */
@@ -87,6 +89,12 @@ export interface AnthropicMessagesProviderOptions extends StreamingProviderOptio
   cache?: PromptCacheHints;
   /** `long`: markers carry a 1 h ttl; `none`: no markers. The request's `options.cacheRetention` wins. */
   cacheRetention?: "none" | "short" | "long";
+  /**
+   * The server-side tool search sent with tools marked `deferLoading`: `"bm25"` (default,
+   * `tool_search_tool_bm25_20251119`) or `"regex"`. `false`: no `defer_loading`, and an agent's
+   * `search_tools` discloses deferred tools instead.
+   */
+  toolSearch?: "bm25" | "regex" | false;
 }
 
 export declare function createOpenAICompatibleProvider(options: OpenAICompatibleProviderOptions): AIProvider;
@@ -108,9 +116,9 @@ export declare function openAIChatEvents(
   body: ReadableStream<Uint8Array>,
   options?: ProviderStreamReadOptions & { strictCompletion?: boolean; mapUsage?: (usage: unknown) => Usage | undefined },
 ): AsyncIterable<ProviderEvent>;
-export declare function buildOpenAIChatBody(request: ProviderRequest, options?: Pick<OpenAICompatibleProviderOptions, "mapMessages" | "serializeMessage" | "buildBodyExtra" | "transformBody">): JsonObject;
+export declare function buildOpenAIChatBody(request: ProviderRequest, options?: Pick<OpenAICompatibleProviderOptions, "mapMessages" | "serializeMessage" | "buildBodyExtra" | "transformBody" | "maxTools">): JsonObject;
 export declare function anthropicMessagesEvents(body: ReadableStream<Uint8Array>, options?: ProviderStreamReadOptions): AsyncIterable<ProviderEvent>;
-export declare function anthropicMessagesBody(request: ProviderRequest, defaults?: Pick<AnthropicMessagesProviderOptions, "cache" | "cacheRetention">): JsonObject;
+export declare function anthropicMessagesBody(request: ProviderRequest, defaults?: Pick<AnthropicMessagesProviderOptions, "cache" | "cacheRetention" | "toolSearch">): JsonObject;
 export declare const ANTHROPIC_API_VERSION: string;
 export declare const ANTHROPIC_DEFAULT_BASE_URL: string;
 
@@ -126,10 +134,13 @@ export interface StrictSchemaDrop {
   keyword: string;
   reason: string;
 }
-export declare function serializeOpenAITool(tool: Pick<ToolDefinition<any>, "name" | "description" | "parameters">): OpenAIToolDefinition;
-export declare function toOpenAITools(tools: readonly Pick<ToolDefinition<any>, "name" | "description" | "parameters">[], options?: { strict?: false }): OpenAIToolDefinition[];
+/** The tool fields the wire formats read. */
+export type ProviderToolFields = Pick<ToolDefinition<any>, "name" | "description" | "parameters" | "strict" | "inputExamples" | "deferLoading">;
+/** `function.strict` for a `strict` tool; `inputExamples` appended to the description (at most 2 KiB). */
+export declare function serializeOpenAITool(tool: ProviderToolFields): OpenAIToolDefinition;
+export declare function toOpenAITools(tools: readonly ProviderToolFields[], options?: { strict?: false }): OpenAIToolDefinition[];
 export declare function toOpenAITools(
-  tools: readonly Pick<ToolDefinition<any>, "name" | "description" | "parameters">[],
+  tools: readonly ProviderToolFields[],
   options: { strict: true },
 ): { tools: OpenAIToolDefinition[]; dropped: StrictSchemaDrop[] };
 export declare function serializeOpenAIChatMessage(message: Message, index?: number): JsonObject;
@@ -166,5 +177,17 @@ export interface AnthropicToolDefinition {
   name: string;
   description?: string;
   input_schema: JsonObject;
+  strict?: boolean;
+  input_examples?: readonly JsonObject[];
+  defer_loading?: boolean;
 }
-export declare function toAnthropicTools(tools: readonly Pick<ToolDefinition<any>, "name" | "description" | "parameters">[]): AnthropicToolDefinition[];
+/** Anthropic's server-side tool search, sent after the tools when any is deferred. */
+export interface AnthropicToolSearchDefinition {
+  type: "tool_search_tool_bm25_20251119" | "tool_search_tool_regex_20251119";
+  name: "tool_search_tool_bm25" | "tool_search_tool_regex";
+}
+/** `strict`, `input_examples` and `defer_loading` from the tools' fields; the tool search last when any is deferred. */
+export declare function toAnthropicTools(
+  tools: readonly ProviderToolFields[],
+  options?: { toolSearch?: "bm25" | "regex" | false },
+): (AnthropicToolDefinition | AnthropicToolSearchDefinition)[];

@@ -3,7 +3,7 @@
 // Chat Completions provider; usage joins message_start's input tokens with message_delta's output tokens.
 const { providerTextDelta, providerToolCall, providerToolCallDelta, providerUsage, providerDone, providerError } = require('../provider.js')
 const { toolCallFromArgumentsText } = require('../arguments-text.js')
-const { toAnthropicTools } = require('./tools.js')
+const { toAnthropicTools, anthropicToolSearch } = require('./tools.js')
 const { ProviderTransportError } = require('../errors.js')
 const http = require('./http.js')
 const { createAnthropicToolBlockAssembler, anthropicArgumentsText } = require('./tool-call-assembly.js')
@@ -16,6 +16,16 @@ const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com/v1'
 
 function blockText(message) {
   return (message.content ?? []).filter((p) => p && (p.type === 'text' || p.type === 'thinking')).map((p) => p.text).join('')
+}
+
+const HOSTED = Object.freeze({ authority: 'provider-hosted' })
+
+/**
+ * A `tool_search_tool_result` as a transcript block: the provider's answer to its own search call,
+ * kept so the next request replays it after that call (the tools it loaded stay loaded).
+ */
+function hostedToolResult(block) {
+  return { type: 'hosted_tool_result', provider: 'anthropic', toolCallId: typeof block.tool_use_id === 'string' ? block.tool_use_id : '', block }
 }
 
 function toAnthropicMessage(message, index) {
@@ -36,10 +46,20 @@ function toAnthropicMessage(message, index) {
     }
   }
   const content = []
+  // A provider-hosted call (the server's tool search) goes back as `server_tool_use`, followed by
+  // its result block.
+  const hostedResults = new Map()
+  for (const part of message.content) if (part && part.type === 'hosted_tool_result' && part.provider === 'anthropic') hostedResults.set(part.toolCallId, part.block)
   // Adjacent streamed text goes as one part; a streamed thinking block as one, with its signature.
   for (const part of coalesceContent(message.content)) {
     if (!part) continue
     if (part.type === 'text') content.push({ type: 'text', text: part.text })
+    else if (part.type === 'hosted_tool_result') continue // placed after its call
+    else if (part.type === 'tool_call' && part.authority === 'provider-hosted') {
+      // Only a hosted call this API made and answered can be replayed.
+      if (!hostedResults.has(part.id)) continue
+      content.push({ type: 'server_tool_use', id: part.id, name: part.name, input: part.arguments ?? {} }, hostedResults.get(part.id))
+    }
     else if (part.type === 'thinking') {
       // A thinking block replays only with its signature; without one it goes back as text.
       content.push(part.signature ? { type: 'thinking', thinking: part.text, signature: part.signature } : { type: 'text', text: part.text })
@@ -96,7 +116,7 @@ function anthropicMessagesBody(request, defaults = {}) {
   if (effort !== undefined) body.effort = effort
   // A marked system prompt goes as a text block carrying the marker.
   if (system) body.system = systemMarker ? [{ type: 'text', text: system, cache_control: systemMarker }] : system
-  if (Array.isArray(request.tools) && request.tools.length > 0) body.tools = toAnthropicTools(request.tools)
+  if (Array.isArray(request.tools) && request.tools.length > 0) body.tools = toAnthropicTools(request.tools, { toolSearch: defaults.toolSearch })
   const toolChoice = anthropicToolChoice(requestToolChoice(request))
   if (toolChoice !== undefined) body.tool_choice = toolChoice
   return body
@@ -145,8 +165,9 @@ async function* anthropicMessagesEvents(body, options = {}) {
         const block = event.content_block !== null && typeof event.content_block === 'object' ? event.content_block : {}
         // Every block is kept in the order it starts, whatever its index (tool-call-assembly.js).
         const entry = blocks.start(Number.isInteger(event.index) ? event.index : undefined, block)
-        if (entry.tool) yield providerToolCallDelta({ index: entry.position, id: block.id, name: block.name })
+        if (entry.tool) yield providerToolCallDelta({ index: entry.position, id: block.id, name: block.name, ...(entry.hosted ? HOSTED : undefined) })
         else if (block.type === 'text' && block.text) yield providerTextDelta(block.text)
+        else if (block.type === 'tool_search_tool_result') yield { type: 'content_delta', content: hostedToolResult(block) }
         break
       }
       case 'content_block_delta': {
@@ -196,7 +217,8 @@ async function* anthropicMessagesEvents(body, options = {}) {
   }
   if (usage) yield providerUsage(usage)
   for (const b of blocks.blocks) {
-    yield providerToolCall(toolCallFromArgumentsText(b.id, b.name, anthropicArgumentsText(b), { maxBytes: options.maxArgumentBytes }))
+    const call = toolCallFromArgumentsText(b.id, b.name, anthropicArgumentsText(b), { maxBytes: options.maxArgumentBytes })
+    yield providerToolCall(b.hosted ? { ...call, ...HOSTED } : call)
   }
   yield providerDone(usage, stopReason)
 }
@@ -212,8 +234,12 @@ function createAnthropicMessagesProvider(options = {}) {
   if (options.baseUrl !== undefined) checkEndpointUrl('createAnthropicMessagesProvider', 'baseUrl', options.baseUrl)
   const baseUrl = (options.baseUrl ?? ANTHROPIC_DEFAULT_BASE_URL).replace(/\/+$/, '')
   const timeoutMs = http.checkTimeoutMs('createAnthropicMessagesProvider', options.timeoutMs)
-  return http.createStreamingProvider(id, options, timeoutMs, {
-    body: (request) => anthropicMessagesBody(request, { cache: options.cache, cacheRetention: options.cacheRetention }),
+  // `toolSearch`: the server-side search sent with deferred tools ("bm25", the default, or "regex");
+  // `false` sends no search and leaves deferred tools to the agent's `search_tools`.
+  const toolSearch = options.toolSearch ?? 'bm25'
+  if (toolSearch !== false) anthropicToolSearch(toolSearch, 'createAnthropicMessagesProvider')
+  const provider = http.createStreamingProvider(id, options, timeoutMs, {
+    body: (request) => anthropicMessagesBody(request, { cache: options.cache, cacheRetention: options.cacheRetention, toolSearch }),
     url: () => `${baseUrl}/messages`,
     headers(request, apiKey) {
       const headers = { 'anthropic-version': ANTHROPIC_API_VERSION }
@@ -228,6 +254,9 @@ function createAnthropicMessagesProvider(options = {}) {
     noBodyMessage: 'Anthropic response had no body',
     events: anthropicMessagesEvents,
   })
+  // What the agent reads: deferred tools go to this provider marked, with its own search.
+  provider.nativeToolSearch = toolSearch !== false
+  return provider
 }
 
 module.exports = { createAnthropicMessagesProvider, anthropicMessagesEvents, anthropicMessagesBody, ANTHROPIC_API_VERSION, ANTHROPIC_DEFAULT_BASE_URL }

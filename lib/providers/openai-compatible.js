@@ -5,7 +5,7 @@
 const { providerTextDelta, providerToolCall, providerToolCallDelta, providerUsage, providerDone, providerError } = require('../provider.js')
 const { toolCallFromArgumentsText } = require('../arguments-text.js')
 const { ProviderTransportError } = require('../errors.js')
-const { serializeOpenAITool } = require('./tools.js')
+const { serializeOpenAITool, OPENAI_MAX_TOOLS, maxToolsOption, checkToolCap } = require('./tools.js')
 const http = require('./http.js')
 const { createChatToolCallAssembler } = require('./tool-call-assembly.js')
 const { parseEventJson, checkEndpointUrl } = require('./wire-errors.js')
@@ -31,6 +31,8 @@ function textOf(content) {
   return content.filter((p) => p && (p.type === 'text' || p.type === 'thinking')).map((p) => p.text).join('\n')
 }
 
+const isHostedPart = (p) => p !== null && typeof p === 'object' && (p.type === 'hosted_tool_result' || (p.type === 'tool_call' && p.authority === 'provider-hosted'))
+
 /** One transcript message as a Chat Completions message. */
 function serializeOpenAIChatMessage(message, index = 0) {
   if (!message || typeof message !== 'object' || typeof message.role !== 'string' || !Array.isArray(message.content)) {
@@ -45,7 +47,9 @@ function serializeOpenAIChatMessage(message, index = 0) {
     }
   }
   // Adjacent streamed text goes as one part.
-  const content = coalesceContent(message.content)
+  // A provider-hosted call and its result were another API's own: this one has nothing to replay them as.
+  let content = coalesceContent(message.content)
+  if (content.some(isHostedPart)) content = content.filter((p) => !isHostedPart(p))
   const calls = content.filter((p) => p && p.type === 'tool_call')
   if (message.role === 'assistant' && calls.length > 0) {
     return {
@@ -83,7 +87,11 @@ function buildOpenAIChatBody(request, options = {}) {
     stream_options: { include_usage: true },
     ...wireParameters(model.parameters, 'openai'),
   }
-  if (Array.isArray(request.tools) && request.tools.length > 0) body.tools = request.tools.map(serializeOpenAITool)
+  if (Array.isArray(request.tools) && request.tools.length > 0) {
+    // A request never carries more tools than the endpoint takes (`maxTools`, OpenAI's 128 by default).
+    checkToolCap(request.tools.length, maxToolsOption(options.maxTools, OPENAI_MAX_TOOLS, 'createOpenAICompatibleProvider'), 'OpenAI-compatible request')
+    body.tools = request.tools.map(serializeOpenAITool)
+  }
   const toolChoice = openAIToolChoice(requestToolChoice(request))
   if (toolChoice !== undefined) body.tool_choice = toolChoice
   const structured = request.options && request.options.structuredOutput
@@ -184,7 +192,8 @@ function createOpenAICompatibleProvider(options) {
   }
   const id = options.id ?? 'openai-compatible'
   const timeoutMs = http.checkTimeoutMs('createOpenAICompatibleProvider', options.timeoutMs)
-  return http.createStreamingProvider(id, options, timeoutMs, {
+  const maxTools = maxToolsOption(options.maxTools, OPENAI_MAX_TOOLS, 'createOpenAICompatibleProvider')
+  const provider = http.createStreamingProvider(id, options, timeoutMs, {
     body: (request) => buildOpenAIChatBody(request, options),
     url(request) {
       if (typeof options.chatCompletionsUrl !== 'function') return options.chatCompletionsUrl ?? `${options.baseUrl.replace(/\/+$/, '')}/chat/completions`
@@ -201,6 +210,9 @@ function createOpenAICompatibleProvider(options) {
     noBodyMessage: 'OpenAI-compatible response had no body',
     events: (body, read) => openAIChatEvents(body, { ...read, strictCompletion: options.strictCompletion, mapUsage: options.mapUsage }),
   })
+  // What the agent reads to keep a turn within the endpoint's cap (lib/agent-tool-policy.js).
+  provider.maxTools = maxTools
+  return provider
 }
 
 module.exports = { createOpenAICompatibleProvider, openAIChatEvents, buildOpenAIChatBody, serializeOpenAIChatMessage, mapOpenAIChatUsage }

@@ -86,10 +86,13 @@ function createAnthropicToolBlockAssembler() {
     /** A `content_block_start`; a non-tool block is tracked only so its stop and deltas find it. */
     start(index, block) {
       let entry
-      if (block.type === 'tool_use') {
+      // A `server_tool_use` (the provider's own tool search) is assembled the same way and
+      // answered as a provider-hosted call.
+      if (block.type === 'tool_use' || block.type === 'server_tool_use') {
         const input = block.input
         entry = {
           tool: true,
+          hosted: block.type === 'server_tool_use',
           position: blocks.length,
           id: typeof block.id === 'string' && block.id !== '' ? block.id : undefined,
           name: typeof block.name === 'string' && block.name !== '' ? block.name : undefined,

@@ -115,6 +115,11 @@ pub const APPROVAL_CODES: [&str; 11] = [
 /// (`lib/run-limits.js`), and a custom loop strategy asked to run durably (`lib/agent-loop.js`).
 pub const RUN_CODES: [&str; 2] = ["ERR_PRISM_RUN_LIMIT", "ERR_PRISM_LOOP_NOT_DURABLE"];
 
+/// Codes of a provider request: more tools than the provider takes (its `maxTools`), thrown by the
+/// OpenAI-compatible request builder (`lib/providers/tools.js`) and by a run whose turn could not be
+/// brought under the cap (`lib/agent-tool-policy.js`).
+pub const PROVIDER_CODES: [&str; 1] = ["ERR_PRISM_TOOL_CAP"];
+
 /// Which JS constructor the error is thrown as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {

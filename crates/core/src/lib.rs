@@ -24,4 +24,5 @@ pub mod run;
 pub mod search;
 pub mod storage;
 pub mod text;
+pub mod tool_contract;
 pub mod validate;

@@ -20,6 +20,7 @@ pub mod run;
 pub mod run_machine;
 pub mod search;
 pub mod throw;
+pub mod tool_contract;
 pub mod validate;
 
 /// A process forked from this one must not hand out claim tokens its parent may also hand out: the
