@@ -182,3 +182,15 @@ describe("createAgent's toolTimeoutMs", () => {
     expect(() => createAgent({ model: { provider: "mock", model: "m" }, provider, tools, toolTimeoutMs: 0 })).toThrow(/toolTimeoutMs must be an integer/);
   });
 });
+
+describe("an adapter's toolTimeoutMs", () => {
+  it("an AI SDK tool made by toAiSdkTools ends at the dispatcher's deadline with the timeout's code", async () => {
+    const { toAiSdkTools } = await import("../ai-sdk/index.mjs");
+    const tools: any = toAiSdkTools([{ name: "stuck", parameters: { type: "object" }, execute: never }], { toolTimeoutMs: 20 });
+    await expect(tools.stuck.execute({}, { toolCallId: "c1", messages: [] })).rejects.toMatchObject({
+      code: "ERR_PRISM_TOOL_TIMEOUT",
+      name: "ToolTimeoutError",
+      message: "Tool stuck: Tool call timed out after 20 ms: stuck",
+    });
+  });
+});
