@@ -1,4 +1,5 @@
 // Per-tool deadlines: a tool's `timeoutMs`, the dispatcher's `toolTimeoutMs` and the agent's.
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import {
   createAgent,
@@ -192,5 +193,22 @@ describe("an adapter's toolTimeoutMs", () => {
       name: "ToolTimeoutError",
       message: "Tool stuck: Tool call timed out after 20 ms: stuck",
     });
+  });
+});
+
+describe("a deadline never outlives its call", () => {
+  it("a caller's abort clears the deadline's timer: a child process with a day-long deadline exits at once", async () => {
+    const { execFileSync } = await import("node:child_process");
+    const script = `
+      const { createToolRegistry, dispatchToolCall } = require(${JSON.stringify(fileURLToPath(new URL("../index.js", import.meta.url)))});
+      const stop = new AbortController();
+      const registry = createToolRegistry([{ name: "stuck", timeoutMs: 86400000, execute: () => new Promise(() => {}) }]);
+      const t0 = Date.now();
+      dispatchToolCall({ call: { type: "tool_call", id: "c", name: "stuck", arguments: {} }, registry, context: { sessionId: "s", runId: "r", signal: stop.signal } })
+        .then((r) => { process.stdout.write(r.error.code); process.on("exit", () => process.stdout.write(" " + (Date.now() - t0 < 20000))); });
+      setTimeout(() => stop.abort(), 10);
+    `;
+    const out = execFileSync(process.execPath, ["-e", script], { encoding: "utf8", timeout: 30_000 });
+    expect(out).toBe("ERR_PRISM_ABORTED true");
   });
 });

@@ -47,10 +47,14 @@ function joinedSignal(caller, deadline) {
   }
 }
 
-/** `p`'s value, or TIMED_OUT once `ms` have passed; the timer is cleared when `p` settles first. */
-function withDeadline(p, ms) {
+/**
+ * `p`'s value, or TIMED_OUT once `ms` have passed. The timer is cleared when `p` settles first, and by
+ * `clock.stop()` when the wait ends another way (the caller's abort): it never outlives the call.
+ */
+function withDeadline(p, ms, clock) {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(resolve, ms, TIMED_OUT)
+    clock.stop = () => clearTimeout(timer)
     Promise.resolve(p).then(
       (v) => {
         clearTimeout(timer)
@@ -80,12 +84,16 @@ async function executeWithDeadline(h, st, ms) {
   let [kind, v] = perform(() => execute.call(tool, st.call.arguments, tctx))
   // A synchronous tool has already returned (or thrown): the deadline no longer applies.
   if (kind !== PENDING) return [kind, v]
+  const clock = { stop: () => {} }
   try {
-    v = await raceAbort(withDeadline(v, ms), caller)
+    v = await raceAbort(withDeadline(v, ms, clock), caller)
   } catch (e) {
     return [THREW, e]
   }
-  if (v === ABORTED) return [ABORT, undefined]
+  if (v === ABORTED) {
+    clock.stop()
+    return [ABORT, undefined]
+  }
   if (v === TIMED_OUT) {
     // Named as AbortSignal.timeout's reason is, so a tool that checks `reason.name` sees a timeout.
     const reason = new Error('The operation was aborted due to timeout')
