@@ -212,3 +212,26 @@ describe("a deadline never outlives its call", () => {
     expect(out).toBe("ERR_PRISM_ABORTED true");
   });
 });
+
+describe("a served tool's deadline over MCP", () => {
+  it("the SDK client gets isError with the timeout's code and reason in _meta", async () => {
+    const { createRequire } = await import("node:module");
+    const req = createRequire(import.meta.url);
+    const { Client } = req("@modelcontextprotocol/sdk/client/index.js");
+    const { InMemoryTransport } = req("@modelcontextprotocol/sdk/inMemory.js");
+    const { createPrismMcpServer } = await import("../mcp/index.mjs");
+    const server = createPrismMcpServer({ tools: [{ name: "stuck", parameters: { type: "object" }, timeoutMs: 20, execute: never }], authorize: () => ({ allowed: true as const }) });
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    await server.connect(b);
+    const client = new Client({ name: "host", version: "1" });
+    await client.connect(a);
+    try {
+      const r: any = await client.callTool({ name: "stuck", arguments: {} });
+      expect(r.isError).toBe(true);
+      expect(r.content).toEqual([{ type: "text", text: "Tool call timed out after 20 ms: stuck" }]);
+      expect(r._meta["prism/error"]).toEqual({ code: "ERR_PRISM_TOOL_TIMEOUT", name: "ToolTimeoutError", reason: "tool_timeout", tool: "stuck" });
+    } finally {
+      await client.close();
+    }
+  });
+});
