@@ -59,6 +59,7 @@ function prepareTurns(r) {
     permission: config.permission,
     guardrails: r.guardrails,
     effectStore: options.effectStore ?? config.effectStore,
+    toolTimeoutMs: r.pick('toolTimeoutMs'),
   }
   return {
     snap,

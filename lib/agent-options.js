@@ -4,6 +4,7 @@
 // configured. docs/agent.md ("Upstream options") lists them.
 
 const { toolList } = require('./agent-values.js')
+const { readToolTimeout } = require('./dispatch-deadline.js')
 const { resolveOutputBudget } = require('./output-budget.js')
 const { resolveToolResultFold } = require('./tool-result-fold.js')
 const { isLoopStrategy, checkLoopStrategy } = require('./agent-loop.js')
@@ -109,6 +110,7 @@ function checkConfig(config) {
   resolveOutputBudget(config.toolOutputBudget, 'createAgent: toolOutputBudget')
   resolveToolResultFold(undefined, config.toolResultFold)
   checkToolChoice(config.toolChoice, 'createAgent')
+  readToolTimeout(config.toolTimeoutMs, 'createAgent')
   checked.add(config)
 }
 
@@ -127,6 +129,7 @@ function checkRunOptions(options) {
   refuseGuardrailStages(options.guardrails, 'session.run')
   refuseLoop(options.loop, 'session.run')
   checkToolChoice(options.toolChoice, 'session.run')
+  readToolTimeout(options.toolTimeoutMs, 'session.run')
 }
 
 module.exports = {

@@ -8,6 +8,7 @@ const { invalidOption, STEPPED } = require('./dispatch-host.js')
 const { beginCallback, markDispatchedCallback, completeCallback } = require('./dispatch-effects.js')
 const { emit, append, makeRow, safeArgs, safeCall, safeIds, toolContext } = require('./dispatch-records.js')
 const { identityChecker } = require('./effect-store-wire.js')
+const { describeResultContent } = require('./tool-result-content.js')
 
 const { dispatchDetail } = native
 const identityCheck = identityChecker(native.identityCheck)
@@ -108,7 +109,7 @@ function report(h, st, s, k) {
   const ms = performance.now() - st.t0
   const r = st.result
   const [id, name] = safeIds(h, st)
-  if (k === C.K_EMIT_FINISHED) return emit(h, { type: 'tool_execution_finished', sessionId: st.ctx.sessionId, runId: st.ctx.runId, toolName: name, result: r, metadata: { durationMs: ms, status: 'finished' } })
+  if (k === C.K_EMIT_FINISHED) return emit(h, { type: 'tool_execution_finished', sessionId: st.ctx.sessionId, runId: st.ctx.runId, toolName: name, result: describeResultContent(r), metadata: { durationMs: ms, status: 'finished' } })
   if (k === C.K_EMIT_FINISHED + 1) return emit(h, { type: 'tool_execution_error', sessionId: st.ctx.sessionId, runId: st.ctx.runId, toolName: name, call: safeCall(h, st), error: r.error, metadata: { durationMs: ms, status: 'error' } })
   return emit(h, { type: 'tool_execution_blocked', sessionId: st.ctx.sessionId, runId: st.ctx.runId, toolCallId: id, name, toolName: name, reason: dispatchDetail(s).reason, error: r.error, metadata: { durationMs: ms, status: 'blocked' } })
 }

@@ -63,6 +63,9 @@ declare const C: Readonly<{
   A_GUARD_MALFORMED: number;
   A_GUARD: number;
   A_GUARD_FAILED: number;
+  A_TIMED_OUT: number;
+  A_INVALID_TIMEOUT: number;
+  MAX_TOOL_TIMEOUT_MS: number;
   K_CALL_MIDDLEWARE: number;
   K_START_GUARDRAIL: number;
   K_AWAIT_GUARDRAIL: number;

@@ -13,6 +13,7 @@ const { effectDeclaration, effectKey, settleWrite, storedRecord } = require('./d
 const { guardStart, guardAnswer, guardRecord } = require('./dispatch-guardrails.js')
 const { redact, safeIds, buildError } = require('./dispatch-records.js')
 const { GuardrailError } = require('./errors.js')
+const { TIMED_OUT, NO_EXECUTE, INVALID, deadlineOf, executeWithDeadline } = require('./dispatch-deadline.js')
 
 const { dispatchStep, dispatchDetail, dispatchEnd } = native
 
@@ -122,6 +123,21 @@ async function runCommands(h, st, s, k) {
         case C.K_EFFECT_GET: {
           const r = await storedRecord(h, st)
           k = r[0] === VALUE ? answerFor(h, st, s, k, VALUE, r[1]) : dispatchStep(s, C.A_DONE)
+          continue
+        }
+      }
+      if (k === C.K_EXECUTE) {
+        // A tool with a deadline runs under its own clock (lib/dispatch-deadline.js).
+        const ms = deadlineOf(h, st.tool)
+        if (ms === INVALID) {
+          k = dispatchStep(s, C.A_INVALID_TIMEOUT)
+          continue
+        }
+        if (ms !== undefined) {
+          const [kind, v] = await executeWithDeadline(h, st, ms)
+          if (kind === TIMED_OUT) k = dispatchStep(s, C.A_TIMED_OUT, ms)
+          else if (kind === NO_EXECUTE) k = dispatchStep(s, C.A_NO_EXECUTE)
+          else k = answerFor(h, st, s, k, kind, v)
           continue
         }
       }

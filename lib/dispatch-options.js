@@ -7,6 +7,7 @@ const C = require('./dispatch-codes.js')
 const { invalidOption } = require('./dispatch-host.js')
 const { registerRedactorSecrets, redactorSecrets } = require('./stream-redaction.js')
 const { sameItems } = require('./registry.js')
+const { readToolTimeout } = require('./dispatch-deadline.js')
 
 const { dispatchPlan, dispatchSecrets, createSecretRedactor: rawCreateSecretRedactor } = native
 
@@ -169,6 +170,7 @@ function compileOptions(options, who) {
     input: undefined,
     output: undefined,
     concurrency: 1,
+    toolTimeoutMs: readToolTimeout(options.toolTimeoutMs, who),
   }
   if (h.registry === undefined) throw invalidOption(TypeError, `${who}: options.registry is required`)
   readRedaction(h, options)

@@ -6,6 +6,7 @@ const { isoNow } = require('./clock.js')
 const native = require('../binding.js')
 const C = require('./dispatch-codes.js')
 const { swallow, thenOf } = require('./dispatch-host.js')
+const { describeResultContent } = require('./tool-result-content.js')
 
 // Ledger row ids, `tcr_<ms>_<pid>_<counter>` (time and pid in base 36, taken when a block is
 // reserved; the counter in decimal), from blocks of the process-wide counter
@@ -71,7 +72,8 @@ function makeRow(h, st, status, finished) {
   if (finished) {
     r.finishedAt = isoNow()
     if (finished.reason !== undefined) r.reason = finished.reason
-    r.result = st.result
+    // Media blocks are described (kind, type, size, hash), never stored with their bytes.
+    r.result = describeResultContent(st.result)
   }
   return r
 }

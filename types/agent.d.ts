@@ -517,6 +517,8 @@ export interface AgentConfig {
   toolNarrowing?: ToolNarrowing;
   /** Lets the model call granted tools hidden by narrowing (default false: `tool_denied`). */
   allowHiddenToolCalls?: boolean;
+  /** The deadline of each tool call without the tool's own `timeoutMs` (types/harness.d.ts); the run's wins. */
+  toolTimeoutMs?: number;
   /** Loop options, or a custom strategy `{ name, run(ctx) }` (docs/agent.md "Custom loop strategies"). */
   loop?: LoopOptions | AgentLoopStrategy;
   limits?: RunLimits;
@@ -542,6 +544,8 @@ export interface RunOptions {
   toolsDisclosure?: "all" | "search";
   toolsSearch?: ToolsSearchOptions;
   allowHiddenToolCalls?: boolean;
+  /** Replaces the agent's `toolTimeoutMs` for this run. */
+  toolTimeoutMs?: number;
   /** Replaces the agent's `validator` for this run; `false` turns validation off. */
   validate?: ToolValidator | false;
   toolResultFold?: ToolResultFoldOptions | false;

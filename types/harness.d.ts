@@ -40,11 +40,68 @@ export interface ToolExecutionContext {
 /** The context given to a dispatch (its `toolCallId` is replaced by the call's id). */
 export type DispatchContext = Omit<ToolExecutionContext, "toolCallId"> & { toolCallId?: string };
 
+/** An image a tool returns (`@arnilo/prism`'s ImageContent): base64 `data` or a `url`. */
+export interface ImageContent {
+  type: "image";
+  mimeType?: string;
+  data?: string;
+  url?: string;
+  resourceUri?: string;
+  name?: string;
+  metadata?: Record<string, unknown>;
+}
+
+/** Audio, a file or a document a tool returns (`@arnilo/prism`'s AudioContent, FileContent, DocumentContent). */
+export interface MediaContent {
+  type: "audio" | "file" | "document";
+  mediaType: string;
+  /** Base64-encoded bytes. */
+  data?: string;
+  url?: string;
+  resourceUri?: string;
+  name?: string;
+  metadata?: Record<string, unknown>;
+}
+
+/** MCP's resource link: where something is, not its bytes. */
+export interface ResourceLinkContent {
+  type: "resource_link";
+  uri: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  size?: number;
+}
+
+/** The content blocks a tool result may carry beside its `value` (docs/providers.md "Rich tool results"). */
+export type ToolResultContentBlock = { type: "text"; text: string } | ImageContent | MediaContent | ResourceLinkContent;
+
+/**
+ * What events and ledger rows hold in place of a media block: its kind, media type, name, byte
+ * length and SHA-256 — never its bytes.
+ */
+export interface MediaContentDescriptor {
+  type: "image" | "audio" | "file" | "document";
+  mimeType?: string;
+  mediaType?: string;
+  name?: string;
+  url?: string;
+  resourceUri?: string;
+  bytes?: number;
+  sha256?: string;
+  omitted: true;
+}
+
 /** What a tool returns. */
 export interface ToolResult {
   toolCallId: string;
   name: string;
-  content?: unknown;
+  /**
+   * Content blocks beside `value`: text, images, audio, files, documents and resource links
+   * (`ToolResultContentBlock`); other blocks pass through as given.
+   */
+  content?: readonly ToolResultContentBlock[] | readonly { type: string; [key: string]: unknown }[] | unknown;
   value?: unknown;
   error?: ErrorInfo;
   metadata?: Record<string, unknown>;
@@ -98,6 +155,13 @@ export interface ToolDefinition<Args extends JsonObject = JsonObject> {
   deferLoading?: boolean;
   /** Forces a parallel turn that calls this tool to run sequentially. */
   exclusive?: boolean;
+  /**
+   * The most milliseconds `execute` may take (an integer from 1 to 2147483647; wins over the
+   * dispatcher's `toolTimeoutMs`). At the deadline the tool's `ctx.signal` aborts with a
+   * `TimeoutError` and the call ends blocked with reason `tool_timeout` (`ERR_PRISM_TOOL_TIMEOUT`),
+   * whether or not the tool settles; a claimed effect is left `unknown` (docs/effects.md).
+   */
+  timeoutMs?: number;
   effect?: ToolEffectDeclaration | ToolEffectClassifier;
   /** Pause a durable run before this tool's side effect (`true`, or a predicate over the arguments); see types/approval.d.ts. */
   needsApproval?: boolean | ((args: Args, ctx: { toolCallId: string; toolName: string; sessionId: string; runId: string; metadata?: Record<string, unknown>; signal?: AbortSignal }) => boolean | Promise<boolean>);
@@ -165,7 +229,9 @@ export type BlockedReason =
   | "permission_denied"
   | "validation_failed"
   | "execution_denied"
-  | "guardrail_blocked";
+  | "guardrail_blocked"
+  /** The tool did not settle within its `timeoutMs` (or the dispatcher's `toolTimeoutMs`). */
+  | "tool_timeout";
 
 /** `{ durationMs, status }` on finished, error and blocked events. */
 export interface ToolEventMetadata {
@@ -346,6 +412,8 @@ export interface DispatchToolCallOptions {
   guardrails?: GuardrailOptions;
   /** Durable claims so a retry never repeats a side effect (see docs/effects.md). */
   effectStore?: ToolEffectStore;
+  /** The deadline of every tool without its own `timeoutMs` (an integer from 1 to 2147483647 ms; none by default). */
+  toolTimeoutMs?: number;
 }
 
 /** `createToolDispatcher`'s options: everything but the per-call `call` and `context`. */

@@ -492,8 +492,18 @@ export declare function assertValidServerId(serverId: string): void;
 
 export declare function mapMcpContentToBlocks(
   content: readonly Record<string, unknown>[] | undefined,
-  options: { maxResultBytes: number },
-): { content: ({ type: "text"; text: string } | { type: "image"; mimeType: string; data: string })[]; truncated: boolean; bytesUsed: number };
+  /** `richContent` (the bridge's): audio kept as `audio` blocks and links as `resource_link` blocks instead of text. */
+  options: { maxResultBytes: number; richContent?: boolean },
+): {
+  content: (
+    | { type: "text"; text: string }
+    | { type: "image"; mimeType: string; data: string }
+    | { type: "audio"; mediaType: string; data: string }
+    | import("./harness").ResourceLinkContent
+  )[];
+  truncated: boolean;
+  bytesUsed: number;
+};
 export declare function summarizeMcpContent(content: readonly Record<string, unknown>[] | undefined, maxBytes?: number): string;
 export declare function boundedMcpErrorMessage(error: unknown, maxBytes: number): string;
 export declare function mcpCallError(message: string, code?: string): ErrorInfo;

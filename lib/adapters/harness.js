@@ -10,7 +10,7 @@ const prism = require('../../index.js')
 
 // The createToolDispatcher options an adapter passes on; `context` (the call context) and
 // `approval` (an approval gate) are the adapter's own.
-const DISPATCH_KEYS = ['middleware', 'guardrails', 'identity', 'ownership', 'trust', 'permission', 'validate', 'effectStore', 'beforeExecute', 'emit', 'ledger', 'redactor', 'filter', 'secrets']
+const DISPATCH_KEYS = ['middleware', 'guardrails', 'identity', 'ownership', 'trust', 'permission', 'validate', 'effectStore', 'beforeExecute', 'emit', 'ledger', 'redactor', 'filter', 'secrets', 'toolTimeoutMs']
 
 /** A tool error as a framework sees it: the dispatch's error info, with its code and the tool's name. */
 class ToolCallError extends Error {

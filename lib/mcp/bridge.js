@@ -590,7 +590,7 @@ function mapCallResult(state, remoteName, name, ctx, result, outputSchema) {
   if ('toolResult' in result) {
     return { toolCallId, name, value: result.toolResult, metadata: resultMetadataNoTruncation(state, remoteName, measured.bytes) }
   }
-  const mapped = mapMcpContentToBlocks(result.content, { maxResultBytes: state.limits.maxResultBytes })
+  const mapped = mapMcpContentToBlocks(result.content, { maxResultBytes: state.limits.maxResultBytes, richContent: true })
   const metadata = resultMetadata(state, remoteName, mapped.truncated, measured.bytes)
   if (result.isError) {
     return {

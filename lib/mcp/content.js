@@ -1,14 +1,11 @@
 'use strict'
 // MCP result content → ToolResult content, within a byte budget. Text and image blocks are kept; audio,
-// embedded resources and resource links become descriptive text (as upstream maps them).
+// embedded resources and resource links become descriptive text (as upstream maps them), unless
+// `richContent` is set (the bridge sets it): then audio is kept as an `audio` block and a resource
+// link as a `resource_link` block (lib/tool-result-content.js), so both round-trip.
 const { validateMcpLimit, HARD_MAX_RESULT_BYTES } = require('./limits.js')
 const { truncateUtf8, utf8Bytes } = require('./json-bounds.js')
-
-function base64Bytes(data) {
-  if (typeof data !== 'string') return 0
-  const pad = data.endsWith('==') ? 2 : data.endsWith('=') ? 1 : 0
-  return Math.max(0, Math.floor((data.length * 3) / 4) - pad)
-}
+const { base64Bytes, resourceLinkBlock, resourceLinkText } = require('../tool-result-content.js')
 
 function describe(block) {
   switch (block.type) {
@@ -20,14 +17,7 @@ function describe(block) {
       return `Resource ${r.uri}${r.mimeType ? ` (${r.mimeType})` : ''}: ${body}`
     }
     case 'resource_link':
-      return [
-        `Resource link ${block.name}: ${block.uri}`,
-        block.description,
-        block.mimeType ? `mime=${block.mimeType}` : undefined,
-        block.size !== undefined ? `size=${block.size}` : undefined,
-      ]
-        .filter(Boolean)
-        .join(' — ')
+      return resourceLinkText(block)
     default:
       return undefined
   }
@@ -35,10 +25,11 @@ function describe(block) {
 
 /**
  * @param {readonly any[] | undefined} content MCP content blocks
- * @param {{ maxResultBytes: number }} options
+ * @param {{ maxResultBytes: number, richContent?: boolean }} options
  * @returns {{ content: any[], truncated: boolean, bytesUsed: number }}
  */
 function mapMcpContentToBlocks(content, options) {
+  const rich = options.richContent === true
   const max = validateMcpLimit('maxResultBytes', options.maxResultBytes, HARD_MAX_RESULT_BYTES)
   const blocks = []
   let used = 0
@@ -51,14 +42,25 @@ function mapMcpContentToBlocks(content, options) {
       truncated = true
       break
     }
-    if (block.type === 'image' && typeof block.data === 'string') {
+    if ((block.type === 'image' || (rich && block.type === 'audio')) && typeof block.data === 'string') {
       const size = base64Bytes(block.data)
       if (size > remaining) {
         truncated = true
         continue
       }
       used += size
-      blocks.push({ type: 'image', mimeType: block.mimeType, data: block.data })
+      blocks.push(block.type === 'image' ? { type: 'image', mimeType: block.mimeType, data: block.data } : { type: 'audio', mediaType: block.mimeType, data: block.data })
+      continue
+    }
+    if (rich && block.type === 'resource_link' && typeof block.uri === 'string') {
+      const link = resourceLinkBlock(block)
+      const size = utf8Bytes(JSON.stringify(link))
+      if (size > remaining) {
+        truncated = true
+        continue
+      }
+      used += size
+      blocks.push(link)
       continue
     }
     const source = block.type === 'text' ? (typeof block.text === 'string' ? block.text : '') : describe(block)

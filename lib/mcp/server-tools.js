@@ -5,6 +5,7 @@
 const { measureBoundedJson, boundedJson, truncateUtf8, utf8Bytes } = require('./json-bounds.js')
 const { SCHEMA_BOUNDS, serverError } = require('./server-limits.js')
 const { outputSchemaMismatch } = require('./output-schema.js')
+const { mediaTypeOf, dataUrl, resourceLinkBlock } = require('../tool-result-content.js')
 
 const listedCache = new WeakMap()
 
@@ -139,20 +140,50 @@ function isPlainObject(value) {
   return proto === Object.prototype || proto === null
 }
 
-/** Content blocks of a result: text and images kept, other blocks named. */
+/** A file or document as MCP content: an embedded resource with its bytes, else a link to where it is. */
+function fileBlock(block) {
+  const mimeType = mediaTypeOf(block)
+  const name = typeof block.name === 'string' && block.name !== '' ? block.name : undefined
+  const where = typeof block.resourceUri === 'string' ? block.resourceUri : typeof block.url === 'string' && dataUrl(block.url) === undefined ? block.url : undefined
+  if (typeof block.data === 'string') {
+    // An embedded resource needs a URI; an inline file without one is named by a scheme no client resolves.
+    const uri = where ?? `attachment:${encodeURIComponent(name ?? 'file')}`
+    return { type: 'resource', resource: { uri, ...(mimeType ? { mimeType } : {}), blob: block.data } }
+  }
+  if (where === undefined) return undefined
+  return { type: 'resource_link', uri: where, name: name ?? where, ...(mimeType ? { mimeType } : {}) }
+}
+
+/** One ToolResult content block as MCP content (lib/tool-result-content.js names the kinds), or a note. */
+function mcpBlock(block) {
+  if ((block.type === 'text' || block.type === 'thinking') && typeof block.text === 'string') return { type: 'text', text: block.text }
+  const mimeType = mediaTypeOf(block)
+  if ((block.type === 'image' || block.type === 'audio') && typeof block.data === 'string' && mimeType !== undefined) {
+    return { type: block.type, data: block.data, mimeType }
+  }
+  if (block.type === 'resource_link' && typeof block.uri === 'string') return resourceLinkBlock(block)
+  if (block.type === 'file' || block.type === 'document') {
+    const out = fileBlock(block)
+    if (out !== undefined) return out
+  }
+  return { type: 'text', text: `[${typeof block.type === 'string' ? block.type : 'content'}]` }
+}
+
+/** Content blocks of a result as MCP content. */
 function blocksOf(result) {
   const content = result.content
   if (typeof content === 'string') return [{ type: 'text', text: content }]
   if (!Array.isArray(content)) return []
   const out = []
-  for (const block of content) {
-    if (!block || typeof block !== 'object') continue
-    if ((block.type === 'text' || block.type === 'thinking') && typeof block.text === 'string') out.push({ type: 'text', text: block.text })
-    else if (block.type === 'image' && typeof block.data === 'string' && typeof block.mimeType === 'string') {
-      out.push({ type: 'image', data: block.data, mimeType: block.mimeType })
-    } else out.push({ type: 'text', text: `[${typeof block.type === 'string' ? block.type : 'content'}]` })
-  }
+  for (const block of content) if (block && typeof block === 'object') out.push(mcpBlock(block))
   return out
+}
+
+/** Bytes a non-text MCP block takes of the budget: its base64 text and media type, or its JSON. */
+function blockBytes(block) {
+  if (block.type === 'image' || block.type === 'audio') return block.data.length + utf8Bytes(block.mimeType)
+  if (block.type === 'resource') return block.resource.blob.length + utf8Bytes(block.resource.uri) + utf8Bytes(block.resource.mimeType ?? '')
+  return utf8Bytes(JSON.stringify(block))
 }
 
 /**
@@ -175,15 +206,16 @@ function toCallToolResult(result, maxBytes, redactor, blockedReason, outputSchem
   let truncated = false
   for (const block of blocks) {
     const remaining = maxBytes - used
-    if (block.type === 'image') {
-      const size = block.data.length + utf8Bytes(block.mimeType)
+    if (block.type !== 'text') {
+      const size = blockBytes(block)
       if (size <= remaining) {
         out.push(block)
         used += size
         continue
       }
       truncated = true
-      const note = truncateUtf8(`[image ${block.mimeType} omitted: over ${maxBytes} bytes]`, remaining)
+      const kind = block.type === 'resource' ? `resource ${block.resource.mimeType ?? ''}` : `${block.type} ${block.mimeType ?? ''}`
+      const note = truncateUtf8(`[${kind.trim()} omitted: over ${maxBytes} bytes]`, remaining)
       if (note) out.push({ type: 'text', text: note })
       used += utf8Bytes(note)
       continue

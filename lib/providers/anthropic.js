@@ -10,6 +10,7 @@ const { createAnthropicToolBlockAssembler, anthropicArgumentsText } = require('.
 const { parseEventJson, checkEndpointUrl } = require('./wire-errors.js')
 const { requestToolChoice, anthropicToolChoice, wireParameters, coalesceContent } = require('./request-options.js')
 const { anthropicThinking, anthropicEffort, passThroughCompat, cacheMarkers, anthropicDocument } = require('./anthropic-request.js')
+const { MEDIA_TYPES, resourceLinkText, omittedBlockText } = require('../tool-result-content.js')
 
 const ANTHROPIC_API_VERSION = '2023-06-01'
 const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com/v1'
@@ -28,11 +29,40 @@ function hostedToolResult(block) {
   return { type: 'hosted_tool_result', provider: 'anthropic', toolCallId: typeof block.tool_use_id === 'string' ? block.tool_use_id : '', block }
 }
 
+function anthropicImage(part) {
+  const source = part.url ? { type: 'url', url: part.url } : { type: 'base64', media_type: part.mimeType ?? 'image/png', data: part.data }
+  return { type: 'image', source }
+}
+
+/**
+ * A tool result with content blocks: its JSON first (when it has a value or an error), then the
+ * blocks as `tool_result` content takes them — text, images, and PDF or plain-text documents.
+ * Audio, other files and resource links go as a line of text naming them.
+ */
+function toolResultBlocks(r, extra) {
+  /** @type {Array<Record<string, unknown>>} */
+  const blocks = r.result !== undefined || r.error !== undefined ? [{ type: 'text', text: JSON.stringify(r.result ?? r.error) }] : []
+  for (const part of extra) {
+    if (part.type === 'text' && typeof part.text === 'string') blocks.push({ type: 'text', text: part.text })
+    else if (part.type === 'image' && (typeof part.data === 'string' || typeof part.url === 'string')) blocks.push(anthropicImage(part))
+    else if (part.type === 'resource_link') blocks.push({ type: 'text', text: resourceLinkText(part) })
+    else if (part.type === 'file' || part.type === 'document') {
+      try {
+        blocks.push(anthropicDocument(part))
+      } catch {
+        blocks.push({ type: 'text', text: omittedBlockText(part, 'Anthropic Messages') })
+      }
+    } else if (MEDIA_TYPES.has(part.type)) blocks.push({ type: 'text', text: omittedBlockText(part, 'Anthropic Messages') })
+  }
+  return blocks.length > 0 ? blocks : [{ type: 'text', text: 'null' }]
+}
+
 function toAnthropicMessage(message, index) {
   if (!message || typeof message !== 'object' || typeof message.role !== 'string' || !Array.isArray(message.content)) {
     throw new Error(`Invalid provider message at messages[${index}]: expected { role, content: [] }`)
   }
   if (message.role === 'tool') {
+    const extra = message.content.filter((p) => p && typeof p === 'object' && p.type !== 'tool_result')
     return {
       role: 'user',
       content: message.content
@@ -40,7 +70,7 @@ function toAnthropicMessage(message, index) {
         .map((r) => ({
           type: 'tool_result',
           tool_use_id: r.toolCallId ?? '',
-          content: JSON.stringify(r.result ?? r.error ?? null),
+          content: extra.length > 0 ? toolResultBlocks(r, extra) : JSON.stringify(r.result ?? r.error ?? null),
           ...(r.error !== undefined && r.result === undefined ? { is_error: true } : {}),
         })),
     }
@@ -64,10 +94,8 @@ function toAnthropicMessage(message, index) {
       // A thinking block replays only with its signature; without one it goes back as text.
       content.push(part.signature ? { type: 'thinking', thinking: part.text, signature: part.signature } : { type: 'text', text: part.text })
     } else if (part.type === 'tool_call') content.push({ type: 'tool_use', id: part.id, name: part.name, input: part.arguments ?? {} })
-    else if (part.type === 'image') {
-      const source = part.url ? { type: 'url', url: part.url } : { type: 'base64', media_type: part.mimeType ?? 'image/png', data: part.data }
-      content.push({ type: 'image', source })
-    } else if (part.type === 'document' || part.type === 'file') content.push(anthropicDocument(part))
+    else if (part.type === 'image') content.push(anthropicImage(part))
+    else if (part.type === 'document' || part.type === 'file') content.push(anthropicDocument(part))
     else if (part.type === 'tool_result') throw new Error('Anthropic tool_result blocks must appear in role=tool messages')
     else throw new Error(`Anthropic Messages provider does not map ${part.type} content blocks`)
   }

@@ -10,6 +10,7 @@ const http = require('./http.js')
 const { createChatToolCallAssembler } = require('./tool-call-assembly.js')
 const { parseEventJson, checkEndpointUrl } = require('./wire-errors.js')
 const { requestToolChoice, openAIToolChoice, wireParameters, coalesceContent } = require('./request-options.js')
+const { MEDIA_TYPES, mediaTypeOf, resourceLinkText, omittedBlockText } = require('../tool-result-content.js')
 
 function thinkingDelta(text) {
   return { type: 'content_delta', content: { type: 'thinking', text } }
@@ -40,10 +41,14 @@ function serializeOpenAIChatMessage(message, index = 0) {
   }
   if (message.role === 'tool') {
     const result = message.content.find((p) => p && p.type === 'tool_result')
+    const text = result ? JSON.stringify(result.result ?? result.error ?? null) : ''
+    const extra = toolContentText(message.content)
+    // With content blocks, a result without a value or error is its blocks alone (no `null` line).
+    const bare = result && result.result === undefined && result.error === undefined
     return {
       role: 'tool',
       tool_call_id: result ? result.toolCallId ?? '' : '',
-      content: result ? JSON.stringify(result.result ?? result.error ?? null) : '',
+      content: extra.length > 0 ? (bare ? extra : [text, ...extra]).join('\n') : text,
     }
   }
   // Adjacent streamed text goes as one part.
@@ -74,11 +79,77 @@ function serializeOpenAIChatMessage(message, index = 0) {
   return { role: message.role, content: parts }
 }
 
+// ----- rich tool results -------------------------------------------------------------------------
+// A Chat Completions `tool` message holds text only. A tool result's own text blocks and resource
+// links join that text; its images, files and audio go in one `user` message after the run of tool
+// messages (one between two tool messages would orphan the second), each introduced by the call's id.
+
+/** The text lines a tool message's content blocks add to its JSON result. */
+function toolContentText(content) {
+  const lines = []
+  for (const part of content) {
+    if (!part || typeof part !== 'object' || part.type === 'tool_result') continue
+    if (part.type === 'text' && typeof part.text === 'string') lines.push(part.text)
+    else if (part.type === 'resource_link') lines.push(resourceLinkText(part))
+    else if (openAIAttachmentPart(part) !== undefined) lines.push(`[${part.type} ${mediaTypeOf(part) ?? ''} attached in the next user message]`.replace(' ]', ']'))
+    else if (MEDIA_TYPES.has(part.type)) lines.push(omittedBlockText(part, 'OpenAI Chat Completions'))
+  }
+  return lines
+}
+
+const OPENAI_AUDIO_FORMATS = { 'audio/wav': 'wav', 'audio/x-wav': 'wav', 'audio/wave': 'wav', 'audio/mpeg': 'mp3', 'audio/mp3': 'mp3' }
+
+/** A media block as a user-message content part Chat Completions accepts, or undefined. */
+function openAIAttachmentPart(part) {
+  const mediaType = mediaTypeOf(part)
+  if (part.type === 'image') {
+    const url = typeof part.url === 'string' ? part.url : typeof part.data === 'string' ? `data:${mediaType ?? 'image/png'};base64,${part.data}` : undefined
+    return url === undefined ? undefined : { type: 'image_url', image_url: { url } }
+  }
+  if ((part.type === 'file' || part.type === 'document') && typeof part.data === 'string' && mediaType !== undefined) {
+    return { type: 'file', file: { filename: typeof part.name === 'string' && part.name !== '' ? part.name : 'attachment', file_data: `data:${mediaType};base64,${part.data}` } }
+  }
+  const format = mediaType !== undefined ? OPENAI_AUDIO_FORMATS[mediaType.toLowerCase()] : undefined
+  if (part.type === 'audio' && typeof part.data === 'string' && format !== undefined) return { type: 'input_audio', input_audio: { data: part.data, format } }
+  return undefined
+}
+
+/** The attachment parts of one tool message (with a line naming its call), or an empty list. */
+function toolAttachmentParts(message) {
+  if (!message || message.role !== 'tool' || !Array.isArray(message.content)) return []
+  const parts = []
+  for (const part of message.content) {
+    const p = part && typeof part === 'object' && part.type !== 'tool_result' ? openAIAttachmentPart(part) : undefined
+    if (p !== undefined) parts.push(p)
+  }
+  if (parts.length === 0) return parts
+  const result = message.content.find((p) => p && p.type === 'tool_result')
+  const id = result ? result.toolCallId ?? '' : ''
+  return [{ type: 'text', text: `Attachments of tool call ${id}${result && result.name ? ` (${result.name})` : ''}:` }, ...parts]
+}
+
+/** Wire messages with each run of tool messages followed by one user message of their attachments. */
+function withToolAttachments(source, wire) {
+  const out = []
+  let pending = []
+  source.forEach((m, i) => {
+    if (pending.length > 0 && !(m && m.role === 'tool')) {
+      out.push({ role: 'user', content: pending })
+      pending = []
+    }
+    out.push(wire[i])
+    pending = pending.concat(toolAttachmentParts(m))
+  })
+  if (pending.length > 0) out.push({ role: 'user', content: pending })
+  return out
+}
+
 function buildOpenAIChatBody(request, options = {}) {
   const model = request.model ?? {}
-  const messages = (options.mapMessages ? options.mapMessages(request) : request.messages ?? []).map((m, i) =>
-    options.serializeMessage ? options.serializeMessage(m, request) : serializeOpenAIChatMessage(m, i),
-  )
+  const source = options.mapMessages ? options.mapMessages(request) : request.messages ?? []
+  const serialized = source.map((m, i) => (options.serializeMessage ? options.serializeMessage(m, request) : serializeOpenAIChatMessage(m, i)))
+  // A host's own serializer decides for itself what a tool message carries.
+  const messages = options.serializeMessage ? serialized : withToolAttachments(source, serialized)
   /** @type {Record<string, any>} */
   const body = {
     model: model.model,

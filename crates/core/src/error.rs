@@ -29,6 +29,8 @@ pub enum Code {
     Reentrant,
     /// A call was aborted through its signal.
     Aborted,
+    /// A tool did not settle within its deadline (`timeoutMs`, or the dispatcher's `toolTimeoutMs`).
+    ToolTimeout,
     /// The call claims to be hosted by the provider; the harness never runs those.
     ProviderHosted,
     /// A permission policy refused the call.
@@ -73,6 +75,7 @@ impl Code {
             Code::UnknownContribution => "ERR_PRISM_UNKNOWN_CONTRIBUTION",
             Code::Reentrant => "ERR_PRISM_REENTRANT",
             Code::Aborted => "ERR_PRISM_ABORTED",
+            Code::ToolTimeout => "ERR_PRISM_TOOL_TIMEOUT",
             Code::ProviderHosted => "ERR_PRISM_PROVIDER_HOSTED",
             Code::PermissionDenied => "ERR_PRISM_PERMISSION_DENIED",
             Code::Untrusted => "ERR_PRISM_UNTRUSTED",

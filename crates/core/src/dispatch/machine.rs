@@ -414,6 +414,23 @@ impl Dispatch {
     }
 
     fn executed(&mut self, a: Answer) -> Option<Command> {
+        if let Answer::TimedOut(ms) = a {
+            // Blocked, not failed: the harness stopped waiting. A dispatched claim is settled
+            // `unknown` by the terminal sequence, since the side effect may still happen.
+            let m = reasons::tool_timed_out(self.name(), ms);
+            return Some(self.named_block(
+                BlockedReason::ToolTimeout,
+                "ToolTimeoutError",
+                m,
+                reasons::CODE_TOOL_TIMEOUT,
+                None,
+            ));
+        }
+        if a == Answer::InvalidTimeout {
+            // The tool never ran; a claim already marked dispatched is still settled `unknown`.
+            let m = reasons::invalid_tool_timeout(self.name());
+            return Some(self.named_fail("ToolDefinitionError", m, "invalid_tool"));
+        }
         if self.effect_in_flight() {
             // After dispatch, a failure or an error result leaves the effect's outcome unknown.
             if !matches!(a, Answer::Returned(ToolReturn::Result { has_error: false })) {
@@ -436,6 +453,7 @@ impl Dispatch {
                 let m = format!("Tool {} has no execute function", self.name());
                 Some(self.named_fail("ToolDefinitionError", m, "invalid_tool"))
             }
+
             _ => Some(self.fail(ErrorSpec::Thrown)),
         }
     }

@@ -1298,6 +1298,11 @@ fn blocked_path(reason: BlockedReason) -> Vec<Command> {
                 o => happy(o),
             },
         ),
+        // The one blocked reason after the tool ran: it did not settle in time.
+        BlockedReason::ToolTimeout => drive(observed, call("slow"), |c| match c {
+            Command::Execute => Answer::TimedOut(10),
+            o => happy(o),
+        }),
     }
 }
 
@@ -1311,11 +1316,14 @@ fn every_blocked_reason_ends_with_one_event_one_row_and_no_execute() {
         BlockedReason::ValidationFailed,
         BlockedReason::ExecutionDenied,
         BlockedReason::GuardrailBlocked,
+        BlockedReason::ToolTimeout,
     ];
     for reason in all {
         let cmds = blocked_path(reason);
         assert_eq!(blocked(&cmds), reason, "{cmds:?}");
-        assert!(!cmds.contains(&Command::Execute), "{reason:?} executed");
+        let executed = cmds.iter().filter(|c| **c == Command::Execute).count();
+        let expected = usize::from(reason == BlockedReason::ToolTimeout);
+        assert_eq!(executed, expected, "{reason:?} executed {executed} times");
         assert!(ending(&cmds).0.is_some(), "{reason:?} has no error");
         let k = Terminal::Blocked(reason);
         assert_eq!(
@@ -1343,6 +1351,7 @@ fn every_blocked_reason_ends_with_one_event_one_row_and_no_execute() {
                 BlockedReason::ValidationFailed => "validation_failed",
                 BlockedReason::ExecutionDenied => "execution_denied",
                 BlockedReason::GuardrailBlocked => "guardrail_blocked",
+                BlockedReason::ToolTimeout => "tool_timeout",
             }
         );
     }
@@ -1685,4 +1694,58 @@ fn the_signal_gates_the_first_command_of_the_execution_and_only_with_a_signal() 
     // Without a signal nothing is gated.
     drive(observed, call("t"), happy);
     assert!(gated().is_empty());
+}
+
+#[test]
+fn a_tool_past_its_deadline_is_blocked_with_tool_timeout() {
+    let cmds = drive(
+        Setup {
+            emit: true,
+            ledger: true,
+            ..Setup::default()
+        },
+        call("slow"),
+        answering(Command::Execute, Answer::TimedOut(250), happy),
+    );
+    assert_eq!(blocked(&cmds), BlockedReason::ToolTimeout);
+    assert_eq!(BlockedReason::ToolTimeout.as_str(), "tool_timeout");
+    assert_eq!(code(&cmds), "ERR_PRISM_TOOL_TIMEOUT");
+    assert_eq!(message(&cmds), "Tool call timed out after 250 ms: slow");
+    // The blocked event and row are written, and nothing runs after the tool.
+    let blocked_terminal = Terminal::Blocked(BlockedReason::ToolTimeout);
+    assert!(cmds.contains(&Command::EmitTerminal(blocked_terminal)));
+    assert!(cmds.contains(&Command::AppendTerminal(blocked_terminal)));
+    assert!(!cmds.contains(&Command::ResultMiddleware));
+}
+
+#[test]
+fn a_timed_out_effect_is_marked_unknown_never_completed() {
+    let cmds = drive(effects(), call("pay"), |c| match c {
+        Command::Execute => Answer::TimedOut(1000),
+        o => claiming(o),
+    });
+    assert_eq!(blocked(&cmds), BlockedReason::ToolTimeout);
+    assert_eq!(code(&cmds), "ERR_PRISM_TOOL_TIMEOUT");
+    assert!(cmds.contains(&Command::MarkUnknown(ClaimRef {
+        token: "t".into(),
+        version: 2.0
+    })));
+    assert!(!cmds
+        .iter()
+        .any(|c| matches!(c, Command::EffectComplete(_) | Command::ReleaseClaim(_))));
+}
+
+#[test]
+fn an_invalid_tool_timeout_fails_the_call_as_a_definition_error() {
+    let cmds = drive(
+        Setup::default(),
+        call("t"),
+        answering(Command::Execute, Answer::InvalidTimeout, happy),
+    );
+    assert_eq!(ending(&cmds).1, Some(Terminal::Error));
+    assert_eq!(code(&cmds), "invalid_tool");
+    assert_eq!(
+        message(&cmds),
+        "Tool t timeoutMs must be an integer from 1 to 2147483647"
+    );
 }

@@ -176,6 +176,11 @@ pub enum Answer {
     },
     /// The tool has no `execute` function.
     NoExecute,
+    /// The tool did not settle within its deadline of this many milliseconds; the host aborted the
+    /// tool's signal and stopped waiting.
+    TimedOut(u32),
+    /// The tool's `timeoutMs` is not an integer from 1 to `MAX_TOOL_TIMEOUT_MS`; it was not run.
+    InvalidTimeout,
     Returned(ToolReturn),
     /// A guardrail was started: its answer (a promise or a value) is held by the binding.
     GuardStarted,

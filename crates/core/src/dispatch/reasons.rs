@@ -9,6 +9,8 @@ pub enum BlockedReason {
     ValidationFailed,
     ExecutionDenied,
     GuardrailBlocked,
+    /// The tool did not settle within its `timeoutMs` (or the dispatcher's `toolTimeoutMs`).
+    ToolTimeout,
 }
 
 impl BlockedReason {
@@ -21,6 +23,7 @@ impl BlockedReason {
             BlockedReason::ValidationFailed => "validation_failed",
             BlockedReason::ExecutionDenied => "execution_denied",
             BlockedReason::GuardrailBlocked => "guardrail_blocked",
+            BlockedReason::ToolTimeout => "tool_timeout",
         }
     }
 }
@@ -68,6 +71,19 @@ pub fn rule_pack_message(pack: &str, rule: &str, reason: Option<&str>) -> String
 pub const CODE_PERMISSION_DENIED: &str = "ERR_PRISM_PERMISSION_DENIED";
 pub const CODE_UNTRUSTED: &str = "ERR_PRISM_UNTRUSTED";
 pub const CODE_ABORTED: &str = "ERR_PRISM_ABORTED";
+pub const CODE_TOOL_TIMEOUT: &str = crate::error::Code::ToolTimeout.as_str();
+/// The most a tool's deadline may be: what `setTimeout` can wait (2^31 - 1 ms, about 24.8 days).
+pub const MAX_TOOL_TIMEOUT_MS: u32 = 2_147_483_647;
+
+/// `Tool call timed out after <ms> ms: <name>`.
+pub fn tool_timed_out(name: &str, ms: u32) -> String {
+    format!("Tool call timed out after {ms} ms: {name}")
+}
+
+/// A tool's `timeoutMs` that is not a whole number of milliseconds from 1 to the maximum.
+pub fn invalid_tool_timeout(name: &str) -> String {
+    format!("Tool {name} timeoutMs must be an integer from 1 to {MAX_TOOL_TIMEOUT_MS}")
+}
 pub const CODE_INVALID_RESULT: &str = "invalid_tool_result";
 pub const CODE_PROVIDER_HOSTED: &str = "ERR_PRISM_PROVIDER_HOSTED";
 
@@ -88,6 +104,12 @@ mod tests {
             BlockedReason::GuardrailBlocked.as_str(),
             "guardrail_blocked"
         );
+        assert_eq!(BlockedReason::ToolTimeout.as_str(), "tool_timeout");
+        assert_eq!(
+            tool_timed_out("slow", 250),
+            "Tool call timed out after 250 ms: slow"
+        );
+        assert_eq!(CODE_TOOL_TIMEOUT, "ERR_PRISM_TOOL_TIMEOUT");
     }
 
     #[test]

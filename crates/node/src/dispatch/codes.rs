@@ -55,6 +55,12 @@ pub const A_GUARD: u32 = 22;
 /// The gated command did not run: the caller's signal was already aborted.
 pub const A_SIGNAL_ABORTED: u32 = 23;
 pub const A_GUARD_FAILED: u32 = 24;
+/// The tool did not settle within its deadline; the number is the deadline in milliseconds.
+pub const A_TIMED_OUT: u32 = 25;
+/// The tool's `timeoutMs` is not an integer from 1 to `MAX_TOOL_TIMEOUT_MS`; it was not run.
+pub const A_INVALID_TIMEOUT: u32 = 26;
+/// The longest deadline a tool or dispatcher may set (what `setTimeout` can wait).
+pub const MAX_TOOL_TIMEOUT_MS: u32 = prism_tools_core::dispatch::reasons::MAX_TOOL_TIMEOUT_MS;
 
 // Commands.
 pub const K_CALL_MIDDLEWARE: u32 = 0;
@@ -189,6 +195,9 @@ pub const ALL: &[(&str, u32)] = &[
     ("A_GUARD_MALFORMED", A_GUARD_MALFORMED),
     ("A_GUARD", A_GUARD),
     ("A_GUARD_FAILED", A_GUARD_FAILED),
+    ("A_TIMED_OUT", A_TIMED_OUT),
+    ("A_INVALID_TIMEOUT", A_INVALID_TIMEOUT),
+    ("MAX_TOOL_TIMEOUT_MS", MAX_TOOL_TIMEOUT_MS),
     ("K_CALL_MIDDLEWARE", K_CALL_MIDDLEWARE),
     ("K_START_GUARDRAIL", K_START_GUARDRAIL),
     ("K_AWAIT_GUARDRAIL", K_AWAIT_GUARDRAIL),

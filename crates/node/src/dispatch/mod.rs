@@ -365,6 +365,8 @@ pub fn dispatch_answer(
             version: m.filter(|v| !v.is_nan()),
         },
         A_NO_EXECUTE => Answer::NoExecute,
+        A_TIMED_OUT => Answer::TimedOut(n.map_or(0, |x| x as u32)),
+        A_INVALID_TIMEOUT => Answer::InvalidTimeout,
         A_RETURNED => match n.map(|x| x as u32) {
             Some(0) => Answer::Returned(ToolReturn::Result { has_error: false }),
             Some(1) => Answer::Returned(ToolReturn::Result { has_error: true }),
