@@ -63,6 +63,7 @@ declare const C: Readonly<{
   A_GUARD_MALFORMED: number;
   A_GUARD: number;
   A_GUARD_FAILED: number;
+  A_OUTPUT_MISMATCH: number;
   K_CALL_MIDDLEWARE: number;
   K_START_GUARDRAIL: number;
   K_AWAIT_GUARDRAIL: number;

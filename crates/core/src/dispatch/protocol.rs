@@ -177,6 +177,9 @@ pub enum Answer {
     /// The tool has no `execute` function.
     NoExecute,
     Returned(ToolReturn),
+    /// The tool returned a result whose `value` does not match its `outputSchema`: the validator's
+    /// issues (`<path>: <message>; …`).
+    OutputMismatch(String),
     /// A guardrail was started: its answer (a promise or a value) is held by the binding.
     GuardStarted,
     /// A guardrail is malformed (`guardrail_invalid`).

@@ -69,6 +69,13 @@ pub const CODE_PERMISSION_DENIED: &str = "ERR_PRISM_PERMISSION_DENIED";
 pub const CODE_UNTRUSTED: &str = "ERR_PRISM_UNTRUSTED";
 pub const CODE_ABORTED: &str = "ERR_PRISM_ABORTED";
 pub const CODE_INVALID_RESULT: &str = "invalid_tool_result";
+pub const CODE_INVALID_OUTPUT: &str = crate::error::Code::InvalidOutput.as_str();
+
+/// A result whose `value` (its structured content) does not match the tool's `outputSchema`, in
+/// the words the MCP server and bridge use for the same refusal.
+pub fn output_mismatch(name: &str, issues: &str) -> String {
+    format!("Tool {name} result does not match its outputSchema: {issues}")
+}
 pub const CODE_PROVIDER_HOSTED: &str = "ERR_PRISM_PROVIDER_HOSTED";
 
 #[cfg(test)]
@@ -84,6 +91,10 @@ mod tests {
             "Permission denied for tool:x:execute"
         );
         assert_eq!(untrusted("x"), "Untrusted tool: x");
+        assert_eq!(
+            output_mismatch("x", "/n: expected integer"),
+            "Tool x result does not match its outputSchema: /n: expected integer"
+        );
         assert_eq!(
             BlockedReason::GuardrailBlocked.as_str(),
             "guardrail_blocked"

@@ -55,6 +55,8 @@ pub const A_GUARD: u32 = 22;
 /// The gated command did not run: the caller's signal was already aborted.
 pub const A_SIGNAL_ABORTED: u32 = 23;
 pub const A_GUARD_FAILED: u32 = 24;
+/// The tool's result does not match its `outputSchema`; the text is the validator's issues.
+pub const A_OUTPUT_MISMATCH: u32 = 25;
 
 // Commands.
 pub const K_CALL_MIDDLEWARE: u32 = 0;
@@ -189,6 +191,7 @@ pub const ALL: &[(&str, u32)] = &[
     ("A_GUARD_MALFORMED", A_GUARD_MALFORMED),
     ("A_GUARD", A_GUARD),
     ("A_GUARD_FAILED", A_GUARD_FAILED),
+    ("A_OUTPUT_MISMATCH", A_OUTPUT_MISMATCH),
     ("K_CALL_MIDDLEWARE", K_CALL_MIDDLEWARE),
     ("K_START_GUARDRAIL", K_START_GUARDRAIL),
     ("K_AWAIT_GUARDRAIL", K_AWAIT_GUARDRAIL),
