@@ -79,11 +79,13 @@ describe("served tools: title, annotations, outputSchema and structuredContent",
     const wrong: any = await client.callTool({ name: "weather", arguments: { city: "Oslo", mode: "wrong" } });
     expect(wrong.isError).toBe(true);
     expect(wrong.structuredContent).toBeUndefined();
-    expect(wrong._meta["prism/error"].code).toBe("ERR_PRISM_MCP_INVALID_OUTPUT");
-    expect(wrong.content[0].text).toBe('ERR_PRISM_MCP_INVALID_OUTPUT: Tool weather result does not match its outputSchema: /temp: expected number, found string "warm"');
+    // Dispatch checks the result against the outputSchema (lib/output-schema.js), so the served
+    // error is the tool's own `ToolResultError`.
+    expect(wrong._meta["prism/error"]).toMatchObject({ code: "ERR_PRISM_INVALID_OUTPUT", name: "ToolResultError", tool: "weather" });
+    expect(wrong.content[0].text).toBe('Tool weather result does not match its outputSchema: /temp: expected number, found string "warm"');
     const text: any = await client.callTool({ name: "weather", arguments: { city: "Oslo", mode: "text" } });
     expect(text.isError).toBe(true);
-    expect(text.content[0].text).toMatch(/result value is not an object/);
+    expect(text.content[0].text).toBe('Tool weather result does not match its outputSchema: expected object, found string "sunny"');
     await client.close();
   });
 

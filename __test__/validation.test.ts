@@ -189,7 +189,7 @@ describe("adapter", () => {
     expect(v.validate(schema, { a: 1 }).errors).toEqual([{ path: "/b", message: "required property is missing" }]);
   });
 
-  it("chooses the draft by $schema (2020-12 by default, 2019-09, 07, 06) and refuses others", () => {
+  it("chooses the draft by $schema (2020-12 by default, 2019-09, 07, 06, 04) and refuses others", () => {
     const tuple = { items: [{ type: "string" }] };
     expect(adapter().validate({ $schema: "http://json-schema.org/draft-07/schema#", ...tuple }, ["a", 1]).ok).toBe(true);
     expect(adapter().validate({ $schema: "http://json-schema.org/draft-06/schema#", ...tuple }, ["a"]).ok).toBe(true);
@@ -197,7 +197,10 @@ describe("adapter", () => {
     expect(adapter().validate({ prefixItems: [{ type: "string" }] }, [1]).errors![0].path).toBe("/0");
     const r = adapter().validate(tuple, []);
     expect(r.errors![0].message).toMatch(/^schema keyword "items" at #\/items is invalid/);
-    expect(adapter().validate({ $schema: "http://json-schema.org/draft-04/schema#" }, {}).errors![0].message).toMatch(
+    const draft4 = { $schema: "http://json-schema.org/draft-04/schema#", minimum: 1, exclusiveMinimum: true };
+    expect(adapter().validate(draft4, 1).errors![0].message).toBe("expected a number > 1, found integer 1");
+    expect(adapter().validate(draft4, 2).ok).toBe(true);
+    expect(adapter().validate({ $schema: "http://json-schema.org/draft-03/schema#" }, {}).errors![0].message).toMatch(
       /unsupported dialect/,
     );
   });

@@ -9,6 +9,7 @@ const { beginAnswer, recordAnswer, storedAnswer } = require('./dispatch-effects.
 const { isPlainObjectProto } = require('./json-object.js')
 const { ownToolArgumentValidators } = require('./validation.js')
 const { toToolResult } = require('./tool-result-shape.js')
+const { resultOutputMismatch } = require('./output-schema.js')
 const { forgetArgumentsText } = require('./arguments-text.js')
 
 const { dispatchStep, dispatchAnswer } = native
@@ -77,14 +78,24 @@ function validateAnswer(h, st, s, v) {
 
 /**
  * The tool's result. A bare value (a number, a domain object…) or a result missing its id or name
- * is made a ToolResult of this call (lib/tool-result-shape.js); a complete one is kept as is.
+ * is made a ToolResult of this call (lib/tool-result-shape.js); a complete one is kept as is. A
+ * successful result of a tool with an `outputSchema` has its `value` checked against it
+ * (lib/output-schema.js); the machine words a mismatch as the call's error.
  */
 function executeAnswer(st, s, v) {
   if (v === null || typeof v !== 'object' || typeof v.toolCallId !== 'string' || v.toolCallId === '' || typeof v.name !== 'string' || v.name === '') {
     v = toToolResult(v, st.call.id, st.name)
   }
   st.result = v
-  return dispatchStep(s, C.A_RETURNED, v.error !== undefined && v.error !== null ? 1 : 0)
+  const failed = v.error !== undefined && v.error !== null
+  if (!failed) {
+    const outputSchema = st.tool.outputSchema
+    if (outputSchema !== undefined) {
+      const mismatch = resultOutputMismatch(st.name, outputSchema, v)
+      if (mismatch !== undefined) return dispatchAnswer(s, C.A_OUTPUT_MISMATCH, undefined, undefined, mismatch)
+    }
+  }
+  return dispatchStep(s, C.A_RETURNED, failed ? 1 : 0)
 }
 
 /** The call a `tool_call` middleware answered: its facts, for the machine. */

@@ -66,6 +66,7 @@ declare const C: Readonly<{
   A_TIMED_OUT: number;
   A_INVALID_TIMEOUT: number;
   MAX_TOOL_TIMEOUT_MS: number;
+  A_OUTPUT_MISMATCH: number;
   K_CALL_MIDDLEWARE: number;
   K_START_GUARDRAIL: number;
   K_AWAIT_GUARDRAIL: number;

@@ -127,8 +127,11 @@ export interface ToolDefinition<Args extends JsonObject = JsonObject> {
   /** A human-readable name; served as MCP's `title`. */
   title?: string;
   /**
-   * JSON Schema (`type: "object"`) of the result's `value`. Served in MCP `tools/list`; a served call's
-   * `value` must match it and goes out as `structuredContent` (docs/mcp.md).
+   * JSON Schema of the result's `value` (its structured content, MCP's `structuredContent`). Dispatch
+   * checks a successful result's `value` against it: a mismatch, or no `value`, makes the result an
+   * error `ToolResultError` with code `ERR_PRISM_INVALID_OUTPUT` naming the path (docs/validation.md).
+   * Served in MCP `tools/list` (there it must be `type: "object"`), the `value` going out as
+   * `structuredContent` (docs/mcp.md).
    */
   outputSchema?: JsonObject;
   /** MCP tool annotations; served in `tools/list`, with `readOnlyHint` taken from a declared `effect`. */

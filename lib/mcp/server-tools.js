@@ -4,7 +4,7 @@
 // (redacted, bounded by `maxResultBytes`).
 const { measureBoundedJson, boundedJson, truncateUtf8, utf8Bytes } = require('./json-bounds.js')
 const { SCHEMA_BOUNDS, serverError } = require('./server-limits.js')
-const { outputSchemaMismatch } = require('./output-schema.js')
+const { outputSchemaMismatch } = require('../output-schema.js')
 const { mediaTypeOf, dataUrl, resourceLinkBlock } = require('../tool-result-content.js')
 
 const listedCache = new WeakMap()

@@ -17,6 +17,8 @@ pub enum Code {
     InvalidFilter,
     /// A tool definition is malformed (no name, a name that is not a string, …).
     InvalidTool,
+    /// A tool's result `value` does not match its `outputSchema` (a tool error, not a throw).
+    InvalidOutput,
     /// Strict registration met a name twice.
     DuplicateTool,
     /// Strict registration of a contribution met a key twice.
@@ -69,6 +71,7 @@ impl Code {
             Code::InvalidCall => "ERR_PRISM_INVALID_CALL",
             Code::InvalidFilter => "ERR_PRISM_INVALID_FILTER",
             Code::InvalidTool => "ERR_PRISM_INVALID_TOOL",
+            Code::InvalidOutput => "ERR_PRISM_INVALID_OUTPUT",
             Code::DuplicateTool => "ERR_PRISM_DUPLICATE_TOOL",
             Code::DuplicateContribution => "ERR_PRISM_DUPLICATE_CONTRIBUTION",
             Code::UnknownTool => "ERR_PRISM_UNKNOWN_TOOL",

@@ -442,6 +442,10 @@ impl Dispatch {
                 self.advance();
                 None
             }
+            Answer::OutputMismatch(issues) => {
+                let m = reasons::output_mismatch(self.name(), &issues);
+                Some(self.named_fail("ToolResultError", m, reasons::CODE_INVALID_OUTPUT))
+            }
             Answer::Returned(ToolReturn::NotResult(ty)) => {
                 let m = format!(
                     "Tool {} returned {ty} instead of a ToolResult object",

@@ -622,6 +622,21 @@ fn tool_errors_and_bad_results() {
     let cmds = drive(
         Setup::default(),
         call("t"),
+        answering(
+            Command::Execute,
+            Answer::OutputMismatch("/n: expected integer, found string \"x\"".to_owned()),
+            happy,
+        ),
+    );
+    assert_eq!(
+        message(&cmds),
+        "Tool t result does not match its outputSchema: /n: expected integer, found string \"x\""
+    );
+    assert_eq!(code(&cmds), "ERR_PRISM_INVALID_OUTPUT");
+    assert_eq!(ending(&cmds).1, Some(Terminal::Error));
+    let cmds = drive(
+        Setup::default(),
+        call("t"),
         answering(Command::Execute, Answer::NoExecute, happy),
     );
     assert_eq!(code(&cmds), "invalid_tool");

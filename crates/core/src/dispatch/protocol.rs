@@ -182,6 +182,9 @@ pub enum Answer {
     /// The tool's `timeoutMs` is not an integer from 1 to `MAX_TOOL_TIMEOUT_MS`; it was not run.
     InvalidTimeout,
     Returned(ToolReturn),
+    /// The tool returned a result whose `value` does not match its `outputSchema`: the validator's
+    /// issues (`<path>: <message>; …`).
+    OutputMismatch(String),
     /// A guardrail was started: its answer (a promise or a value) is held by the binding.
     GuardStarted,
     /// A guardrail is malformed (`guardrail_invalid`).

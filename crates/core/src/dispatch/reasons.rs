@@ -85,6 +85,13 @@ pub fn invalid_tool_timeout(name: &str) -> String {
     format!("Tool {name} timeoutMs must be an integer from 1 to {MAX_TOOL_TIMEOUT_MS}")
 }
 pub const CODE_INVALID_RESULT: &str = "invalid_tool_result";
+pub const CODE_INVALID_OUTPUT: &str = crate::error::Code::InvalidOutput.as_str();
+
+/// A result whose `value` (its structured content) does not match the tool's `outputSchema`, in
+/// the words the MCP server and bridge use for the same refusal.
+pub fn output_mismatch(name: &str, issues: &str) -> String {
+    format!("Tool {name} result does not match its outputSchema: {issues}")
+}
 pub const CODE_PROVIDER_HOSTED: &str = "ERR_PRISM_PROVIDER_HOSTED";
 
 #[cfg(test)]
@@ -100,6 +107,10 @@ mod tests {
             "Permission denied for tool:x:execute"
         );
         assert_eq!(untrusted("x"), "Untrusted tool: x");
+        assert_eq!(
+            output_mismatch("x", "/n: expected integer"),
+            "Tool x result does not match its outputSchema: /n: expected integer"
+        );
         assert_eq!(
             BlockedReason::GuardrailBlocked.as_str(),
             "guardrail_blocked"

@@ -10,6 +10,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use jsonschema::Draft;
 use serde_json::Value;
 
 use super::refs::Resolver;
@@ -104,14 +105,14 @@ fn is_name_map(parent: &Value, child: &Value) -> bool {
 
 /// The number of `$ref` expansions the schema describes, or an issue naming the budget as soon
 /// as it passes `budget`.
-pub fn check_expansions(root: &Value, budget: u64) -> Result<u64, Issue> {
+pub fn check_expansions(root: &Value, budget: u64, draft: Draft) -> Result<u64, Issue> {
     let refused = || {
         Issue::whole(format!(
             "schema $ref expansion exceeds the budget of {budget} expansions (references that branch \
              at every level describe exponentially many schemas); share fewer references or flatten the schema"
         ))
     };
-    let mut resolver = Resolver::new(root);
+    let mut resolver = Resolver::new(root, draft);
     let mut targets: HashMap<Addr, Option<&Value>> = HashMap::new();
     let mut memo: HashMap<Addr, u64> = HashMap::new();
     let mut on_path: HashSet<Addr> = HashSet::new();
@@ -188,26 +189,35 @@ mod tests {
 
     #[test]
     fn counts_each_place_a_reference_is_reached() {
-        assert_eq!(check_expansions(&json!({"type": "object"}), 10), Ok(0));
+        assert_eq!(
+            check_expansions(&json!({"type": "object"}), 10, Draft::Draft202012),
+            Ok(0)
+        );
         // root → a (1), and d0 → d1 twice (2, each time d1 → d2 twice: 4) = 1 + 2 + 4.
-        assert_eq!(check_expansions(&chain(2), 1_000), Ok(7));
-        assert_eq!(check_expansions(&chain(10), 1_000_000), Ok(2_047));
+        assert_eq!(
+            check_expansions(&chain(2), 1_000, Draft::Draft202012),
+            Ok(7)
+        );
+        assert_eq!(
+            check_expansions(&chain(10), 1_000_000, Draft::Draft202012),
+            Ok(2_047)
+        );
     }
 
     #[test]
     fn an_exponential_chain_is_refused_quickly() {
-        let e = check_expansions(&chain(60), MAX_REF_EXPANSIONS).unwrap_err();
+        let e = check_expansions(&chain(60), MAX_REF_EXPANSIONS, Draft::Draft202012).unwrap_err();
         assert!(e.message.contains("budget of 20000"), "{}", e.message);
-        assert!(check_expansions(&chain(13), MAX_REF_EXPANSIONS).is_ok());
-        assert!(check_expansions(&chain(14), MAX_REF_EXPANSIONS).is_err());
+        assert!(check_expansions(&chain(13), MAX_REF_EXPANSIONS, Draft::Draft202012).is_ok());
+        assert!(check_expansions(&chain(14), MAX_REF_EXPANSIONS, Draft::Draft202012).is_err());
     }
 
     #[test]
     fn recursion_counts_once() {
         let tree = json!({"type": "object", "properties": {"children": {"type": "array", "items": {"$ref": "#"}}}});
-        assert_eq!(check_expansions(&tree, 10), Ok(1));
+        assert_eq!(check_expansions(&tree, 10, Draft::Draft202012), Ok(1));
         // A property named like a data keyword is still a subschema.
         let s = json!({"$defs": {"s": {"type": "string"}}, "properties": {"enum": {"$ref": "#/$defs/s"}}});
-        assert_eq!(check_expansions(&s, 10), Ok(1));
+        assert_eq!(check_expansions(&s, 10, Draft::Draft202012), Ok(1));
     }
 }

@@ -19,7 +19,7 @@ use serde_json::Value;
 use super::{messages, Issue};
 
 /// The subset meta-schema. For each keyword it allows, why it is at least as strict as drafts 6,
-/// 7, 2019-09 and 2020-12:
+/// 7, 2019-09 and 2020-12 (draft-04 schemas skip it, see [`meta_check`]):
 ///
 /// - `type`, `properties`, `additionalProperties`, `items` (a schema, not the array form),
 ///   `required`, the four numeric bounds, the four counts, `const`, `uniqueItems`, `allOf`,
@@ -94,10 +94,14 @@ pub fn subset_accepts(schema: &Value) -> bool {
     subset().is_some_and(|v| v.is_valid(schema))
 }
 
-/// The schema against its draft's meta-schema, with the subset first.
+/// The schema against its draft's meta-schema, with the subset first (not for draft-04, whose
+/// meta-schema is stricter than the subset: no boolean schemas, boolean `exclusiveMaximum`, a
+/// non-empty `required`; it is small, so its own check costs little).
 pub fn meta_check(draft: Draft, schema: &Value) -> Result<(), Issue> {
     // A panic in the subset's check is no verdict: the draft's meta-schema decides.
-    if catch_unwind(AssertUnwindSafe(|| subset_accepts(schema))).unwrap_or(false) {
+    if draft != Draft::Draft4
+        && catch_unwind(AssertUnwindSafe(|| subset_accepts(schema))).unwrap_or(false)
+    {
         return Ok(());
     }
     draft_meta_check(draft, schema)
@@ -107,6 +111,7 @@ pub fn meta_check(draft: Draft, schema: &Value) -> Result<(), Issue> {
 /// hold it to.
 pub fn draft_meta_check(draft: Draft, schema: &Value) -> Result<(), Issue> {
     let meta = match draft {
+        Draft::Draft4 => jsonschema::draft4::meta::validator(),
         Draft::Draft6 => jsonschema::draft6::meta::validator(),
         Draft::Draft7 => jsonschema::draft7::meta::validator(),
         Draft::Draft201909 => jsonschema::draft201909::meta::validator(),

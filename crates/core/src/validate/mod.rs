@@ -72,7 +72,9 @@ pub enum Input<'a> {
     Thrown { name: &'a str, message: &'a str },
 }
 
-/// The draft a schema asks for through `$schema`; 2020-12 when it names none.
+/// The draft a schema asks for through `$schema`; 2020-12 when it names none. Each is validated by
+/// its own rules (the `jsonschema` crate's draft): draft-04's boolean `exclusiveMaximum`, `id` and
+/// no boolean schemas, draft-06/07's array `items` and `dependencies`, 2019-09's `$recursiveRef`.
 pub fn draft_of(schema: &Value) -> Result<Draft, Issue> {
     let Some(uri) = schema.as_object().and_then(|o| o.get("$schema")) else {
         return Ok(Draft::Draft202012);
@@ -88,8 +90,9 @@ pub fn draft_of(schema: &Value) -> Result<Draft, Issue> {
         "https://json-schema.org/draft/2019-09/schema" | "http://json-schema.org/draft/2019-09/schema" => Ok(Draft::Draft201909),
         "https://json-schema.org/draft-07/schema" | "http://json-schema.org/draft-07/schema" => Ok(Draft::Draft7),
         "https://json-schema.org/draft-06/schema" | "http://json-schema.org/draft-06/schema" => Ok(Draft::Draft6),
+        "https://json-schema.org/draft-04/schema" | "http://json-schema.org/draft-04/schema" => Ok(Draft::Draft4),
         other => Err(Issue::whole(format!(
-            "schema keyword \"$schema\" names an unsupported dialect \"{}\": use draft 2020-12 (the default), 2019-09, 07 or 06",
+            "schema keyword \"$schema\" names an unsupported dialect \"{}\": use draft 2020-12 (the default), 2019-09, 07, 06 or 04",
             messages::clip(other, 120)
         ))),
     }
@@ -210,11 +213,11 @@ fn compile_with(text: &str, limits: &Limits, defer: bool) -> Result<Compiled, Is
     // must compare as the same doubles the arguments become.
     bounds::numbers_as_js(&mut schema);
     let facts = bounds::check_schema(&schema, limits)?;
-    refs::check_refs(&schema, &facts)?;
-    if !facts.refs.is_empty() {
-        expansion::check_expansions(&schema, expansion::MAX_REF_EXPANSIONS)?;
-    }
     let draft = draft_of(&schema)?;
+    refs::check_refs(&schema, &facts, draft)?;
+    if !facts.refs.is_empty() {
+        expansion::check_expansions(&schema, expansion::MAX_REF_EXPANSIONS, draft)?;
+    }
     if ecma::rewrite_pattern_properties(&mut schema)?
         && facts
             .refs
@@ -229,7 +232,7 @@ fn compile_with(text: &str, limits: &Limits, defer: bool) -> Result<Compiled, Is
     // words (`Compiled::validate`): checking it against its meta-schema now refuses exactly what
     // compiling it would (the unit tests compare the two on every fixture and the hostile list).
     if defer && plan::compiles_as_planned(&schema, true) {
-        if let Some(plan) = plan::Node::of(&schema) {
+        if let Some(plan) = plan::Node::of(&schema, draft) {
             meta::meta_check(draft, &schema)?;
             return Ok(Compiled {
                 value: None,
@@ -489,7 +492,7 @@ impl Engine {
             Ok(compiled) => Some(
                 compiled
                     .schema(limits)
-                    .and_then(|schema| plan::acceptance_plan(&schema, limits)),
+                    .and_then(|schema| plan::acceptance_plan(&schema, compiled.draft, limits)),
             ),
             Err(_) => Some(None),
         }

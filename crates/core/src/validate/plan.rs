@@ -15,6 +15,7 @@
 //! (`super::Compiled`), so a schema used once with valid arguments, the common cold case, is never
 //! compiled at all.
 
+use jsonschema::Draft;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -106,8 +107,8 @@ struct Plan<'a> {
 /// The plan of a compiled schema as JSON text: `{"limits":[maxDepth, maxProperties,
 /// maxStringLength, maxArrayLength],"root":node}`, or `None` when any part of the schema uses a
 /// keyword the plan does not restate.
-pub fn acceptance_plan(schema: &Value, limits: &Limits) -> Option<String> {
-    let root = Node::of(schema)?;
+pub fn acceptance_plan(schema: &Value, draft: Draft, limits: &Limits) -> Option<String> {
+    let root = Node::of(schema, draft)?;
     serde_json::to_string(&Plan {
         limits: [
             limits.max_depth,
@@ -144,9 +145,10 @@ pub fn compiles_as_planned(schema: &Value, root: bool) -> bool {
 }
 
 impl Node {
-    /// The plan of a schema, `None` when any part of it uses a keyword the plan does not restate.
-    /// Recursion is bounded by the schema depth limit checked before compiling.
-    pub fn of(schema: &Value) -> Option<Node> {
+    /// The plan of a schema read in `draft`, `None` when any part of it uses a keyword the plan
+    /// does not restate in that draft. Recursion is bounded by the schema depth limit checked
+    /// before compiling.
+    pub fn of(schema: &Value, draft: Draft) -> Option<Node> {
         let map = match schema {
             Value::Bool(true) => return Some(Node::default()),
             Value::Object(map) => map,
@@ -162,7 +164,7 @@ impl Node {
                     let props = value.as_object()?;
                     let mut list = Vec::with_capacity(props.len());
                     for (name, sub) in props {
-                        list.push((name.clone(), Node::of(sub)?));
+                        list.push((name.clone(), Node::of(sub, draft)?));
                     }
                     out.properties = Some(list);
                 }
@@ -177,12 +179,12 @@ impl Node {
                 "additionalProperties" => {
                     out.additional = Some(match value {
                         Value::Bool(b) => Additional::Allowed(*b),
-                        sub => Additional::Node(Box::new(Node::of(sub)?)),
+                        sub => Additional::Node(Box::new(Node::of(sub, draft)?)),
                     });
                 }
                 // The array form of `items` (draft 6/7 tuples) is not restated.
                 "items" if value.is_object() || value == &Value::Bool(true) => {
-                    out.items = Some(Box::new(Node::of(value)?));
+                    out.items = Some(Box::new(Node::of(value, draft)?));
                 }
                 "minItems" => out.min_items = Some(count(value)?),
                 "maxItems" => out.max_items = Some(count(value)?),
@@ -201,13 +203,14 @@ impl Node {
                     let list = value.as_array()?;
                     values = Some(intersect(values, primitives(list)?));
                 }
-                "const" => {
+                // Draft-04 has no `const` (an unknown keyword there, ignored): not restated.
+                "const" if draft != Draft::Draft4 => {
                     values = Some(intersect(values, primitives(std::slice::from_ref(value))?));
                 }
                 "uniqueItems" if value == &Value::Bool(false) => {}
-                "allOf" => out.all_of = Some(branches(value)?),
-                "anyOf" => out.any_of = Some(branches(value)?),
-                "oneOf" => out.one_of = Some(branches(value)?),
+                "allOf" => out.all_of = Some(branches(value, draft)?),
+                "anyOf" => out.any_of = Some(branches(value, draft)?),
+                "oneOf" => out.one_of = Some(branches(value, draft)?),
                 _ => return None,
             }
         }
@@ -349,9 +352,9 @@ impl Node {
 }
 
 /// The branches of `allOf`/`anyOf`/`oneOf`: a non-empty list, each with a plan.
-fn branches(value: &Value) -> Option<Vec<Node>> {
+fn branches(value: &Value, draft: Draft) -> Option<Vec<Node>> {
     let list = value.as_array().filter(|l| !l.is_empty())?;
-    list.iter().map(Node::of).collect()
+    list.iter().map(|sub| Node::of(sub, draft)).collect()
 }
 
 /// `enum`/`const` equality as the validator has it for primitives: numbers by value (`1` is `1.0`).
@@ -416,7 +419,7 @@ mod tests {
     use serde_json::json;
 
     fn plan(schema: Value) -> Option<Value> {
-        let text = acceptance_plan(&schema, &Limits::default())?;
+        let text = acceptance_plan(&schema, Draft::Draft202012, &Limits::default())?;
         serde_json::from_str::<Value>(&text)
             .ok()
             .map(|v| v["root"].clone())

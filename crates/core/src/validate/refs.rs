@@ -8,6 +8,7 @@
 
 use std::collections::HashMap;
 
+use jsonschema::Draft;
 use serde_json::Value;
 
 use super::bounds::{show_ptr, SchemaFacts};
@@ -33,15 +34,27 @@ fn percent_decode(s: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
+/// The keyword that sets a schema's base URI (and, as `"#name"`, a plain-name anchor) in `draft`:
+/// draft-04 spells it `id`, later drafts `$id` (where `id` is an unknown keyword, ignored).
+pub(super) fn id_keyword(draft: Draft) -> &'static str {
+    if draft == Draft::Draft4 {
+        "id"
+    } else {
+        "$id"
+    }
+}
+
 pub(super) struct Resolver<'s> {
     root: &'s Value,
+    id: &'static str,
     anchors: Option<HashMap<String, String>>,
 }
 
 impl<'s> Resolver<'s> {
-    pub(super) fn new(root: &'s Value) -> Self {
+    pub(super) fn new(root: &'s Value, draft: Draft) -> Self {
         Resolver {
             root,
+            id: id_keyword(draft),
             anchors: None,
         }
     }
@@ -53,15 +66,17 @@ impl<'s> Resolver<'s> {
         if fragment.is_empty() || fragment.starts_with('/') {
             return self.root.pointer(&fragment).map(|_| fragment);
         }
+        let (root, id) = (self.root, self.id);
         let anchors = self
             .anchors
-            .get_or_insert_with(|| collect_anchors(self.root));
+            .get_or_insert_with(|| collect_anchors(root, id));
         anchors.get(&fragment).cloned()
     }
 }
 
-/// `$anchor` / `$dynamicAnchor` names and draft-6/7 `$id: "#name"`, mapped to their pointers.
-fn collect_anchors(root: &Value) -> HashMap<String, String> {
+/// `$anchor` / `$dynamicAnchor` names and draft-4/6/7 `id`/`$id: "#name"` (`id` names the
+/// draft's keyword), mapped to their pointers.
+fn collect_anchors(root: &Value, id: &str) -> HashMap<String, String> {
     let mut out = HashMap::new();
     let mut stack = vec![(root, String::new())];
     while let Some((v, ptr)) = stack.pop() {
@@ -72,8 +87,8 @@ fn collect_anchors(root: &Value) -> HashMap<String, String> {
                         out.entry(a.clone()).or_insert_with(|| ptr.clone());
                     }
                 }
-                if let Some(Value::String(id)) = map.get("$id") {
-                    if let Some(a) = id.strip_prefix('#') {
+                if let Some(Value::String(base)) = map.get(id) {
+                    if let Some(a) = base.strip_prefix('#') {
                         out.entry(a.to_owned()).or_insert_with(|| ptr.clone());
                     }
                 }
@@ -98,9 +113,9 @@ fn collect_anchors(root: &Value) -> HashMap<String, String> {
     out
 }
 
-/// Whether any subschema below the root declares its own `$id` (a new base for its `$ref`s);
-/// then references are resolved by the compiler alone.
-fn has_nested_ids(root: &Value) -> bool {
+/// Whether any subschema below the root declares its own `$id` (`id` in draft-04: a new base for
+/// its `$ref`s); then references are resolved by the compiler alone.
+fn has_nested_ids(root: &Value, id: &str) -> bool {
     let mut stack: Vec<&Value> = match root {
         Value::Object(m) => m.values().collect(),
         _ => return false,
@@ -108,7 +123,7 @@ fn has_nested_ids(root: &Value) -> bool {
     while let Some(v) = stack.pop() {
         match v {
             Value::Object(m) => {
-                if matches!(m.get("$id"), Some(Value::String(id)) if !id.starts_with('#')) {
+                if matches!(m.get(id), Some(Value::String(base)) if !base.starts_with('#')) {
                     return true;
                 }
                 stack.extend(m.values());
@@ -155,14 +170,11 @@ fn in_place_children(resolver: &mut Resolver<'_>, ptr: &str) -> Vec<String> {
 }
 
 /// Refuses references to nothing and in-place reference cycles.
-pub fn check_refs(root: &Value, facts: &SchemaFacts) -> Result<(), Issue> {
-    if facts.refs.is_empty() || has_nested_ids(root) {
+pub fn check_refs(root: &Value, facts: &SchemaFacts, draft: Draft) -> Result<(), Issue> {
+    if facts.refs.is_empty() || has_nested_ids(root, id_keyword(draft)) {
         return Ok(());
     }
-    let mut resolver = Resolver {
-        root,
-        anchors: None,
-    };
+    let mut resolver = Resolver::new(root, draft);
     for (holder, reference) in &facts.refs {
         if resolver.resolve(reference).is_none() {
             return Err(Issue::whole(format!(
@@ -222,7 +234,7 @@ mod tests {
 
     fn check(schema: Value) -> Result<(), Issue> {
         let facts = check_schema(&schema, &Limits::default())?;
-        check_refs(&schema, &facts)
+        check_refs(&schema, &facts, Draft::Draft202012)
     }
 
     #[test]

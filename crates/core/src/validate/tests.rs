@@ -98,8 +98,68 @@ fn drafts_are_chosen_by_dollar_schema() {
     let s2019 =
         json!({"$schema": "https://json-schema.org/draft/2019-09/schema", "type": "string"});
     assert!(check(&s2019, &json!(1)).is_err());
-    let s4 = json!({"$schema": "http://json-schema.org/draft-04/schema#"});
-    assert!(first_message(check(&s4, &json!(1))).contains("unsupported dialect"));
+    let s3 = json!({"$schema": "http://json-schema.org/draft-03/schema#"});
+    assert_eq!(
+        first_message(check(&s3, &json!(1))),
+        "schema keyword \"$schema\" names an unsupported dialect \"http://json-schema.org/draft-03/schema\": use draft 2020-12 (the default), 2019-09, 07, 06 or 04"
+    );
+}
+
+const DRAFT4: &str = "http://json-schema.org/draft-04/schema#";
+
+#[test]
+fn draft_04_is_read_by_its_own_rules() {
+    // A boolean exclusiveMinimum makes `minimum` exclusive; a number there is refused.
+    let s = json!({"$schema": DRAFT4, "minimum": 3, "exclusiveMinimum": true});
+    assert!(check(&s, &json!(3)).is_err());
+    assert!(check(&s, &json!(4)).is_ok());
+    let s = json!({"$schema": DRAFT4, "exclusiveMinimum": 3});
+    assert!(first_message(check(&s, &json!(4))).contains("exclusiveMinimum"));
+    // No boolean schemas, and `required` must not be empty.
+    assert!(check(
+        &json!({"$schema": DRAFT4, "properties": {"a": true}}),
+        &json!({})
+    )
+    .is_err());
+    assert!(check(&json!({"$schema": DRAFT4, "required": []}), &json!({})).is_err());
+    // `const`, `contains` and `propertyNames` are unknown keywords, ignored.
+    for s in [
+        json!({"$schema": DRAFT4, "const": 1}),
+        json!({"$schema": DRAFT4, "contains": {"type": "string"}}),
+        json!({"$schema": DRAFT4, "propertyNames": {"maxLength": 1}}),
+    ] {
+        assert!(check(&s, &json!({"abc": 2})).is_ok(), "{s}");
+        assert!(check(&s, &json!([1])).is_ok(), "{s}");
+    }
+    // `id: "#name"` is a plain-name anchor a `$ref` reaches.
+    let s = json!({"$schema": DRAFT4, "definitions": {"a": {"id": "#num", "type": "integer"}}, "properties": {"n": {"$ref": "#num"}}});
+    assert!(check(&s, &json!({"n": 1})).is_ok());
+    assert!(check(&s, &json!({"n": "x"})).is_err());
+}
+
+#[test]
+fn defs_and_definitions_resolve_in_every_dialect() {
+    for dialect in [
+        "https://json-schema.org/draft/2020-12/schema",
+        "https://json-schema.org/draft/2019-09/schema",
+        "http://json-schema.org/draft-07/schema#",
+        "http://json-schema.org/draft-06/schema#",
+        DRAFT4,
+    ] {
+        for defs in ["$defs", "definitions"] {
+            let s = json!({"$schema": dialect, defs: {"n": {"type": "integer"}}, "properties": {"n": {"$ref": format!("#/{defs}/n")}}});
+            assert!(check(&s, &json!({"n": 1})).is_ok(), "{s}");
+            assert_eq!(
+                check(&s, &json!({"n": "x"})).unwrap_err()[0]
+                    .path
+                    .as_deref(),
+                Some("/n"),
+                "{s}"
+            );
+            let missing = json!({"$schema": dialect, defs: {}, "$ref": format!("#/{defs}/gone")});
+            assert!(first_message(check(&missing, &json!(1))).contains("points to nothing"));
+        }
+    }
 }
 
 #[test]
@@ -363,6 +423,11 @@ fn planned_schemas() -> Vec<Value> {
         json!({"$schema": "http://json-schema.org/draft-07/schema#", "exclusiveMinimum": true}),
         json!({"$schema": "http://json-schema.org/draft-06/schema#", "type": "object", "properties": {"n": {"type": "integer"}}}),
         json!({"$schema": "https://json-schema.org/draft/2019-09/schema", "required": []}),
+        json!({"$schema": DRAFT4, "type": "object", "required": []}),
+        json!({"$schema": DRAFT4, "type": "object", "properties": {"a": true}}),
+        json!({"$schema": DRAFT4, "type": "number", "exclusiveMinimum": 1}),
+        json!({"$schema": DRAFT4, "type": "number", "minimum": 1, "exclusiveMinimum": true}),
+        json!({"$schema": DRAFT4, "type": "object", "properties": {"a": {"const": 1}, "b": {"type": "integer", "maximum": 2}}, "required": ["b"]}),
         json!({"$defs": {"x": {"pattern": "("}}, "type": "object"}),
         json!({"properties": {"a": {"$schema": "http://json-schema.org/draft-07/schema#", "type": "string"}}}),
         json!({"properties": {"a": {"$id": "https://example.com/a", "type": "string"}}}),
@@ -537,11 +602,11 @@ fn a_one_of_whose_branches_may_overlap_is_accepted_only_when_the_others_certainl
     assert!(validator.is_valid(&json!("xyzw")) && !plan.accepts(&json!("xyzw")));
 }
 
-/// Every schema of the JSON-Schema-Test-Suite's draft 7 and 2020-12 files, and every value below
+/// Every schema of the JSON-Schema-Test-Suite's files (all five drafts), and every value below
 /// them (most are no schema at all: the property below must hold for any value).
 fn test_suite_values() -> Vec<Value> {
     let mut out = Vec::new();
-    for draft in ["draft7", "draft2020-12"] {
+    for draft in ["draft4", "draft6", "draft7", "draft2019-09", "draft2020-12"] {
         let dir = format!(
             "{}/../../fixtures/json-schema-test-suite/tests/{draft}",
             env!("CARGO_MANIFEST_DIR")

@@ -61,6 +61,8 @@ pub const A_TIMED_OUT: u32 = 25;
 pub const A_INVALID_TIMEOUT: u32 = 26;
 /// The longest deadline a tool or dispatcher may set (what `setTimeout` can wait).
 pub const MAX_TOOL_TIMEOUT_MS: u32 = prism_tools_core::dispatch::reasons::MAX_TOOL_TIMEOUT_MS;
+/// The tool's result does not match its `outputSchema`; the text is the validator's issues.
+pub const A_OUTPUT_MISMATCH: u32 = 27;
 
 // Commands.
 pub const K_CALL_MIDDLEWARE: u32 = 0;
@@ -198,6 +200,7 @@ pub const ALL: &[(&str, u32)] = &[
     ("A_TIMED_OUT", A_TIMED_OUT),
     ("A_INVALID_TIMEOUT", A_INVALID_TIMEOUT),
     ("MAX_TOOL_TIMEOUT_MS", MAX_TOOL_TIMEOUT_MS),
+    ("A_OUTPUT_MISMATCH", A_OUTPUT_MISMATCH),
     ("K_CALL_MIDDLEWARE", K_CALL_MIDDLEWARE),
     ("K_START_GUARDRAIL", K_START_GUARDRAIL),
     ("K_AWAIT_GUARDRAIL", K_AWAIT_GUARDRAIL),

@@ -374,6 +374,7 @@ pub fn dispatch_answer(
                 other.map(|x| x.saturating_sub(2) as f64),
             ))),
         },
+        A_OUTPUT_MISMATCH => Answer::OutputMismatch(text.unwrap_or_default()),
         A_GUARD_STARTED => Answer::GuardStarted,
         _ => Answer::Threw { code: None },
     };
