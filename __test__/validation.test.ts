@@ -666,3 +666,34 @@ describe("validation from provider text", () => {
     expect(v(tool(schema), big)).toBeUndefined();
   });
 });
+
+describe("a tool's $schema names a dialect the validator reads", () => {
+  const tool = (uri: unknown) => ({ name: "weather", parameters: { $schema: uri, type: "object" }, execute: () => "sunny" });
+  it("an unknown dialect is a registration error naming the tool, in createToolRegistry, register and createAgent", () => {
+    const expected = {
+      code: "ERR_PRISM_INVALID_TOOL",
+      keyword: "$schema",
+      message:
+        'Tool weather: parameters: schema keyword "$schema" names an unsupported dialect "http://json-schema.org/draft-03/schema": use draft 2020-12 (the default), 2019-09, 07, 06 or 04',
+    };
+    expect(() => cjs.createToolRegistry([tool("http://json-schema.org/draft-03/schema#")])).toThrow(expect.objectContaining(expected));
+    expect(() => cjs.createToolRegistry([]).register(tool("http://json-schema.org/draft-03/schema#"))).toThrow(expect.objectContaining(expected));
+    expect(() => cjs.createAgent({ model: { provider: "mock", model: "m" }, provider: cjs.createMockProvider([]), tools: [tool("http://json-schema.org/draft-03/schema#")] })).toThrow(
+      expect.objectContaining(expected),
+    );
+    expect(() => cjs.createToolRegistry([tool(42)])).toThrow(
+      expect.objectContaining({ code: "ERR_PRISM_INVALID_TOOL", message: 'Tool weather: parameters: schema keyword "$schema" must be a string, found 42' }),
+    );
+  });
+  it("every dialect the validator reads registers", () => {
+    for (const uri of [
+      "https://json-schema.org/draft/2020-12/schema",
+      "https://json-schema.org/draft/2019-09/schema",
+      "http://json-schema.org/draft-07/schema#",
+      "http://json-schema.org/draft-06/schema#",
+      "http://json-schema.org/draft-04/schema#",
+    ]) {
+      expect(cjs.createToolRegistry([tool(uri)]).get("weather")).toBeDefined();
+    }
+  });
+});

@@ -9,7 +9,9 @@
 // - `inputExamples` — bounded, each one valid against `parameters` (the package's validator).
 // - `deferLoading` — a boolean.
 //
-// A tool without any of the three costs three property reads.
+// - `parameters.$schema` — a dialect the validator reads (draft 2020-12, 2019-09, 07, 06 or 04).
+//
+// A tool without any of them costs four property reads.
 
 const native = require('../binding.js')
 const { codedError } = require('./errors.js')
@@ -81,13 +83,23 @@ function checkInputExamples(tool, name) {
 const checkedTools = new WeakMap()
 
 /** Checks `strict`, `inputExamples` and `deferLoading` of `tool`; a tool with none of them passes at once. */
+/**
+ * Throws `ERR_PRISM_INVALID_TOOL` naming the tool when its `parameters.$schema` names a dialect the
+ * validator does not read (the list is the core's, `validate::draft_of`).
+ */
+function checkDialect(name, uri) {
+  const problem = native.toolSchemaDialectProblem(JSON.stringify(uri) ?? 'null')
+  if (problem !== null && problem !== undefined) throw contractError(name, `parameters: ${problem}`, { keyword: '$schema', path: '' })
+}
+
 function checkToolContract(tool) {
+  const parameters = tool.parameters
+  if (parameters !== null && typeof parameters === 'object' && parameters.$schema !== undefined) checkDialect(String(tool.name), parameters.$schema)
   const strict = tool.strict
   const examples = tool.inputExamples
   const defer = tool.deferLoading
   if (strict === undefined && examples === undefined && defer === undefined) return
   const seen = checkedTools.get(tool)
-  const parameters = tool.parameters
   if (seen !== undefined && seen.strict === strict && seen.examples === examples && seen.defer === defer && seen.parameters === parameters) return
   const name = String(tool.name)
   if (strict !== undefined && typeof strict !== 'boolean') throw contractError(name, 'strict must be a boolean', { keyword: 'strict' })

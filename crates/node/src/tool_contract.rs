@@ -28,3 +28,17 @@ pub fn tool_strict_schema_problem(schema_text: String) -> Option<StrictSchemaPro
         root: p.root,
     })
 }
+
+/// `toolSchemaDialectProblem(valueText)`: `null` when the JSON value of a tool's `parameters.$schema`
+/// names a dialect the validator reads, else the validator's own message. Called at registration,
+/// so an unknown dialect is an error that names the tool instead of a refusal at every call.
+#[napi(js_name = "toolSchemaDialectProblem")]
+pub fn tool_schema_dialect_problem(value_text: String) -> Option<String> {
+    let value: serde_json::Value =
+        serde_json::from_str(&value_text).unwrap_or(serde_json::Value::Null);
+    let mut schema = serde_json::Map::new();
+    schema.insert("$schema".to_string(), value);
+    prism_tools_core::validate::draft_of(&serde_json::Value::Object(schema))
+        .err()
+        .map(|issue| issue.message)
+}
