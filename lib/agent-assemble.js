@@ -34,7 +34,9 @@ function prepareTurns(r) {
     enabled: r.disclosure === 'search',
     queryBytes: searchConfig.queryBytes,
     defaultK: searchConfig.defaultK,
-    key: r.disclosure === 'search' ? `${searchConfig.queryBytes}/${searchConfig.defaultK}` : '',
+    maxTools: searchConfig.maxTools,
+    embeddings: searchConfig.embeddings,
+    key: r.disclosure === 'search' ? `${searchConfig.queryBytes}/${searchConfig.defaultK}/${searchConfig.maxTools}` : '',
   }
   const snap = r.snapshotOf(config, r.registered, r.grant.indices, searchOptions)
   r.searchTool = snap.searchTool
