@@ -1,7 +1,7 @@
-//! The hybrid-scoring seam: reciprocal rank fusion (RRF) of the lexical ranking with a ranking the
-//! host computes itself (for example from its own embeddings). Off unless the host passes one;
-//! the package never computes or requires embeddings. Fusion works on ranks only, so the two
-//! scores never need a common scale.
+//! The hybrid-scoring seam: reciprocal rank fusion (RRF) of the lexical ranking with an embedding
+//! ranking: a host's own (`search(query, { ranking })`) or the shipped model's (a hybrid index,
+//! lib/search-hybrid.js, and its `search_tools`). Off unless one is given; lexical search never
+//! needs embeddings. Fusion works on ranks only, so the two scores never need a common scale.
 //!
 //! The constants were chosen on the tuning halves of the three retrieval sets with a real embedding
 //! ranking (all-MiniLM-L6-v2, `fixtures/minilm-rankings.json`); docs/search.md has the table. A
