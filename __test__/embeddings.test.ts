@@ -106,15 +106,20 @@ if (requireEmbeddings("hybrid tool search with the shipped model")) {
       expect(hybrid.memoryBytes).toBeGreaterThan(hybrid.lexical.memoryBytes + tools.length * 384 * 4 - 1);
       let lexicalHits = 0;
       let hybridHits = 0;
+      let scoreHits = 0;
       for (const q of queries) {
         const lexical = hybrid.lexical.search(q.query, { k: 5 }).map((h) => h.name);
         const fused = (await hybrid.search(q.query, { k: 5 })).map((h) => h.name);
-        if (q.expected.some((n) => lexical.includes(n))) lexicalHits++;
-        if (q.expected.some((n) => fused.includes(n))) hybridHits++;
-        for (const n of fused) expect(tools.some((t) => t.name === n)).toBe(true);
+        const scored = (await hybrid.search(q.query, { k: 5, fusion: "score" })).map((h) => h.name);
+        if (q.expected.every((n) => lexical.includes(n))) lexicalHits++;
+        if (q.expected.every((n) => fused.includes(n))) hybridHits++;
+        if (q.expected.every((n) => scored.includes(n))) scoreHits++;
+        for (const n of [...fused, ...scored]) expect(tools.some((t) => t.name === n)).toBe(true);
       }
-      console.log(`GitHub MCP recall@5: lexical ${lexicalHits}/${queries.length}, hybrid ${hybridHits}/${queries.length}`);
+      console.log(`GitHub MCP recall@5: lexical ${lexicalHits}/${queries.length}, hybrid (rrf) ${hybridHits}, hybrid (score) ${scoreHits}`);
       expect(hybridHits).toBeGreaterThan(lexicalHits);
+      expect(scoreHits).toBeGreaterThan(lexicalHits);
+      await expect(hybrid.search("x", { fusion: "max" as "rrf" })).rejects.toThrow(/fusion must be/);
     });
 
     it("builds off the main thread: the event loop keeps turning while 300 tools are embedded", async () => {

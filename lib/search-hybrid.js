@@ -27,6 +27,7 @@ class HybridToolSearchIndex {
   #set // VectorSet of the tool vectors, in document order; undefined until ready or on failure
   #ready
   #weight
+  #fusion
   /** `'pending'` while tools are embedded, then `'hybrid'`, or `'lexical'` after a model failure. */
   mode = 'pending'
   /** The model's error when `mode` is `'lexical'`. */
@@ -34,10 +35,11 @@ class HybridToolSearchIndex {
   /** Milliseconds the tool vectors took (from the cache or the model). */
   embedMs = undefined
 
-  constructor(lexical, tools, ranker, weight) {
+  constructor(lexical, tools, ranker, weight, fusion) {
     this.#lexical = lexical
     this.#ranker = ranker
     this.#weight = weight
+    this.#fusion = fusion
     this.#ready = this.#embed(tools)
   }
 
@@ -76,16 +78,22 @@ class HybridToolSearchIndex {
     return this.#ready
   }
 
-  /**
-   * The documents of the embedding ranking of `query`, best first, or undefined when the index is
-   * lexical (the model failed before or fails now: then `mode` becomes `'lexical'`).
-   */
+  /** The documents of the embedding ranking of `query`, best first, or undefined (see `dense`). */
   async denseDocs(query) {
+    const dense = await this.dense(query)
+    return dense === undefined ? undefined : dense.rows
+  }
+
+  /**
+   * The embedding ranking of `query`: `{ rows, scores }` (documents best first, their cosines), or
+   * undefined when the index is lexical (the model failed before or fails now: then `mode` becomes
+   * `'lexical'`).
+   */
+  async dense(query) {
     await this.#ready
     if (this.#set === undefined) return undefined
     try {
-      const { rows } = await this.#ranker.rank(query, this.#set, DENSE_DEPTH)
-      return rows
+      return await this.#ranker.rank(query, this.#set, DENSE_DEPTH)
     } catch (error) {
       this.mode = 'lexical'
       this.embeddingError = error
@@ -94,18 +102,31 @@ class HybridToolSearchIndex {
     }
   }
 
-  /** `await index.search(query, { k }?)`: `[{ name, score, matched }]`, lexical and embedding ranks fused. */
+  /**
+   * `await index.search(query, { k, fusion }?)`: `[{ name, score, matched }]`, the lexical and
+   * embedding rankings fused (`fusion`: `'rrf'`, the default, or `'score'`).
+   */
   async search(query, options) {
     if (typeof query !== 'string') throw typeError('HybridToolSearchIndex.search: query must be a string')
     let k
+    let fusion = this.#fusion
     if (options !== undefined && options !== null) {
       if (typeof options !== 'object') throw typeError('HybridToolSearchIndex.search: options must be an object')
       k = options.k
       if (k !== undefined && k !== null && typeof k !== 'number') throw typeError('HybridToolSearchIndex.search: k must be a number')
+      if (options.fusion !== undefined) fusion = fusionOf(options.fusion, 'HybridToolSearchIndex.search')
     }
-    const docs = await this.denseDocs(query)
-    return searchDocs(this.#lexical, query, k, docs, docs === undefined ? undefined : this.#weight)
+    const dense = await this.dense(query)
+    if (dense === undefined) return searchDocs(this.#lexical, query, k)
+    const scores = fusion === 'score' ? dense.scores : undefined
+    return searchDocs(this.#lexical, query, k, dense.rows, this.#weight, scores)
   }
+}
+
+function fusionOf(value, where) {
+  if (value === undefined || value === null) return 'rrf'
+  if (value !== 'rrf' && value !== 'score') throw typeError(`${where}: fusion must be "rrf" or "score"`)
+  return value
 }
 
 function hybridIndex(lexical, tools, ranker, options) {
@@ -116,7 +137,8 @@ function hybridIndex(lexical, tools, ranker, options) {
   if (weight !== undefined && weight !== null && typeof weight !== 'number') {
     throw typeError('createToolSearchIndex: rankingWeight must be a number')
   }
-  return new HybridToolSearchIndex(lexical, tools, ranker, weight ?? undefined)
+  const fusion = fusionOf(options.fusion, 'createToolSearchIndex')
+  return new HybridToolSearchIndex(lexical, tools, ranker, weight ?? undefined, fusion)
 }
 
 /**

@@ -185,13 +185,16 @@ function search(query, options) {
   return searchDocs(this, query, k, ranking, weight)
 }
 
-/** The search itself, `ranking` already documents (a Uint32Array) or undefined: hit objects. */
-function searchDocs(index, query, k, ranking, weight) {
+/**
+ * The search itself, `ranking` already documents (a Uint32Array) or undefined: hit objects. With
+ * `scores` (a Float32Array beside `ranking`) the fusion is the score-based one.
+ */
+function searchDocs(index, query, k, ranking, weight, scores) {
   const names = namesOf(index)
-  let terms = index._searchPacked(query, k, ranking, weight, out)
+  let terms = index._searchPacked(query, k, ranking, weight, out, scores)
   if (typeof terms === 'number') {
     out = new Float64Array(Math.max(terms, out.length * 2))
-    terms = index._searchPacked(query, k, ranking, weight, out)
+    terms = index._searchPacked(query, k, ranking, weight, out, scores)
   }
   if (terms === undefined) return []
   const words = terms === '' ? [] : terms.split(' ')

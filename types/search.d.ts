@@ -37,7 +37,15 @@ export interface EmbeddingRankerLike {
 export interface HybridToolSearchIndexOptions extends ToolSearchIndexOptions {
   /** The embedding model: tools are embedded off the main thread, queries too. */
   embeddings: EmbeddingRankerLike
-  /** The embedding ranking's weight in the fusion (the `ranking` seam's `rankingWeight`): default 1.5. */
+  /**
+   * How the rankings are fused: `"rrf"` (default), the `ranking` seam's reciprocal rank fusion; or
+   * `"score"`, `share ×` the query's min–max-normalised cosine `+ (1 − share) ×` BM25 over its top score.
+   */
+  fusion?: "rrf" | "score"
+  /**
+   * With `"rrf"`, the embedding ranking's weight (the seam's `rankingWeight`, default 1.5); with
+   * `"score"`, the embedding share (default 0.6, clamped to 0…1).
+   */
   rankingWeight?: number
 }
 
@@ -61,7 +69,7 @@ export declare class HybridToolSearchIndex {
   /** Settles once every tool is embedded, or the model failed (never rejects). */
   ready(): Promise<void>
   /** The top `k` tools for `query`, best first: waits for `ready()`, embeds the query off the main thread. */
-  search(query: string, options?: { k?: number }): Promise<ToolSearchHit[]>
+  search(query: string, options?: { k?: number; fusion?: "rrf" | "score" }): Promise<ToolSearchHit[]>
 }
 
 /** Options of {@link ToolSearchIndex.search}. */
