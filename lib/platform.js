@@ -26,6 +26,7 @@ function linuxLibc() {
   } catch {}
   // Node's own diagnostic report: glibc builds of Node fill glibcVersionRuntime, musl ones load ld-musl.
   try {
+    /** @type {any} */
     const report = typeof process.report?.getReport === 'function' ? process.report.getReport() : undefined
     const header = report?.header
     if (header?.glibcVersionRuntime) return 'glibc'
