@@ -3,7 +3,7 @@
 // The package carries data only; the inference addon for each platform is one of its
 // optionalDependencies (`prism-tools-native-embeddings-<platform>`), added at publish time as the
 // main package's are, so installing the model brings the one binary this machine loads.
-import { readFileSync, writeFileSync } from 'node:fs'
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 
 const [root, out] = process.argv.slice(2)
@@ -16,6 +16,13 @@ const pkg = {
   homepage: main.homepage,
   repository: main.repository,
   files: ['model.safetensors', 'tokenizer.json', 'config.json', 'LICENSE', 'NOTICE', 'README.md'],
+}
+// At publish (PRISM_MODEL_OPTIONAL_DEPENDENCIES=1): the 8 embeddings platform packages, as the main
+// package lists its own, so installing the model brings the binary this machine loads. Left out
+// otherwise: a tarball install with no registry (the pack proof) could not resolve them.
+if (process.env.PRISM_MODEL_OPTIONAL_DEPENDENCIES === '1') {
+  const platforms = readdirSync(join(root, 'npm')).sort()
+  pkg.optionalDependencies = Object.fromEntries(platforms.map((p) => [`prism-tools-native-embeddings-${p}`, main.version]))
 }
 writeFileSync(join(out, 'package.json'), JSON.stringify(pkg, null, 2) + '\n')
 writeFileSync(
