@@ -126,6 +126,11 @@ if (requireEmbeddings("hybrid tool search with the shipped model")) {
       const catalog = (fixture("bfcl-tool-retrieval.json").catalog as SearchableTool[]).slice(0, 300);
       // A fresh ranker: nothing cached, every tool goes through the model.
       const r = await createEmbeddingRanker({ modelDir });
+      // The machine's own noise first: the same monitor over an idle second.
+      const idle = monitorEventLoopDelay({ resolution: 1 });
+      idle.enable();
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      idle.disable();
       const h = monitorEventLoopDelay({ resolution: 1 });
       let turns = 0;
       let ticking = true;
@@ -145,7 +150,8 @@ if (requireEmbeddings("hybrid tool search with the shipped model")) {
       const maxMs = h.max / 1e6;
       console.log(
         `embedding 300 tools: ${ms.toFixed(0)} ms, ${turns} timer turns, event-loop delay p50 ${(h.percentile(50) / 1e6).toFixed(2)} ms, ` +
-          `p99 ${(h.percentile(99) / 1e6).toFixed(2)} ms, max ${maxMs.toFixed(2)} ms`,
+          `p99 ${(h.percentile(99) / 1e6).toFixed(2)} ms, max ${maxMs.toFixed(2)} ms (idle second before: p99 ${(idle.percentile(99) / 1e6).toFixed(2)} ms, ` +
+          `max ${(idle.max / 1e6).toFixed(2)} ms)`,
       );
       // Off-thread: a 1 ms timer kept firing through a build that takes seconds. (A build on the
       // main thread would give one turn.) The bound is about blocking, not speed: no single stall
@@ -195,7 +201,7 @@ if (requireEmbeddings("hybrid tool search with the shipped model")) {
 
     it("fails closed to the lexical ranking when the model fails", async () => {
       const failing = await createEmbeddingRanker({ modelDir });
-      const tools = fixture("github-mcp-tools.json") as SearchableTool[];
+      const tools = (fixture("github-mcp-tools.json") as SearchableTool[]).slice(0, 24);
       const hybrid = createToolSearchIndex(tools, { embeddings: failing });
       await hybrid.ready();
       expect(hybrid.mode).toBe("hybrid");

@@ -4,6 +4,7 @@
 
 pub mod model;
 pub mod pins;
+pub mod rank;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -135,7 +136,7 @@ impl Task for RankTask {
 
     fn compute(&mut self) -> Result<Self::Output> {
         let q = self.model.embed(std::slice::from_ref(&self.query)).map_err(fail)?;
-        Ok(prism_tools_core::search::cosine::top_by_cosine(&q, &self.vectors, self.model.dimension(), self.depth))
+        Ok(rank::top_by_cosine(&q, &self.vectors, self.model.dimension(), self.depth))
     }
 
     fn resolve(&mut self, _env: Env, top: Self::Output) -> Result<CosineRanking> {

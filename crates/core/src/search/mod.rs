@@ -3,7 +3,6 @@
 
 mod dictionary;
 pub mod format;
-pub mod cosine;
 pub mod fuse;
 mod hash;
 pub mod index;

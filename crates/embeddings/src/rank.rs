@@ -1,5 +1,7 @@
-//! Ranking tools by the cosine of their embedding with a query's (the embeddings addon, crates/embeddings,
-//! computes both). The vectors are unit length, so the cosine is the dot product.
+//! Ranking tools by the cosine of their embedding with a query's. The vectors are unit length
+//! (model.rs normalises them), so the cosine is the dot product. Here and not in the core crate:
+//! the core crate's dependencies would change the features candle is built with (a second full
+//! build of it for no gain).
 
 /// The `depth` rows of `vectors` (row-major, `dim` floats each) closest to `query`, best first,
 /// as (row, cosine); equal cosines keep row order.
