@@ -37,7 +37,10 @@ impl EmbeddingModel {
     /// on the thread pool in batches.
     #[napi(ts_return_type = "Promise<Float32Array>")]
     pub fn embed(&self, texts: Vec<String>) -> AsyncTask<EmbedTask> {
-        AsyncTask::new(EmbedTask { model: self.model.clone(), texts })
+        AsyncTask::new(EmbedTask {
+            model: self.model.clone(),
+            texts,
+        })
     }
 
     /// Embeds `query` and ranks the rows of `vectors` by cosine, on the thread pool: the `depth`
@@ -64,7 +67,9 @@ pub struct VectorSet {
 impl VectorSet {
     #[napi(constructor)]
     pub fn new(vectors: Float32Array) -> Self {
-        VectorSet { rows: Arc::new(vectors.to_vec()) }
+        VectorSet {
+            rows: Arc::new(vectors.to_vec()),
+        }
     }
 }
 
@@ -86,7 +91,9 @@ impl Task for LoadTask {
 
     fn compute(&mut self) -> Result<Model> {
         // Read here, on the pool: 45 MB of weights never pass through the JS thread.
-        let read = |name: &str| std::fs::read(self.dir.join(name)).map_err(|e| fail(format!("{name}: {e}")));
+        let read = |name: &str| {
+            std::fs::read(self.dir.join(name)).map_err(|e| fail(format!("{name}: {e}")))
+        };
         let weights = read(pins::WEIGHTS_FILE)?;
         let tokenizer = read(pins::TOKENIZER_FILE)?;
         let config = read(pins::CONFIG_FILE)?;
@@ -94,7 +101,9 @@ impl Task for LoadTask {
     }
 
     fn resolve(&mut self, _env: Env, model: Model) -> Result<EmbeddingModel> {
-        Ok(EmbeddingModel { model: Arc::new(model) })
+        Ok(EmbeddingModel {
+            model: Arc::new(model),
+        })
     }
 }
 
@@ -102,7 +111,9 @@ impl Task for LoadTask {
 /// binary before parsing it.
 #[napi(ts_return_type = "Promise<EmbeddingModel>")]
 pub fn load_model(dir: String) -> AsyncTask<LoadTask> {
-    AsyncTask::new(LoadTask { dir: PathBuf::from(dir) })
+    AsyncTask::new(LoadTask {
+        dir: PathBuf::from(dir),
+    })
 }
 
 pub struct EmbedTask {
@@ -135,8 +146,16 @@ impl Task for RankTask {
     type JsValue = CosineRanking;
 
     fn compute(&mut self) -> Result<Self::Output> {
-        let q = self.model.embed(std::slice::from_ref(&self.query)).map_err(fail)?;
-        Ok(rank::top_by_cosine(&q, &self.vectors, self.model.dimension(), self.depth))
+        let q = self
+            .model
+            .embed(std::slice::from_ref(&self.query))
+            .map_err(fail)?;
+        Ok(rank::top_by_cosine(
+            &q,
+            &self.vectors,
+            self.model.dimension(),
+            self.depth,
+        ))
     }
 
     fn resolve(&mut self, _env: Env, top: Self::Output) -> Result<CosineRanking> {

@@ -32,7 +32,11 @@ pub struct Model {
 #[derive(Debug)]
 pub enum ModelError {
     /// A file's bytes are not the pinned ones (wrong version, truncated, replaced).
-    Checksum { file: &'static str, expected: &'static str, actual: String },
+    Checksum {
+        file: &'static str,
+        expected: &'static str,
+        actual: String,
+    },
     /// The files matched but could not be parsed (never expected for pinned files).
     Invalid(String),
     /// Tokenizing or the forward pass failed.
@@ -42,7 +46,11 @@ pub enum ModelError {
 impl std::fmt::Display for ModelError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            ModelError::Checksum { file, expected, actual } => write!(
+            ModelError::Checksum {
+                file,
+                expected,
+                actual,
+            } => write!(
                 f,
                 "{file}: sha256 {actual} is not the pinned {expected} (reinstall the model package)"
             ),
@@ -67,7 +75,11 @@ pub fn verify(file: &'static str, expected: &'static str, bytes: &[u8]) -> Resul
     if actual == expected {
         Ok(())
     } else {
-        Err(ModelError::Checksum { file, expected, actual })
+        Err(ModelError::Checksum {
+            file,
+            expected,
+            actual,
+        })
     }
 }
 
@@ -90,19 +102,31 @@ impl Model {
 
     /// Builds the model from files that were not checked: the proof tests load the original f32
     /// weights this way, beside the shipped f16 ones.
-    pub fn load_unpinned(weights: Vec<u8>, tokenizer: &[u8], config: &[u8]) -> Result<Model, ModelError> {
+    pub fn load_unpinned(
+        weights: Vec<u8>,
+        tokenizer: &[u8],
+        config: &[u8],
+    ) -> Result<Model, ModelError> {
         let config: Config = serde_json::from_slice(config).map_err(invalid)?;
         let device = Device::Cpu;
         // f16 on disk, f32 in memory: candle's CPU matmul is fastest in f32, and the sums of 384
         // products keep f32's precision (the proof test compares against f32 references).
-        let vb = VarBuilder::from_buffered_safetensors(weights, DType::F32, &device).map_err(invalid)?;
+        let vb =
+            VarBuilder::from_buffered_safetensors(weights, DType::F32, &device).map_err(invalid)?;
         let bert = BertModel::load(vb, &config).map_err(invalid)?;
         let mut tokenizer = Tokenizer::from_bytes(tokenizer).map_err(invalid)?;
         tokenizer
-            .with_truncation(Some(TruncationParams { max_length: MAX_TOKENS, ..Default::default() }))
+            .with_truncation(Some(TruncationParams {
+                max_length: MAX_TOKENS,
+                ..Default::default()
+            }))
             .map_err(invalid)?;
         tokenizer.with_padding(None);
-        Ok(Model { bert, tokenizer, dimension: config.hidden_size })
+        Ok(Model {
+            bert,
+            tokenizer,
+            dimension: config.hidden_size,
+        })
     }
 
     /// Floats per embedding (384).
@@ -148,13 +172,22 @@ impl Model {
         let ids = Tensor::from_vec(ids, (n, len), device).map_err(inference)?;
         let mask = Tensor::from_vec(mask, (n, len), device).map_err(inference)?;
         let types = ids.zeros_like().map_err(inference)?;
-        let hidden = self.bert.forward(&ids, &types, Some(&mask)).map_err(inference)?;
+        let hidden = self
+            .bert
+            .forward(&ids, &types, Some(&mask))
+            .map_err(inference)?;
         let pooled = mean_pool(&hidden, &mask).map_err(inference)?;
-        let norm = pooled.sqr().and_then(|s| s.sum_keepdim(1)).and_then(|s| s.sqrt()).map_err(inference)?;
+        let norm = pooled
+            .sqr()
+            .and_then(|s| s.sum_keepdim(1))
+            .and_then(|s| s.sqrt())
+            .map_err(inference)?;
         // A zero vector cannot occur for real tokens; the floor only keeps NaN out.
         let norm = norm.clamp(1e-12f32, f32::MAX).map_err(inference)?;
         let unit = pooled.broadcast_div(&norm).map_err(inference)?;
-        unit.flatten_all().and_then(|t| t.to_vec1::<f32>()).map_err(inference)
+        unit.flatten_all()
+            .and_then(|t| t.to_vec1::<f32>())
+            .map_err(inference)
     }
 }
 

@@ -66,18 +66,37 @@ pub const DEFAULT_SCORE_SHARE: f32 = 0.6;
 /// in one list only gets 0 from the other. `dense` is (document, cosine), best first, distinct;
 /// `share` is clamped to 0…1. Ties keep first appearance (lexical, then dense).
 pub fn score_fusion(hits: &[Hit], dense: &[(u32, f32)], share: f32, k: usize) -> Vec<Hit> {
-    let share = if share.is_nan() { DEFAULT_SCORE_SHARE } else { share.clamp(0.0, 1.0) };
-    let top = hits.iter().take(LEXICAL_DEPTH).map(|h| h.score).fold(0.0f32, f32::max);
-    let (lo, hi) = dense.iter().fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), d| (lo.min(d.1), hi.max(d.1)));
+    let share = if share.is_nan() {
+        DEFAULT_SCORE_SHARE
+    } else {
+        share.clamp(0.0, 1.0)
+    };
+    let top = hits
+        .iter()
+        .take(LEXICAL_DEPTH)
+        .map(|h| h.score)
+        .fold(0.0f32, f32::max);
+    let (lo, hi) = dense
+        .iter()
+        .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), d| {
+            (lo.min(d.1), hi.max(d.1))
+        });
     let span = hi - lo;
     let mut out: Vec<Hit> = Vec::with_capacity(hits.len().min(LEXICAL_DEPTH) + dense.len());
     for h in hits.iter().take(LEXICAL_DEPTH) {
         let lexical = if top > 0.0 { h.score / top } else { 0.0 };
-        out.push(Hit { doc: h.doc, score: (1.0 - share) * lexical });
+        out.push(Hit {
+            doc: h.doc,
+            score: (1.0 - share) * lexical,
+        });
     }
     for &(doc, cosine) in dense {
         // One cosine for every entry (span 0) counts as the best.
-        let norm = if span > 0.0 { (cosine - lo) / span } else { 1.0 };
+        let norm = if span > 0.0 {
+            (cosine - lo) / span
+        } else {
+            1.0
+        };
         let add = share * norm;
         match out.iter_mut().find(|h| h.doc == doc) {
             Some(h) => h.score += add,
@@ -115,10 +134,7 @@ mod tests {
 
     #[test]
     fn score_fusion_weighs_normalised_scores() {
-        let lexical = [
-            Hit { doc: 0, score: 4.0 },
-            Hit { doc: 1, score: 2.0 },
-        ];
+        let lexical = [Hit { doc: 0, score: 4.0 }, Hit { doc: 1, score: 2.0 }];
         // Cosines 0.9 (doc 2), 0.5 (doc 1), 0.1 (doc 3): normalised 1, 0.5, 0.
         let dense = [(2, 0.9), (1, 0.5), (3, 0.1)];
         let fused = score_fusion(&lexical, &dense, 0.6, 10);
@@ -127,11 +143,17 @@ mod tests {
         assert_eq!(docs, vec![2, 1, 0, 3]);
         assert!((fused[1].score - 0.5).abs() < 1e-6);
         // Share 0 keeps the lexical order first; NaN gives the default share.
-        let docs: Vec<u32> = score_fusion(&lexical, &dense, 0.0, 2).iter().map(|h| h.doc).collect();
+        let docs: Vec<u32> = score_fusion(&lexical, &dense, 0.0, 2)
+            .iter()
+            .map(|h| h.doc)
+            .collect();
         assert_eq!(docs, vec![0, 1]);
         assert_eq!(score_fusion(&lexical, &dense, f32::NAN, 10), fused);
         // No lexical hits: the embedding order alone.
-        let docs: Vec<u32> = score_fusion(&[], &dense, 0.6, 10).iter().map(|h| h.doc).collect();
+        let docs: Vec<u32> = score_fusion(&[], &dense, 0.6, 10)
+            .iter()
+            .map(|h| h.doc)
+            .collect();
         assert_eq!(docs, vec![2, 1, 3]);
     }
 

@@ -165,7 +165,10 @@ mod tests {
         let owned: Vec<(String, String)> = (0..3000)
             .map(|i| (format!("tool_{i}"), format!("Does thing number w{i}")))
             .collect();
-        let tools: Vec<(&str, &str)> = owned.iter().map(|(n, d)| (n.as_str(), d.as_str())).collect();
+        let tools: Vec<(&str, &str)> = owned
+            .iter()
+            .map(|(n, d)| (n.as_str(), d.as_str()))
+            .collect();
         let idx = index(&tools);
         let names: Vec<Option<&str>> = tools.iter().map(|(n, _)| Some(*n)).collect();
         assert_eq!(

@@ -11,7 +11,8 @@ use napi_derive::napi;
 
 use prism_tools_core::search::packed::{decode_tools, positions, PackedTools, FIELDS_PER_TOOL};
 use prism_tools_core::search::{
-    clamp_count, Scoring, SearchIndex, DEFAULT_QUERY_BYTES, HARD_MAX_INDEXED_TOOLS, MAX_INDEXED_TOOLS, MAX_QUERY_BYTES,
+    clamp_count, Scoring, SearchIndex, DEFAULT_QUERY_BYTES, HARD_MAX_INDEXED_TOOLS,
+    MAX_INDEXED_TOOLS, MAX_QUERY_BYTES,
 };
 
 use super::class::ToolSearchIndex;

@@ -139,7 +139,9 @@ impl ToolSearchIndex {
                 let fused = match scores {
                     Some(scores) => {
                         let dense = scored_ranking_docs(&docs, &scores, index.size());
-                        let share = raw.number(weight.raw())?.map_or(DEFAULT_SCORE_SHARE, |w| w as f32);
+                        let share = raw
+                            .number(weight.raw())?
+                            .map_or(DEFAULT_SCORE_SHARE, |w| w as f32);
                         score_fusion(&lexical, &dense, share, k)
                     }
                     None => {

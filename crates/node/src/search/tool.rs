@@ -8,7 +8,9 @@ use napi::{sys, Env, JsValue, Unknown};
 use napi_derive::napi;
 
 use prism_tools_core::search::format::{line, NO_MATCH_TEXT};
-use prism_tools_core::search::fuse::{reciprocal_rank_fusion, DEFAULT_RANKING_WEIGHT, LEXICAL_DEPTH};
+use prism_tools_core::search::fuse::{
+    reciprocal_rank_fusion, DEFAULT_RANKING_WEIGHT, LEXICAL_DEPTH,
+};
 use prism_tools_core::search::packed::{ranking_docs, MAX_FUSED_RANKING};
 use prism_tools_core::search::{clamp_count, MAX_TOP_K, SEARCH_TOOLS_DEFAULT_K};
 
