@@ -10,7 +10,8 @@
 // Speed: index build for 100 and 1 000 tools with a fresh ranker (cold: every tool through the
 // model) and with a fresh ranker over a warm disk cache (a restart); hybrid and lexical query latency
 // (medians of per-call times); the event loop's longest stall during the cold 1 000-tool build; the
-// process's RSS growth and the index's memoryBytes. `--quick` skips MetaTool and the 10 000-tool run.
+// process's RSS growth and the index's memoryBytes. `--quick` skips MetaTool and the 10 000-tool run;
+// `--recall` runs only the recall table (all three sets); `--speed` only the timings.
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
@@ -22,6 +23,8 @@ const native = require("../index.js");
 const { createEmbeddingRanker } = require("../embeddings/index.js");
 const fixture = (name) => JSON.parse(readFileSync(new URL(`../fixtures/${name}`, import.meta.url), "utf8"));
 const quick = process.argv.includes("--quick");
+const recallOnly = process.argv.includes("--recall");
+const speedOnly = process.argv.includes("--speed");
 const modelDir = process.env.PRISM_TOOLS_MINILM_PATH || new URL("../models/minilm", import.meta.url).pathname;
 
 const bfcl = fixture("bfcl-tool-retrieval.json");
@@ -36,7 +39,8 @@ async function recall(name, tools, queries, ranker) {
   const hybrid = native.createToolSearchIndex(tools, { embeddings: ranker });
   await hybrid.ready();
   const ks = [1, 5, 16];
-  const count = { lexical: { all: [0, 0, 0], tune: [0, 0, 0], held: [0, 0, 0] }, hybrid: { all: [0, 0, 0], tune: [0, 0, 0], held: [0, 0, 0] } };
+  const kinds = ["lexical", "hybrid", "score"];
+  const count = Object.fromEntries(kinds.map((k) => [k, { all: [0, 0, 0], tune: [0, 0, 0], held: [0, 0, 0] }]));
   const times = [];
   for (let i = 0; i < queries.length; i++) {
     const q = queries[i];
@@ -44,7 +48,8 @@ async function recall(name, tools, queries, ranker) {
     const t = performance.now();
     const hyb = (await hybrid.search(q.query, { k: 16 })).map((h) => h.name);
     times.push(performance.now() - t);
-    for (const [kind, list] of [["lexical", lex], ["hybrid", hyb]]) {
+    const score = (await hybrid.search(q.query, { k: 16, fusion: "score" })).map((h) => h.name);
+    for (const [kind, list] of [["lexical", lex], ["hybrid", hyb], ["score", score]]) {
       ks.forEach((k, j) => {
         if (q.expected.every((n) => list.slice(0, k).includes(n))) {
           count[kind].all[j]++;
@@ -54,9 +59,10 @@ async function recall(name, tools, queries, ranker) {
     }
   }
   const n = { all: queries.length, tune: Math.ceil(queries.length / 2), held: Math.floor(queries.length / 2) };
-  for (const kind of ["lexical", "hybrid"]) {
+  for (const kind of kinds) {
     const row = ["all", "tune", "held"].map((part) => count[kind][part].map((c) => f3(c / n[part])).join(" / ")).join(" | ");
-    console.log(`| ${name} | ${kind} | ${row} |`);
+    const label = { lexical: "lexical", hybrid: "hybrid (RRF, default)", score: "hybrid (fusion: score)" }[kind];
+    console.log(`| ${name} | ${label} | ${row} |`);
   }
   return times;
 }
@@ -83,12 +89,15 @@ const loadStart = performance.now();
 const ranker = await createEmbeddingRanker({ modelDir });
 console.log(`model load: ${(performance.now() - loadStart).toFixed(0)} ms (checksums included)`);
 
-console.log("\n| set | ranking | all r@1 / r@5 / r@16 | tuning half | held-out half |\n| --- | --- | --- | --- | --- |");
-const times = [];
-times.push(...(await recall("BFCL", bfcl.catalog, bfcl.queries, ranker)));
-times.push(...(await recall("GitHub MCP", github, held.queries, ranker)));
-if (!quick) times.push(...(await recall("MetaTool", metatool.catalog, metatool.queries, ranker)));
-console.log(`\nhybrid query (embed + cosine + fusion, awaited): median ${median(times).toFixed(1)} ms, p90 ${pct(times, 0.9).toFixed(1)} ms over ${times.length} queries`);
+if (!speedOnly) {
+  console.log("\n| set | ranking | all r@1 / r@5 / r@16 | tuning half | held-out half |\n| --- | --- | --- | --- | --- |");
+  const times = [];
+  times.push(...(await recall("BFCL", bfcl.catalog, bfcl.queries, ranker)));
+  times.push(...(await recall("GitHub MCP", github, held.queries, ranker)));
+  if (!quick) times.push(...(await recall("MetaTool", metatool.catalog, metatool.queries, ranker)));
+  console.log(`\nhybrid query (embed + cosine + fusion, awaited): median ${median(times).toFixed(1)} ms, p90 ${pct(times, 0.9).toFixed(1)} ms over ${times.length} queries`);
+}
+if (recallOnly) process.exit(0);
 
 // Builds: cold (a fresh ranker, no cache) and a restart (a fresh ranker over the disk cache).
 const pool = [...bfcl.catalog, ...metatool.catalog, ...github];
