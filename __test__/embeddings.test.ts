@@ -7,7 +7,19 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { afterAll, describe, expect, it } from "vitest";
-import { createSearchToolsTool, createToolSearchIndex, selectDisclosedTools, type SearchableTool } from "../index.mjs";
+import {
+  createAgent,
+  createMockProvider,
+  createSearchToolsTool,
+  createToolSearchIndex,
+  providerDone,
+  providerToolCall,
+  SEARCH_TOOLS_NAME,
+  selectDisclosedTools,
+  toolCallContent,
+  type SearchableTool,
+  type ToolDefinition,
+} from "../index.mjs";
 import { createEmbeddingRanker, EmbeddingRanker, EMBEDDING_MODEL_PACKAGE } from "../embeddings/index.mjs";
 import { modelDir, requireEmbeddings } from "./helpers/embeddings";
 
@@ -197,6 +209,35 @@ if (requireEmbeddings("hybrid tool search with the shipped model")) {
       expect(bad.error?.code).toBe("invalid_arguments");
       const picked = selectDisclosedTools({ tools, input: "create an issue", topK: 1, index: hybrid });
       expect(picked.map((t) => t.name)).toEqual(["create_issue"]);
+    });
+
+    it("an agent's search_tools uses the model when toolsSearch.embeddings is set", async () => {
+      const make = (name: string, description: string): ToolDefinition => ({
+        name,
+        description,
+        parameters: { type: "object", properties: {} },
+        execute: (_args, ctx) => ({ toolCallId: ctx.toolCallId, name, value: name }),
+      });
+      const tools = [
+        make("get_weather", "Current weather for a city."),
+        make("create_issue", "Create a new issue in a GitHub repository."),
+        make("book_table", "Reserve a table at a restaurant."),
+      ];
+      const provider = createMockProvider([
+        [providerToolCall(toolCallContent("c1", SEARCH_TOOLS_NAME, { query: "will it rain in Lyon tomorrow?" })), providerDone()],
+        [providerDone()],
+      ]);
+      const agent = createAgent({
+        model: { provider: "mock", model: "demo" },
+        provider,
+        tools,
+        toolsDisclosure: "search",
+        toolsSearch: { topK: 1, embeddings: await ranker() },
+      });
+      const session = agent.createSession();
+      const result = await session.run("hello");
+      expect(result.status).toBe("succeeded");
+      expect(session.state().activatedToolNames).toContain("get_weather");
     });
 
     it("fails closed to the lexical ranking when the model fails", async () => {
