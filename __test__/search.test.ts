@@ -532,6 +532,7 @@ describe("activateToolNames and limits", () => {
       maxTopK: 64,
       searchToolsDefaultK: 8,
       maxIndexedTools: 1024,
+      hardMaxIndexedTools: 16384,
       defaultQueryBytes: 4096,
       maxQueryBytes: 65536,
       maxActivatedNames: 128,
