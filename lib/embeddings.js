@@ -112,8 +112,8 @@ class EmbeddingRanker {
         try {
           const b = await readFile(join(this.#cacheDir, hashes[i].slice(0, 2), `${hashes[i]}.f32`))
           if (b.length !== dim * 4) return
-          const v = new Float32Array(dim)
-          for (let j = 0; j < dim; j++) v[j] = b.readFloatLE(j * 4)
+          // The file's bytes as floats (little-endian, as written; every supported platform is).
+          const v = new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.length))
           this.#remember(hashes[i], v)
           out.set(v, i * dim)
         } catch {}
