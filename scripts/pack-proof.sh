@@ -126,7 +126,7 @@ node -e '
     dependencies: { "prism-tools-native": "file:" + main, "prism-tools-native-linux-x64-gnu": "file:" + platform,
       "prism-tools-native-embeddings-linux-x64-gnu": "file:" + emb, "prism-tools-native-minilm": "file:" + model } }, null, 2))' \
   "$hybrid" "$main_tgz" "$platform_tgz" "$emb_tgz" "$model_tgz"
-(cd "$hybrid" && env PATH="$clean_path" npm install --no-audit --no-fund --offline --loglevel=error)
+(cd "$hybrid" && env PATH="$clean_path" npm install --no-audit --no-fund --prefer-offline --loglevel=error)
 # No network at all while it loads the model and searches: a network namespace with no interface up.
 (cd "$hybrid" && env -u PRISM_TOOLS_MINILM_PATH -u PRISM_TOOLS_EMBEDDINGS_LIBRARY_PATH PATH="$clean_path" unshare --net node hybrid.mjs)
 
