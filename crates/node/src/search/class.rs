@@ -97,6 +97,9 @@ impl ToolSearchIndex {
     /// `ranking` is `undefined` or a `Uint32Array` of documents, best first (the host's ranking,
     /// mapped to documents by lib/search.js). With `scores` (a `Float32Array`, the ranking's
     /// cosines) the fusion is the score-based one and `weight` the embedding share (default 0.6).
+    // One positional argument per value of the packed crossing (query, k, ranking, weight, out,
+    // scores): napi-rs reads them without building an options object.
+    #[allow(clippy::too_many_arguments)]
     #[napi(
         js_name = "_searchPacked",
         ts_return_type = "string | number | undefined"

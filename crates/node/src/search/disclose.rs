@@ -10,8 +10,8 @@ use napi_derive::napi;
 
 use prism_tools_core::search::select::{activate, disclose, Disclosure};
 use prism_tools_core::search::{
-    clamp_count, DEFAULT_TOP_K, HARD_MAX_INDEXED_TOOLS, MAX_ACTIVATED_NAMES, MAX_INDEXED_TOOLS,
-    MAX_QUERY_BYTES, MAX_TOP_K,
+    clamp_count, DEFAULT_TOP_K, HARD_MAX_INDEXED_TOOLS, MAX_ACTIVATED_NAMES, MAX_QUERY_BYTES,
+    MAX_TOP_K,
 };
 use prism_tools_core::text::utf8_prefix;
 
