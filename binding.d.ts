@@ -181,9 +181,10 @@ export declare class ToolSearchIndex {
    * `out`. Returns the query's terms joined by spaces when there are hits, `undefined` when
    * there are none, and the length `out` needs when it is too short (nothing written).
    * `ranking` is `undefined` or a `Uint32Array` of documents, best first (the host's ranking,
-   * mapped to documents by lib/search.js).
+   * mapped to documents by lib/search.js). With `scores` (a `Float32Array`, the ranking's
+   * cosines) the fusion is the score-based one and `weight` the embedding share (default 0.6).
    */
-  _searchPacked(query: unknown, k: unknown, ranking: unknown, weight: unknown, out: unknown): string | number | undefined
+  _searchPacked(query: unknown, k: unknown, ranking: unknown, weight: unknown, out: unknown, scores?: unknown | undefined | null): string | number | undefined
   /** Number of indexed tools (distinct names; a repeated name keeps its first tool). */
   get size(): number
   /** Native heap bytes the index holds (approximate); V8 is told the same figure. */
@@ -203,7 +204,7 @@ export declare function __registerToolEffectErrors(toolEffectError: unknown, ide
  * few strings and one `Uint32Array` of segment lengths instead of ~25 Node-API reads per tool
  * (`prism_tools_core::search::packed`). `positions` (a `Uint32Array` of at least `count`
  * entries) receives, per indexed tool, its position in the input list. The JS side has already
- * checked the list (an array of at most 1 024 objects with string names) and thrown the
+ * checked the list (an array of at most `maxTools` objects with string names) and thrown the
  * documented errors; what is malformed here is a `TypeError` (`invalid_tool_search_input`).
  */
 export declare function _buildToolSearchIndex(texts: unknown, lengths: unknown, count: number, queryBytes: unknown, positionsOut: unknown): ToolSearchIndex

@@ -91,8 +91,8 @@ module.exports = {
   // Tool search: BM25-lite index, the generated search_tools tool, fail-closed disclosure.
   createToolSearchIndex: toolSearch.createToolSearchIndex,
   ToolSearchIndex: native.ToolSearchIndex,
-  createSearchToolsTool: native.createSearchToolsTool,
-  selectDisclosedTools: native.selectDisclosedTools,
+  createSearchToolsTool: toolSearch.createSearchToolsTool,
+  selectDisclosedTools: toolSearch.selectDisclosedTools,
   activateToolNames: native.activateToolNames,
   SEARCH_TOOLS_NAME: native.SEARCH_TOOLS_NAME,
   TOOL_SEARCH_LIMITS: native.toolSearchLimits(),
@@ -113,8 +113,8 @@ module.exports = {
     reconstructToolCallDeltas: argumentsText.reconstructToolCallDeltas,
     search: {
       createToolSearchIndex: toolSearch.createToolSearchIndex,
-      createSearchToolsTool: native.createSearchToolsTool,
-      selectDisclosedTools: native.selectDisclosedTools,
+      createSearchToolsTool: toolSearch.createSearchToolsTool,
+      selectDisclosedTools: toolSearch.selectDisclosedTools,
       activateToolNames: native.activateToolNames,
       SEARCH_TOOLS_NAME: native.SEARCH_TOOLS_NAME,
     },

@@ -246,6 +246,23 @@ describe("createToolSearchIndex / search", () => {
     expect(createToolSearchIndex(tools.slice(0, 1024)).size).toBe(1024);
   });
 
+  it("maxTools raises the cap up to 16 384: 10 000 tools indexed, searched and disclosed in part", () => {
+    const tools = Array.from({ length: 10_000 }, (_, i) => tool(`t${i}`, `Does task w${i} for the caller`));
+    const big = createToolSearchIndex(tools, { maxTools: 10_000 });
+    expect(big.size).toBe(10_000);
+    expect(big.search("w9999", { k: 3 }).map((h) => h.name)).toEqual(["t9999"]);
+    // One over the raised cap, and the cap clamped to the hard limit.
+    expect(codeOf(() => createToolSearchIndex([...tools, tool("extra")], { maxTools: 10_000 }))).toEqual({ name: "RangeError", code: "tool_search_index_cap" });
+    expect(TOOL_SEARCH_LIMITS.hardMaxIndexedTools).toBe(16_384);
+    expect(() => createToolSearchIndex(tools.concat(tools.map((t) => tool(`${t.name}b`))), { maxTools: 1e9 })).toThrow(/index cap of 16384/);
+    expect(codeOf(() => createToolSearchIndex(tools, { maxTools: "many" as unknown as number }))).toEqual({ name: "TypeError", code: "invalid_tool_search_input" });
+    // Disclosure through the index built for the list: the top tool, not the whole list.
+    const picked = selectDisclosedTools({ tools, input: "w4242", topK: 1, index: big });
+    expect(picked.map((t) => t.name)).toEqual(["t4242"]);
+    // Without an index built for it, a list past the default cap is disclosed whole (fail closed).
+    expect(selectDisclosedTools({ tools, input: "w4242", topK: 1 })).toHaveLength(10_000);
+  });
+
   it("indexes 10 KB names", () => {
     const long = `${"segment_".repeat(1280)}end`;
     const idx = createToolSearchIndex([tool(long, "a very long name"), tool("short", "other")]);
@@ -515,6 +532,7 @@ describe("activateToolNames and limits", () => {
       maxTopK: 64,
       searchToolsDefaultK: 8,
       maxIndexedTools: 1024,
+      hardMaxIndexedTools: 16384,
       defaultQueryBytes: 4096,
       maxQueryBytes: 65536,
       maxActivatedNames: 128,

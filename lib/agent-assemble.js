@@ -39,7 +39,9 @@ function prepareTurns(r) {
     enabled: searching,
     queryBytes: searchConfig.queryBytes,
     defaultK: searchConfig.defaultK,
-    key: searching ? `${searchConfig.queryBytes}/${searchConfig.defaultK}` : '',
+    maxTools: searchConfig.maxTools,
+    embeddings: searchConfig.embeddings,
+    key: searching ? `${searchConfig.queryBytes}/${searchConfig.defaultK}/${searchConfig.maxTools}` : '',
   }
   const snap = r.snapshotOf(config, r.registered, r.grant.indices, searchOptions)
   r.searchTool = snap.searchTool

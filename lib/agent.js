@@ -43,7 +43,13 @@ module.exports = function agentApi(api) {
     const c = shared.get(key0)
     // A grant the run rules answered from their memo is the same frozen list: no key to build.
     const key = c !== undefined && c.indices === indices ? c.key : indices.join(',')
-    if (c !== undefined && c.key === key && c.registered.length === registered.length && c.searchKey === searchOptions.key) {
+    if (
+      c !== undefined &&
+      c.key === key &&
+      c.registered.length === registered.length &&
+      c.searchKey === searchOptions.key &&
+      c.embeddings === searchOptions.embeddings
+    ) {
       let same = true
       for (let i = 0; i < registered.length; i++) {
         if (c.registered[i] !== registered[i]) {
@@ -58,7 +64,13 @@ module.exports = function agentApi(api) {
     let searchTool
     if (searchOptions.enabled) {
       try {
-        index = createToolSearchIndex(tools, { queryBytes: searchOptions.queryBytes })
+        // With a ranker, a hybrid index: it embeds the tools off the main thread while the run goes
+        // on; its search_tools waits for the vectors, and answers lexically if the model fails.
+        index = createToolSearchIndex(tools, {
+          queryBytes: searchOptions.queryBytes,
+          maxTools: searchOptions.maxTools,
+          embeddings: searchOptions.embeddings,
+        })
         searchTool = createSearchToolsTool(index, { defaultK: searchOptions.defaultK })
       } catch {
         index = undefined // fail closed: over the index cap or unreadable tools disclose the full grant
@@ -70,7 +82,7 @@ module.exports = function agentApi(api) {
     // The registry dispatch runs: each tool answering a ToolResult within its output budget.
     const budget = resolveOutputBudget(key0.toolOutputBudget, 'createAgent: toolOutputBudget')
     const registry = createToolRegistry(dispatchTools.map((t) => withBareResults(t, budget)))
-    const snap = { key, indices, searchKey: searchOptions.key, registered: registered.slice(), tools, names, index, searchTool, registry }
+    const snap = { key, indices, searchKey: searchOptions.key, embeddings: searchOptions.embeddings, registered: registered.slice(), tools, names, index, searchTool, registry }
     shared.set(key0, snap)
     return snap
   }

@@ -21,6 +21,7 @@ const INVALID_INPUT = 'invalid_tool_search_input'
 const INDEX_CAP = 'tool_search_index_cap'
 const LIMITS = native.toolSearchLimits()
 const MAX_TOOLS = LIMITS.maxIndexedTools
+const HARD_MAX_TOOLS = LIMITS.hardMaxIndexedTools
 const MAX_RANKING = 256 // entries of a host ranking read for fusion (packed.rs MAX_FUSED_RANKING)
 const TEXT_UNITS = 16 * 1024 // packed.rs TEXT_UNITS; Rust cuts to 16 KB of UTF-8 on a character boundary
 const PARAMETERS = 64 // packed.rs INDEXED_PARAMETERS
@@ -40,17 +41,37 @@ let out = new Float64Array(2048)
 const cut = (s) => (s.length > TEXT_UNITS ? s.slice(0, TEXT_UNITS) : s)
 const isObjectLike = (v) => v !== null && (typeof v === 'object' || typeof v === 'function')
 
-/** `createToolSearchIndex(tools, options?)`: see docs/search.md. */
+/** `maxTools`: absent gives the default cap (1 024); a number is floored and clamped to 1…16 384. */
+function maxToolsOf(value) {
+  if (value === undefined || value === null) return MAX_TOOLS
+  if (typeof value !== 'number' || Number.isNaN(value)) throw typeError('createToolSearchIndex: maxTools must be a number')
+  const v = Math.floor(value)
+  return v < 1 ? 1 : v > HARD_MAX_TOOLS ? HARD_MAX_TOOLS : v
+}
+
+/**
+ * `createToolSearchIndex(tools, options?)`: see docs/search.md. With `options.embeddings` (a ranker
+ * from `prism-tools-native/embeddings`) the answer is a hybrid index (lib/search-hybrid.js).
+ */
 function createToolSearchIndex(tools, options) {
   if (!Array.isArray(tools)) throw typeError('createToolSearchIndex: tools must be an array')
   // Options are read first, as the native entry point reads them.
-  const queryBytes = options !== null && typeof options === 'object' ? options.queryBytes : undefined
+  const opts = options !== null && typeof options === 'object' ? options : undefined
+  const queryBytes = opts !== undefined ? opts.queryBytes : undefined
+  const cap = maxToolsOf(opts !== undefined ? opts.maxTools : undefined)
+  const embeddings = opts !== undefined ? opts.embeddings : undefined
   const n = tools.length
-  if (n > MAX_TOOLS) {
-    const e = new RangeError(`createToolSearchIndex: ${n} tools exceed the index cap of ${MAX_TOOLS}`)
+  if (n > cap) {
+    const e = new RangeError(`createToolSearchIndex: ${n} tools exceed the index cap of ${cap}`)
     e.code = INDEX_CAP
     throw e
   }
+  const index = buildLexical(tools, n, queryBytes)
+  if (embeddings === undefined || embeddings === null) return index
+  return require('./search-hybrid.js').hybridIndex(index, tools, embeddings, opts)
+}
+
+function buildLexical(tools, n, queryBytes) {
   const names = new Array(n)
   const texts = []
   let chunk = ''
@@ -144,7 +165,6 @@ function rankingDocs(index, names, ranking) {
  */
 function search(query, options) {
   if (typeof query !== 'string') throw typeError('ToolSearchIndex.search: query must be a string')
-  const names = namesOf(this)
   let k
   let ranking
   let weight
@@ -153,7 +173,7 @@ function search(query, options) {
     const r = options.ranking
     if (r !== undefined && r !== null) {
       if (!Array.isArray(r)) throw typeError('ToolSearchIndex.search: ranking must be an array of tool names')
-      ranking = rankingDocs(this, names, r)
+      ranking = rankingDocs(this, namesOf(this), r)
     }
     k = options.k
     if (k !== undefined && k !== null && typeof k !== 'number') throw typeError('ToolSearchIndex.search: k must be a number')
@@ -162,10 +182,19 @@ function search(query, options) {
       throw typeError('ToolSearchIndex.search: rankingWeight must be a number')
     }
   }
-  let terms = this._searchPacked(query, k, ranking, weight, out)
+  return searchDocs(this, query, k, ranking, weight)
+}
+
+/**
+ * The search itself, `ranking` already documents (a Uint32Array) or undefined: hit objects. With
+ * `scores` (a Float32Array beside `ranking`) the fusion is the score-based one.
+ */
+function searchDocs(index, query, k, ranking, weight, scores) {
+  const names = namesOf(index)
+  let terms = index._searchPacked(query, k, ranking, weight, out, scores)
   if (typeof terms === 'number') {
     out = new Float64Array(Math.max(terms, out.length * 2))
-    terms = this._searchPacked(query, k, ranking, weight, out)
+    terms = index._searchPacked(query, k, ranking, weight, out, scores)
   }
   if (terms === undefined) return []
   const words = terms === '' ? [] : terms.split(' ')
@@ -184,4 +213,26 @@ function search(query, options) {
 
 Object.defineProperty(native.ToolSearchIndex.prototype, 'search', { value: search, writable: true, configurable: true })
 
-module.exports = { createToolSearchIndex }
+// A hybrid index (lib/search-hybrid.js) answers for the lexical one it wraps where the native
+// entry points read an index; the hybrid module is loaded only once such an index exists.
+const hybridOf = (index) => {
+  if (index === null || typeof index !== 'object' || index instanceof native.ToolSearchIndex) return undefined
+  const { HybridToolSearchIndex } = require('./search-hybrid.js')
+  return index instanceof HybridToolSearchIndex ? index : undefined
+}
+
+/** `createSearchToolsTool(index, options?)`: over a hybrid index, its `execute` fuses the embedding ranking. */
+function createSearchToolsTool(index, options) {
+  const hybrid = hybridOf(index)
+  if (hybrid === undefined) return native.createSearchToolsTool(index, options)
+  return require('./search-hybrid.js').hybridSearchToolsTool(hybrid, options)
+}
+
+/** `selectDisclosedTools(options)`: a hybrid index discloses by its lexical index (sync, per turn). */
+function selectDisclosedTools(options) {
+  const hybrid = options !== null && typeof options === 'object' ? hybridOf(options.index) : undefined
+  if (hybrid === undefined) return native.selectDisclosedTools(options)
+  return native.selectDisclosedTools({ ...options, index: hybrid.lexical })
+}
+
+module.exports = { createToolSearchIndex, createSearchToolsTool, selectDisclosedTools, searchDocs, namesOf }

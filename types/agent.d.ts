@@ -163,6 +163,13 @@ export interface ToolsSearchOptions {
   defaultK?: number;
   /** Query bytes: default 4 096, hard cap 65 536. */
   queryBytes?: number;
+  /** Most tools the run's index holds (default 1 024, up to 16 384); a larger grant discloses every tool. */
+  maxTools?: number;
+  /**
+   * A ranker from `prism-tools-native/embeddings`: `search_tools` then fuses its embedding ranking
+   * with the lexical one (hybrid search), and answers lexically if the model fails.
+   */
+  embeddings?: import("./search").EmbeddingRankerLike;
 }
 
 export interface SingleShotLoopOptions {

@@ -20,6 +20,56 @@ export interface ToolSearchIndexOptions {
    * clamped to 65 536; values are floored; NaN gives the default.
    */
   queryBytes?: number
+  /**
+   * Most tools the index takes: default 1 024 (`TOOL_SEARCH_LIMITS.maxIndexedTools`), floored and
+   * clamped to 1…16 384 (`hardMaxIndexedTools`). More tools throw `RangeError` `tool_search_index_cap`.
+   */
+  maxTools?: number
+}
+
+/** A ranker from `createEmbeddingRanker` (`prism-tools-native/embeddings`). */
+export interface EmbeddingRankerLike {
+  readonly dimension: number
+  embed(texts: readonly string[]): Promise<Float32Array>
+}
+
+/** Options of {@link createToolSearchIndex} that make a hybrid index. */
+export interface HybridToolSearchIndexOptions extends ToolSearchIndexOptions {
+  /** The embedding model: tools are embedded off the main thread, queries too. */
+  embeddings: EmbeddingRankerLike
+  /**
+   * How the rankings are fused: `"rrf"` (default), the `ranking` seam's reciprocal rank fusion; or
+   * `"score"`, `share ×` the query's min–max-normalised cosine `+ (1 − share) ×` BM25 over its top score.
+   */
+  fusion?: "rrf" | "score"
+  /**
+   * With `"rrf"`, the embedding ranking's weight (the seam's `rankingWeight`, default 1.5); with
+   * `"score"`, the embedding share (default 0.6, clamped to 0…1).
+   */
+  rankingWeight?: number
+}
+
+/**
+ * A lexical index and the embeddings of its tools: `search` fuses the two rankings with the
+ * `ranking` seam's reciprocal rank fusion, and answers lexically if the model fails.
+ */
+export declare class HybridToolSearchIndex {
+  private constructor()
+  /** `"pending"` while the tools are embedded, then `"hybrid"`, or `"lexical"` after a model failure. */
+  readonly mode: "pending" | "hybrid" | "lexical"
+  /** The model's error when `mode` is `"lexical"`. */
+  readonly embeddingError: unknown
+  /** Milliseconds the tool vectors took, once ready. */
+  readonly embedMs: number | undefined
+  /** The lexical index it wraps. */
+  get lexical(): ToolSearchIndex
+  get size(): number
+  /** The lexical index's bytes plus the tool vectors' (384 floats a tool). */
+  get memoryBytes(): number
+  /** Settles once every tool is embedded, or the model failed (never rejects). */
+  ready(): Promise<void>
+  /** The top `k` tools for `query`, best first: waits for `ready()`, embeds the query off the main thread. */
+  search(query: string, options?: { k?: number; fusion?: "rrf" | "score" }): Promise<ToolSearchHit[]>
 }
 
 /** Options of {@link ToolSearchIndex.search}. */
@@ -80,6 +130,7 @@ export declare class ToolSearchIndex {
  * `invalid_tool_search_input`) when `tools` is not an array or an entry is not an object with a
  * string `name`, and `RangeError` (code `tool_search_index_cap`) over 1 024 tools.
  */
+export declare function createToolSearchIndex(tools: readonly SearchableTool[], options: HybridToolSearchIndexOptions): HybridToolSearchIndex
 export declare function createToolSearchIndex(tools: readonly SearchableTool[], options?: ToolSearchIndexOptions): ToolSearchIndex
 
 /** Arguments of the `search_tools` tool, as the model sends them. */
@@ -140,6 +191,13 @@ export interface SearchToolsToolOptions {
 
 /** The generated `search_tools` tool over `index`. Its results only ever name tools of `index`. */
 export declare function createSearchToolsTool(index: ToolSearchIndex, options?: SearchToolsToolOptions): SearchToolsTool
+/** Over a hybrid index: `execute` answers a promise of the same result, the rankings fused. */
+export declare function createSearchToolsTool(index: HybridToolSearchIndex, options?: SearchToolsToolOptions): HybridSearchToolsTool
+
+/** The `search_tools` tool over a {@link HybridToolSearchIndex}. */
+export interface HybridSearchToolsTool extends Omit<SearchToolsTool, "execute"> {
+  execute(args: SearchToolsArgs | Record<string, unknown>, ctx?: SearchToolsContext): Promise<SearchToolsResult>
+}
 
 /** Input of {@link selectDisclosedTools}. */
 export interface SelectDisclosedToolsOptions<T extends SearchableTool> {
@@ -151,8 +209,8 @@ export interface SelectDisclosedToolsOptions<T extends SearchableTool> {
   topK?: number
   /** Names activated by earlier `search_tools` calls; the newest 128 count; unknown names are inert. */
   activated?: readonly string[]
-  /** A prebuilt index (e.g. once per run); without it one is built from `tools` for this call. */
-  index?: ToolSearchIndex
+  /** A prebuilt index (e.g. once per run); without it one is built from `tools` for this call. A hybrid index discloses by its lexical index. */
+  index?: ToolSearchIndex | HybridToolSearchIndex
   /** Query bytes when no `index` is given (see {@link ToolSearchIndexOptions.queryBytes}). */
   queryBytes?: number
 }
@@ -184,8 +242,10 @@ export declare const TOOL_SEARCH_LIMITS: Readonly<{
   maxTopK: number
   /** `search_tools` results when the model gives no `k`: 8. */
   searchToolsDefaultK: number
-  /** Most tools an index holds: 1 024. */
+  /** Most tools an index holds by default: 1 024. */
   maxIndexedTools: number
+  /** Largest `maxTools` an index may be given: 16 384. */
+  hardMaxIndexedTools: number
   /** Query bytes by default: 4 096. */
   defaultQueryBytes: number
   /** Hard cap of the query-bytes option: 65 536. */

@@ -126,6 +126,15 @@ pub const RUN_CODES: [&str; 2] = ["ERR_PRISM_RUN_LIMIT", "ERR_PRISM_LOOP_NOT_DUR
 /// brought under the cap (`lib/agent-tool-policy.js`).
 pub const PROVIDER_CODES: [&str; 1] = ["ERR_PRISM_TOOL_CAP"];
 
+/// Codes of the embedding model of hybrid tool search (`prism-tools-native/embeddings`,
+/// `lib/embeddings.js`): the model package or its addon is not installed (the message names the
+/// package), a model file is not the one the addon pins, and a failed embedding.
+pub const EMBEDDING_CODES: [&str; 3] = [
+    "ERR_PRISM_EMBEDDINGS_UNAVAILABLE",
+    "ERR_PRISM_EMBEDDINGS_MODEL_INVALID",
+    "ERR_PRISM_EMBEDDINGS_FAILED",
+];
+
 /// Which JS constructor the error is thrown as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {

@@ -23,8 +23,10 @@ pub const DEFAULT_TOP_K: usize = 16;
 pub const MAX_TOP_K: usize = 64;
 /// Results of one `search_tools` call when the model gives no `k`.
 pub const SEARCH_TOOLS_DEFAULT_K: usize = 8;
-/// Most tools an index holds; more fails closed to full disclosure.
+/// Most tools an index holds by default; more fails closed to full disclosure.
 pub const MAX_INDEXED_TOOLS: usize = 1024;
+/// The largest `maxTools` an index may be given (MCP gateways carry thousands of tools).
+pub const HARD_MAX_INDEXED_TOOLS: usize = 16384;
 /// Query bytes used by default; longer queries are truncated at a UTF-8 boundary.
 pub const DEFAULT_QUERY_BYTES: usize = 4096;
 /// Hard cap on the query-bytes option.

@@ -178,6 +178,18 @@ pub fn ranking_docs(docs: impl IntoIterator<Item = u32>, size: usize) -> Vec<u32
     out
 }
 
+/// A ranking with its scores (the score-based fusion): pairs of `docs` and `scores` read as
+/// [`ranking_docs`] reads documents; a document without a score (a shorter `scores`) is dropped.
+pub fn scored_ranking_docs(docs: &[u32], scores: &[f32], size: usize) -> Vec<(u32, f32)> {
+    let mut out: Vec<(u32, f32)> = Vec::new();
+    for (&d, &s) in docs.iter().zip(scores).take(MAX_FUSED_RANKING) {
+        if (d as usize) < size && s.is_finite() && !out.iter().any(|p| p.0 == d) {
+            out.push((d, s));
+        }
+    }
+    out
+}
+
 /// The hits as `out` carries them: `[count, then per hit: doc, score, matched count, the matched
 /// terms' positions in the query's terms…]`.
 pub fn encode_hits(index: &SearchIndex, terms: &QueryTerms, hits: &[Hit]) -> Vec<f64> {

@@ -55,7 +55,8 @@ pub fn disclose(
     top_k: usize,
     activated: &[&str],
 ) -> Disclosure {
-    if names.len() > MAX_INDEXED_TOOLS || names.iter().any(Option::is_none) {
+    // The default cap, or the size of an index built with a larger `maxTools` over this list.
+    if names.len() > MAX_INDEXED_TOOLS.max(index.size()) || names.iter().any(Option::is_none) {
         return Disclosure::All;
     }
     let mut chosen: HashSet<&str> = HashSet::new();
@@ -157,6 +158,27 @@ mod tests {
         );
         let many: Vec<Option<&str>> = (0..MAX_INDEXED_TOOLS + 1).map(|_| Some("x")).collect();
         assert_eq!(disclose(&many, &idx, "issue", 16, &[]), Disclosure::All);
+    }
+
+    #[test]
+    fn a_list_past_the_default_cap_is_disclosed_in_part_through_an_index_over_it() {
+        let owned: Vec<(String, String)> = (0..3000)
+            .map(|i| (format!("tool_{i}"), format!("Does thing number w{i}")))
+            .collect();
+        let tools: Vec<(&str, &str)> = owned
+            .iter()
+            .map(|(n, d)| (n.as_str(), d.as_str()))
+            .collect();
+        let idx = index(&tools);
+        let names: Vec<Option<&str>> = tools.iter().map(|(n, _)| Some(*n)).collect();
+        assert_eq!(
+            disclose(&names, &idx, "w2999", 1, &[]),
+            Disclosure::Some(vec![2999])
+        );
+        // A longer list than the index covers still fails closed.
+        let mut more = names.clone();
+        more.push(Some("extra"));
+        assert_eq!(disclose(&more, &idx, "w2999", 1, &[]), Disclosure::All);
     }
 
     #[test]

@@ -11,7 +11,8 @@ use napi_derive::napi;
 
 use prism_tools_core::search::packed::{decode_tools, positions, PackedTools, FIELDS_PER_TOOL};
 use prism_tools_core::search::{
-    clamp_count, Scoring, SearchIndex, DEFAULT_QUERY_BYTES, MAX_INDEXED_TOOLS, MAX_QUERY_BYTES,
+    clamp_count, Scoring, SearchIndex, DEFAULT_QUERY_BYTES, HARD_MAX_INDEXED_TOOLS,
+    MAX_INDEXED_TOOLS, MAX_QUERY_BYTES,
 };
 
 use super::class::ToolSearchIndex;
@@ -61,7 +62,7 @@ pub fn create_tool_search_index(
 /// few strings and one `Uint32Array` of segment lengths instead of ~25 Node-API reads per tool
 /// (`prism_tools_core::search::packed`). `positions` (a `Uint32Array` of at least `count`
 /// entries) receives, per indexed tool, its position in the input list. The JS side has already
-/// checked the list (an array of at most 1 024 objects with string names) and thrown the
+/// checked the list (an array of at most `maxTools` objects with string names) and thrown the
 /// documented errors; what is malformed here is a `TypeError` (`invalid_tool_search_input`).
 #[napi(js_name = "_buildToolSearchIndex")]
 pub fn build_tool_search_index_packed(
@@ -74,8 +75,8 @@ pub fn build_tool_search_index_packed(
 ) -> Result<ToolSearchIndex> {
     let raw = Raw(env.raw());
     let count = count as usize;
-    if count > MAX_INDEXED_TOOLS {
-        return Err(malformed(raw, "more tools than the index cap"));
+    if count > HARD_MAX_INDEXED_TOOLS {
+        return Err(malformed(raw, "more tools than the hard index cap"));
     }
     let Some(lengths) = typed::read::<u32>(raw, lengths.raw(), "lengths", count * FIELDS_PER_TOOL)?
     else {

@@ -9,10 +9,11 @@ use napi::{Env, JsValue, Unknown};
 use napi_derive::napi;
 
 use prism_tools_core::search::fuse::{
-    reciprocal_rank_fusion, DEFAULT_RANKING_WEIGHT, LEXICAL_DEPTH, MAX_RANKING_WEIGHT,
+    reciprocal_rank_fusion, score_fusion, DEFAULT_RANKING_WEIGHT, DEFAULT_SCORE_SHARE,
+    LEXICAL_DEPTH, MAX_RANKING_WEIGHT,
 };
 use prism_tools_core::search::packed::{
-    encode_hits, joined_terms, ranking_docs, MAX_FUSED_RANKING,
+    encode_hits, joined_terms, ranking_docs, scored_ranking_docs, MAX_FUSED_RANKING,
 };
 use prism_tools_core::search::{clamp_count, SearchIndex, DEFAULT_TOP_K, MAX_TOP_K};
 
@@ -94,7 +95,11 @@ impl ToolSearchIndex {
     /// `out`. Returns the query's terms joined by spaces when there are hits, `undefined` when
     /// there are none, and the length `out` needs when it is too short (nothing written).
     /// `ranking` is `undefined` or a `Uint32Array` of documents, best first (the host's ranking,
-    /// mapped to documents by lib/search.js).
+    /// mapped to documents by lib/search.js). With `scores` (a `Float32Array`, the ranking's
+    /// cosines) the fusion is the score-based one and `weight` the embedding share (default 0.6).
+    // One positional argument per value of the packed crossing (query, k, ranking, weight, out,
+    // scores): napi-rs reads them without building an options object.
+    #[allow(clippy::too_many_arguments)]
     #[napi(
         js_name = "_searchPacked",
         ts_return_type = "string | number | undefined"
@@ -107,6 +112,7 @@ impl ToolSearchIndex {
         ranking: Unknown,
         weight: Unknown,
         out: Unknown,
+        scores: Option<Unknown>,
     ) -> Result<Either3<String, f64, Undefined>> {
         let raw = Raw(env.raw());
         let shared = &self.shared;
@@ -128,10 +134,26 @@ impl ToolSearchIndex {
         let (terms, hits) = match ranking {
             None => index.search(&q, k),
             Some(docs) => {
-                let dense = ranking_docs(docs, index.size());
-                let weight = ranking_weight(raw.number(weight.raw())?);
+                let scores = match scores {
+                    Some(s) => typed::read::<f32>(raw, s.raw(), "scores", MAX_FUSED_RANKING)?,
+                    None => None,
+                };
                 let (terms, lexical) = index.search(&q, LEXICAL_DEPTH);
-                (terms, reciprocal_rank_fusion(&lexical, &dense, weight, k))
+                let fused = match scores {
+                    Some(scores) => {
+                        let dense = scored_ranking_docs(&docs, &scores, index.size());
+                        let share = raw
+                            .number(weight.raw())?
+                            .map_or(DEFAULT_SCORE_SHARE, |w| w as f32);
+                        score_fusion(&lexical, &dense, share, k)
+                    }
+                    None => {
+                        let dense = ranking_docs(docs, index.size());
+                        let weight = ranking_weight(raw.number(weight.raw())?);
+                        reciprocal_rank_fusion(&lexical, &dense, weight, k)
+                    }
+                };
+                (terms, fused)
             }
         };
         if hits.is_empty() {

@@ -10,7 +10,8 @@ use napi_derive::napi;
 
 use prism_tools_core::search::select::{activate, disclose, Disclosure};
 use prism_tools_core::search::{
-    clamp_count, DEFAULT_TOP_K, MAX_ACTIVATED_NAMES, MAX_INDEXED_TOOLS, MAX_QUERY_BYTES, MAX_TOP_K,
+    clamp_count, DEFAULT_TOP_K, HARD_MAX_INDEXED_TOOLS, MAX_ACTIVATED_NAMES, MAX_QUERY_BYTES,
+    MAX_TOP_K,
 };
 use prism_tools_core::text::utf8_prefix;
 
@@ -93,7 +94,9 @@ pub fn select_disclosed_tools<'env>(
 }
 
 fn choose(raw: Raw, o: sys::napi_value, tools: sys::napi_value, n: u32) -> Result<Disclosure> {
-    if n as usize > MAX_INDEXED_TOOLS {
+    // A list past the default cap is disclosed in part only through an index built for it
+    // (`maxTools`); core's `disclose` compares the list with that index.
+    if n as usize > HARD_MAX_INDEXED_TOOLS {
         return Ok(Disclosure::All);
     }
     let mut buf = Vec::new();

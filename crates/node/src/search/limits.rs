@@ -8,8 +8,8 @@ use napi::{Env, JsValue};
 use napi_derive::napi;
 
 use prism_tools_core::search::{
-    DEFAULT_QUERY_BYTES, DEFAULT_TOP_K, DESCRIPTION_CHARS, MAX_ACTIVATED_NAMES, MAX_INDEXED_TOOLS,
-    MAX_QUERY_BYTES, MAX_TOP_K, SEARCH_TOOLS_DEFAULT_K,
+    DEFAULT_QUERY_BYTES, DEFAULT_TOP_K, DESCRIPTION_CHARS, HARD_MAX_INDEXED_TOOLS,
+    MAX_ACTIVATED_NAMES, MAX_INDEXED_TOOLS, MAX_QUERY_BYTES, MAX_TOP_K, SEARCH_TOOLS_DEFAULT_K,
 };
 
 use super::raw::Raw;
@@ -35,11 +35,12 @@ pub fn tool_search_limits(env: &Env) -> Result<Object<'_>> {
         return Ok(o);
     }
     let mut o = raw.object(raw.create_object()?);
-    let fields: [(&CStr, usize); 8] = [
+    let fields: [(&CStr, usize); 9] = [
         (c"defaultTopK", DEFAULT_TOP_K),
         (c"maxTopK", MAX_TOP_K),
         (c"searchToolsDefaultK", SEARCH_TOOLS_DEFAULT_K),
         (c"maxIndexedTools", MAX_INDEXED_TOOLS),
+        (c"hardMaxIndexedTools", HARD_MAX_INDEXED_TOOLS),
         (c"defaultQueryBytes", DEFAULT_QUERY_BYTES),
         (c"maxQueryBytes", MAX_QUERY_BYTES),
         (c"maxActivatedNames", MAX_ACTIVATED_NAMES),

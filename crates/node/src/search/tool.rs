@@ -8,12 +8,17 @@ use napi::{sys, Env, JsValue, Unknown};
 use napi_derive::napi;
 
 use prism_tools_core::search::format::{line, NO_MATCH_TEXT};
+use prism_tools_core::search::fuse::{
+    reciprocal_rank_fusion, DEFAULT_RANKING_WEIGHT, LEXICAL_DEPTH,
+};
+use prism_tools_core::search::packed::{ranking_docs, MAX_FUSED_RANKING};
 use prism_tools_core::search::{clamp_count, MAX_TOP_K, SEARCH_TOOLS_DEFAULT_K};
 
 use super::class::{Shared, ToolSearchIndex};
 use super::limits::SEARCH_TOOLS_NAME;
 use super::optional;
 use super::raw::Raw;
+use super::typed;
 
 const SEARCH_TOOLS_DESCRIPTION: &str =
     "Search the available tools by keywords and make the best matches callable \
@@ -62,13 +67,16 @@ fn object_arg(raw: Raw, v: Option<sys::napi_value>) -> Result<Option<sys::napi_v
     }
 }
 
-/// One `search_tools` call: a ToolResult object. `args` and `ctx` are `None` when not passed.
+/// One `search_tools` call: a ToolResult object. `args` and `ctx` are `None` when not passed;
+/// `dense` is a hybrid index's embedding ranking (documents, best first), fused as the `ranking`
+/// seam fuses it.
 fn run_search_tools(
     raw: Raw,
     shared: &Shared,
     default_k: usize,
     args: Option<sys::napi_value>,
     ctx: Option<sys::napi_value>,
+    dense: Option<Vec<u32>>,
 ) -> Result<sys::napi_value> {
     let result = raw.create_object()?;
     if let Some(ctx) = object_arg(raw, ctx)? {
@@ -100,7 +108,15 @@ fn run_search_tools(
     };
     let k_arg = raw.number(raw.get(args, c"k")?)?;
     let k = clamp_count(k_arg, default_k, MAX_TOP_K);
-    let (terms, hits) = shared.index.search(&query, k);
+    let (terms, hits) = match dense {
+        None => shared.index.search(&query, k),
+        Some(docs) => {
+            let dense = ranking_docs(docs, shared.index.size());
+            let (terms, lexical) = shared.index.search(&query, LEXICAL_DEPTH);
+            let fused = reciprocal_rank_fusion(&lexical, &dense, DEFAULT_RANKING_WEIGHT, k);
+            (terms, fused)
+        }
+    };
     let mut text = String::new();
     let mut names: Vec<&str> = Vec::with_capacity(hits.len());
     for hit in &hits {
@@ -175,7 +191,13 @@ pub fn create_search_tools_tool<'env>(
                 }
             };
             let (args, call_ctx) = (arg(0)?, arg(1)?);
-            let out = run_search_tools(raw, &shared, default_k, args, call_ctx)?;
+            // A third argument is lib/search-hybrid.js's embedding ranking: a Uint32Array of
+            // documents; anything else but a shared buffer is ignored.
+            let dense = match arg(2)? {
+                Some(v) => typed::read::<u32>(raw, v, "ranking", MAX_FUSED_RANKING)?,
+                None => None,
+            };
+            let out = run_search_tools(raw, &shared, default_k, args, call_ctx, dense)?;
             Ok(raw.object(out))
         })?;
     raw.set(tool, c"execute", execute.raw())?;

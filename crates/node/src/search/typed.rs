@@ -25,6 +25,10 @@ impl Element for u32 {
     const TYPE: sys::napi_typedarray_type = sys::TypedarrayType::uint32_array;
 }
 
+impl Element for f32 {
+    const TYPE: sys::napi_typedarray_type = sys::TypedarrayType::float32_array;
+}
+
 impl Element for f64 {
     const TYPE: sys::napi_typedarray_type = sys::TypedarrayType::float64_array;
 }

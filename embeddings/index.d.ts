@@ -1,0 +1,2 @@
+// Subpath `prism-tools-native/embeddings`.
+export * from "../types/embeddings";
