@@ -92,6 +92,47 @@ describe("redactSecrets", () => {
     expect(createSecretRedactor(["\udc00"]).redact(["\udc00\udc00", "\ud800"])).toEqual(["[REDACTED][REDACTED]", "\ud800"]);
   });
 
+  it("matches object and Map keys on UTF-16 code units too", () => {
+    // A key was read as text, a lone surrogate as U+FFFD: a secret holding one was not found, and
+    // the key came back as the secret with that one unit changed.
+    const secret = "pass\ud800word";
+    const out = redactSecrets({ [secret]: 1, [`x${secret}`]: 2, "\udc00": 3 }, [secret]) as Record<string, number>;
+    expect(Object.keys(out)).toEqual(["[REDACTED]", "x[REDACTED]", "\udc00"]);
+    expect(redactSecrets(new Map([[secret, 1]]), [secret])).toEqual({ "[REDACTED]": 1 });
+    // A key left with a lone surrogate keeps it, renamed when it meets the key before it.
+    expect(Object.keys(redactSecrets({ "\ud800[REDACTED]": 1, "\ud800ab": 2 }, ["ab"]) as object)).toEqual([
+      "\ud800[REDACTED]",
+      "\ud800[REDACTED]__2",
+    ]);
+  });
+
+  // Each secret past 4 KB is matched by a scanner of its own, merged with the automaton of the
+  // short ones: the result is leftmost-longest over all of them, as this plain model finds it.
+  it("redacts with a 1 MB secret among short ones, leftmost-longest", () => {
+    let r = 99;
+    const rnd = (n: number) => (r = (r * 1103515245 + 12345) % 2 ** 31) % n;
+    const chars = ["a", "b", "c", "é", "中", "😀", "\ud800"];
+    let big = "";
+    while (big.length < 1 << 20) big += chars[rnd(chars.length)];
+    const secrets = [big, big.slice(0, 5000), "abc", "😀a", big.slice(1 << 19, (1 << 19) + 7)];
+    const text = `<${big}|${big.slice(0, 6000)}|${big.slice(3)}|${big.slice(0, -1)}>abc`;
+    const model = (t: string) => {
+      let out = "";
+      for (let i = 0; i < t.length; ) {
+        const n = Math.max(0, ...secrets.filter((s) => t.startsWith(s, i)).map((s) => s.length));
+        out += n > 0 ? "[REDACTED]" : t[i];
+        i += n > 0 ? n : 1;
+      }
+      return out;
+    };
+    const redactor = createSecretRedactor(secrets);
+    const got = redactor.redact({ text }) as { text: string };
+    expect(got.text.length).toBeLessThan(text.length);
+    expect(got.text.startsWith("<[REDACTED]|[REDACTED]")).toBe(true);
+    expect(got.text === model(text)).toBe(true);
+    expect(redactSecrets(text, secrets) === got.text).toBe(true);
+  });
+
   it("rejects a non-array secrets list", () => {
     expect(() => redactSecrets({}, "x" as never)).toThrow("redactSecrets: secrets must be an array of strings");
   });

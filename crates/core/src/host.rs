@@ -36,9 +36,9 @@ pub enum Host<H> {
     /// An array index with no element.
     Hole,
     /// An object's own enumerable string-keyed properties, in the host's order.
-    Object(ObjectKind<H>, Vec<(String, Host<H>)>),
+    Object(ObjectKind<H>, Vec<(Key<H>, Host<H>)>),
     /// A `Map`'s entries, each key as `String(key)` gives it.
-    Map(Vec<(String, Host<H>)>),
+    Map(Vec<(Key<H>, Host<H>)>),
     /// A `Set`'s values.
     Set(Vec<Host<H>>),
     /// A container already open on the path from the root.
@@ -47,6 +47,40 @@ pub enum Host<H> {
     TooDeep,
     /// A read that threw (a getter, a proxy trap): the thrown value.
     Threw(H),
+}
+
+/// A property key: its text, and the handle of the JS string it was read from where the text may
+/// not say it (a lone surrogate reads as U+FFFD), so redaction can match on its code units and a
+/// key left as it was is written back as it was.
+#[derive(Debug)]
+pub struct Key<H> {
+    pub text: String,
+    pub handle: Option<H>,
+}
+
+impl<H> Key<H> {
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
+}
+
+impl<H> std::ops::Deref for Key<H> {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.text
+    }
+}
+
+impl<H> From<String> for Key<H> {
+    fn from(text: String) -> Self {
+        Key { text, handle: None }
+    }
+}
+
+impl<H> From<&str> for Key<H> {
+    fn from(text: &str) -> Self {
+        Key::from(text.to_owned())
+    }
 }
 
 #[derive(Debug)]
@@ -80,7 +114,7 @@ impl<H> Host<H> {
             Value::Object(map) => Host::Object(
                 ObjectKind::Plain,
                 map.iter()
-                    .map(|(k, v)| (k.clone(), Host::from_json(v)))
+                    .map(|(k, v)| (Key::from(k.as_str()), Host::from_json(v)))
                     .collect(),
             ),
         }
@@ -105,7 +139,7 @@ mod tests {
             ObjectKind::Plain,
             entries
                 .into_iter()
-                .map(|(k, v)| (k.to_owned(), v))
+                .map(|(k, v)| (Key::from(k), v))
                 .collect(),
         )
     }

@@ -19,6 +19,7 @@ pub mod ledger;
 pub mod middleware;
 pub mod policy;
 pub mod redact;
+pub mod redact_match;
 pub mod redact_units;
 pub mod run;
 pub mod search;

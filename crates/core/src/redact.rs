@@ -1,7 +1,7 @@
 //! Secret redaction of text: every non-empty known secret becomes `[REDACTED]`.
 //!
-//! One Aho-Corasick automaton (leftmost-longest) finds all secrets in a single pass whatever their
-//! number, so a secret that contains another is replaced whole. Secrets and text are JS strings,
+//! One leftmost-longest matcher (`crate::redact_match`) finds all secrets in a single pass whatever
+//! their number, so a secret that contains another is replaced whole. Secrets and text are JS strings,
 //! sequences of UTF-16 code units: a secret is found wherever its units are, a lone surrogate
 //! included (`crate::redact_units`), so a text redacted in pieces cut anywhere joins to the
 //! text redacted whole. [`redact_host`] applies it to a host value the binding's reader read
@@ -10,9 +10,8 @@
 use std::borrow::Cow;
 use std::collections::HashSet;
 
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
-
-use crate::host::{Host, ObjectKind, ReadPolicy};
+use crate::host::{Host, Key, ObjectKind, ReadPolicy};
+use crate::redact_match::Matcher;
 use crate::redact_units::{encode_units, is_surrogate, UnitCursor};
 
 pub const REDACTED: &str = "[REDACTED]";
@@ -27,27 +26,10 @@ pub const MAX_DEPTH: usize = 32;
 pub struct Secrets {
     /// The secrets as text (a lone surrogate shows as U+FFFD).
     list: Vec<String>,
-    matcher: Option<AhoCorasick>,
+    matcher: Option<Matcher>,
     /// Whether a secret holds a surrogate: only then can a character above U+FFFF in a text hold
     /// a match its UTF-8 does not show.
     surrogates: bool,
-}
-
-/// The automaton over the encoded secrets, built in time linear in their total length: the
-/// contiguous NFA. The builder's default for up to 100 secrets is a DFA, whose rows are filled by
-/// walking failure links from every state for every byte class: quadratic for a periodic secret
-/// (`"x".repeat(n)`: 32 000 characters took seconds, 1 MB about forty minutes). Search speed is
-/// about the same, the prefilter doing most of the work (bench/redact.bench.mjs).
-fn matcher(patterns: &[Vec<u8>]) -> Option<AhoCorasick> {
-    let build = |kind| {
-        AhoCorasickBuilder::new()
-            .match_kind(MatchKind::LeftmostLongest)
-            .kind(Some(kind))
-            .build(patterns)
-    };
-    build(AhoCorasickKind::ContiguousNFA)
-        .or_else(|_| build(AhoCorasickKind::NoncontiguousNFA))
-        .ok()
 }
 
 impl Secrets {
@@ -84,14 +66,9 @@ impl Secrets {
             list.push(String::from_utf16_lossy(&units));
             seen.insert(units);
         }
-        let matcher = if patterns.is_empty() {
-            None
-        } else {
-            matcher(&patterns)
-        };
         Secrets {
+            matcher: Matcher::new(patterns),
             list,
-            matcher,
             surrogates,
         }
     }
@@ -119,15 +96,24 @@ impl Secrets {
         // Text with no character above U+FFFF (4-byte UTF-8) is its own encoded form, and so is
         // any text when no secret holds a surrogate (no match can touch such a character).
         if !self.surrogates || !text.bytes().any(|b| b >= 0xF0) {
-            if !m.is_match(text) {
-                return Cow::Borrowed(text);
+            let mut out: Option<Vec<u8>> = None;
+            let mut last = 0;
+            for (start, end) in m.find_iter(text.as_bytes()) {
+                let o = out.get_or_insert_with(|| Vec::with_capacity(text.len()));
+                o.extend_from_slice(&text.as_bytes()[last..start]);
+                o.extend_from_slice(REDACTED.as_bytes());
+                last = end;
             }
-            let mut out = String::with_capacity(text.len());
-            m.replace_all_with(text, &mut out, |_, _, out| {
-                out.push_str(REDACTED);
-                true
-            });
-            return Cow::Owned(out);
+            let Some(mut out) = out else {
+                return Cow::Borrowed(text);
+            };
+            out.extend_from_slice(&text.as_bytes()[last..]);
+            // Matches begin and end on character boundaries (`crate::redact_units`), so this is
+            // always UTF-8; lossy rather than a panic all the same.
+            return Cow::Owned(
+                String::from_utf8(out)
+                    .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
+            );
         }
         let units: Vec<u16> = text.encode_utf16().collect();
         match self.redact_units(&units) {
@@ -144,9 +130,9 @@ impl Secrets {
         let mut cursor = UnitCursor::new(&bytes);
         let mut out: Option<Vec<u16>> = None;
         let mut last = 0;
-        for hit in m.find_iter(&bytes) {
-            let start = cursor.unit_at(hit.start());
-            let end = cursor.unit_at(hit.end());
+        for (start, end) in m.find_iter(&bytes) {
+            let start = cursor.unit_at(start);
+            let end = cursor.unit_at(end);
             let o = out.get_or_insert_with(|| Vec::with_capacity(units.len()));
             o.extend_from_slice(&units[last..start]);
             o.extend(REDACTED.encode_utf16());
@@ -186,14 +172,27 @@ fn redact_string<H>(
     handle: Option<H>,
     host: &dyn HostText<H>,
 ) -> Host<H> {
+    let (text, handle) = redact_text(secrets, text, handle, host);
+    Host::String(text, handle)
+}
+
+/// The text of a host string (a value or a key) with every secret replaced, and the handle that
+/// stands for it where the text cannot say it: the original when nothing changed, a new host
+/// string when the result keeps a lone surrogate, none otherwise.
+fn redact_text<H>(
+    secrets: &Secrets,
+    text: String,
+    handle: Option<H>,
+    host: &dyn HostText<H>,
+) -> (String, Option<H>) {
     // U+FFFD in the text read may stand for a lone surrogate of the host string; a secret holding
     // a surrogate may split a pair of a character above U+FFFF, leaving a half no `String` holds.
     let lossy = handle.is_some() && text.contains('\u{FFFD}');
     let astral = secrets.has_surrogates() && text.bytes().any(|b| b >= 0xF0);
     if !lossy && !astral {
         return match secrets.redact(&text) {
-            Cow::Owned(r) => Host::text(r),
-            Cow::Borrowed(_) => Host::String(text, handle),
+            Cow::Owned(r) => (r, None),
+            Cow::Borrowed(_) => (text, handle),
         };
     }
     let units = match (&handle, lossy) {
@@ -209,20 +208,37 @@ fn units_result<H>(
     text: String,
     handle: Option<H>,
     host: &dyn HostText<H>,
-) -> Host<H> {
+) -> (String, Option<H>) {
     let Some(out) = redacted else {
-        return Host::String(text, handle);
+        return (text, handle);
     };
     match String::from_utf16(&out) {
-        Ok(t) => Host::text(t),
-        Err(_) => {
-            let shown = String::from_utf16_lossy(&out);
-            match host.string(&out) {
-                Some(h) => Host::String(shown, Some(h)),
-                None => Host::text(shown),
-            }
-        }
+        Ok(t) => (t, None),
+        Err(_) => (String::from_utf16_lossy(&out), host.string(&out)),
     }
+}
+
+/// A key of a redacted object: redacted as a string is (on its code units), then made unique
+/// among the keys before it (`taken`, by text). A renamed key that keeps a lone surrogate gets a
+/// host string of its units and the suffix.
+fn redact_key<H>(
+    secrets: &Secrets,
+    key: Key<H>,
+    taken: &mut HashSet<String>,
+    host: &dyn HostText<H>,
+) -> Key<H> {
+    let (text, handle) = redact_text(secrets, key.text, key.handle, host);
+    let name = unique_key(taken, &text);
+    taken.insert(name.clone());
+    if name == text {
+        return Key { text, handle };
+    }
+    let handle = handle.and_then(|h| {
+        let mut units = host.units(&h)?;
+        units.extend(name[text.len()..].encode_utf16());
+        host.string(&units)
+    });
+    Key { text: name, handle }
 }
 
 /// A key for a redacted object that does not collide with one already taken: `key`, then
@@ -280,7 +296,7 @@ pub fn redact_host_with<H>(secrets: &Secrets, value: Host<H>, host: &dyn HostTex
             let fixed = match kind {
                 ObjectKind::Error(fields) => fields
                     .into_iter()
-                    .map(|(k, v)| (k.to_owned(), redact_host_with(secrets, v, host)))
+                    .map(|(k, v)| (Key::from(k), redact_host_with(secrets, v, host)))
                     .collect(),
                 _ => Vec::new(),
             };
@@ -297,20 +313,19 @@ pub fn redact_host_with<H>(secrets: &Secrets, value: Host<H>, host: &dyn HostTex
 /// among the keys before it; with `drop_functions`, function values are left out.
 fn redact_entries<H>(
     secrets: &Secrets,
-    fixed: Vec<(String, Host<H>)>,
-    entries: Vec<(String, Host<H>)>,
+    fixed: Vec<(Key<H>, Host<H>)>,
+    entries: Vec<(Key<H>, Host<H>)>,
     drop_functions: bool,
     host: &dyn HostText<H>,
-) -> Vec<(String, Host<H>)> {
-    let mut taken: HashSet<String> = fixed.iter().map(|(k, _)| k.clone()).collect();
+) -> Vec<(Key<H>, Host<H>)> {
+    let mut taken: HashSet<String> = fixed.iter().map(|(k, _)| k.text.clone()).collect();
     let mut out = fixed;
     out.reserve(entries.len());
     for (key, value) in entries {
         if drop_functions && matches!(value, Host::Function(_)) {
             continue;
         }
-        let key = unique_key(&taken, &secrets.redact(&key));
-        taken.insert(key.clone());
+        let key = redact_key(secrets, key, &mut taken, host);
         out.push((key, redact_host_with(secrets, value, host)));
     }
     out
@@ -416,6 +431,50 @@ mod tests {
         // Well-formed text needs no units.
         let out = redact_host_with(&s, Host::String("ab 😀".into(), Some(9)), &host);
         assert!(matches!(out, Host::String(t, None) if t == "[REDACTED] 😀"));
+    }
+
+    #[test]
+    fn keys_are_matched_on_their_code_units() {
+        // A secret holding a lone surrogate, as a key: read as "a\u{FFFD}b", it was not found.
+        let s = Secrets::from_units([vec![97, 0xD800, 98], units("ab")]);
+        let host = Units(std::cell::RefCell::new(vec![
+            vec![97, 0xD800, 98],
+            vec![0xDC00],
+            [&[0xD800][..], &units(REDACTED)].concat(),
+            vec![0xD800, 97, 98],
+        ]));
+        let key = |text: &str, h| Key {
+            text: text.into(),
+            handle: Some(h),
+        };
+        let v = Host::Object(
+            ObjectKind::Plain,
+            vec![
+                (key("a\u{FFFD}b", 0), Host::Null),
+                (key("\u{FFFD}", 1), Host::Null),
+                (key("\u{FFFD}[REDACTED]", 2), Host::Null),
+                (key("\u{FFFD}ab", 3), Host::Null),
+            ],
+        );
+        let Host::Object(_, out) = redact_host_with(&s, v, &host) else {
+            panic!("an object")
+        };
+        let keys: Vec<(&str, Option<Vec<u16>>)> = out
+            .iter()
+            .map(|(k, _)| (k.as_str(), k.handle.map(|h| host.0.borrow()[h].clone())))
+            .collect();
+        assert_eq!(keys[0], ("[REDACTED]", None));
+        // No secret: the key as it was, lone surrogate and all.
+        assert_eq!(keys[1], ("\u{FFFD}", Some(vec![0xDC00])));
+        assert_eq!(keys[2].0, "\u{FFFD}[REDACTED]");
+        // Redacted to the text of the key before it: renamed, keeping its lone surrogate.
+        assert_eq!(
+            keys[3],
+            (
+                "\u{FFFD}[REDACTED]__2",
+                Some([&[0xD800][..], &units("[REDACTED]__2")].concat())
+            )
+        );
     }
 
     #[test]

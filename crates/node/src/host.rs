@@ -15,7 +15,7 @@ use crate::effects::js::{check, Js};
 use crate::instance::{instance, Held, Realm};
 use napi::bindgen_prelude::*;
 use napi::sys;
-use prism_tools_core::host::{Host, ObjectKind, ReadPolicy};
+use prism_tools_core::host::{Host, Key, ObjectKind, ReadPolicy};
 use std::ptr;
 
 type Value = sys::napi_value;
@@ -283,7 +283,7 @@ impl Reader<'_> {
         let mut entries = Vec::with_capacity(len as usize);
         for i in 0..len {
             let key = self.element(names, i)?;
-            let name = js.string_value(key)?;
+            let name = key_of(js, key)?;
             let mut item = ptr::null_mut();
             // SAFETY: a live env and handles of the running call (see `Js`); out-pointers are locals.
             let status = unsafe { sys::napi_get_property(js.0, v, key, &mut item) };
@@ -320,7 +320,7 @@ impl Reader<'_> {
         let mut entries = Vec::with_capacity(len as usize);
         for i in 0..len {
             let pair = self.element(list, i)?;
-            let key = self.to_string(self.element(pair, 0)?)?;
+            let key = self.to_key(self.element(pair, 0)?)?;
             let item = self.element(pair, 1)?;
             entries.push((key, self.value(item, depth + 1)?));
         }
@@ -353,18 +353,18 @@ impl Reader<'_> {
     }
 
     /// `String(v)` as JS computes it; a symbol and a throwing `toString` give a fixed text.
-    fn to_string(&self, v: Value) -> Result<String> {
+    fn to_key(&self, v: Value) -> Result<Key<Value>> {
         let js = self.js;
         match js.type_of(v)? {
-            sys::ValueType::napi_string => js.string_value(v),
-            sys::ValueType::napi_symbol => Ok("Symbol()".into()),
+            sys::ValueType::napi_string => key_of(js, v),
+            sys::ValueType::napi_symbol => Ok(Key::from("Symbol()")),
             _ => {
                 let mut s = ptr::null_mut();
                 // SAFETY: a live env and handles of the running call (see `Js`); out-pointers are locals.
                 let status = unsafe { sys::napi_coerce_to_string(js.0, v, &mut s) };
                 match self.attempt(status, s)? {
-                    Ok(s) => js.string_value(s),
-                    Err(_) => Ok("[unprintable value]".into()),
+                    Ok(s) => key_of(js, s),
+                    Err(_) => Ok(Key::from("[unprintable value]")),
                 }
             }
         }
@@ -502,23 +502,34 @@ fn write_array(js: Js, items: Vec<Host<Value>>) -> Result<Value> {
     Ok(out)
 }
 
-fn write_object(js: Js, entries: Vec<(String, Host<Value>)>) -> Result<Value> {
+fn write_object(js: Js, entries: Vec<(Key<Value>, Host<Value>)>) -> Result<Value> {
     let mut out = ptr::null_mut();
     // SAFETY: a live env (see `Js`); `out` is a local.
     check(unsafe { sys::napi_create_object(js.0, &mut out) })?;
     for (key, item) in entries {
         let item = write_host(js, item)?;
-        set_key(js, out, &key, item)?;
+        set_key(js, out, key, item)?;
     }
     Ok(out)
 }
 
-/// Sets an own data property named `key`. `__proto__` is defined, not assigned: assigning it would
-/// replace the object's prototype with host data.
-fn set_key(js: Js, obj: Value, key: &str, value: Value) -> Result<()> {
+/// A key read from the JS string `v`: its handle is kept when the text holds U+FFFD, which may
+/// stand for a lone surrogate the text cannot hold (redaction then reads its code units).
+fn key_of(js: Js, v: Value) -> Result<Key<Value>> {
+    let text = js.string_value(v)?;
+    let handle = text.contains('\u{FFFD}').then_some(v);
+    Ok(Key { text, handle })
+}
+
+/// Sets an own data property named `key` (its host string where it has one). `__proto__` is
+/// defined, not assigned: assigning it would replace the object's prototype with host data.
+fn set_key(js: Js, obj: Value, key: Key<Value>, value: Value) -> Result<()> {
     // A JS string key, not a C string: keys may hold NUL characters.
-    let name = js.create_string(key)?;
-    if key != "__proto__" {
+    let name = match key.handle {
+        Some(h) => h,
+        None => js.create_string(&key.text)?,
+    };
+    if key.text != "__proto__" {
         // SAFETY: a live env and handles of the running call (see `Js`).
         return check(unsafe { sys::napi_set_property(js.0, obj, name, value) });
     }

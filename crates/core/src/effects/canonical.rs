@@ -17,7 +17,7 @@
 //! and nesting deeper than [`MAX_CANONICAL_DEPTH`].
 
 use super::error::{EffectError, EffectErrorCode};
-use crate::host::{Host, ObjectKind, ReadPolicy};
+use crate::host::{Host, Key, ObjectKind, ReadPolicy};
 use sha2::{Digest, Sha256};
 use std::cmp::Ordering;
 
@@ -79,7 +79,7 @@ fn write_host<H: Copy>(value: &Host<H>, out: &mut String, depth: usize) -> Resul
             out.push(']');
         }
         Host::Object(ObjectKind::Plain, entries) => {
-            let mut sorted: Vec<&(String, Host<H>)> = Vec::with_capacity(entries.len());
+            let mut sorted: Vec<&(Key<H>, Host<H>)> = Vec::with_capacity(entries.len());
             for entry in entries {
                 check_key(&entry.0).map_err(|_| Refusal::NotJson)?;
                 sorted.push(entry);
