@@ -766,6 +766,13 @@ export interface StrictSchemaProblem {
 export declare function toolEffectArgumentsHash(args: unknown): string
 
 /**
+ * `toolSchemaDialectProblem(valueText)`: `null` when the JSON value of a tool's `parameters.$schema`
+ * names a dialect the validator reads, else the validator's own message. Called at registration,
+ * so an unknown dialect is an error that names the tool instead of a refusal at every call.
+ */
+export declare function toolSchemaDialectProblem(valueText: string): string | null
+
+/**
  * The limits of tool search as one frozen object (`TOOL_SEARCH_LIMITS`), the same object on
  * every call.
  */
