@@ -682,7 +682,7 @@ describe("a tool's $schema names a dialect the validator reads", () => {
       expect.objectContaining(expected),
     );
     expect(() => cjs.createToolRegistry([tool(42)])).toThrow(
-      expect.objectContaining({ code: "ERR_PRISM_INVALID_TOOL", message: 'Tool weather: parameters: schema keyword "$schema" must be a string, found 42' }),
+      expect.objectContaining({ code: "ERR_PRISM_INVALID_TOOL", message: 'Tool weather: parameters: schema keyword "$schema" must be a string, found integer 42' }),
     );
   });
   it("every dialect the validator reads registers", () => {
