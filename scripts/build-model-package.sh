@@ -37,7 +37,8 @@ check() { # file expected-sha256
   actual=$(sha256 "$1")
   if [ "$actual" != "$2" ]; then echo "build-model-package: $1 has sha256 $actual, expected $2" >&2; exit 1; fi
 }
-pin() { sed -n "s/^pub const $1: &str = \"\([0-9a-f]*\)\";/\1/p" "$root/crates/embeddings/src/pins.rs"; }
+# A pin's digest: the 64 hex digits after `pub const NAME: &str =`, on that line or the next (rustfmt wraps).
+pin() { grep -A1 "^pub const $1: &str" "$root/crates/embeddings/src/pins.rs" | tr -d ' \n' | sed -n 's/^[^"]*"\([0-9a-f]\{64\}\)".*/\1/p'; }
 
 check "$model/model.safetensors" "$F32_SHA256"
 check "$legal/model.safetensors" "$F32_SHA256"
