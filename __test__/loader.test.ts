@@ -13,11 +13,13 @@ const built = join(root, `prism-tools-native.${key}.node`);
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
-/** A directory holding the loader and package.json only, as the main tarball installs them. */
+/** A directory holding the loader (with the platform detection it shares), and package.json only, as the main tarball installs them. */
 function installedLoader(): string {
   const dir = mkdtempSync(join(tmpdir(), "prism-loader-"));
   dirs.push(dir);
   copyFileSync(join(root, "binding.js"), join(dir, "binding.js"));
+  mkdirSync(join(dir, "lib"));
+  copyFileSync(join(root, "lib", "platform.js"), join(dir, "lib", "platform.js"));
   copyFileSync(join(root, "package.json"), join(dir, "package.json"));
   return dir;
 }
